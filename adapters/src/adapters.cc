@@ -1,0 +1,1 @@
+// Placeholder translation unit so ecmo::adapters always has a source.

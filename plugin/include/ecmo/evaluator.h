@@ -1,0 +1,139 @@
+// ceres-ecmo: equality-constrained multi-objective optimization on Ceres.
+//
+// The evaluator is the only way solvers see a problem. It works on the packed
+// vector z in R^k and provides
+//
+//   F(z) in R^S, grad f_s(z) in R^k (s = 1..S), h(z) in R^q,
+//   J_h(z)^T v and J_h(z) x   (products with the constraint Jacobian),
+//
+// so every strategy and the KKT function need no k x q matrix. The default
+// implementation, ProblemEvaluator, evaluates Ceres cost functions and keeps
+// their Jacobian blocks (block-sparse, one small dense block per constraint
+// and parameter block); a matrix-free implementation (e.g. a bilevel lower
+// level supplying Hessian-vector products) derives from Evaluator directly.
+//
+// An evaluator is stateful (it remembers the last linearization point and
+// counts evaluations) and is NOT thread-safe: use one per thread.
+
+#ifndef ECMO_EVALUATOR_H_
+#define ECMO_EVALUATOR_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "Eigen/Core"
+
+namespace ecmo {
+
+class Problem;
+
+// Evaluation counts, reported in every Summary.
+struct EvaluationCounts {
+  // Calls that evaluated F and h.
+  int64_t value_evaluations = 0;
+  // Calls that also evaluated grad f_s for all s and linearized h.
+  int64_t gradient_evaluations = 0;
+  // Products J_h^T v and J_h x.
+  int64_t jacobian_transpose_products = 0;
+  int64_t jacobian_products = 0;
+};
+
+class Evaluator {
+ public:
+  virtual ~Evaluator();
+
+  virtual int NumParameters() const = 0;   // k
+  virtual int NumObjectives() const = 0;   // S
+  virtual int NumConstraints() const = 0;  // q
+
+  // Evaluates at z (size k): f (size S) and h (size q) always. If grad_f is
+  // not null it receives the k x S column-major matrix whose column s is
+  // grad f_s(z), and the evaluator linearizes h at z so that the products
+  // below refer to z until the next call with grad_f != nullptr.
+  // Returns false, with a message naming the cost function and the point,
+  // when a cost function fails or returns a non-finite value.
+  bool Evaluate(const double* z,
+                double* f,
+                double* h,
+                double* grad_f,
+                std::string* error);
+
+  // out (size k) = J_h(z)^T v (v of size q), at the last linearization point.
+  void JacobianTransposeMultiply(const double* v, double* out);
+  // out (size q) = J_h(z) x (x of size k), at the last linearization point.
+  void JacobianMultiply(const double* x, double* out);
+
+  const EvaluationCounts& counts() const { return counts_; }
+  void ResetCounts() { counts_ = EvaluationCounts(); }
+
+ protected:
+  // Implementations: same contracts as the public methods above.
+  virtual bool DoEvaluate(const double* z,
+                          double* f,
+                          double* h,
+                          double* grad_f,
+                          std::string* error) = 0;
+  virtual void DoJacobianTransposeMultiply(const double* v,
+                                           double* out) const = 0;
+  virtual void DoJacobianMultiply(const double* x, double* out) const = 0;
+
+ private:
+  EvaluationCounts counts_;
+};
+
+// Evaluates an ecmo::Problem through its Ceres cost functions. The problem
+// must outlive the evaluator and stay unchanged while it is in use. The
+// user's parameter blocks are not touched: the evaluator unpacks z into its
+// own buffers.
+class ProblemEvaluator final : public Evaluator {
+ public:
+  // One dense row-major block of J_h: rows of constraint term `term`
+  // (residual_offset .. residual_offset + rows - 1 in h) against columns
+  // parameter_offset .. parameter_offset + cols - 1 of z.
+  struct JacobianBlock {
+    int term = 0;
+    int residual_offset = 0;
+    int parameter_offset = 0;
+    int rows = 0;
+    int cols = 0;
+    std::vector<double> values;  // rows * cols, row-major
+  };
+
+  explicit ProblemEvaluator(const Problem* problem);
+
+  int NumParameters() const override;
+  int NumObjectives() const override;
+  int NumConstraints() const override;
+
+  // The blocks of J_h at the last linearization point; their positions
+  // (not their values) are fixed by the problem's structure, so callers that
+  // need a sparsity pattern (e.g. an interior-point reference solver) can
+  // read it once. A parameter block used twice by one term appears twice.
+  const std::vector<JacobianBlock>& jacobian_blocks() const {
+    return jacobian_blocks_;
+  }
+
+ protected:
+  bool DoEvaluate(const double* z,
+                  double* f,
+                  double* h,
+                  double* grad_f,
+                  std::string* error) override;
+  void DoJacobianTransposeMultiply(const double* v,
+                                   double* out) const override;
+  void DoJacobianMultiply(const double* x, double* out) const override;
+
+ private:
+  const Problem* problem_;
+  std::vector<JacobianBlock> jacobian_blocks_;
+  // Scratch space reused across calls.
+  std::vector<double> residuals_;
+  std::vector<std::vector<double>> jacobian_scratch_;
+  std::vector<double*> jacobian_pointers_;
+  std::vector<const double*> parameter_pointers_;
+};
+
+}  // namespace ecmo
+
+#endif  // ECMO_EVALUATOR_H_

@@ -1,0 +1,146 @@
+// ceres-ecmo: equality-constrained multi-objective optimization on Ceres.
+//
+// The KKT system of the weighted-Chebyshev (WC) problem
+//
+//   min_{rho, z} rho   s.t.  lambda_s f_s(z) <= rho (s = 1..S),  h(z) = 0,
+//
+// as defined by the paper ("KKT System"): with multipliers omega in R^S for
+// the inequalities and nu in R^q for the equalities,
+//
+//   K(rho, z, omega, nu, lambda) = [ sum_s omega_s - 1                        ]
+//                                  [ sum_s omega_s lambda_s grad f_s(z)
+//                                      + sum_i nu_i grad h_i(z)               ]
+//                                  [ h(z)                                     ]
+//                                  [ min(omega_s, rho - lambda_s f_s(z)), s   ]
+//
+// Sign convention (the paper's, used everywhere in this project): the
+// Lagrangian is  rho + sum_s omega_s (lambda_s f_s - rho) + nu^T h, so
+// omega >= 0 at a KKT point and nu is the multiplier that makes
+// sum omega lambda grad f + J_h^T nu vanish. Solvers that use another
+// convention (e.g. Ipopt) convert before calling this function.
+//
+// ||K||^2 is the convergence metric: z is epsilon-Pareto stationary when
+// ||K||^2 <= epsilon for some multipliers. Every solver reports it twice: with
+// its own multipliers, and with the least-squares multipliers (omega >= 0, nu)
+// that minimize ||K|| at the returned (rho, z), so points from different
+// solvers are scored on the same scale.
+//
+// f here is always the shifted objective f_s + offset_s that the solver
+// actually scalarized (see Solver::Options::objective_offset).
+
+#ifndef ECMO_KKT_H_
+#define ECMO_KKT_H_
+
+#include <string>
+
+#include "Eigen/Core"
+
+namespace ecmo {
+
+class Evaluator;
+
+struct KktMultipliers {
+  Eigen::VectorXd omega;  // S, inequality multipliers
+  Eigen::VectorXd nu;     // q, equality multipliers
+};
+
+// The four blocks of K and their squared norms.
+struct KktResidual {
+  double simplex = 0.0;              // sum_s omega_s - 1
+  Eigen::VectorXd stationarity;      // k
+  Eigen::VectorXd feasibility;       // h(z), q
+  Eigen::VectorXd complementarity;   // min(omega_s, rho - lambda_s f_s), S
+
+  double SimplexSq() const { return simplex * simplex; }
+  double StationaritySq() const { return stationarity.squaredNorm(); }
+  double FeasibilitySq() const { return feasibility.squaredNorm(); }
+  double ComplementaritySq() const { return complementarity.squaredNorm(); }
+  // ||K||^2.
+  double SquaredNorm() const {
+    return SimplexSq() + StationaritySq() + FeasibilitySq() +
+           ComplementaritySq();
+  }
+};
+
+// The one KKT function. All inputs at the same (rho, z):
+//   lambda (S), f (S, shifted objectives), grad_f (k x S, column s =
+//   grad f_s), h (q), jt_nu = J_h(z)^T nu (k), omega (S).
+// Every solver and the reference call this, so residuals are comparable.
+KktResidual ComputeKktResidual(double rho,
+                               const Eigen::VectorXd& lambda,
+                               const Eigen::VectorXd& f,
+                               const Eigen::MatrixXd& grad_f,
+                               const Eigen::VectorXd& h,
+                               const Eigen::VectorXd& jt_nu,
+                               const Eigen::VectorXd& omega);
+
+// The KKT system linearized at one point (rho, z): evaluates the problem
+// once, then scores any multipliers and computes the least-squares ones.
+// Holds a pointer to the evaluator, whose linearization must stay at z while
+// this object is used (do not evaluate it elsewhere in between).
+class KktSystem {
+ public:
+  // Evaluates F, grad F, h and linearizes h at z. `offset` (size S, may be
+  // empty for zeros) is added to F. Returns false with a message if the
+  // evaluation fails or the sizes do not match.
+  bool Linearize(Evaluator* evaluator,
+                 const Eigen::VectorXd& lambda,
+                 const Eigen::VectorXd& offset,
+                 double rho,
+                 const Eigen::VectorXd& z,
+                 std::string* error);
+
+  // K with the given multipliers (sizes S and q).
+  KktResidual Residual(const KktMultipliers& multipliers) const;
+
+  // The multipliers with omega >= 0 that minimize ||K||^2 at this point.
+  // nu is eliminated exactly (a linear least-squares problem in nu for given
+  // omega; dense complete orthogonal decomposition for small q, conjugate
+  // gradients on the normal equations through Jacobian products for large
+  // q); the remaining S-dimensional problem, piecewise quadratic because of
+  // the min() block, is solved exactly by enumerating which side of each
+  // min() is active (at most 2^12 cases; greedy beyond) and solving a small
+  // box-constrained quadratic program for each.
+  KktMultipliers LeastSquaresMultipliers() const;
+
+  double rho() const { return rho_; }
+  const Eigen::VectorXd& f() const { return f_; }
+  const Eigen::MatrixXd& grad_f() const { return grad_f_; }
+  const Eigen::VectorXd& h() const { return h_; }
+  const Eigen::VectorXd& lambda() const { return lambda_; }
+
+ private:
+  // Least-squares nu for a given stationarity vector g: argmin ||g + J^T nu||.
+  Eigen::VectorXd SolveNu(const Eigen::VectorXd& g) const;
+
+  Evaluator* evaluator_ = nullptr;
+  double rho_ = 0.0;
+  Eigen::VectorXd lambda_;
+  Eigen::VectorXd f_;
+  Eigen::MatrixXd grad_f_;
+  Eigen::VectorXd h_;
+  // Dense J_h (q x k) when q and k are small enough; empty otherwise.
+  Eigen::MatrixXd dense_jacobian_;
+};
+
+// Both scorings of a point, as reported by every solver.
+struct KktReport {
+  KktMultipliers solver_multipliers;
+  KktResidual with_solver_multipliers;
+  KktMultipliers least_squares_multipliers;
+  KktResidual with_least_squares_multipliers;
+};
+
+// Scores (rho, z) with the given multipliers and with the least-squares ones.
+bool ComputeKktReport(Evaluator* evaluator,
+                      const Eigen::VectorXd& lambda,
+                      const Eigen::VectorXd& offset,
+                      double rho,
+                      const Eigen::VectorXd& z,
+                      const KktMultipliers& solver_multipliers,
+                      KktReport* report,
+                      std::string* error);
+
+}  // namespace ecmo
+
+#endif  // ECMO_KKT_H_

@@ -1,0 +1,142 @@
+// ceres-ecmo: equality-constrained multi-objective optimization on Ceres.
+//
+// ecmo::Problem describes
+//
+//   min_z  F(z) = [f_1(z), ..., f_S(z)]   subject to   h(z) = 0,
+//
+// where z is the concatenation of user-owned parameter blocks (double arrays,
+// exactly as in ceres::Problem), every objective f_s is a ceres::CostFunction
+// with exactly one residual (its value is f_s, not squared), and every
+// constraint is a ceres::CostFunction with m_i >= 1 residuals, each of which
+// must vanish. The q = sum_i m_i residuals of all constraints form h.
+//
+// Any ceres::CostFunction works: AutoDiffCostFunction, NumericDiffCostFunction,
+// DynamicAutoDiffCostFunction and hand-written analytic ones.
+//
+// Ownership: the Problem owns the cost functions handed to it (as
+// std::unique_ptr, or as a raw pointer that it adopts, like Ceres with
+// TAKE_OWNERSHIP). It never owns parameter blocks: they must outlive the
+// Problem, and solvers read the start point from them and write the solution
+// back into them.
+//
+// Errors: no method aborts. A bad call (wrong residual count, a block of a
+// different size than registered, a null pointer) is refused: the method
+// returns -1/false, the problem remembers the first error, and IsValid()
+// reports it, so every solver turns it into a FAILURE summary whose message
+// says what to fix.
+//
+// Thread safety: const methods may be called concurrently; cost functions
+// are evaluated by one evaluator per thread, so user cost functions must be
+// safe to call concurrently if a sweep runs several threads (all Ceres
+// auto-diff cost functions without mutable state are).
+
+#ifndef ECMO_PROBLEM_H_
+#define ECMO_PROBLEM_H_
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ceres/cost_function.h"
+
+namespace ecmo {
+
+class Problem {
+ public:
+  // A parameter block as the problem sees it: the user's array, its size and
+  // its offset in the packed vector z.
+  struct ParameterBlock {
+    double* values = nullptr;
+    int size = 0;
+    int offset = 0;
+  };
+
+  // One objective or constraint term: the cost function (owned), the
+  // parameter blocks it reads, in the order the cost function expects them,
+  // and a name used in reports and error messages.
+  struct Term {
+    std::unique_ptr<ceres::CostFunction> cost_function;
+    std::vector<int> blocks;  // indices into parameter_blocks()
+    std::string name;
+    int residual_offset = 0;  // constraints only: offset of its residuals in h
+  };
+
+  Problem();
+  ~Problem();
+  Problem(Problem&&) noexcept;
+  Problem& operator=(Problem&&) noexcept;
+  Problem(const Problem&) = delete;
+  Problem& operator=(const Problem&) = delete;
+
+  // Registers a parameter block. Blocks are also registered implicitly by
+  // AddObjective / AddConstraint, with the sizes their cost functions declare;
+  // registering an already known block with the same size is a no-op.
+  // Returns false (and records the error) on a null pointer, a non-positive
+  // size, or a size that differs from an earlier registration.
+  bool AddParameterBlock(double* values, int size);
+
+  // Adds objective f_s. The cost function must have exactly one residual and
+  // one parameter block per entry of `parameter_blocks`, with matching sizes.
+  // Returns the objective's index s (0-based), or -1 on error (the cost
+  // function is destroyed in that case). `name` defaults to "f<s+1>".
+  int AddObjective(std::unique_ptr<ceres::CostFunction> cost_function,
+                   const std::vector<double*>& parameter_blocks,
+                   const std::string& name = "");
+  // Same, adopting a raw pointer (Ceres' calling convention).
+  int AddObjective(ceres::CostFunction* cost_function,
+                   const std::vector<double*>& parameter_blocks,
+                   const std::string& name = "");
+
+  // Adds an equality constraint block: every residual of the cost function
+  // must be zero at a feasible point. Returns the constraint's index, or -1.
+  // `name` defaults to "h<i+1>".
+  int AddConstraint(std::unique_ptr<ceres::CostFunction> cost_function,
+                    const std::vector<double*>& parameter_blocks,
+                    const std::string& name = "");
+  int AddConstraint(ceres::CostFunction* cost_function,
+                    const std::vector<double*>& parameter_blocks,
+                    const std::string& name = "");
+
+  // True when every call so far succeeded and there is at least one
+  // objective. Otherwise `error` (if not null) names the first problem.
+  bool IsValid(std::string* error) const;
+
+  int NumObjectives() const { return static_cast<int>(objectives_.size()); }
+  int NumConstraintBlocks() const {
+    return static_cast<int>(constraints_.size());
+  }
+  // q: total number of constraint residuals.
+  int NumConstraints() const { return num_constraints_; }
+  // k: total size of all parameter blocks.
+  int NumParameters() const { return num_parameters_; }
+
+  const std::vector<ParameterBlock>& parameter_blocks() const {
+    return parameter_blocks_;
+  }
+  const std::vector<Term>& objectives() const { return objectives_; }
+  const std::vector<Term>& constraints() const { return constraints_; }
+
+  // Copies the user's parameter blocks into z (size k), and back.
+  void GetParameters(double* z) const;
+  void SetParameters(const double* z) const;
+
+ private:
+  int AddTerm(std::unique_ptr<ceres::CostFunction> cost_function,
+              const std::vector<double*>& parameter_blocks,
+              const std::string& name,
+              bool is_objective);
+  void RecordError(const std::string& error);
+
+  std::vector<ParameterBlock> parameter_blocks_;
+  std::map<const double*, int> block_index_;
+  std::vector<Term> objectives_;
+  std::vector<Term> constraints_;
+  int num_parameters_ = 0;
+  int num_constraints_ = 0;
+  std::string first_error_;
+};
+
+}  // namespace ecmo
+
+#endif  // ECMO_PROBLEM_H_

@@ -1,0 +1,62 @@
+// ceres-ecmo: equality-constrained multi-objective optimization on Ceres.
+//
+// Enums shared by every solver strategy, with Ceres-style string helpers:
+// XToString returns a stable name, StringToX parses it case-insensitively
+// (and accepts '-' and '_' interchangeably) and returns false on unknown
+// names, so command-line tools can map flags onto options without aborting.
+
+#ifndef ECMO_TYPES_H_
+#define ECMO_TYPES_H_
+
+#include <string>
+#include <vector>
+
+#include "ceres/types.h"
+
+namespace ecmo {
+
+// Termination types are Ceres' own (CONVERGENCE, NO_CONVERGENCE, FAILURE,
+// USER_SUCCESS, USER_FAILURE) so that code that already switches on
+// ceres::TerminationType keeps working.
+using ceres::TerminationType;
+using ceres::CallbackReturnType;
+
+// The solver strategies for one weighted-Chebyshev (WC) subproblem.
+enum class StrategyType {
+  // Algorithm 1 of the paper: projected gradient on the penalty
+  // P = rho + u/2 ||h||^2 + v/2 sum_s (lambda_s f_s + delta_s - rho)^2 over
+  // (rho, z, delta >= 0) with the schedule eta = eta0 T^(-1/4),
+  // u = v = c0 T^(1/4). Slow (the running average of ||K||^2 decays like
+  // T^(-1/2)) but faithful, so the paper's claims can be checked.
+  WC_PENALTY_PGD,
+};
+
+// How the faithful strategy picks its step.
+enum class StepRule {
+  // eta_t = eta for every t, exactly as Algorithm 1. Diverges when
+  // eta * L_P > 2, where L_P is the Lipschitz constant of grad P.
+  FIXED,
+  // Start from eta each iteration and halve the step until the projected
+  // step decreases P by an Armijo margin. Never longer than the fixed step,
+  // so it reduces to Algorithm 1 whenever the fixed step is safe.
+  BACKTRACKING,
+};
+
+const char* StrategyTypeToString(StrategyType type);
+bool StringToStrategyType(std::string value, StrategyType* type);
+// All valid strategy names, for error messages and --help.
+std::vector<std::string> StrategyTypeNames();
+
+const char* StepRuleToString(StepRule rule);
+bool StringToStepRule(std::string value, StepRule* rule);
+
+// Returns Ceres' name of the termination type ("CONVERGENCE", ...).
+const char* TerminationTypeName(TerminationType type);
+
+// True for CONVERGENCE, NO_CONVERGENCE and USER_SUCCESS, as in Ceres:
+// the returned point is a meaningful (if possibly inexact) answer.
+bool IsSolutionUsable(TerminationType type);
+
+}  // namespace ecmo
+
+#endif  // ECMO_TYPES_H_

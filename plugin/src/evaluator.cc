@@ -1,0 +1,202 @@
+#include "ecmo/evaluator.h"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "ecmo/problem.h"
+
+namespace ecmo {
+
+Evaluator::~Evaluator() = default;
+
+bool Evaluator::Evaluate(const double* z,
+                         double* f,
+                         double* h,
+                         double* grad_f,
+                         std::string* error) {
+  ++counts_.value_evaluations;
+  if (grad_f != nullptr) ++counts_.gradient_evaluations;
+  return DoEvaluate(z, f, h, grad_f, error);
+}
+
+void Evaluator::JacobianTransposeMultiply(const double* v, double* out) {
+  ++counts_.jacobian_transpose_products;
+  DoJacobianTransposeMultiply(v, out);
+}
+
+void Evaluator::JacobianMultiply(const double* x, double* out) {
+  ++counts_.jacobian_products;
+  DoJacobianMultiply(x, out);
+}
+
+namespace {
+
+// Formats at most the first 8 coordinates of z for error messages.
+std::string FormatPoint(const double* z, int k) {
+  std::ostringstream os;
+  os.precision(6);
+  os << "z = [";
+  const int shown = std::min(k, 8);
+  for (int i = 0; i < shown; ++i) os << (i ? ", " : "") << z[i];
+  if (shown < k) os << ", ... (" << k << " entries)";
+  os << "]";
+  return os.str();
+}
+
+bool AllFinite(const double* x, size_t n) {
+  for (size_t i = 0; i < n; ++i) {
+    if (!std::isfinite(x[i])) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+ProblemEvaluator::ProblemEvaluator(const Problem* problem) : problem_(problem) {
+  // Fix the positions of the Jacobian blocks once: one per (constraint term,
+  // parameter block) pair.
+  for (size_t t = 0; t < problem_->constraints().size(); ++t) {
+    const Problem::Term& term = problem_->constraints()[t];
+    const int rows = term.cost_function->num_residuals();
+    for (int b : term.blocks) {
+      const Problem::ParameterBlock& block = problem_->parameter_blocks()[b];
+      JacobianBlock jb;
+      jb.term = static_cast<int>(t);
+      jb.residual_offset = term.residual_offset;
+      jb.parameter_offset = block.offset;
+      jb.rows = rows;
+      jb.cols = block.size;
+      jb.values.assign(static_cast<size_t>(rows) * block.size, 0.0);
+      jacobian_blocks_.push_back(std::move(jb));
+    }
+  }
+}
+
+int ProblemEvaluator::NumParameters() const {
+  return problem_->NumParameters();
+}
+int ProblemEvaluator::NumObjectives() const {
+  return problem_->NumObjectives();
+}
+int ProblemEvaluator::NumConstraints() const {
+  return problem_->NumConstraints();
+}
+
+bool ProblemEvaluator::DoEvaluate(const double* z,
+                                  double* f,
+                                  double* h,
+                                  double* grad_f,
+                                  std::string* error) {
+  const int k = NumParameters();
+  const auto& blocks = problem_->parameter_blocks();
+  if (grad_f != nullptr) {
+    std::fill(grad_f, grad_f + static_cast<size_t>(k) * NumObjectives(), 0.0);
+  }
+
+  // Evaluates one term with parameter pointers into z (no copies). When
+  // `want_jacobian`, the per-block Jacobians land in jacobian_scratch_.
+  auto evaluate_term = [&](const Problem::Term& term, double* residuals,
+                           bool want_jacobian, const char* kind) -> bool {
+    const int m = term.cost_function->num_residuals();
+    parameter_pointers_.resize(term.blocks.size());
+    jacobian_scratch_.resize(std::max(jacobian_scratch_.size(),
+                                      term.blocks.size()));
+    jacobian_pointers_.resize(term.blocks.size());
+    for (size_t j = 0; j < term.blocks.size(); ++j) {
+      const Problem::ParameterBlock& b = blocks[term.blocks[j]];
+      parameter_pointers_[j] = z + b.offset;
+      if (want_jacobian) {
+        jacobian_scratch_[j].resize(static_cast<size_t>(m) * b.size);
+        jacobian_pointers_[j] = jacobian_scratch_[j].data();
+      }
+    }
+    const bool ok = term.cost_function->Evaluate(
+        parameter_pointers_.data(), residuals,
+        want_jacobian ? jacobian_pointers_.data() : nullptr);
+    std::ostringstream os;
+    if (!ok) {
+      os << kind << " '" << term.name
+         << "': its cost function returned false (evaluation failed) at "
+         << FormatPoint(z, k)
+         << ". Keep the iterates inside the function's domain (e.g. a "
+            "better start point or an objective offset).";
+    } else if (!AllFinite(residuals, m)) {
+      os << kind << " '" << term.name
+         << "': its cost function returned a non-finite value (NaN or Inf) "
+            "at "
+         << FormatPoint(z, k) << ".";
+    } else if (want_jacobian) {
+      for (size_t j = 0; j < term.blocks.size(); ++j) {
+        if (!AllFinite(jacobian_pointers_[j], jacobian_scratch_[j].size())) {
+          os << kind << " '" << term.name
+             << "': its cost function returned a non-finite derivative "
+                "with respect to parameter block "
+             << j << " at " << FormatPoint(z, k) << ".";
+          break;
+        }
+      }
+    }
+    if (!os.str().empty()) {
+      if (error != nullptr) *error = os.str();
+      return false;
+    }
+    return true;
+  };
+
+  const bool want_gradient = grad_f != nullptr;
+  for (size_t s = 0; s < problem_->objectives().size(); ++s) {
+    const Problem::Term& term = problem_->objectives()[s];
+    if (!evaluate_term(term, f + s, want_gradient, "objective")) return false;
+    if (want_gradient) {
+      double* column = grad_f + s * static_cast<size_t>(k);
+      for (size_t j = 0; j < term.blocks.size(); ++j) {
+        const Problem::ParameterBlock& b = blocks[term.blocks[j]];
+        for (int c = 0; c < b.size; ++c) {
+          column[b.offset + c] += jacobian_scratch_[j][c];
+        }
+      }
+    }
+  }
+
+  size_t next_block = 0;
+  for (const Problem::Term& term : problem_->constraints()) {
+    if (!evaluate_term(term, h + term.residual_offset, want_gradient,
+                       "constraint")) {
+      return false;
+    }
+    for (size_t j = 0; j < term.blocks.size(); ++j, ++next_block) {
+      if (want_gradient) {
+        jacobian_blocks_[next_block].values = jacobian_scratch_[j];
+      }
+    }
+  }
+  return true;
+}
+
+void ProblemEvaluator::DoJacobianTransposeMultiply(const double* v,
+                                                   double* out) const {
+  std::fill(out, out + NumParameters(), 0.0);
+  for (const JacobianBlock& b : jacobian_blocks_) {
+    for (int r = 0; r < b.rows; ++r) {
+      const double vr = v[b.residual_offset + r];
+      if (vr == 0.0) continue;
+      const double* row = b.values.data() + static_cast<size_t>(r) * b.cols;
+      for (int c = 0; c < b.cols; ++c) out[b.parameter_offset + c] += row[c] * vr;
+    }
+  }
+}
+
+void ProblemEvaluator::DoJacobianMultiply(const double* x, double* out) const {
+  std::fill(out, out + NumConstraints(), 0.0);
+  for (const JacobianBlock& b : jacobian_blocks_) {
+    for (int r = 0; r < b.rows; ++r) {
+      const double* row = b.values.data() + static_cast<size_t>(r) * b.cols;
+      double sum = 0.0;
+      for (int c = 0; c < b.cols; ++c) sum += row[c] * x[b.parameter_offset + c];
+      out[b.residual_offset + r] += sum;
+    }
+  }
+}
+
+}  // namespace ecmo

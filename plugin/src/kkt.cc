@@ -1,0 +1,342 @@
+#include "ecmo/kkt.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <sstream>
+
+#include "Eigen/Dense"
+#include "ecmo/evaluator.h"
+
+namespace ecmo {
+
+KktResidual ComputeKktResidual(double rho,
+                               const Eigen::VectorXd& lambda,
+                               const Eigen::VectorXd& f,
+                               const Eigen::MatrixXd& grad_f,
+                               const Eigen::VectorXd& h,
+                               const Eigen::VectorXd& jt_nu,
+                               const Eigen::VectorXd& omega) {
+  KktResidual k;
+  k.simplex = omega.sum() - 1.0;
+  k.stationarity = grad_f * lambda.cwiseProduct(omega) + jt_nu;
+  k.feasibility = h;
+  k.complementarity.resize(f.size());
+  for (int s = 0; s < f.size(); ++s) {
+    k.complementarity[s] = std::min(omega[s], rho - lambda[s] * f[s]);
+  }
+  return k;
+}
+
+namespace {
+
+// Dense J_h is formed (q products J^T e_i) when it is this small; larger
+// problems use conjugate gradients through Jacobian products.
+constexpr double kMaxDenseJacobianEntries = 4e6;
+constexpr int kMaxDenseConstraints = 2000;
+// Exact enumeration of the min() branches for at most this many objectives
+// with rho - lambda_s f_s > 0; the rest are fixed to the small-omega branch.
+constexpr int kMaxEnumeratedBranches = 12;
+
+// min x^T H x - 2 b^T x  s.t.  lo <= x <= hi (hi may be +inf), for small n,
+// by a primal active-set method: fix variables at bounds (the working set),
+// solve the equality-constrained problem on the free ones, step to the
+// first blocking bound, and release the bound with the most negative
+// multiplier once the free subproblem is solved. Exact up to rounding;
+// finite for strictly convex H, capped for safety otherwise.
+Eigen::VectorXd SolveBoxQp(const Eigen::MatrixXd& H,
+                           const Eigen::VectorXd& b,
+                           const Eigen::VectorXd& lo,
+                           const Eigen::VectorXd& hi) {
+  const int n = static_cast<int>(b.size());
+  Eigen::VectorXd x = lo;
+  // at_bound: 0 free, -1 at lo, +1 at hi.
+  std::vector<int> at_bound(n, -1);
+  const int max_iterations = 20 * n + 50;
+  for (int iter = 0; iter < max_iterations; ++iter) {
+    std::vector<int> free;
+    for (int i = 0; i < n; ++i) {
+      if (at_bound[i] == 0) free.push_back(i);
+    }
+    bool moved_to_bound = false;
+    if (!free.empty()) {
+      const int nf = static_cast<int>(free.size());
+      Eigen::MatrixXd hff(nf, nf);
+      Eigen::VectorXd rhs(nf);
+      for (int a = 0; a < nf; ++a) {
+        rhs[a] = b[free[a]];
+        for (int j = 0; j < n; ++j) {
+          if (at_bound[j] != 0) rhs[a] -= H(free[a], j) * x[j];
+        }
+        for (int c = 0; c < nf; ++c) hff(a, c) = H(free[a], free[c]);
+      }
+      const Eigen::VectorXd y =
+          hff.completeOrthogonalDecomposition().solve(rhs);
+      // Largest step toward y that stays feasible.
+      double alpha = 1.0;
+      int blocking = -1;
+      int blocking_side = 0;
+      for (int a = 0; a < nf; ++a) {
+        const int i = free[a];
+        const double d = y[a] - x[i];
+        if (d < 0.0 && y[a] < lo[i]) {
+          const double step = (lo[i] - x[i]) / d;
+          if (step < alpha) alpha = step, blocking = i, blocking_side = -1;
+        } else if (d > 0.0 && y[a] > hi[i]) {
+          const double step = (hi[i] - x[i]) / d;
+          if (step < alpha) alpha = step, blocking = i, blocking_side = 1;
+        }
+      }
+      alpha = std::max(alpha, 0.0);
+      for (int a = 0; a < nf; ++a) {
+        const int i = free[a];
+        x[i] = std::min(std::max(x[i] + alpha * (y[a] - x[i]), lo[i]), hi[i]);
+      }
+      if (blocking >= 0) {
+        x[blocking] = blocking_side < 0 ? lo[blocking] : hi[blocking];
+        at_bound[blocking] = blocking_side;
+        moved_to_bound = true;
+      }
+    }
+    if (moved_to_bound) continue;
+    // Free subproblem solved: release the most violated bound, if any.
+    const Eigen::VectorXd g = 2.0 * (H * x - b);
+    int release = -1;
+    double worst = 0.0;
+    for (int i = 0; i < n; ++i) {
+      // At lo the multiplier is g_i (must be >= 0); at hi it is -g_i.
+      const double violation = at_bound[i] < 0   ? -g[i]
+                                : at_bound[i] > 0 ? g[i]
+                                                  : 0.0;
+      const double scale = 1e-14 * (1.0 + std::abs(g[i]) + b.cwiseAbs().sum());
+      if (violation > worst && violation > scale) {
+        worst = violation;
+        release = i;
+      }
+    }
+    if (release < 0) break;
+    at_bound[release] = 0;
+  }
+  return x;
+}
+
+}  // namespace
+
+bool KktSystem::Linearize(Evaluator* evaluator,
+                          const Eigen::VectorXd& lambda,
+                          const Eigen::VectorXd& offset,
+                          double rho,
+                          const Eigen::VectorXd& z,
+                          std::string* error) {
+  const int k = evaluator->NumParameters();
+  const int S = evaluator->NumObjectives();
+  const int q = evaluator->NumConstraints();
+  std::ostringstream os;
+  if (z.size() != k) {
+    os << "KktSystem: z has " << z.size() << " entries, the problem has " << k
+       << " parameters.";
+  } else if (lambda.size() != S) {
+    os << "KktSystem: the preference has " << lambda.size()
+       << " entries, the problem has " << S << " objectives.";
+  } else if (offset.size() != 0 && offset.size() != S) {
+    os << "KktSystem: the objective offset has " << offset.size()
+       << " entries, the problem has " << S << " objectives.";
+  }
+  if (!os.str().empty()) {
+    if (error != nullptr) *error = os.str();
+    return false;
+  }
+  evaluator_ = evaluator;
+  rho_ = rho;
+  lambda_ = lambda;
+  f_.resize(S);
+  h_.resize(q);
+  grad_f_.resize(k, S);
+  if (!evaluator->Evaluate(z.data(), f_.data(), h_.data(), grad_f_.data(),
+                           error)) {
+    return false;
+  }
+  if (offset.size() == S) f_ += offset;
+  dense_jacobian_.resize(0, 0);
+  if (q > 0 && q <= kMaxDenseConstraints &&
+      static_cast<double>(q) * k <= kMaxDenseJacobianEntries) {
+    dense_jacobian_.resize(q, k);
+    Eigen::VectorXd e = Eigen::VectorXd::Zero(q);
+    Eigen::VectorXd row(k);
+    for (int i = 0; i < q; ++i) {
+      e[i] = 1.0;
+      evaluator->JacobianTransposeMultiply(e.data(), row.data());
+      dense_jacobian_.row(i) = row.transpose();
+      e[i] = 0.0;
+    }
+  }
+  return true;
+}
+
+KktResidual KktSystem::Residual(const KktMultipliers& multipliers) const {
+  const int k = static_cast<int>(grad_f_.rows());
+  Eigen::VectorXd jt_nu = Eigen::VectorXd::Zero(k);
+  if (h_.size() > 0 && multipliers.nu.size() == h_.size()) {
+    evaluator_->JacobianTransposeMultiply(multipliers.nu.data(),
+                                          jt_nu.data());
+  }
+  return ComputeKktResidual(rho_, lambda_, f_, grad_f_, h_, jt_nu,
+                            multipliers.omega);
+}
+
+Eigen::VectorXd KktSystem::SolveNu(const Eigen::VectorXd& g) const {
+  const int q = static_cast<int>(h_.size());
+  if (q == 0) return Eigen::VectorXd();
+  if (dense_jacobian_.size() > 0) {
+    // min ||g + J^T nu||: least squares with J^T (k x q), rank-revealing so
+    // that a rank-deficient J_h (LICQ failing) still gives the minimum-norm
+    // answer instead of garbage.
+    Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd> cod(
+        dense_jacobian_.transpose());
+    return cod.solve(-g);
+  }
+  // CG on the normal equations J J^T nu = -J g (CGLS form), matrix-free.
+  const int k = static_cast<int>(g.size());
+  Eigen::VectorXd nu = Eigen::VectorXd::Zero(q);
+  Eigen::VectorXd r = -g;  // residual in R^k: -g - J^T nu
+  Eigen::VectorXd s(q), p(q), t(k), jp(q);
+  evaluator_->JacobianMultiply(r.data(), s.data());
+  p = s;
+  double gamma = s.squaredNorm();
+  const double stop = 1e-30 * std::max(1.0, gamma);
+  for (int iter = 0; iter < 10 * q + 100 && gamma > stop; ++iter) {
+    evaluator_->JacobianTransposeMultiply(p.data(), t.data());
+    const double tt = t.squaredNorm();
+    if (tt == 0.0) break;
+    const double alpha = gamma / tt;
+    nu += alpha * p;
+    r -= alpha * t;
+    evaluator_->JacobianMultiply(r.data(), s.data());
+    const double gamma_new = s.squaredNorm();
+    p = s + (gamma_new / gamma) * p;
+    gamma = gamma_new;
+  }
+  return nu;
+}
+
+KktMultipliers KktSystem::LeastSquaresMultipliers() const {
+  const int S = static_cast<int>(f_.size());
+  const int k = static_cast<int>(grad_f_.rows());
+  const int q = static_cast<int>(h_.size());
+
+  // Eliminate nu: for omega fixed, nu(omega) = sum_s omega_s N_s with
+  // N_s = argmin ||G_s + J^T N||, G_s = lambda_s grad f_s, and the
+  // stationarity block becomes R omega with R_s = G_s + J^T N_s.
+  Eigen::MatrixXd N(q, S);
+  Eigen::MatrixXd R(k, S);
+  Eigen::VectorXd jt(k);
+  for (int s = 0; s < S; ++s) {
+    const Eigen::VectorXd g = lambda_[s] * grad_f_.col(s);
+    if (q > 0) {
+      N.col(s) = SolveNu(g);
+      const Eigen::VectorXd n_s = N.col(s);
+      evaluator_->JacobianTransposeMultiply(n_s.data(), jt.data());
+      R.col(s) = g + jt;
+    } else {
+      R.col(s) = g;
+    }
+  }
+  const Eigen::MatrixXd M = R.transpose() * R;
+
+  // ||K||^2 - ||h||^2 = (1^T w - 1)^2 + w^T M w + sum_s min(w_s, c_s)^2,
+  // c_s = rho - lambda_s f_s, over w >= 0. min(w_s, c_s)^2 is w_s^2 on
+  // [0, c_s] (branch A, only when c_s > 0) and the constant c_s^2 on
+  // [max(c_s, 0), inf) (branch B). Each choice of branches is a convex box
+  // QP; the best over all choices is the global minimum.
+  Eigen::VectorXd c(S);
+  for (int s = 0; s < S; ++s) c[s] = rho_ - lambda_[s] * f_[s];
+  std::vector<int> ambiguous;  // s with c_s > 0, nearest-to-active first
+  for (int s = 0; s < S; ++s) {
+    if (c[s] > 0.0) ambiguous.push_back(s);
+  }
+  std::sort(ambiguous.begin(), ambiguous.end(),
+            [&](int a, int b) { return c[a] < c[b]; });
+  const int enumerated =
+      std::min<int>(static_cast<int>(ambiguous.size()), kMaxEnumeratedBranches);
+
+  const Eigen::MatrixXd ones = Eigen::MatrixXd::Ones(S, S);
+  const Eigen::VectorXd b = Eigen::VectorXd::Ones(S);
+  const double inf = std::numeric_limits<double>::infinity();
+  auto objective = [&](const Eigen::VectorXd& w) {
+    double value = (w.sum() - 1.0) * (w.sum() - 1.0) + w.dot(M * w);
+    for (int s = 0; s < S; ++s) {
+      const double m = std::min(w[s], c[s]);
+      value += m * m;
+    }
+    return value;
+  };
+
+  Eigen::VectorXd best_w = Eigen::VectorXd::Zero(S);
+  double best_value = objective(best_w);
+  for (long mask = 0; mask < (1L << enumerated); ++mask) {
+    Eigen::MatrixXd H = ones + M;
+    Eigen::VectorXd lo = Eigen::VectorXd::Zero(S);
+    Eigen::VectorXd hi = Eigen::VectorXd::Constant(S, inf);
+    for (int s = 0; s < S; ++s) {
+      if (c[s] <= 0.0) continue;  // only branch B: w >= 0, constant term
+      // Position of s among the ambiguous ones decides its branch.
+      const int pos = static_cast<int>(
+          std::find(ambiguous.begin(), ambiguous.end(), s) - ambiguous.begin());
+      const bool branch_a = pos >= enumerated || ((mask >> pos) & 1L) == 0;
+      if (branch_a) {
+        hi[s] = c[s];
+        H(s, s) += 1.0;
+      } else {
+        lo[s] = c[s];
+      }
+    }
+    const Eigen::VectorXd w = SolveBoxQp(H, b, lo, hi);
+    const double value = objective(w);
+    if (value < best_value) {
+      best_value = value;
+      best_w = w;
+    }
+  }
+
+  KktMultipliers result;
+  result.omega = best_w;
+  result.nu = q > 0 ? Eigen::VectorXd(N * best_w) : Eigen::VectorXd();
+  return result;
+}
+
+bool ComputeKktReport(Evaluator* evaluator,
+                      const Eigen::VectorXd& lambda,
+                      const Eigen::VectorXd& offset,
+                      double rho,
+                      const Eigen::VectorXd& z,
+                      const KktMultipliers& solver_multipliers,
+                      KktReport* report,
+                      std::string* error) {
+  KktSystem system;
+  if (!system.Linearize(evaluator, lambda, offset, rho, z, error)) {
+    return false;
+  }
+  const int S = evaluator->NumObjectives();
+  const int q = evaluator->NumConstraints();
+  if (solver_multipliers.omega.size() != S ||
+      solver_multipliers.nu.size() != q) {
+    if (error != nullptr) {
+      std::ostringstream os;
+      os << "ComputeKktReport: multipliers have sizes (omega "
+         << solver_multipliers.omega.size() << ", nu "
+         << solver_multipliers.nu.size() << "), expected (" << S << ", " << q
+         << ").";
+      *error = os.str();
+    }
+    return false;
+  }
+  report->solver_multipliers = solver_multipliers;
+  report->with_solver_multipliers = system.Residual(solver_multipliers);
+  report->least_squares_multipliers = system.LeastSquaresMultipliers();
+  report->with_least_squares_multipliers =
+      system.Residual(report->least_squares_multipliers);
+  return true;
+}
+
+}  // namespace ecmo

@@ -1,0 +1,188 @@
+#include "ecmo/problem.h"
+
+#include <sstream>
+#include <utility>
+
+namespace ecmo {
+
+Problem::Problem() = default;
+Problem::~Problem() = default;
+Problem::Problem(Problem&&) noexcept = default;
+Problem& Problem::operator=(Problem&&) noexcept = default;
+
+void Problem::RecordError(const std::string& error) {
+  if (first_error_.empty()) first_error_ = error;
+}
+
+bool Problem::AddParameterBlock(double* values, int size) {
+  if (values == nullptr) {
+    RecordError("Problem::AddParameterBlock: the parameter block pointer is "
+                "null; pass the address of a user-owned double array.");
+    return false;
+  }
+  if (size <= 0) {
+    std::ostringstream os;
+    os << "Problem::AddParameterBlock: parameter block " << values
+       << " has size " << size << "; sizes must be positive.";
+    RecordError(os.str());
+    return false;
+  }
+  auto it = block_index_.find(values);
+  if (it != block_index_.end()) {
+    const ParameterBlock& known = parameter_blocks_[it->second];
+    if (known.size != size) {
+      std::ostringstream os;
+      os << "Problem::AddParameterBlock: parameter block " << values
+         << " was registered with size " << known.size
+         << " and is now used with size " << size
+         << "; every use of a block must have the same size.";
+      RecordError(os.str());
+      return false;
+    }
+    return true;
+  }
+  // A new block must not overlap an existing one (Ceres' rule too), or z
+  // would hold two copies of the same numbers.
+  for (const ParameterBlock& b : parameter_blocks_) {
+    if (values < b.values + b.size && b.values < values + size) {
+      std::ostringstream os;
+      os << "Problem::AddParameterBlock: parameter block " << values
+         << " of size " << size << " overlaps block " << b.values
+         << " of size " << b.size
+         << "; parameter blocks must be disjoint arrays.";
+      RecordError(os.str());
+      return false;
+    }
+  }
+  ParameterBlock block;
+  block.values = values;
+  block.size = size;
+  block.offset = num_parameters_;
+  block_index_[values] = static_cast<int>(parameter_blocks_.size());
+  parameter_blocks_.push_back(block);
+  num_parameters_ += size;
+  return true;
+}
+
+int Problem::AddTerm(std::unique_ptr<ceres::CostFunction> cost_function,
+                     const std::vector<double*>& parameter_blocks,
+                     const std::string& name,
+                     bool is_objective) {
+  const char* what = is_objective ? "AddObjective" : "AddConstraint";
+  const int index = is_objective ? NumObjectives() : NumConstraintBlocks();
+  const std::string label =
+      name.empty() ? std::string(is_objective ? "f" : "h") +
+                         std::to_string(index + 1)
+                   : name;
+  auto fail = [&](const std::string& why) {
+    RecordError(std::string("Problem::") + what + "('" + label + "'): " + why);
+    return -1;
+  };
+  if (!cost_function) {
+    return fail("the cost function is null.");
+  }
+  const std::vector<int32_t>& sizes = cost_function->parameter_block_sizes();
+  if (sizes.size() != parameter_blocks.size()) {
+    std::ostringstream os;
+    os << "the cost function declares " << sizes.size()
+       << " parameter blocks but " << parameter_blocks.size()
+       << " were given; pass one pointer per parameter block.";
+    return fail(os.str());
+  }
+  if (sizes.empty()) {
+    return fail("the cost function has no parameter blocks.");
+  }
+  if (is_objective && cost_function->num_residuals() != 1) {
+    std::ostringstream os;
+    os << "an objective must have exactly 1 residual (its value f_s), but "
+          "this cost function has "
+       << cost_function->num_residuals()
+       << "; split it into one objective per residual, or sum them.";
+    return fail(os.str());
+  }
+  if (!is_objective && cost_function->num_residuals() < 1) {
+    std::ostringstream os;
+    os << "a constraint must have at least 1 residual, but this cost "
+          "function has "
+       << cost_function->num_residuals() << ".";
+    return fail(os.str());
+  }
+  Term term;
+  for (size_t j = 0; j < parameter_blocks.size(); ++j) {
+    const size_t errors_before = first_error_.size();
+    if (!AddParameterBlock(parameter_blocks[j], sizes[j])) {
+      if (errors_before == 0) {
+        // Prefix the block error with the term it came from.
+        std::string block_error = first_error_;
+        first_error_.clear();
+        std::ostringstream os;
+        os << "parameter block " << j << ": " << block_error;
+        return fail(os.str());
+      }
+      return -1;
+    }
+    term.blocks.push_back(block_index_.at(parameter_blocks[j]));
+  }
+  term.cost_function = std::move(cost_function);
+  term.name = label;
+  if (is_objective) {
+    objectives_.push_back(std::move(term));
+  } else {
+    term.residual_offset = num_constraints_;
+    num_constraints_ += term.cost_function->num_residuals();
+    constraints_.push_back(std::move(term));
+  }
+  return index;
+}
+
+int Problem::AddObjective(std::unique_ptr<ceres::CostFunction> cost_function,
+                          const std::vector<double*>& parameter_blocks,
+                          const std::string& name) {
+  return AddTerm(std::move(cost_function), parameter_blocks, name, true);
+}
+
+int Problem::AddObjective(ceres::CostFunction* cost_function,
+                          const std::vector<double*>& parameter_blocks,
+                          const std::string& name) {
+  return AddObjective(std::unique_ptr<ceres::CostFunction>(cost_function),
+                      parameter_blocks,
+                      name);
+}
+
+int Problem::AddConstraint(std::unique_ptr<ceres::CostFunction> cost_function,
+                           const std::vector<double*>& parameter_blocks,
+                           const std::string& name) {
+  return AddTerm(std::move(cost_function), parameter_blocks, name, false);
+}
+
+int Problem::AddConstraint(ceres::CostFunction* cost_function,
+                           const std::vector<double*>& parameter_blocks,
+                           const std::string& name) {
+  return AddConstraint(std::unique_ptr<ceres::CostFunction>(cost_function),
+                       parameter_blocks,
+                       name);
+}
+
+bool Problem::IsValid(std::string* error) const {
+  std::string message = first_error_;
+  if (message.empty() && objectives_.empty()) {
+    message =
+        "Problem has no objectives; add at least one with AddObjective().";
+  }
+  if (error != nullptr) *error = message;
+  return message.empty();
+}
+
+void Problem::GetParameters(double* z) const {
+  for (const ParameterBlock& b : parameter_blocks_) {
+    std::copy(b.values, b.values + b.size, z + b.offset);
+  }
+}
+
+void Problem::SetParameters(const double* z) const {
+  for (const ParameterBlock& b : parameter_blocks_) {
+    std::copy(z + b.offset, z + b.offset + b.size, b.values);
+  }
+}
+
+}  // namespace ecmo

@@ -1,0 +1,417 @@
+#include "ecmo/solver.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+#include "ecmo/problem.h"
+#include "strategy.h"
+
+namespace ecmo {
+namespace {
+
+// Ceres-style option checks: the message names the field, its value and the
+// rule it breaks.
+template <typename T>
+std::string Violation(const char* field, T value, const char* rule) {
+  std::ostringstream os;
+  os << "Invalid configuration. Solver::Options::" << field << " = " << value
+     << ". Violated constraint: Solver::Options::" << field << " " << rule;
+  return os.str();
+}
+
+#define ECMO_OPTION_CHECK(field, condition, rule)            \
+  do {                                                       \
+    if (!(condition)) {                                      \
+      if (error != nullptr) *error = Violation(#field, field, rule); \
+      return false;                                          \
+    }                                                        \
+  } while (0)
+
+std::string FormatVector(const Eigen::VectorXd& v, int max_entries = 6) {
+  std::ostringstream os;
+  os.precision(6);
+  os << "[";
+  const int shown = std::min<int>(static_cast<int>(v.size()), max_entries);
+  for (int i = 0; i < shown; ++i) os << (i ? ", " : "") << v[i];
+  if (shown < v.size()) os << ", ... (" << v.size() << ")";
+  os << "]";
+  return os.str();
+}
+
+}  // namespace
+
+bool Solver::Options::IsValid(std::string* error) const {
+  ECMO_OPTION_CHECK(max_iterations, max_iterations > 0, "> 0");
+  ECMO_OPTION_CHECK(kkt_tolerance, kkt_tolerance >= 0.0, ">= 0");
+  ECMO_OPTION_CHECK(max_solver_time_in_seconds,
+                    max_solver_time_in_seconds > 0.0, "> 0");
+  ECMO_OPTION_CHECK(pgd.eta0, pgd.eta0 > 0.0 && std::isfinite(pgd.eta0),
+                    "> 0 and finite");
+  ECMO_OPTION_CHECK(pgd.c0, pgd.c0 > 0.0 && std::isfinite(pgd.c0),
+                    "> 0 and finite");
+  ECMO_OPTION_CHECK(pgd.armijo, pgd.armijo >= 0.0 && pgd.armijo < 1.0,
+                    "in [0, 1)");
+  ECMO_OPTION_CHECK(pgd.max_backtracking_steps,
+                    pgd.max_backtracking_steps >= 0, ">= 0");
+  ECMO_OPTION_CHECK(history_stride, history_stride >= 1, ">= 1");
+  ECMO_OPTION_CHECK(progress_every_n_iterations,
+                    progress_every_n_iterations >= 1, ">= 1");
+  ECMO_OPTION_CHECK(initial_rho, !std::isinf(initial_rho),
+                    "finite (or NaN for automatic)");
+  for (size_t s = 0; s < objective_offset.size(); ++s) {
+    if (!std::isfinite(objective_offset[s])) {
+      if (error != nullptr) {
+        std::ostringstream os;
+        os << "Invalid configuration. Solver::Options::objective_offset[" << s
+           << "] = " << objective_offset[s]
+           << ". Violated constraint: every offset must be finite.";
+        *error = os.str();
+      }
+      return false;
+    }
+  }
+  for (size_t i = 0; i < callbacks.size(); ++i) {
+    if (callbacks[i] == nullptr) {
+      if (error != nullptr) {
+        *error = "Invalid configuration. Solver::Options::callbacks[" +
+                 std::to_string(i) + "] is null.";
+      }
+      return false;
+    }
+  }
+  return true;
+}
+
+#undef ECMO_OPTION_CHECK
+
+bool ValidatePreference(const std::vector<double>& preference,
+                        int num_objectives,
+                        std::string* error) {
+  std::ostringstream os;
+  if (static_cast<int>(preference.size()) != num_objectives) {
+    os << "The preference has " << preference.size()
+       << " entries but the problem has " << num_objectives
+       << " objectives; give one weight per objective.";
+  } else {
+    double sum = 0.0;
+    for (size_t s = 0; s < preference.size() && os.str().empty(); ++s) {
+      if (!std::isfinite(preference[s])) {
+        os << "Preference entry " << s << " is " << preference[s]
+           << "; weights must be finite numbers.";
+      } else if (preference[s] <= 0.0) {
+        os << "Preference entry " << s << " is " << preference[s]
+           << "; the weighted-Chebyshev theory needs the open simplex "
+              "(every weight > 0). Use a small positive weight such as 1e-4 "
+              "instead of 0.";
+      }
+      sum += preference[s];
+    }
+    if (os.str().empty() && std::abs(sum - 1.0) > 1e-9) {
+      os.precision(12);
+      os << "The preference sums to " << sum
+         << "; weights must sum to 1 (divide each by " << sum << ").";
+    }
+  }
+  if (error != nullptr) *error = os.str();
+  return os.str().empty();
+}
+
+bool Solver::Summary::IsSolutionUsable() const {
+  return ecmo::IsSolutionUsable(termination_type);
+}
+
+namespace internal {
+
+bool EvaluateShifted(Evaluator* evaluator,
+                     const Eigen::VectorXd& offset,
+                     const Eigen::VectorXd& z,
+                     Eigen::VectorXd* f,
+                     Eigen::VectorXd* h,
+                     Eigen::MatrixXd* grad_f,
+                     std::string* error) {
+  f->resize(evaluator->NumObjectives());
+  h->resize(evaluator->NumConstraints());
+  if (grad_f != nullptr) {
+    grad_f->resize(evaluator->NumParameters(), evaluator->NumObjectives());
+  }
+  if (!evaluator->Evaluate(z.data(), f->data(), h->data(),
+                           grad_f != nullptr ? grad_f->data() : nullptr,
+                           error)) {
+    return false;
+  }
+  *f += offset;
+  return true;
+}
+
+CallbackReturnType RunCallbacks(const Solver::Options& options,
+                                const IterationSummary& summary) {
+  for (IterationCallback* callback : options.callbacks) {
+    const CallbackReturnType answer = (*callback)(summary);
+    if (answer != ceres::SOLVER_CONTINUE) return answer;
+  }
+  return ceres::SOLVER_CONTINUE;
+}
+
+}  // namespace internal
+
+void Solve(const Solver::Options& options,
+           Evaluator* evaluator,
+           const std::vector<double>& preference,
+           Eigen::VectorXd* z,
+           Solver::Summary* summary) {
+  internal::WallTimer timer;
+  *summary = Solver::Summary();
+  summary->strategy = options.strategy;
+  summary->preference = preference;
+  auto fail = [&](const std::string& message) {
+    summary->termination_type = ceres::FAILURE;
+    summary->message = message;
+    summary->total_time_in_seconds = timer.Seconds();
+  };
+
+  std::string error;
+  if (!options.IsValid(&error)) return fail(error);
+  if (evaluator == nullptr || z == nullptr) {
+    return fail("ecmo::Solve: evaluator and z must not be null.");
+  }
+  const int k = evaluator->NumParameters();
+  const int S = evaluator->NumObjectives();
+  const int q = evaluator->NumConstraints();
+  summary->num_parameters = k;
+  summary->num_objectives = S;
+  summary->num_constraints = q;
+  if (S < 1) return fail("The problem has no objectives.");
+  if (z->size() != k) {
+    std::ostringstream os;
+    os << "The start point has " << z->size() << " entries but the problem has "
+       << k << " parameters.";
+    return fail(os.str());
+  }
+  for (int i = 0; i < k; ++i) {
+    if (!std::isfinite((*z)[i])) {
+      std::ostringstream os;
+      os << "Start point entry z[" << i << "] = " << (*z)[i]
+         << " is not finite; initialize every parameter block.";
+      return fail(os.str());
+    }
+  }
+  if (!ValidatePreference(preference, S, &error)) return fail(error);
+  if (!options.objective_offset.empty() &&
+      static_cast<int>(options.objective_offset.size()) != S) {
+    std::ostringstream os;
+    os << "Solver::Options::objective_offset has "
+       << options.objective_offset.size() << " entries but the problem has "
+       << S << " objectives; give one offset per objective or none.";
+    return fail(os.str());
+  }
+
+  internal::StrategyInput input;
+  input.options = &options;
+  input.evaluator = evaluator;
+  input.timer = &timer;
+  input.lambda = Eigen::Map<const Eigen::VectorXd>(preference.data(), S);
+  input.lambda /= input.lambda.sum();
+  input.z0 = *z;
+
+  Eigen::VectorXd f0(S), h0(q);
+  if (!evaluator->Evaluate(z->data(), f0.data(), h0.data(), nullptr, &error)) {
+    return fail("At the start point: " + error);
+  }
+  summary->initial_objectives = f0;
+  input.offset = Eigen::VectorXd::Zero(S);
+  if (options.automatic_objective_offset) {
+    for (int s = 0; s < S; ++s) input.offset[s] = 1.0 + std::max(0.0, -f0[s]);
+  } else if (!options.objective_offset.empty()) {
+    input.offset = Eigen::Map<const Eigen::VectorXd>(
+        options.objective_offset.data(), S);
+  }
+  summary->objective_offset_used.assign(input.offset.data(),
+                                        input.offset.data() + S);
+  for (int s = 0; s < S; ++s) {
+    if (f0[s] + input.offset[s] <= 0.0) {
+      std::ostringstream os;
+      os << "Objective " << s << " is " << f0[s] + input.offset[s]
+         << " (value " << f0[s] << " + offset " << input.offset[s]
+         << ") at the start point; the weighted-Chebyshev scalarization "
+            "needs positive objectives. Set Solver::Options::objective_offset["
+         << s << "] above " << -f0[s]
+         << " (a constant shift keeps the Pareto set), or set "
+            "automatic_objective_offset = true.";
+      return fail(os.str());
+    }
+  }
+  input.rho0 = std::isnan(options.initial_rho)
+                   ? input.lambda.cwiseProduct(f0 + input.offset).maxCoeff()
+                   : options.initial_rho;
+  summary->initial_rho = input.rho0;
+
+  internal::StrategyOutput output;
+  switch (options.strategy) {
+    case StrategyType::WC_PENALTY_PGD:
+      internal::RunWcPenaltyPgd(input, &output, summary);
+      break;
+  }
+  summary->evaluations = evaluator->counts();
+  summary->iterations = output.iterations;
+  summary->termination_type = output.termination_type;
+  summary->message = output.message;
+  summary->average_kkt_residual_sq = output.average_kkt_residual_sq;
+
+  if (output.z.size() == k) {
+    summary->final_rho = output.rho;
+    summary->z = output.z;
+    summary->delta = output.delta;
+    // Score the final point with the shared KKT function (solver multipliers
+    // and least squares). These evaluations are not counted as the
+    // strategy's work: counts were taken above.
+    KktMultipliers multipliers = output.multipliers;
+    if (multipliers.omega.size() != S) multipliers.omega = Eigen::VectorXd::Zero(S);
+    if (multipliers.nu.size() != q) multipliers.nu = Eigen::VectorXd::Zero(q);
+    Eigen::VectorXd f(S), h(q);
+    if (evaluator->Evaluate(output.z.data(), f.data(), h.data(), nullptr,
+                            &error) &&
+        ComputeKktReport(evaluator, input.lambda, input.offset, output.rho,
+                         output.z, multipliers, &summary->kkt, &error)) {
+      summary->objectives = f;
+      summary->constraint_norm = h.norm();
+      summary->constraint_max_norm = q > 0 ? h.cwiseAbs().maxCoeff() : 0.0;
+      for (int s = 0; s < S; ++s) {
+        if (summary->IsSolutionUsable() && f[s] + input.offset[s] <= 0.0) {
+          std::ostringstream os;
+          os << "Objective " << s << " became non-positive (" << f[s]
+             << " + offset " << input.offset[s]
+             << ") at the final point, where the weighted-Chebyshev "
+                "scalarization is no longer valid; raise "
+                "Solver::Options::objective_offset["
+             << s << "] above " << -f[s] << ".";
+          summary->termination_type = ceres::FAILURE;
+          summary->message = os.str();
+          break;
+        }
+      }
+    } else if (summary->IsSolutionUsable()) {
+      summary->termination_type = ceres::FAILURE;
+      summary->message = "At the final point: " + error;
+    }
+  }
+  if (summary->IsSolutionUsable()) *z = output.z;
+  summary->total_time_in_seconds = timer.Seconds();
+}
+
+void Solve(const Solver::Options& options,
+           const Problem& problem,
+           const std::vector<double>& preference,
+           Solver::Summary* summary) {
+  std::string error;
+  if (!problem.IsValid(&error)) {
+    *summary = Solver::Summary();
+    summary->strategy = options.strategy;
+    summary->preference = preference;
+    summary->termination_type = ceres::FAILURE;
+    summary->message = "Invalid problem: " + error;
+    return;
+  }
+  ProblemEvaluator evaluator(&problem);
+  Eigen::VectorXd z(problem.NumParameters());
+  problem.GetParameters(z.data());
+  Solve(options, &evaluator, preference, &z, summary);
+  if (summary->IsSolutionUsable()) problem.SetParameters(z.data());
+}
+
+// ---------------------------------------------------------------- reports --
+
+std::string Solver::Summary::BriefReport() const {
+  std::ostringstream os;
+  os.precision(6);
+  os << "ecmo::Solve Report: Strategy: " << StrategyTypeToString(strategy)
+     << ", Iterations: " << iterations << ", ||K||^2: "
+     << kkt.with_solver_multipliers.SquaredNorm()
+     << " (least squares: " << kkt.with_least_squares_multipliers.SquaredNorm()
+     << "), Termination: " << TerminationTypeName(termination_type);
+  return os.str();
+}
+
+std::string Solver::Summary::FullReport() const {
+  char line[256];
+  std::ostringstream os;
+  auto row = [&](const char* label, const std::string& value) {
+    std::snprintf(line, sizeof(line), "%-38s %s\n", label, value.c_str());
+    os << line;
+  };
+  auto num = [](double x) {
+    char b[64];
+    std::snprintf(b, sizeof(b), "%.6e", x);
+    return std::string(b);
+  };
+  os << "\nceres-ecmo Solver Report\n";
+  os << "------------------------\n";
+  std::snprintf(line, sizeof(line), "%-38s %s\n", "Parameters (k)",
+                std::to_string(num_parameters).c_str());
+  os << line;
+  row("Objectives (S)", std::to_string(num_objectives));
+  row("Constraint residuals (q)", std::to_string(num_constraints));
+  {
+    Eigen::VectorXd p(preference.size());
+    for (size_t i = 0; i < preference.size(); ++i) p[i] = preference[i];
+    row("Preference lambda", FormatVector(p));
+    Eigen::VectorXd o(objective_offset_used.size());
+    for (size_t i = 0; i < objective_offset_used.size(); ++i) {
+      o[i] = objective_offset_used[i];
+    }
+    row("Objective offset", FormatVector(o));
+  }
+  os << "\nStrategy\n";
+  row("  Type", StrategyTypeToString(strategy));
+  if (strategy == StrategyType::WC_PENALTY_PGD && eta > 0.0) {
+    row("  Step rule", StepRuleToString(step_rule));
+    row("  eta = eta0 T^(-1/4)", num(eta));
+    row("  u = v = c0 T^(1/4)", num(penalty_u));
+    row("  Shortened steps", std::to_string(num_shortened_steps));
+  }
+  os << "\nPoint\n";
+  row("  Initial rho", num(initial_rho));
+  row("  Final rho", num(final_rho));
+  row("  Initial objectives", FormatVector(initial_objectives));
+  row("  Final objectives", FormatVector(objectives));
+  row("  z", FormatVector(z));
+  row("  ||h(z)||_2", num(constraint_norm));
+  os << "\nKKT system (||K||^2 and its blocks)\n";
+  std::snprintf(line, sizeof(line), "  %-36s %14s %14s\n", "", "solver",
+                "least squares");
+  os << line;
+  auto kkt_row = [&](const char* label, double a, double b) {
+    std::snprintf(line, sizeof(line), "  %-36s %14.6e %14.6e\n", label, a, b);
+    os << line;
+  };
+  const KktResidual& a = kkt.with_solver_multipliers;
+  const KktResidual& b = kkt.with_least_squares_multipliers;
+  kkt_row("|sum omega - 1|^2", a.SimplexSq(), b.SimplexSq());
+  kkt_row("|stationarity|^2", a.StationaritySq(), b.StationaritySq());
+  kkt_row("|h|^2", a.FeasibilitySq(), b.FeasibilitySq());
+  kkt_row("|min(omega, rho - lambda f)|^2", a.ComplementaritySq(),
+          b.ComplementaritySq());
+  kkt_row("||K||^2", a.SquaredNorm(), b.SquaredNorm());
+  row("  omega (solver)", FormatVector(kkt.solver_multipliers.omega));
+  row("  omega (least squares)",
+      FormatVector(kkt.least_squares_multipliers.omega));
+  row("  nu (solver)", FormatVector(kkt.solver_multipliers.nu));
+  row("  nu (least squares)", FormatVector(kkt.least_squares_multipliers.nu));
+  if (average_kkt_residual_sq >= 0.0) {
+    row("  Average ||K_t||^2 over iterations", num(average_kkt_residual_sq));
+  }
+  os << "\nWork\n";
+  row("  Iterations", std::to_string(iterations));
+  row("  Value evaluations", std::to_string(evaluations.value_evaluations));
+  row("  Gradient evaluations",
+      std::to_string(evaluations.gradient_evaluations));
+  row("  J^T v products",
+      std::to_string(evaluations.jacobian_transpose_products));
+  row("  Total time (s)", num(total_time_in_seconds));
+  os << "\nTermination: " << TerminationTypeName(termination_type) << " ("
+     << message << ")\n";
+  return os.str();
+}
+
+}  // namespace ecmo

@@ -1,0 +1,252 @@
+// Algorithm 1 of the paper (WC-Penalty), kept faithful so that its claims can
+// be checked: projected gradient on
+//
+//   P(theta) = rho + u/2 ||h(z)||^2 + v/2 sum_s (lambda_s f_s(z) + delta_s - rho)^2
+//
+// over theta = (rho, z, delta) with delta >= 0, step eta = eta0 T^(-1/4) and
+// u = v = c0 T^(1/4). The multipliers are omega = v (lambda f + delta - rho)
+// and nu = u h, so the KKT blocks come for free from the gradient:
+// sum omega - 1 = -dP/drho and the stationarity block equals dP/dz.
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+#include "strategy.h"
+
+namespace ecmo {
+namespace internal {
+namespace {
+
+struct PenaltyState {
+  double rho = 0.0;
+  Eigen::VectorXd z;
+  Eigen::VectorXd delta;
+};
+
+// P at a point whose shifted objectives f and constraints h are known.
+double PenaltyValue(const PenaltyState& theta,
+                    const Eigen::VectorXd& lambda,
+                    const Eigen::VectorXd& f,
+                    const Eigen::VectorXd& h,
+                    double u,
+                    double v) {
+  const Eigen::VectorXd r =
+      (lambda.cwiseProduct(f) + theta.delta).array() - theta.rho;
+  return theta.rho + 0.5 * u * h.squaredNorm() + 0.5 * v * r.squaredNorm();
+}
+
+double SquaredDistance(const PenaltyState& a, const PenaltyState& b) {
+  return (a.rho - b.rho) * (a.rho - b.rho) + (a.z - b.z).squaredNorm() +
+         (a.delta - b.delta).squaredNorm();
+}
+
+}  // namespace
+
+void RunWcPenaltyPgd(const StrategyInput& input,
+                     StrategyOutput* output,
+                     Solver::Summary* summary) {
+  const Solver::Options& options = *input.options;
+  const Solver::Options::PenaltyGradientOptions& pgd = options.pgd;
+  Evaluator* evaluator = input.evaluator;
+  const Eigen::VectorXd& lambda = input.lambda;
+  const int k = evaluator->NumParameters();
+  const int S = evaluator->NumObjectives();
+  const int q = evaluator->NumConstraints();
+
+  const double T = options.max_iterations;
+  const double eta = pgd.eta0 * std::pow(T, -0.25);
+  const double u = pgd.c0 * std::pow(T, 0.25);
+  const double v = u;
+  summary->eta = eta;
+  summary->penalty_u = u;
+  summary->penalty_v = v;
+  summary->step_rule = pgd.step_rule;
+  summary->num_shortened_steps = 0;
+
+  PenaltyState theta;
+  theta.rho = input.rho0;
+  theta.z = input.z0;
+  // delta_0 = rho_0 - lambda f(z_0), projected: the start satisfies the slack
+  // equations exactly where it can.
+  Eigen::VectorXd f(S), h(q);
+  Eigen::MatrixXd grad_f(k, S);
+  std::string error;
+  if (!EvaluateShifted(evaluator, input.offset, theta.z, &f, &h, nullptr,
+                       &error)) {
+    output->termination_type = ceres::FAILURE;
+    output->message = error;
+    return;
+  }
+  theta.delta = (theta.rho - lambda.cwiseProduct(f).array()).max(0.0).matrix();
+
+  PenaltyState trial;
+  Eigen::VectorXd f_trial(S), h_trial(q), jt_nu(k), omega(S), nu(q);
+  double kkt_sum = 0.0;
+  int iteration = 0;
+  output->termination_type = ceres::NO_CONVERGENCE;
+
+  auto finish = [&](TerminationType type, const std::string& message) {
+    output->termination_type = type;
+    output->message = message;
+  };
+
+  if (options.minimizer_progress_to_stdout) {
+    std::printf("%6s %14s %12s %12s %12s %12s %10s %10s\n", "iter", "penalty",
+                "rho", "|h|", "|K|^2", "avg|K|^2", "step", "time");
+  }
+
+  for (iteration = 0;; ++iteration) {
+    // Gradient, multipliers and K at theta_t.
+    if (!EvaluateShifted(evaluator, input.offset, theta.z, &f, &h, &grad_f,
+                         &error)) {
+      finish(ceres::FAILURE, "Iteration " + std::to_string(iteration) + ": " +
+                                 error);
+      break;
+    }
+    const Eigen::VectorXd r =
+        (lambda.cwiseProduct(f) + theta.delta).array() - theta.rho;
+    omega = v * r;
+    nu = u * h;
+    if (q > 0) {
+      evaluator->JacobianTransposeMultiply(nu.data(), jt_nu.data());
+    } else {
+      jt_nu.setZero();
+    }
+    const KktResidual kkt =
+        ComputeKktResidual(theta.rho, lambda, f, grad_f, h, jt_nu, omega);
+    const double kkt_sq = kkt.SquaredNorm();
+    const double penalty = PenaltyValue(theta, lambda, f, h, u, v);
+    if (!std::isfinite(penalty) || !std::isfinite(kkt_sq) ||
+        std::abs(penalty) > 1e150) {
+      std::ostringstream os;
+      os << "Iteration " << iteration << ": the penalty diverged (P = "
+         << penalty << "). The step eta = " << eta
+         << " is too long for this problem's curvature; use "
+            "step_rule=backtracking or a smaller eta0.";
+      finish(ceres::FAILURE, os.str());
+      break;
+    }
+    output->multipliers.omega = omega;
+    output->multipliers.nu = nu;
+
+    if (iteration >= options.max_iterations) {
+      // theta_T is scored but not part of the theorem's average over
+      // t = 0..T-1.
+      std::ostringstream os;
+      os << "Maximum number of iterations reached (T = "
+         << options.max_iterations << "); ||K_T||^2 = " << kkt_sq << ".";
+      finish(ceres::NO_CONVERGENCE, os.str());
+      break;
+    }
+    kkt_sum += kkt_sq;
+    const double average = kkt_sum / (iteration + 1);
+    if (options.kkt_tolerance > 0.0 && kkt_sq <= options.kkt_tolerance) {
+      std::ostringstream os;
+      os << "||K||^2 = " << kkt_sq << " <= kkt_tolerance = "
+         << options.kkt_tolerance << ".";
+      finish(ceres::CONVERGENCE, os.str());
+      output->average_kkt_residual_sq = average;
+      break;
+    }
+    if (input.timer->Seconds() > options.max_solver_time_in_seconds) {
+      finish(ceres::NO_CONVERGENCE, "Maximum solver time reached.");
+      output->average_kkt_residual_sq = average;
+      break;
+    }
+
+    // Projected gradient step: grad_rho = 1 - sum omega, grad_z = dP/dz (the
+    // stationarity block), grad_delta = omega.
+    const double grad_rho = -kkt.simplex;
+    double step = eta;
+    bool accepted = false;
+    for (int halvings = 0; halvings <= pgd.max_backtracking_steps;
+         ++halvings, step *= 0.5) {
+      trial.rho = theta.rho - step * grad_rho;
+      trial.z = theta.z - step * kkt.stationarity;
+      trial.delta = (theta.delta - step * omega).cwiseMax(0.0);
+      if (pgd.step_rule == StepRule::FIXED) {
+        accepted = true;
+        break;
+      }
+      if (!EvaluateShifted(evaluator, input.offset, trial.z, &f_trial,
+                           &h_trial, nullptr, &error)) {
+        continue;  // Outside the domain (NaN): back off.
+      }
+      const double trial_penalty =
+          PenaltyValue(trial, lambda, f_trial, h_trial, u, v);
+      // The rounding allowance keeps backtracking from halving forever once
+      // the true decrease falls below what double precision can resolve
+      // near the penalty minimizer.
+      const double rounding = 1e-13 * (std::abs(penalty) + 1.0);
+      if (trial_penalty <= penalty -
+                               pgd.armijo * SquaredDistance(trial, theta) /
+                                   step +
+                               rounding) {
+        accepted = true;
+        break;
+      }
+    }
+    if (!accepted) {
+      std::ostringstream os;
+      os << "Iteration " << iteration << ": no step length down to "
+         << step << " decreased the penalty";
+      if (!error.empty()) os << " (last evaluation error: " << error << ")";
+      os << ".";
+      finish(ceres::FAILURE, os.str());
+      output->average_kkt_residual_sq = average;
+      break;
+    }
+    if (step < eta) ++summary->num_shortened_steps;
+    const double step_norm = std::sqrt(SquaredDistance(trial, theta));
+    std::swap(theta, trial);
+
+    IterationSummary it;
+    it.iteration = iteration;
+    it.penalty = penalty;
+    it.rho = trial.rho;  // values at theta_t (before the swap)
+    it.constraint_norm = h.norm();
+    it.kkt_residual_sq = kkt_sq;
+    it.average_kkt_residual_sq = average;
+    it.step_size = step;
+    it.step_norm = step_norm;
+    it.cumulative_time_in_seconds = input.timer->Seconds();
+    if (options.record_history &&
+        (iteration % options.history_stride == 0 ||
+         iteration + 1 == options.max_iterations)) {
+      summary->history.push_back(it);
+    }
+    if (options.minimizer_progress_to_stdout &&
+        (iteration % options.progress_every_n_iterations == 0 ||
+         iteration + 1 == options.max_iterations)) {
+      std::printf("%6d % 14.6e % 12.4e %12.4e %12.4e %12.4e %10.2e %10.3f\n",
+                  iteration, penalty, it.rho, it.constraint_norm, kkt_sq,
+                  average, step, it.cumulative_time_in_seconds);
+    }
+    const CallbackReturnType answer = RunCallbacks(options, it);
+    if (answer == ceres::SOLVER_ABORT) {
+      finish(ceres::USER_FAILURE, "User callback returned SOLVER_ABORT.");
+      output->average_kkt_residual_sq = average;
+      ++iteration;
+      break;
+    }
+    if (answer == ceres::SOLVER_TERMINATE_SUCCESSFULLY) {
+      finish(ceres::USER_SUCCESS,
+             "User callback returned SOLVER_TERMINATE_SUCCESSFULLY.");
+      output->average_kkt_residual_sq = average;
+      ++iteration;
+      break;
+    }
+  }
+  if (output->average_kkt_residual_sq < 0.0 && iteration > 0) {
+    output->average_kkt_residual_sq = kkt_sum / iteration;
+  }
+  output->iterations = iteration;
+  output->rho = theta.rho;
+  output->z = theta.z;
+  output->delta = theta.delta;
+}
+
+}  // namespace internal
+}  // namespace ecmo

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages ceres-ecmo needs. Idempotent: packages that
+# are already present are left alone, and nothing is fetched when all are.
+set -euo pipefail
+
+PACKAGES=(
+  build-essential cmake pkg-config
+  libceres-dev libeigen3-dev libgoogle-glog-dev libgflags-dev
+  coinor-libipopt-dev
+  libgtest-dev libbenchmark-dev
+  nlohmann-json3-dev
+  gnuplot-nox
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ "${#missing[@]}" -eq 0 ]; then
+  echo "install_deps: all ${#PACKAGES[@]} packages already installed"
+  exit 0
+fi
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+echo "install_deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+echo "install_deps: done"

@@ -1,0 +1,195 @@
+// ecmo::Solve refuses every bad input with a FAILURE summary whose message
+// names the problem and the fix. Cases covered:
+//   invalid options (max_iterations <= 0, eta0 <= 0, negative tolerance,
+//   null callback, non-finite offset); invalid problem; preference of wrong
+//   length, negative, zero entry, zero sum / not summing to 1, NaN;
+//   objective offset of the wrong size; NaN from a cost function at the
+//   start point and during the solve; non-positive objective without an
+//   offset (and the automatic offset that fixes it); non-finite start point.
+
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "ceres/autodiff_cost_function.h"
+#include "ecmo/problem.h"
+#include "ecmo/solver.h"
+#include "gtest/gtest.h"
+#include "test_problems.h"
+
+namespace ecmo {
+namespace {
+
+Solver::Summary SolveGebken(const Solver::Options& options,
+                            const std::vector<double>& preference) {
+  double z[2] = {0.5, 0.5};
+  Problem problem;
+  testing::BuildGebken(z, &problem);
+  Solver::Summary summary;
+  Solve(options, problem, preference, &summary);
+  return summary;
+}
+
+void ExpectFailure(const Solver::Summary& summary, const std::string& text) {
+  EXPECT_EQ(summary.termination_type, ceres::FAILURE);
+  EXPECT_NE(summary.message.find(text), std::string::npos)
+      << "message: " << summary.message << "\nexpected to contain: " << text;
+}
+
+TEST(Solver, DefaultSummarySaysSolveWasNotCalled) {
+  Solver::Summary summary;
+  EXPECT_EQ(summary.message, "ecmo::Solve was not called.");
+  EXPECT_FALSE(summary.IsSolutionUsable());
+}
+
+TEST(Solver, InvalidOptionsNameTheField) {
+  Solver::Options options;
+  options.max_iterations = 0;
+  ExpectFailure(SolveGebken(options, {0.5, 0.5}),
+                "Solver::Options::max_iterations = 0. Violated constraint: "
+                "Solver::Options::max_iterations > 0");
+  options = Solver::Options();
+  options.max_iterations = -5;
+  ExpectFailure(SolveGebken(options, {0.5, 0.5}), "max_iterations = -5");
+  options = Solver::Options();
+  options.pgd.eta0 = 0.0;
+  ExpectFailure(SolveGebken(options, {0.5, 0.5}), "pgd.eta0 = 0");
+  options = Solver::Options();
+  options.kkt_tolerance = -1.0;
+  ExpectFailure(SolveGebken(options, {0.5, 0.5}), "kkt_tolerance = -1");
+  options = Solver::Options();
+  options.callbacks.push_back(nullptr);
+  ExpectFailure(SolveGebken(options, {0.5, 0.5}), "callbacks[0] is null");
+  options = Solver::Options();
+  options.objective_offset = {0.0, std::numeric_limits<double>::infinity()};
+  ExpectFailure(SolveGebken(options, {0.5, 0.5}), "objective_offset[1]");
+  options = Solver::Options();
+  options.objective_offset = {1.0, 1.0, 1.0};
+  ExpectFailure(SolveGebken(options, {0.5, 0.5}),
+                "objective_offset has 3 entries but the problem has 2");
+}
+
+TEST(Solver, BadPreferencesAreRefused) {
+  const Solver::Options options;
+  ExpectFailure(SolveGebken(options, {1.0}),
+                "preference has 1 entries but the problem has 2 objectives");
+  ExpectFailure(SolveGebken(options, {0.3, 0.3, 0.4}), "has 3 entries");
+  ExpectFailure(SolveGebken(options, {-0.5, 1.5}), "entry 0 is -0.5");
+  ExpectFailure(SolveGebken(options, {0.0, 1.0}), "open simplex");
+  ExpectFailure(SolveGebken(options, {0.2, 0.2}), "sums to 0.4");
+  ExpectFailure(SolveGebken(options, {std::nan(""), 0.5}), "must be finite");
+  std::string error;
+  EXPECT_TRUE(ValidatePreference({0.25, 0.75}, 2, &error)) << error;
+}
+
+TEST(Solver, InvalidProblemIsReported) {
+  double z[2] = {0, 0};
+  Problem problem;
+  problem.AddConstraint(
+      new ceres::AutoDiffCostFunction<testing::CircleH, 1, 2>(
+          new testing::CircleH),
+      {z});
+  Solver::Summary summary;
+  Solve(Solver::Options(), problem, {1.0}, &summary);
+  ExpectFailure(summary, "Invalid problem: Problem has no objectives");
+}
+
+TEST(Solver, NanFromCostFunctionAtStartNamesIt) {
+  double z[2] = {2.0, 0.0};
+  Problem problem;
+  problem.AddObjective(new testing::NanAbove(1.0), {z}, "fragile");
+  Solver::Summary summary;
+  Solve(Solver::Options(), problem, {1.0}, &summary);
+  ExpectFailure(summary, "At the start point: objective 'fragile'");
+}
+
+// f = 1 + ||z||^2 but NaN for z0 > 0.9; minimizing f(z) - 2 z0 pulls z0
+// towards 1, across the NaN boundary.
+struct PullRight {
+  template <typename T>
+  bool operator()(const T* z, T* f) const {
+    f[0] = 3.0 - 2.0 * z[0] + z[1] * z[1];
+    return true;
+  }
+};
+
+TEST(Solver, NanDuringTheSolveNeverConverges) {
+  for (StepRule rule : {StepRule::FIXED, StepRule::BACKTRACKING}) {
+    double z[2] = {0.0, 0.5};
+    Problem problem;
+    problem.AddObjective(new testing::NanAbove(0.9), {z}, "fragile");
+    problem.AddObjective(
+        new ceres::AutoDiffCostFunction<PullRight, 1, 2>(new PullRight), {z});
+    Solver::Options options;
+    options.max_iterations = 20000;
+    options.pgd.eta0 = 0.5;
+    options.pgd.step_rule = rule;
+    Solver::Summary summary;
+    Solve(options, problem, {0.05, 0.95}, &summary);
+    EXPECT_NE(summary.termination_type, ceres::CONVERGENCE);
+    if (summary.termination_type == ceres::FAILURE) {
+      EXPECT_NE(summary.message.find("fragile"), std::string::npos)
+          << summary.message;
+    } else {
+      // Backtracking backs off at the boundary and stays finite.
+      EXPECT_TRUE(std::isfinite(summary.kkt.with_solver_multipliers.SquaredNorm()));
+      EXPECT_LE(summary.z[0], 0.9);
+    }
+  }
+}
+
+struct Shifted {  // f = z0^2 - 1 (negative near 0)
+  template <typename T>
+  bool operator()(const T* z, T* f) const {
+    f[0] = z[0] * z[0] - 1.0;
+    return true;
+  }
+};
+
+TEST(Solver, NonPositiveObjectiveNeedsAnOffset) {
+  double z[1] = {0.5};
+  Problem problem;
+  problem.AddObjective(new ceres::AutoDiffCostFunction<Shifted, 1, 1>(new Shifted),
+                       {z});
+  Solver::Options options;
+  options.max_iterations = 100;
+  Solver::Summary summary;
+  Solve(options, problem, {1.0}, &summary);
+  ExpectFailure(summary, "needs positive objectives");
+  EXPECT_NE(summary.message.find("objective_offset[0] above 0.75"),
+            std::string::npos)
+      << summary.message;
+
+  // The automatic offset: 1 + max(0, -f(z0)) = 1.75.
+  options.automatic_objective_offset = true;
+  Solve(options, problem, {1.0}, &summary);
+  EXPECT_TRUE(summary.IsSolutionUsable()) << summary.message;
+  ASSERT_EQ(summary.objective_offset_used.size(), 1u);
+  EXPECT_DOUBLE_EQ(summary.objective_offset_used[0], 1.75);
+}
+
+TEST(Solver, NonFiniteStartPointIsRefused) {
+  double z[2] = {std::nan(""), 0.0};
+  Problem problem;
+  testing::BuildGebken(z, &problem);
+  Solver::Summary summary;
+  Solve(Solver::Options(), problem, {0.5, 0.5}, &summary);
+  ExpectFailure(summary, "z[0] = nan is not finite");
+}
+
+TEST(Solver, ReportsContainTheNumbers) {
+  Solver::Options options;
+  options.max_iterations = 200;
+  const Solver::Summary summary = SolveGebken(options, {0.5, 0.5});
+  const std::string brief = summary.BriefReport();
+  EXPECT_NE(brief.find("wc-penalty-pgd"), std::string::npos) << brief;
+  EXPECT_NE(brief.find("Iterations: 200"), std::string::npos) << brief;
+  const std::string full = summary.FullReport();
+  EXPECT_NE(full.find("Termination: NO_CONVERGENCE"), std::string::npos);
+  EXPECT_NE(full.find("||K||^2"), std::string::npos);
+  EXPECT_NE(full.find("least squares"), std::string::npos);
+  EXPECT_EQ(summary.evaluations.gradient_evaluations, 201);
+}
+
+}  // namespace
+}  // namespace ecmo

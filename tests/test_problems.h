@@ -1,0 +1,66 @@
+// Small problems written directly in the tests, independent of the registry.
+#ifndef ECMO_TESTS_TEST_PROBLEMS_H_
+#define ECMO_TESTS_TEST_PROBLEMS_H_
+
+#include <cmath>
+#include <limits>
+#include <memory>
+
+#include "ceres/autodiff_cost_function.h"
+#include "ceres/sized_cost_function.h"
+#include "ecmo/problem.h"
+
+namespace ecmo {
+namespace testing {
+
+// gebken_circle: f1 = (z1-2)^2 + (z2-1)^2, f2 = (z1-2)^2 + (z2+1)^2,
+// h = 1 - z1^2 - z2^2.
+struct CircleF {
+  explicit CircleF(double c) : c(c) {}
+  template <typename T>
+  bool operator()(const T* z, T* f) const {
+    f[0] = (z[0] - 2.0) * (z[0] - 2.0) + (z[1] - c) * (z[1] - c);
+    return true;
+  }
+  double c;
+};
+struct CircleH {
+  template <typename T>
+  bool operator()(const T* z, T* h) const {
+    h[0] = 1.0 - z[0] * z[0] - z[1] * z[1];
+    return true;
+  }
+};
+
+inline void BuildGebken(double* z, Problem* problem) {
+  problem->AddObjective(
+      new ceres::AutoDiffCostFunction<CircleF, 1, 2>(new CircleF(1.0)), {z});
+  problem->AddObjective(
+      new ceres::AutoDiffCostFunction<CircleF, 1, 2>(new CircleF(-1.0)), {z});
+  problem->AddConstraint(
+      new ceres::AutoDiffCostFunction<CircleH, 1, 2>(new CircleH), {z});
+}
+
+// An objective that returns NaN once z[0] exceeds a threshold.
+class NanAbove final : public ceres::SizedCostFunction<1, 2> {
+ public:
+  explicit NanAbove(double threshold) : threshold_(threshold) {}
+  bool Evaluate(double const* const* p, double* r, double** j) const override {
+    const double* z = p[0];
+    r[0] = z[0] > threshold_ ? std::numeric_limits<double>::quiet_NaN()
+                             : 1.0 + z[0] * z[0] + z[1] * z[1];
+    if (j != nullptr && j[0] != nullptr) {
+      j[0][0] = 2.0 * z[0];
+      j[0][1] = 2.0 * z[1];
+    }
+    return true;
+  }
+
+ private:
+  double threshold_;
+};
+
+}  // namespace testing
+}  // namespace ecmo
+
+#endif  // ECMO_TESTS_TEST_PROBLEMS_H_
