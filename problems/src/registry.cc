@@ -12,24 +12,33 @@ namespace {
 
 // ---------------------------------------------------------------------------
 // Shared helper: the WC solution along a one-parameter Pareto set t in
-// [lo, hi] on which F1(t) is decreasing and F2(t) increasing (shifted
-// objectives). The WC problem picks the balance point lambda1 F1 = lambda2 F2
-// when it lies inside, otherwise the end where the larger term is smallest.
+// [lo, hi] on which one shifted objective increases and the other decreases,
+// so g(t) = lambda1 F1 - lambda2 F2 is monotone. The WC problem picks the
+// balance point g = 0 when it lies inside, otherwise the end where the
+// larger weighted objective is smallest.
 template <typename Objectives>
 double WcParameter(const Objectives& objectives,
                    const Eigen::VectorXd& lambda,
                    const Eigen::VectorXd& offset,
                    double lo,
                    double hi) {
-  auto g = [&](double t) {
+  auto weighted = [&](double t) {
     const Eigen::Vector2d f = objectives(t);
-    return lambda[0] * (f[0] + offset[0]) - lambda[1] * (f[1] + offset[1]);
+    return Eigen::Vector2d(lambda[0] * (f[0] + offset[0]),
+                           lambda[1] * (f[1] + offset[1]));
   };
-  if (g(lo) <= 0.0) return lo;
-  if (g(hi) >= 0.0) return hi;
+  auto g = [&](double t) {
+    const Eigen::Vector2d w = weighted(t);
+    return w[0] - w[1];
+  };
+  const double g_lo = g(lo), g_hi = g(hi);
+  if ((g_lo > 0.0) == (g_hi > 0.0)) {
+    return weighted(lo).maxCoeff() <= weighted(hi).maxCoeff() ? lo : hi;
+  }
+  const bool lo_positive = g_lo > 0.0;
   for (int i = 0; i < 200; ++i) {
     const double mid = 0.5 * (lo + hi);
-    (g(mid) > 0.0 ? lo : hi) = mid;
+    ((g(mid) > 0.0) == lo_positive ? lo : hi) = mid;
   }
   return 0.5 * (lo + hi);
 }
@@ -127,7 +136,6 @@ ProblemInfo GebkenCircle() {
   };
   info.pareto_point = [](const Eigen::VectorXd& lambda,
                          const Eigen::VectorXd& offset) {
-    // F1 decreases and F2 increases in t on the arc.
     const double t =
         WcParameter(GebkenObjectives, lambda, offset, -kGebkenArc, kGebkenArc);
     return Eigen::Vector2d(std::cos(t), std::sin(t)).eval();
@@ -163,14 +171,14 @@ struct Line {
 };
 
 // On the line z = (t, t/2 - 0.1): f1 = 2t^2 - 0.4t + 0.04 (min at t = 0.1),
-// f2 = 4(t-2)^2 + (t/2 - 2.1)^2 (min at t = 18.05/8.25).
+// f2 = 4(t-2)^2 + (t/2 - 2.1)^2 (min at t = 18.1/8.5).
 Eigen::Vector2d LineObjectives(double t) {
   const double z2 = 0.5 * t - 0.1;
   return Eigen::Vector2d(t * t + 4.0 * z2 * z2,
                          4.0 * (t - 2.0) * (t - 2.0) + (z2 - 2.0) * (z2 - 2.0));
 }
 const double kLineLo = 0.1;
-const double kLineHi = 18.05 / 8.25;
+const double kLineHi = 18.1 / 8.5;
 
 ProblemInfo ConvexLine() {
   ProblemInfo info;
@@ -179,7 +187,7 @@ ProblemInfo ConvexLine() {
       "The convex toy example of the paper's linear-scalarization appendix: "
       "f1 = z1^2 + 4 z2^2, f2 = 4(z1-2)^2 + (z2-2)^2 subject to the affine "
       "h = 0.5 z1 - z2 - 0.1 = 0. On the line z = (t, t/2 - 0.1) the Pareto "
-      "set is t in [0.1, 18.05/8.25] (the minimizers of f1 and f2 along the "
+      "set is t in [0.1, 18.1/8.5] (the minimizers of f1 and f2 along the "
       "line). Objectives are >= 0.02 on the line: no offset needed. "
       "Start z0 = (0, 1).";
   info.num_objectives = 2;

@@ -1,0 +1,113 @@
+// End-to-end tests of the ecmo_solve command-line tool: bad flags give a
+// clear message and exit code 2 (gflags' own errors exit non-zero), and the
+// JSON / CSV outputs hold the documented fields.
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <sys/wait.h>
+
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+
+namespace {
+
+#ifdef ECMO_SOLVE_PATH
+struct RunResult {
+  int exit_code;
+  std::string output;  // stdout and stderr
+};
+
+RunResult RunSolve(const std::string& args) {
+  const std::string command =
+      std::string(ECMO_SOLVE_PATH) + " " + args + " 2>&1";
+  FILE* pipe = popen(command.c_str(), "r");
+  RunResult run{-1, ""};
+  if (pipe == nullptr) return run;
+  char buffer[4096];
+  size_t n;
+  while ((n = fread(buffer, 1, sizeof(buffer), pipe)) > 0) {
+    run.output.append(buffer, n);
+  }
+  const int status = pclose(pipe);
+  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return run;
+}
+
+void ExpectUsageError(const std::string& args, const std::string& text) {
+  const RunResult run = RunSolve(args);
+  EXPECT_EQ(run.exit_code, 2) << args << "\n" << run.output;
+  EXPECT_NE(run.output.find(text), std::string::npos)
+      << args << "\n" << run.output;
+}
+
+TEST(EcmoSolve, BadInputsGiveClearErrors) {
+  ExpectUsageError("--problem=nope",
+                   "unknown problem 'nope'; valid names: gebken_circle");
+  ExpectUsageError("--strategy=nope", "valid strategies: wc-penalty-pgd");
+  ExpectUsageError("--step_rule=sideways", "valid: fixed, backtracking");
+  ExpectUsageError("--preference=0.5", "has 1 entries");
+  ExpectUsageError("--preference=0.5,abc", "'abc' is not a number");
+  ExpectUsageError("--preference=0.7,0.7", "sums to 1.4");
+  ExpectUsageError("--max_iterations=0", "max_iterations = 0");
+  ExpectUsageError("--sweep=0", "--sweep must be >= 1");
+  ExpectUsageError("--objective_offset=1,x", "--objective_offset");
+  ExpectUsageError("--csv=/nonexistent/dir/x.csv --max_iterations=10",
+                   "cannot write --csv file");
+  const RunResult unknown = RunSolve("--no_such_flag=1");
+  EXPECT_NE(unknown.exit_code, 0);
+  EXPECT_NE(unknown.output.find("unknown command line flag 'no_such_flag'"),
+            std::string::npos)
+      << unknown.output;
+}
+
+TEST(EcmoSolve, SinglePointJsonHasTheDocumentedFields) {
+  const RunResult run =
+      RunSolve("--problem=gebken_circle --preference=0.5,0.5 "
+               "--max_iterations=500 --json");
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  const nlohmann::json j = nlohmann::json::parse(run.output);
+  for (const char* key :
+       {"problem", "strategy", "preference", "termination", "iterations",
+        "objective_evaluations", "gradient_evaluations", "wall_time_seconds",
+        "rho", "z", "objectives", "constraint_norm", "kkt"}) {
+    EXPECT_TRUE(j.contains(key)) << key;
+  }
+  for (const char* key :
+       {"residual_sq", "residual_sq_least_squares", "average_residual_sq"}) {
+    EXPECT_TRUE(j["kkt"].contains(key)) << key;
+  }
+  EXPECT_EQ(j["iterations"], 500);
+  EXPECT_EQ(j["strategy"], "wc-penalty-pgd");
+  EXPECT_EQ(j["z"].size(), 2u);
+}
+
+TEST(EcmoSolve, SweepWritesJsonAndCsv) {
+  const std::string dir = ::testing::TempDir();
+  const std::string json_path = dir + "/sweep.json";
+  const std::string csv_path = dir + "/sweep.csv";
+  const RunResult run = RunSolve("--problem=convex_line --sweep=3 "
+                           "--max_iterations=300 --output=" +
+                           json_path + " --csv=" + csv_path);
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_NE(run.output.find("NO_CONVERGENCE"), std::string::npos);
+  std::ifstream json_file(json_path);
+  const nlohmann::json j = nlohmann::json::parse(json_file);
+  ASSERT_EQ(j["points"].size(), 3u);
+  EXPECT_DOUBLE_EQ(j["points"][0]["preference"][0].get<double>(), 0.25);
+  std::ifstream csv(csv_path);
+  std::string header, line;
+  std::getline(csv, header);
+  EXPECT_EQ(header.rfind("problem,strategy,lambda_1,lambda_2,f_1,f_2,rho", 0),
+            0u)
+      << header;
+  int rows = 0;
+  while (std::getline(csv, line)) {
+    if (!line.empty()) ++rows;
+  }
+  EXPECT_EQ(rows, 3);
+}
+#endif
+
+}  // namespace
