@@ -1,1 +1,0 @@
-// Placeholder translation unit so ecmo::adapters always has a source.
