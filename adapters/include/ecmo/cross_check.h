@@ -1,0 +1,140 @@
+// ceres-ecmo: equality-constrained multi-objective optimization on Ceres.
+//
+// Cross-check of a strategy against the Ipopt reference on one WC
+// subproblem: both start from the problem's current parameter blocks, both
+// are scored with the shared KKT function, and the result says whether they
+// found the same point, within a bound that accounts for how accurately the
+// strategy solved the problem.
+//
+//   ecmo::CrossCheckOptions options;
+//   options.solver.max_iterations = 100000;
+//   ecmo::CrossCheckResult result =
+//       ecmo::CrossCheck(options, problem, {0.5, 0.5});
+//   std::cout << result.Report() << "\n";   // side-by-side table
+//   if (!result.agree) std::cerr << result.verdict << "\n";
+//
+// Agreement. Let K_s and K_r be ||K||^2 with the least-squares multipliers
+// at the solver's and at the reference's point, and
+//
+//   eps = error_bound_constant * sqrt(K_s + K_r),
+//   G   = max(1, ||grad F(z_ref)||_F)       (objective Jacobian, Frobenius),
+//   M   = 1 + ||(omega, nu)_ref||_2 + 1 / sigma_min(J_h(z_ref))
+//         (least-squares multipliers; sigma_min is the smallest singular
+//          value of the q x k constraint Jacobian, the term is dropped when
+//          q = 0 or q k > 4e6, and it is +inf when J_h is rank deficient).
+//
+// The result agrees iff both runs returned a usable point, the solver's
+// point is approximately stationary, K_s <= max_solver_kkt_residual_sq, and
+//
+//   z_distance          <= max(z_tolerance,          eps),
+//   objective_distance  <= max(objective_tolerance,  G * eps),
+//   rho_difference      <= max(objective_tolerance,  G * eps),
+//   multiplier_distance <= max(multiplier_tolerance, M * eps).
+//
+// Rationale: near a KKT point satisfying LICQ and second-order sufficiency
+// the distance to the solution (in z and in the multipliers) is bounded by
+// a constant times ||K|| (a local error bound), so a strategy with residual
+// K_s can only be expected within about sqrt(K_s) of the reference; F and
+// rho move by at most ||grad F|| times the change in z. The bound is local,
+// which is why K_s must be below max_solver_kkt_residual_sq: a point far
+// from stationarity is not a converged answer and never "agrees". The
+// least-squares nu changes by up to (change of the stationarity block) /
+// sigma_min(J_h), hence the last term of M. When LICQ fails, nu is not
+// identifiable (e.g. mtbl_example_iii, h3 = y3^3, whose gradient vanishes
+// at the solution: nu3 ~ 1/y3 grows without bound as y3 -> 0) and the
+// multiplier condition becomes vacuous; z, F and rho are still compared. With
+// the defaults and WC_PENALTY_PGD at T = 1e5 on gebken_circle (K_s ~ 2e-3, |z -
+// z_ref| ~ 1e-2) the bound on z is about 0.15.
+
+#ifndef ECMO_CROSS_CHECK_H_
+#define ECMO_CROSS_CHECK_H_
+
+#include <string>
+#include <vector>
+
+#include "ecmo/ipopt_reference.h"
+#include "ecmo/solver.h"
+#include "nlohmann/json.hpp"
+
+namespace ecmo {
+
+class Problem;
+
+struct CrossCheckOptions {
+  // Options of the strategy under test and of the reference.
+  Solver::Options solver;
+  IpoptReference::Options reference;
+
+  // Absolute floors of the agreement bounds (see the top of this file).
+  double z_tolerance = 1e-6;
+  double objective_tolerance = 1e-6;
+  double multiplier_tolerance = 1e-4;
+
+  // C in eps = C sqrt(K_s + K_r). Measured ratios |z - z_ref| / sqrt(K_s)
+  // on the registry problems are below 1 once K_s <= 1e-2.
+  double error_bound_constant = 3.0;
+
+  // The solver's ||K||^2 with least-squares multipliers must not exceed
+  // this for the point to count as converged at all.
+  double max_solver_kkt_residual_sq = 1e-2;
+};
+
+struct CrossCheckResult {
+  Solver::Summary solver;
+  IpoptReference::Summary reference;
+
+  // |rho - rho_ref|, ||z - z_ref||_2, ||F(z) - F(z_ref)||_2 (unshifted) and
+  // ||(omega, nu)_LS - (omega, nu)_ref,LS||_2 with the least-squares
+  // multipliers of both points. -1 when a run returned no point.
+  double rho_difference = -1.0;
+  double z_distance = -1.0;
+  double objective_distance = -1.0;
+  double multiplier_distance = -1.0;
+
+  // The bounds the distances were compared with (see the top of the file).
+  double z_bound = -1.0;
+  double objective_bound = -1.0;
+  double multiplier_bound = -1.0;
+  // Smallest singular value of J_h at the reference point (see M above);
+  // -1 when not computed.
+  double constraint_jacobian_sigma_min = -1.0;
+
+  bool agree = false;
+  // One line, "AGREE: |z - z_ref| = 1.4e-02 <= 1.5e-01, ..." or
+  // "DISAGREE: <the failed conditions>".
+  std::string verdict = "CrossCheck was not run.";
+
+  // Multi-line side-by-side table: termination, rho, ||h||, ||K||^2 with
+  // own and least-squares multipliers, iterations, evaluations and time of
+  // both runs, then the distances, bounds and the verdict.
+  std::string Report() const;
+};
+
+// Runs ecmo::Solve (options.solver) and the Ipopt reference
+// (options.reference) on the same WC subproblem for `preference`, both from
+// the problem's current parameter blocks. The reference uses the objective
+// offset the solver used (Summary::objective_offset_used), so both solve
+// the same scalarization. On return the parameter blocks hold what
+// ecmo::Solve left there (its solution when usable, else the start point).
+// Never throws; failures of either run show in the summaries and the
+// verdict.
+CrossCheckResult CrossCheck(const CrossCheckOptions& options,
+                            const Problem& problem,
+                            const std::vector<double>& preference);
+
+// {"reference": {termination, message, ipopt_status, iterations,
+//                objective_evaluations, gradient_evaluations,
+//                wall_time_seconds, rho, z[], objectives[], constraint_norm,
+//                kkt: {residual_sq, residual_sq_least_squares, omega[], nu[],
+//                      omega_least_squares[], nu_least_squares[]}},
+//  "agreement": {z_distance, objective_distance, multiplier_distance,
+//                rho_difference, z_bound, objective_bound, multiplier_bound,
+//                constraint_jacobian_sigma_min, agree, verdict}}
+// with the key names of the point schema of ecmo/result_writer.h (the
+// solver's point itself is written by ecmo::SummaryToJson). Distances that
+// could not be computed are -1.
+nlohmann::json CrossCheckToJson(const CrossCheckResult& result);
+
+}  // namespace ecmo
+
+#endif  // ECMO_CROSS_CHECK_H_

@@ -1,0 +1,374 @@
+// ceres-ecmo: cross-check of a strategy against the Ipopt reference.
+
+#include "ecmo/cross_check.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <limits>
+#include <sstream>
+
+#include "Eigen/Core"
+#include "Eigen/SVD"
+#include "ecmo/evaluator.h"
+#include "ecmo/problem.h"
+
+namespace ecmo {
+namespace {
+
+std::string Sci(double x) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof(buffer), "%.2e", x);
+  return buffer;
+}
+
+std::vector<double> ToVector(const Eigen::VectorXd& v) {
+  return std::vector<double>(v.data(), v.data() + v.size());
+}
+
+Eigen::VectorXd StackMultipliers(const KktMultipliers& m) {
+  Eigen::VectorXd out(m.omega.size() + m.nu.size());
+  out << m.omega, m.nu;
+  return out;
+}
+
+// The offset the solver scalarized with; falls back to its options when it
+// failed before choosing one.
+Eigen::VectorXd OffsetUsedBySolver(const Solver::Options& options,
+                                   const Solver::Summary& summary,
+                                   const Problem& problem,
+                                   const Eigen::VectorXd& z0) {
+  const int S = problem.NumObjectives();
+  if (static_cast<int>(summary.objective_offset_used.size()) == S) {
+    return Eigen::Map<const Eigen::VectorXd>(
+        summary.objective_offset_used.data(), S);
+  }
+  Eigen::VectorXd offset = Eigen::VectorXd::Zero(S);
+  if (options.automatic_objective_offset) {
+    ProblemEvaluator evaluator(&problem);
+    Eigen::VectorXd f(S), h(problem.NumConstraints());
+    std::string error;
+    if (evaluator.Evaluate(z0.data(), f.data(), h.data(), nullptr, &error)) {
+      for (int s = 0; s < S; ++s) offset[s] = 1.0 + std::max(0.0, -f[s]);
+    }
+  } else if (static_cast<int>(options.objective_offset.size()) == S) {
+    offset =
+        Eigen::Map<const Eigen::VectorXd>(options.objective_offset.data(), S);
+  }
+  return offset;
+}
+
+// ||grad F(z)||_F and the smallest singular value of J_h(z) (0 when J_h has
+// more rows than columns; -1 when not computed: no constraints, too large,
+// or the evaluation failed). Returns false if the evaluation fails.
+bool LinearizationNorms(const Problem& problem,
+                        const Eigen::VectorXd& z,
+                        double* objective_jacobian_norm,
+                        double* sigma_min) {
+  ProblemEvaluator evaluator(&problem);
+  const int k = problem.NumParameters();
+  const int S = problem.NumObjectives();
+  const int q = problem.NumConstraints();
+  Eigen::VectorXd f(S), h(q);
+  Eigen::MatrixXd grad_f(k, S);
+  std::string error;
+  *sigma_min = -1.0;
+  if (!evaluator.Evaluate(
+          z.data(), f.data(), h.data(), grad_f.data(), &error)) {
+    return false;
+  }
+  *objective_jacobian_norm = grad_f.norm();
+  constexpr double kMaxDenseEntries = 4e6;
+  if (q == 0 || static_cast<double>(q) * k > kMaxDenseEntries) return true;
+  if (q > k) {
+    *sigma_min = 0.0;
+    return true;
+  }
+  Eigen::MatrixXd jacobian(q, k);
+  Eigen::VectorXd unit = Eigen::VectorXd::Zero(k);
+  Eigen::VectorXd column(q);
+  for (int j = 0; j < k; ++j) {
+    unit[j] = 1.0;
+    evaluator.JacobianMultiply(unit.data(), column.data());
+    unit[j] = 0.0;
+    jacobian.col(j) = column;
+  }
+  const Eigen::JacobiSVD<Eigen::MatrixXd> svd(jacobian);
+  *sigma_min = svd.singularValues()[q - 1];
+  return true;
+}
+
+void Judge(const CrossCheckOptions& options,
+           const Problem& problem,
+           CrossCheckResult* r) {
+  const Solver::Summary& s = r->solver;
+  const IpoptReference::Summary& ref = r->reference;
+  std::vector<std::string> failed;
+  if (!s.IsSolutionUsable()) {
+    failed.push_back(
+        "solver: " + std::string(TerminationTypeName(s.termination_type)) +
+        " (" + s.message + ")");
+  }
+  if (!ref.IsSolutionUsable()) {
+    failed.push_back(
+        "reference: " + std::string(TerminationTypeName(ref.termination_type)) +
+        " (" + ref.message + ")");
+  }
+  const int k = problem.NumParameters();
+  const bool have_points = s.z.size() == k && ref.z.size() == k &&
+                           s.objectives.size() == ref.objectives.size() &&
+                           s.objectives.size() > 0;
+  if (!have_points) {
+    if (failed.empty()) failed.push_back("a run returned no point");
+    r->agree = false;
+    std::string verdict = "DISAGREE: ";
+    for (size_t i = 0; i < failed.size(); ++i) {
+      verdict += (i > 0 ? "; " : "") + failed[i];
+    }
+    r->verdict = verdict;
+    return;
+  }
+
+  r->rho_difference = std::abs(s.final_rho - ref.rho);
+  r->z_distance = (s.z - ref.z).norm();
+  r->objective_distance = (s.objectives - ref.objectives).norm();
+  const Eigen::VectorXd ms = StackMultipliers(s.kkt.least_squares_multipliers);
+  const Eigen::VectorXd mr =
+      StackMultipliers(ref.kkt.least_squares_multipliers);
+  const bool have_multipliers = ms.size() == mr.size();
+  r->multiplier_distance = have_multipliers ? (ms - mr).norm() : -1.0;
+
+  const double k_solver = s.kkt.with_least_squares_multipliers.SquaredNorm();
+  const double k_reference =
+      ref.kkt.with_least_squares_multipliers.SquaredNorm();
+  const double eps =
+      options.error_bound_constant * std::sqrt(k_solver + k_reference);
+  double g = 1.0;
+  double sigma_min = -1.0;
+  if (LinearizationNorms(problem, ref.z, &g, &sigma_min)) {
+    g = std::isfinite(g) ? std::max(1.0, g) : 1.0;
+  }
+  r->constraint_jacobian_sigma_min = sigma_min;
+  // Least-squares nu moves by up to |change of the stationarity block| /
+  // sigma_min(J_h): without LICQ (sigma_min = 0) nu is not identifiable and
+  // the multiplier bound is vacuous.
+  const double m =
+      1.0 + mr.norm() +
+      (sigma_min < 0.0
+           ? 0.0
+           : (sigma_min > 0.0 ? 1.0 / sigma_min
+                              : std::numeric_limits<double>::infinity()));
+  r->z_bound = std::max(options.z_tolerance, eps);
+  r->objective_bound = std::max(options.objective_tolerance, g * eps);
+  r->multiplier_bound = std::max(options.multiplier_tolerance, m * eps);
+
+  if (!(k_solver <= options.max_solver_kkt_residual_sq)) {
+    failed.push_back("solver ||K||^2_LS = " + Sci(k_solver) + " > " +
+                     Sci(options.max_solver_kkt_residual_sq) +
+                     " (not converged)");
+  }
+  struct Check {
+    const char* name;
+    double value;
+    double bound;
+  };
+  const Check checks[] = {
+      {"|z - z_ref|", r->z_distance, r->z_bound},
+      {"|F - F_ref|", r->objective_distance, r->objective_bound},
+      {"|rho - rho_ref|", r->rho_difference, r->objective_bound},
+      {"|mult - mult_ref|", r->multiplier_distance, r->multiplier_bound},
+  };
+  std::string all;
+  for (const Check& c : checks) {
+    const bool ok = c.value >= 0.0 && c.value <= c.bound;
+    const std::string text = std::string(c.name) + " = " + Sci(c.value) +
+                             (ok ? " <= " : " > ") + Sci(c.bound);
+    all += (all.empty() ? "" : ", ") + text;
+    if (!ok) failed.push_back(text);
+  }
+  r->agree = failed.empty();
+  if (r->agree) {
+    r->verdict = "AGREE: " + all;
+  } else {
+    std::string verdict = "DISAGREE: ";
+    for (size_t i = 0; i < failed.size(); ++i) {
+      verdict += (i > 0 ? "; " : "") + failed[i];
+    }
+    r->verdict = verdict;
+  }
+}
+
+}  // namespace
+
+CrossCheckResult CrossCheck(const CrossCheckOptions& options,
+                            const Problem& problem,
+                            const std::vector<double>& preference) {
+  CrossCheckResult result;
+  std::string error;
+  if (!problem.IsValid(&error)) {
+    // Let both runs report the invalid problem in their own words.
+    Solve(options.solver, problem, preference, &result.solver);
+    SolveReference(
+        options.reference, problem, preference, {}, &result.reference);
+    result.verdict = "DISAGREE: invalid problem: " + error;
+    return result;
+  }
+  Eigen::VectorXd z0(problem.NumParameters());
+  problem.GetParameters(z0.data());
+
+  Solve(options.solver, problem, preference, &result.solver);
+  Eigen::VectorXd z_after_solver(problem.NumParameters());
+  problem.GetParameters(z_after_solver.data());
+
+  // The reference starts from the same point and never touches the blocks:
+  // it runs on its own evaluator and a copy of z0.
+  const Eigen::VectorXd offset =
+      OffsetUsedBySolver(options.solver, result.solver, problem, z0);
+  ProblemEvaluator evaluator(&problem);
+  Eigen::VectorXd z = z0;
+  SolveReference(options.reference,
+                 &evaluator,
+                 preference,
+                 ToVector(offset),
+                 &z,
+                 &result.reference);
+  problem.SetParameters(z_after_solver.data());
+
+  Judge(options, problem, &result);
+  return result;
+}
+
+std::string CrossCheckResult::Report() const {
+  std::ostringstream os;
+  char line[512];
+  auto row3 = [&](const char* label,
+                  const std::string& a,
+                  const std::string& b) {
+    std::snprintf(
+        line, sizeof(line), "%-34s %22s %22s\n", label, a.c_str(), b.c_str());
+    os << line;
+  };
+  auto num = [](double x) {
+    char b[64];
+    std::snprintf(b, sizeof(b), "%.6e", x);
+    return std::string(b);
+  };
+  auto count = [](int64_t x) { return std::to_string(x); };
+  const KktResidual& so = solver.kkt.with_solver_multipliers;
+  const KktResidual& sl = solver.kkt.with_least_squares_multipliers;
+  const KktResidual& ro = reference.kkt.with_solver_multipliers;
+  const KktResidual& rl = reference.kkt.with_least_squares_multipliers;
+
+  os << "\nceres-ecmo Cross-Check Report\n";
+  os << "-----------------------------\n";
+  row3("", StrategyTypeToString(solver.strategy), "Ipopt reference");
+  row3("Termination",
+       TerminationTypeName(solver.termination_type),
+       TerminationTypeName(reference.termination_type));
+  row3("rho", num(solver.final_rho), num(reference.rho));
+  row3("||h(z)||_2",
+       num(solver.constraint_norm),
+       num(reference.constraint_norm));
+  row3("||K||^2 (own multipliers)",
+       num(so.SquaredNorm()),
+       num(ro.SquaredNorm()));
+  row3("||K||^2 (least squares)", num(sl.SquaredNorm()), num(rl.SquaredNorm()));
+  row3("Iterations",
+       std::to_string(solver.iterations),
+       std::to_string(reference.iterations));
+  row3("Value evaluations",
+       count(solver.evaluations.value_evaluations),
+       count(reference.evaluations.value_evaluations));
+  row3("Gradient evaluations",
+       count(solver.evaluations.gradient_evaluations),
+       count(reference.evaluations.gradient_evaluations));
+  row3("Time (s)",
+       num(solver.total_time_in_seconds),
+       num(reference.total_time_in_seconds));
+  const int k = static_cast<int>(std::max(solver.z.size(), reference.z.size()));
+  for (int j = 0; j < k; ++j) {
+    const std::string label = "z[" + std::to_string(j) + "]";
+    row3(label.c_str(),
+         j < solver.z.size() ? num(solver.z[j]) : "-",
+         j < reference.z.size() ? num(reference.z[j]) : "-");
+  }
+  const int S = static_cast<int>(
+      std::max(solver.objectives.size(), reference.objectives.size()));
+  for (int s = 0; s < S; ++s) {
+    const std::string label = "f" + std::to_string(s + 1) + "(z)";
+    row3(label.c_str(),
+         s < solver.objectives.size() ? num(solver.objectives[s]) : "-",
+         s < reference.objectives.size() ? num(reference.objectives[s]) : "-");
+  }
+  os << "\nAgreement                          distance                  "
+        "bound\n";
+  auto row2 = [&](const char* label, double value, double bound) {
+    std::snprintf(line,
+                  sizeof(line),
+                  "%-34s %22s %22s\n",
+                  label,
+                  num(value).c_str(),
+                  num(bound).c_str());
+    os << line;
+  };
+  row2("|z - z_ref|", z_distance, z_bound);
+  row2("|F - F_ref|", objective_distance, objective_bound);
+  row2("|rho - rho_ref|", rho_difference, objective_bound);
+  row2("|(omega, nu) - (omega, nu)_ref| LS",
+       multiplier_distance,
+       multiplier_bound);
+  std::snprintf(line,
+                sizeof(line),
+                "%-34s %22s\n",
+                "sigma_min(J_h(z_ref))",
+                num(constraint_jacobian_sigma_min).c_str());
+  os << line;
+  os << "\n" << verdict << "\n";
+  return os.str();
+}
+
+nlohmann::json CrossCheckToJson(const CrossCheckResult& result) {
+  const IpoptReference::Summary& r = result.reference;
+  const double rho = std::isfinite(r.rho) ? r.rho : -1.0;
+  nlohmann::json kkt = {
+      {"residual_sq", r.kkt.with_solver_multipliers.SquaredNorm()},
+      {"residual_sq_least_squares",
+       r.kkt.with_least_squares_multipliers.SquaredNorm()},
+      {"omega", ToVector(r.kkt.solver_multipliers.omega)},
+      {"nu", ToVector(r.kkt.solver_multipliers.nu)},
+      {"omega_least_squares", ToVector(r.kkt.least_squares_multipliers.omega)},
+      {"nu_least_squares", ToVector(r.kkt.least_squares_multipliers.nu)},
+  };
+  nlohmann::json reference = {
+      {"termination", TerminationTypeName(r.termination_type)},
+      {"message", r.message},
+      {"ipopt_status", r.ipopt_status_name},
+      {"preference", r.preference},
+      {"objective_offset", r.objective_offset_used},
+      {"iterations", r.iterations},
+      {"objective_evaluations", r.evaluations.value_evaluations},
+      {"gradient_evaluations", r.evaluations.gradient_evaluations},
+      {"wall_time_seconds", r.total_time_in_seconds},
+      {"rho", rho},
+      {"z", ToVector(r.z)},
+      {"objectives", ToVector(r.objectives)},
+      {"constraint_norm", r.constraint_norm},
+      {"kkt", kkt},
+  };
+  nlohmann::json agreement = {
+      {"z_distance", result.z_distance},
+      {"objective_distance", result.objective_distance},
+      {"multiplier_distance", result.multiplier_distance},
+      {"rho_difference", result.rho_difference},
+      {"z_bound", result.z_bound},
+      {"objective_bound", result.objective_bound},
+      {"multiplier_bound", result.multiplier_bound},
+      {"constraint_jacobian_sigma_min", result.constraint_jacobian_sigma_min},
+      {"agree", result.agree},
+      {"verdict", result.verdict},
+  };
+  return {{"reference", reference}, {"agreement", agreement}};
+}
+
+}  // namespace ecmo
