@@ -1,0 +1,150 @@
+// ceres-ecmo: equality-constrained multi-objective optimization on Ceres.
+//
+// Quality indicators for sets of objective vectors: non-dominated filtering,
+// ideal and nadir points, the hypervolume, the additive and multiplicative
+// epsilon indicators, IGD and IGD+.
+//
+// Conventions used by every function in this header:
+//
+//   * A set of n objective vectors with S objectives is an n x S
+//     Eigen::MatrixXd; row i is point i.
+//   * Every objective is MINIMIZED. To score maximized quantities v (the
+//     paper's v = 1/loss, say), pass -v and negate the reference point, e.g.
+//     HV of maximized v with reference 0 is Hypervolume(-V, 0).
+//   * a <= b (a weakly dominates b) means a_i <= b_i for every i; a < b (a
+//     dominates b) means a <= b and a != b.
+//   * No function throws, CHECKs or aborts. On invalid input the scalar
+//     indicators return NaN and, if `error` is not null, store a message that
+//     names the function, the offending entry and what was expected.
+//     Otherwise `error` is left untouched.
+//
+// This module depends on Eigen and the C++ standard library only.
+
+#ifndef ECMO_INDICATORS_H_
+#define ECMO_INDICATORS_H_
+
+#include <string>
+#include <vector>
+
+#include "Eigen/Core"
+
+namespace ecmo {
+
+// Indices (ascending, 0-based) of the rows of `points` that no other row
+// weakly dominates. Among duplicate rows only the first (lowest index) is
+// kept, so the result is the minimal set with the same dominated region.
+// Rows that contain a NaN are never returned (they are incomparable).
+// Complexity: O(n log n) for S <= 2, otherwise O(n log n + S n k) where k is
+// the size of the result.
+std::vector<int> NonDominatedIndices(const Eigen::MatrixXd& points);
+
+// Ideal point: ideal_i = min over all rows of points(., i). Rows containing a
+// NaN are ignored. Returns a vector of S NaNs if no row is usable.
+Eigen::VectorXd Ideal(const Eigen::MatrixXd& points);
+
+// Nadir point of the non-dominated set: nadir_i = max over the rows returned
+// by NonDominatedIndices of points(., i). Dominated rows do not count, so the
+// nadir is never worse than necessary. Returns a vector of S NaNs if no row is
+// usable.
+Eigen::VectorXd Nadir(const Eigen::MatrixXd& points);
+
+// Hypervolume (Lebesgue measure) of the region dominated by `points` and
+// bounded by `reference`:
+//
+//   HV(P; r) = Lambda({z in R^S : exists p in P with p <= z <= r}).
+//
+// Exact for every S >= 1. Points that do not strictly dominate the reference
+// (p_i < r_i for every i) contribute nothing and are dropped first; dominated
+// and duplicate points are allowed and do not change the value. An empty set
+// has hypervolume 0.
+//
+// Algorithm and cost, for n points that strictly dominate r:
+//   S = 1: r_1 - min p_1, O(n).
+//   S = 2: sort on the first objective and sum horizontal strips, O(n log n).
+//   S = 3: dimension sweep of Beume, Fonseca, Lopez-Ibanez, Paquete and
+//          Vahrenhold (IEEE TEVC 13(5), 2009): sweep the third objective in
+//          ascending order while a balanced search tree keyed on the first
+//          objective holds the 2-D staircase and its dominated area is
+//          updated incrementally; O(n log n) time, O(n) memory.
+//   S >= 4: WFG of While, Bradstreet and Barone (IEEE TEVC 16(1), 2012), in
+//          its slicing form: after non-dominated filtering, sort by the last
+//          objective (worst first) and sum
+//            (r_S - p_{k,S}) * exclhv_{S-1}(p_k, {p_j : j > k}),
+//          where exclhv(p, Q) = prod_i (r_i - p_i) - HV(nds(limitset(p, Q)))
+//          and limitset(p, Q) = {max(p, q) componentwise : q in Q}; the
+//          (S-1)-dimensional volumes recurse down to the S = 3 sweep.
+//          Exponential in S in the worst case, fast on typical fronts.
+//
+// Returns NaN and sets `error` when S = 0, when reference.size() != S, or when
+// a point or the reference contains a non-finite value.
+double Hypervolume(const Eigen::MatrixXd& points,
+                   const Eigen::VectorXd& reference,
+                   std::string* error = nullptr);
+
+// A reference point for Hypervolume that every non-dominated point strictly
+// dominates, so that every such point contributes. The rule, per objective i,
+// with ideal = Ideal(points) and nadir = Nadir(points):
+//
+//   r_i = nadir_i + offset * (nadir_i - ideal_i)   if nadir_i > ideal_i,
+//   r_i = nadir_i + offset                         if nadir_i == ideal_i,
+//
+// i.e. the nadir pushed outwards by `offset` times the range of the front,
+// and by `offset` in absolute terms along objectives where the range is zero.
+// The rule is invariant under permutations of the points and under adding
+// dominated points. offset must be finite and >= 0 (offset = 0 returns the
+// nadir, at which the extreme points contribute nothing). Returns a vector
+// of S NaNs if offset is invalid or no row is usable.
+Eigen::VectorXd DefaultReferencePoint(const Eigen::MatrixXd& points,
+                                      double offset = 0.1);
+
+// The unary indicators below compare an approximation set A (rows of
+// `approximation`) with a reference set R (rows of `reference_front`, e.g.
+// the true Pareto front or the non-dominated union of all runs). All are
+// lower-is-better and cost O(S |A| |R|). Both sets must be non-empty, have
+// the same number S >= 1 of columns and contain only finite values;
+// otherwise the result is NaN and `error` says why.
+
+// Additive epsilon indicator (Zitzler et al., IEEE TEVC 7(2), 2003): the
+// smallest eps such that every r in R is weakly dominated by some a - eps,
+//
+//   eps+(A, R) = max_{r in R} min_{a in A} max_i (a_i - r_i).
+//
+// It is <= 0 iff A weakly dominates all of R (0 when A contains R).
+double AdditiveEpsilon(const Eigen::MatrixXd& approximation,
+                       const Eigen::MatrixXd& reference_front,
+                       std::string* error = nullptr);
+
+// Multiplicative epsilon indicator, returned as the factor (as moocore does,
+// not as 1 + eps):
+//
+//   eps*(A, R) = max_{r in R} min_{a in A} max_i a_i / r_i.
+//
+// It is <= 1 iff A weakly dominates all of R. Requires every value of both
+// sets to be strictly positive; returns NaN and sets `error` otherwise.
+double MultiplicativeEpsilon(const Eigen::MatrixXd& approximation,
+                             const Eigen::MatrixXd& reference_front,
+                             std::string* error = nullptr);
+
+// Inverted generational distance with p = 1:
+//
+//   IGD(A, R) = (1 / |R|) sum_{r in R} min_{a in A} ||a - r||_2.
+//
+// Not Pareto compliant (prefer IGD+ for comparisons).
+double Igd(const Eigen::MatrixXd& approximation,
+           const Eigen::MatrixXd& reference_front,
+           std::string* error = nullptr);
+
+// IGD+ (Ishibuchi, Masuda, Tanigaki and Nojima, EMO 2015), which only counts
+// the parts of a - r where a is worse than r, for minimization:
+//
+//   IGD+(A, R) = (1 / |R|) sum_{r in R} min_{a in A}
+//                    sqrt(sum_i max(a_i - r_i, 0)^2).
+//
+// Weakly Pareto compliant; 0 iff A weakly dominates every r in R.
+double IgdPlus(const Eigen::MatrixXd& approximation,
+               const Eigen::MatrixXd& reference_front,
+               std::string* error = nullptr);
+
+}  // namespace ecmo
+
+#endif  // ECMO_INDICATORS_H_
