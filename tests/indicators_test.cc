@@ -50,7 +50,12 @@ double InclusionExclusionHv(const Eigen::MatrixXd& points,
     int bits = 0;
     for (int i = 0; i < n; ++i) {
       if (mask & (1u << i)) {
-        corner = corner.cwiseMax(points.row(i).transpose());
+        // Element-wise loop: the aliased Eigen expression
+        // corner = corner.cwiseMax(...) trips a GCC 12 -Wuse-after-free
+        // false positive inside Eigen's allocator.
+        for (int j = 0; j < dim; ++j) {
+          corner[j] = std::max(corner[j], points(i, j));
+        }
         ++bits;
       }
     }
