@@ -7,8 +7,10 @@
 //              --csv=front.csv
 //
 // Exit status: 0 when every point's solution is usable (Ceres'
-// IsSolutionUsable), 1 otherwise, 2 on bad command-line input.
+// IsSolutionUsable) and, with --reference=ipopt, agrees with the reference;
+// 1 otherwise; 2 on bad command-line input.
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -17,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "ecmo/cross_check.h"
 #include "ecmo/problem.h"
 #include "ecmo/problems/registry.h"
 #include "ecmo/result_writer.h"
@@ -50,6 +53,11 @@ DEFINE_bool(json, false, "Print the JSON result on stdout instead of the "
 DEFINE_string(output, "", "Write the JSON result to this file.");
 DEFINE_string(csv, "", "Write one CSV row per point to this file.");
 DEFINE_bool(progress, false, "Print solver progress.");
+DEFINE_string(reference, "none",
+              "Cross-check every point against a reference solver: none or "
+              "ipopt (interior point on the same WC problem).");
+DEFINE_double(reference_tolerance, 1e-8,
+              "Ipopt reference: convergence tolerance.");
 
 namespace {
 
@@ -130,6 +138,17 @@ int main(int argc, char** argv) {
     return Usage("--objective_offset: " + error + ".");
   }
   if (!options.IsValid(&error)) return Usage(error);
+  if (FLAGS_reference != "none" && FLAGS_reference != "ipopt") {
+    return Usage("unknown reference '" + FLAGS_reference +
+                 "'; valid: none, ipopt.");
+  }
+  const bool cross_check = FLAGS_reference == "ipopt";
+  ecmo::CrossCheckOptions check_options;
+  check_options.solver = options;
+  check_options.reference.tolerance = FLAGS_reference_tolerance;
+  if (cross_check && !check_options.reference.IsValid(&error)) {
+    return Usage(error);
+  }
 
   const int S = info->num_objectives;
   std::vector<std::vector<double>> preferences;
@@ -164,20 +183,37 @@ int main(int argc, char** argv) {
 
   nlohmann::json points = nlohmann::json::array();
   bool all_usable = true;
+  // Worst case over the sweep when cross-checking.
+  int num_agree = 0;
+  double worst_z = 0.0, worst_f = 0.0, worst_multiplier = 0.0;
   if (!FLAGS_json && preferences.size() > 1) {
-    std::printf("%-24s %-26s %12s %12s %12s %8s %s\n", "lambda", "F(z)",
-                "||h||", "||K||^2", "||K||^2 LS", "iters", "termination");
+    std::printf("%-24s %-26s %12s %12s %12s %8s %s%s\n", "lambda", "F(z)",
+                "||h||", "||K||^2", "||K||^2 LS", "iters", "termination",
+                cross_check ? "  |z-z_ref|  agree" : "");
   }
   for (const std::vector<double>& lambda : preferences) {
     auto instance = info->build();
     ecmo::Solver::Summary summary;
-    ecmo::Solve(options, instance->problem, lambda, &summary);
+    ecmo::CrossCheckResult check;
+    if (cross_check) {
+      check = ecmo::CrossCheck(check_options, instance->problem, lambda);
+      summary = check.solver;
+      num_agree += check.agree ? 1 : 0;
+      worst_z = std::max(worst_z, check.z_distance);
+      worst_f = std::max(worst_f, check.objective_distance);
+      worst_multiplier = std::max(worst_multiplier, check.multiplier_distance);
+    } else {
+      ecmo::Solve(options, instance->problem, lambda, &summary);
+    }
     all_usable = all_usable && summary.IsSolutionUsable();
-    points.push_back(ecmo::SummaryToJson(summary, info->name));
+    nlohmann::json point = ecmo::SummaryToJson(summary, info->name);
+    if (cross_check) point.update(ecmo::CrossCheckToJson(check));
+    points.push_back(point);
     if (csv) csv << ecmo::CsvRow(summary, info->name) << "\n" << std::flush;
     if (FLAGS_json) continue;
     if (preferences.size() == 1) {
       std::cout << summary.FullReport();
+      if (cross_check) std::cout << "\n" << check.Report() << "\n";
     } else {
       char lam[64], f[64];
       std::snprintf(lam, sizeof(lam), "(%.4f, %.4f)", lambda[0], lambda[1]);
@@ -187,12 +223,20 @@ int main(int argc, char** argv) {
       } else {
         std::snprintf(f, sizeof(f), "-");
       }
-      std::printf("%-24s %-26s %12.4e %12.4e %12.4e %8d %s\n", lam, f,
+      std::printf("%-24s %-26s %12.4e %12.4e %12.4e %8d %s", lam, f,
                   summary.constraint_norm,
                   summary.kkt.with_solver_multipliers.SquaredNorm(),
                   summary.kkt.with_least_squares_multipliers.SquaredNorm(),
                   summary.iterations,
                   ecmo::TerminationTypeName(summary.termination_type));
+      if (cross_check) {
+        std::printf("  %10.3e  %s", check.z_distance,
+                    check.agree ? "yes" : "NO");
+      }
+      std::printf("\n");
+      if (cross_check && !check.agree) {
+        std::printf("    %s\n", check.verdict.c_str());
+      }
       if (!summary.IsSolutionUsable()) {
         std::printf("    %s\n", summary.message.c_str());
       }
@@ -207,6 +251,22 @@ int main(int argc, char** argv) {
               {"strategy", ecmo::StrategyTypeToString(options.strategy)},
               {"points", points}};
   }
+  if (cross_check) {
+    const int n = static_cast<int>(preferences.size());
+    result["cross_check"] = {{"reference", "ipopt"},
+                             {"points", n},
+                             {"agree", num_agree},
+                             {"worst_z_distance", worst_z},
+                             {"worst_objective_distance", worst_f},
+                             {"worst_multiplier_distance", worst_multiplier}};
+    if (!FLAGS_json) {
+      std::printf(
+          "\nCross-check against Ipopt: %d of %d points agree; worst "
+          "|z - z_ref| = %.3e, worst |F - F_ref| = %.3e, worst multiplier "
+          "distance = %.3e\n",
+          num_agree, n, worst_z, worst_f, worst_multiplier);
+    }
+  }
   if (FLAGS_json) std::cout << result.dump(2) << "\n";
   if (!FLAGS_output.empty()) {
     std::ofstream out(FLAGS_output);
@@ -217,5 +277,7 @@ int main(int argc, char** argv) {
     if (!FLAGS_output.empty()) std::cout << "JSON written to " << FLAGS_output << "\n";
     if (!FLAGS_csv.empty()) std::cout << "CSV written to " << FLAGS_csv << "\n";
   }
-  return all_usable ? 0 : 1;
+  const bool all_agree =
+      !cross_check || num_agree == static_cast<int>(preferences.size());
+  return all_usable && all_agree ? 0 : 1;
 }

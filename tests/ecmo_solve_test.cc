@@ -52,6 +52,10 @@ TEST(EcmoSolve, BadInputsGiveClearErrors) {
   ExpectUsageError("--preference=0.7,0.7", "sums to 1.4");
   ExpectUsageError("--max_iterations=0", "max_iterations = 0");
   ExpectUsageError("--sweep=0", "--sweep must be >= 1");
+  ExpectUsageError("--reference=cplex", "unknown reference 'cplex'; valid: "
+                                        "none, ipopt");
+  ExpectUsageError("--reference=ipopt --reference_tolerance=-1",
+                   "IpoptReference::Options::tolerance = -1");
   ExpectUsageError("--objective_offset=1,x", "--objective_offset");
   ExpectUsageError("--csv=/nonexistent/dir/x.csv --max_iterations=10",
                    "cannot write --csv file");
@@ -107,6 +111,37 @@ TEST(EcmoSolve, SweepWritesJsonAndCsv) {
     if (!line.empty()) ++rows;
   }
   EXPECT_EQ(rows, 3);
+}
+TEST(EcmoSolve, ReferenceCrossCheckWritesReferenceAndAgreement) {
+  const RunResult run =
+      RunSolve("--problem=gebken_circle --preference=0.5,0.5 "
+               "--max_iterations=100000 --reference=ipopt --json");
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  const nlohmann::json j = nlohmann::json::parse(run.output);
+  ASSERT_TRUE(j.contains("reference"));
+  ASSERT_TRUE(j.contains("agreement"));
+  for (const char* key : {"termination", "iterations", "rho", "z",
+                          "objectives", "constraint_norm", "kkt"}) {
+    EXPECT_TRUE(j["reference"].contains(key)) << key;
+  }
+  for (const char* key :
+       {"z_distance", "objective_distance", "multiplier_distance"}) {
+    EXPECT_TRUE(j["agreement"].contains(key)) << key;
+  }
+  EXPECT_TRUE(j["agreement"]["agree"].get<bool>());
+  // The reference is Ipopt at tolerance 1e-8: its own point is tight.
+  EXPECT_LT(j["reference"]["kkt"]["residual_sq_least_squares"].get<double>(),
+            1e-12);
+  EXPECT_LT(j["agreement"]["z_distance"].get<double>(), 0.05);
+  EXPECT_EQ(j["cross_check"]["agree"], 1);
+
+  // A strategy stopped early disagrees, and the exit status says so.
+  const RunResult early =
+      RunSolve("--problem=gebken_circle --preference=0.3,0.7 "
+               "--max_iterations=20 --reference=ipopt");
+  EXPECT_EQ(early.exit_code, 1) << early.output;
+  EXPECT_NE(early.output.find("DISAGREE"), std::string::npos) << early.output;
+  EXPECT_NE(early.output.find("0 of 1 points agree"), std::string::npos);
 }
 #endif
 
