@@ -2,6 +2,17 @@
 
 namespace ecmo {
 
+double WcPenaltyValue(const Eigen::VectorXd& lambda,
+                      const Eigen::VectorXd& f,
+                      const Eigen::VectorXd& h,
+                      double u,
+                      double v,
+                      double rho,
+                      const Eigen::VectorXd& delta) {
+  const Eigen::VectorXd r = (lambda.cwiseProduct(f) + delta).array() - rho;
+  return rho + 0.5 * u * h.squaredNorm() + 0.5 * v * r.squaredNorm();
+}
+
 bool EvaluateWcPenalty(Evaluator* evaluator,
                        const Eigen::VectorXd& lambda,
                        const Eigen::VectorXd& offset,
@@ -25,9 +36,9 @@ bool EvaluateWcPenalty(Evaluator* evaluator,
     return false;
   }
   if (offset.size() == S) f += offset;
-  const Eigen::VectorXd r = (lambda.cwiseProduct(f) + delta).array() - rho;
-  *value = rho + 0.5 * u * h.squaredNorm() + 0.5 * v * r.squaredNorm();
+  *value = WcPenaltyValue(lambda, f, h, u, v, rho, delta);
   if (gradient != nullptr) {
+    const Eigen::VectorXd r = (lambda.cwiseProduct(f) + delta).array() - rho;
     gradient->rho = 1.0 - v * r.sum();
     gradient->z = grad_f * (v * r.cwiseProduct(lambda));
     if (q > 0) {

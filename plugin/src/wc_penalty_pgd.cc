@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "ecmo/wc_penalty.h"
 #include "strategy.h"
 
 namespace ecmo {
@@ -25,16 +26,14 @@ struct PenaltyState {
   Eigen::VectorXd delta;
 };
 
-// P at a point whose shifted objectives f and constraints h are known.
+// P at theta from already evaluated shifted objectives f and constraints h.
 double PenaltyValue(const PenaltyState& theta,
                     const Eigen::VectorXd& lambda,
                     const Eigen::VectorXd& f,
                     const Eigen::VectorXd& h,
                     double u,
                     double v) {
-  const Eigen::VectorXd r =
-      (lambda.cwiseProduct(f) + theta.delta).array() - theta.rho;
-  return theta.rho + 0.5 * u * h.squaredNorm() + 0.5 * v * r.squaredNorm();
+  return WcPenaltyValue(lambda, f, h, u, v, theta.rho, theta.delta);
 }
 
 double SquaredDistance(const PenaltyState& a, const PenaltyState& b) {

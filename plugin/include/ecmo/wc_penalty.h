@@ -30,6 +30,16 @@ struct PenaltyGradient {
   Eigen::VectorXd delta;
 };
 
+// P from already evaluated shifted objectives f (S) and constraints h (q).
+double WcPenaltyValue(const Eigen::VectorXd& lambda,
+                      const Eigen::VectorXd& f,
+                      const Eigen::VectorXd& h,
+                      double u,
+                      double v,
+                      double rho,
+                      const Eigen::VectorXd& delta);
+
+// Evaluates the problem at z and returns P and (optionally) its gradient.
 // Returns false (with a message) if the evaluation fails. gradient may be
 // null for the value only.
 bool EvaluateWcPenalty(Evaluator* evaluator,
