@@ -55,6 +55,78 @@ bool Solver::Options::IsValid(std::string* error) const {
                     "in [0, 1)");
   ECMO_OPTION_CHECK(pgd.max_backtracking_steps,
                     pgd.max_backtracking_steps >= 0, ">= 0");
+  ECMO_OPTION_CHECK(quasi_newton.max_outer_iterations,
+                    quasi_newton.max_outer_iterations > 0,
+                    "> 0");
+  ECMO_OPTION_CHECK(quasi_newton.initial_penalty,
+                    quasi_newton.initial_penalty >= 0.0 &&
+                        std::isfinite(quasi_newton.initial_penalty),
+                    ">= 0 and finite (0 = automatic)");
+  ECMO_OPTION_CHECK(quasi_newton.penalty_increase,
+                    quasi_newton.penalty_increase > 1.0 &&
+                        std::isfinite(quasi_newton.penalty_increase),
+                    "> 1 and finite");
+  ECMO_OPTION_CHECK(
+      quasi_newton.max_penalty,
+      quasi_newton.max_penalty > 0.0 &&
+          std::isfinite(quasi_newton.max_penalty) &&
+          quasi_newton.max_penalty >= quasi_newton.initial_penalty,
+      "> 0, finite and >= quasi_newton.initial_penalty");
+  ECMO_OPTION_CHECK(quasi_newton.feasibility_decrease,
+                    quasi_newton.feasibility_decrease > 0.0 &&
+                        quasi_newton.feasibility_decrease < 1.0,
+                    "in (0, 1)");
+  ECMO_OPTION_CHECK(quasi_newton.inner_tolerance_factor,
+                    quasi_newton.inner_tolerance_factor > 0.0 &&
+                        quasi_newton.inner_tolerance_factor <= 1.0,
+                    "in (0, 1]");
+  ECMO_OPTION_CHECK(
+      quasi_newton.least_squares_certification_factor,
+      quasi_newton.least_squares_certification_factor >= 0.0 &&
+          std::isfinite(quasi_newton.least_squares_certification_factor),
+      ">= 0 and finite");
+  ECMO_OPTION_CHECK(quasi_newton.inner.max_num_iterations,
+                    quasi_newton.inner.max_num_iterations > 0,
+                    "> 0");
+  ECMO_OPTION_CHECK(quasi_newton.inner.max_solver_time_in_seconds,
+                    quasi_newton.inner.max_solver_time_in_seconds > 0.0,
+                    "> 0");
+  ECMO_OPTION_CHECK(quasi_newton.inner.function_tolerance,
+                    quasi_newton.inner.function_tolerance >= 0.0,
+                    ">= 0");
+  ECMO_OPTION_CHECK(quasi_newton.inner.gradient_tolerance,
+                    quasi_newton.inner.gradient_tolerance >= 0.0,
+                    ">= 0");
+  ECMO_OPTION_CHECK(quasi_newton.inner.parameter_tolerance,
+                    quasi_newton.inner.parameter_tolerance >= 0.0,
+                    ">= 0");
+  ECMO_OPTION_CHECK(quasi_newton.inner.max_lbfgs_rank,
+                    quasi_newton.inner.max_lbfgs_rank > 0,
+                    "> 0");
+  for (size_t i = 0; i < quasi_newton.inner.callbacks.size(); ++i) {
+    if (quasi_newton.inner.callbacks[i] == nullptr) {
+      if (error != nullptr) {
+        *error =
+            "Invalid configuration. Solver::Options::quasi_newton.inner."
+            "callbacks[" +
+            std::to_string(i) + "] is null.";
+      }
+      return false;
+    }
+  }
+  {
+    // Everything else about the inner options is Ceres' to judge.
+    std::string ceres_error;
+    if (!quasi_newton.inner.IsValid(&ceres_error)) {
+      if (error != nullptr) {
+        *error =
+            "Invalid configuration. Solver::Options::quasi_newton.inner "
+            "(ceres::GradientProblemSolver::Options): " +
+            ceres_error;
+      }
+      return false;
+    }
+  }
   ECMO_OPTION_CHECK(history_stride, history_stride >= 1, ">= 1");
   ECMO_OPTION_CHECK(progress_every_n_iterations,
                     progress_every_n_iterations >= 1, ">= 1");
@@ -252,6 +324,12 @@ void Solve(const Solver::Options& options,
     case StrategyType::WC_PENALTY_PGD:
       internal::RunWcPenaltyPgd(input, &output, summary);
       break;
+    case StrategyType::WC_PENALTY_LBFGS:
+      internal::RunWcPenaltyLbfgs(input, &output, summary);
+      break;
+    case StrategyType::WC_AUGMENTED_LAGRANGIAN:
+      internal::RunWcAugmentedLagrangian(input, &output, summary);
+      break;
   }
   summary->evaluations = evaluator->counts();
   summary->iterations = output.iterations;
@@ -370,6 +448,49 @@ std::string Solver::Summary::FullReport() const {
     row("  u = v = c0 T^(1/4)", num(penalty_u));
     row("  Shortened steps", std::to_string(num_shortened_steps));
   }
+  const bool quasi_newton = strategy == StrategyType::WC_PENALTY_LBFGS ||
+                            strategy == StrategyType::WC_AUGMENTED_LAGRANGIAN;
+  if (quasi_newton && inner_iterations >= 0) {
+    row("  Outer iterations", std::to_string(iterations));
+    row("  Inner (L-BFGS) iterations", std::to_string(inner_iterations));
+    row("  Final penalty u (for h)", num(penalty_u));
+    row("  Final penalty v (for lambda f <= rho)", num(penalty_v));
+    row("  Penalty increases", std::to_string(num_penalty_increases));
+    if (!certified_by.empty()) row("  Certified by", certified_by);
+    row("  Last inner solve", inner_message);
+    if (!history.empty()) {
+      os << "\n  Outer iterations (history)\n";
+      std::snprintf(line,
+                    sizeof(line),
+                    "  %5s %13s %12s %11s %11s %10s %6s %8s %s\n",
+                    "outer",
+                    "Q",
+                    "rho",
+                    "|h|",
+                    "|K|^2",
+                    "u",
+                    "inner",
+                    "grad_ev",
+                    "inner termination");
+      os << line;
+      for (const IterationSummary& it : history) {
+        std::snprintf(line,
+                      sizeof(line),
+                      "  %5d % 13.6e % 12.5e %11.3e %11.3e %10.3e %6d %8lld "
+                      "%s\n",
+                      it.iteration,
+                      it.penalty,
+                      it.rho,
+                      it.constraint_norm,
+                      it.kkt_residual_sq,
+                      it.penalty_u,
+                      it.inner_iterations,
+                      static_cast<long long>(it.gradient_evaluations),
+                      TerminationTypeName(it.inner_termination_type));
+        os << line;
+      }
+    }
+  }
   os << "\nPoint\n";
   row("  Initial rho", num(initial_rho));
   row("  Final rho", num(final_rho));
@@ -402,7 +523,11 @@ std::string Solver::Summary::FullReport() const {
     row("  Average ||K_t||^2 over iterations", num(average_kkt_residual_sq));
   }
   os << "\nWork\n";
-  row("  Iterations", std::to_string(iterations));
+  row(quasi_newton ? "  Iterations (outer)" : "  Iterations",
+      std::to_string(iterations));
+  if (quasi_newton && inner_iterations >= 0) {
+    row("  Inner iterations", std::to_string(inner_iterations));
+  }
   row("  Value evaluations", std::to_string(evaluations.value_evaluations));
   row("  Gradient evaluations",
       std::to_string(evaluations.gradient_evaluations));

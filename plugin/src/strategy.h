@@ -78,6 +78,19 @@ void RunWcPenaltyPgd(const StrategyInput& input,
                      StrategyOutput* output,
                      Solver::Summary* summary);
 
+// StrategyType::WC_PENALTY_LBFGS and StrategyType::WC_AUGMENTED_LAGRANGIAN
+// (wc_quasi_newton.cc). Both fill output->multipliers with the first-order
+// multipliers of the last inner solve (or the least-squares ones when those
+// certified convergence), and summary->inner_iterations,
+// num_penalty_increases, penalty_u, penalty_v, inner_message, certified_by,
+// iterations (outer) and history (one entry per outer iteration).
+void RunWcPenaltyLbfgs(const StrategyInput& input,
+                       StrategyOutput* output,
+                       Solver::Summary* summary);
+void RunWcAugmentedLagrangian(const StrategyInput& input,
+                              StrategyOutput* output,
+                              Solver::Summary* summary);
+
 }  // namespace internal
 }  // namespace ecmo
 

@@ -20,17 +20,25 @@ const char* StrategyTypeToString(StrategyType type) {
   switch (type) {
     case StrategyType::WC_PENALTY_PGD:
       return "wc-penalty-pgd";
+    case StrategyType::WC_PENALTY_LBFGS:
+      return "wc-penalty-lbfgs";
+    case StrategyType::WC_AUGMENTED_LAGRANGIAN:
+      return "wc-augmented-lagrangian";
   }
   return "unknown";
 }
 
 std::vector<std::string> StrategyTypeNames() {
-  return {StrategyTypeToString(StrategyType::WC_PENALTY_PGD)};
+  return {StrategyTypeToString(StrategyType::WC_PENALTY_PGD),
+          StrategyTypeToString(StrategyType::WC_PENALTY_LBFGS),
+          StrategyTypeToString(StrategyType::WC_AUGMENTED_LAGRANGIAN)};
 }
 
 bool StringToStrategyType(std::string value, StrategyType* type) {
   const std::string canonical = Canonical(value);
-  for (StrategyType candidate : {StrategyType::WC_PENALTY_PGD}) {
+  for (StrategyType candidate : {StrategyType::WC_PENALTY_PGD,
+                                 StrategyType::WC_PENALTY_LBFGS,
+                                 StrategyType::WC_AUGMENTED_LAGRANGIAN}) {
     if (Canonical(StrategyTypeToString(candidate)) == canonical) {
       *type = candidate;
       return true;

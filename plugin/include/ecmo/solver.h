@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "Eigen/Core"
+#include "ceres/gradient_problem_solver.h"
 #include "ecmo/evaluator.h"
 #include "ecmo/kkt.h"
 #include "ecmo/types.h"
@@ -55,6 +56,22 @@ struct IterationSummary {
   double step_norm = 0.0;
   // Seconds since Solve started.
   double cumulative_time_in_seconds = 0.0;
+
+  // The quasi-Newton strategies (WC_PENALTY_LBFGS, WC_AUGMENTED_LAGRANGIAN)
+  // record one IterationSummary per OUTER iteration, after its inner
+  // minimization: `penalty` is the final value of the inner function Q (or
+  // L_A), kkt_residual_sq is ||K||^2 with the updated multipliers, step_size
+  // is unused (0) and step_norm is ||x_end - x_start|| of the inner solve,
+  // x = (rho, z). The fields below are filled by those strategies only.
+  // Inner (L-BFGS) iterations of this outer iteration.
+  int inner_iterations = 0;
+  // Penalties u (for h) and v (for the inequalities) used by the inner solve.
+  double penalty_u = 0.0;
+  double penalty_v = 0.0;
+  // Gradient evaluations so far (whole solve).
+  int64_t gradient_evaluations = 0;
+  // How the inner Ceres solve ended.
+  TerminationType inner_termination_type = ceres::CONVERGENCE;
 };
 
 // Called once per iteration. The solver does NOT take ownership.
@@ -74,12 +91,17 @@ class Solver {
 
     // T: the iteration budget. For WC_PENALTY_PGD it also sets the schedule
     // (eta = eta0 T^(-1/4), u = v = c0 T^(1/4)), so the faithful strategy
-    // runs all T iterations unless kkt_tolerance stops it early.
+    // runs all T iterations unless kkt_tolerance stops it early. For the
+    // quasi-Newton strategies it bounds the TOTAL number of inner (L-BFGS)
+    // iterations over all outer iterations.
     int max_iterations = 10000;
 
     // Stop as soon as ||K||^2 (strategy multipliers) <= kkt_tolerance.
-    // 0 disables the test (the paper's algorithm runs exactly T steps).
+    // 0 disables the test for WC_PENALTY_PGD (the paper's algorithm runs
+    // exactly T steps). The quasi-Newton strategies always stop on ||K||^2:
+    // for them 0 means kDefaultQuasiNewtonKktTolerance (1e-12).
     double kkt_tolerance = 0.0;
+    static constexpr double kDefaultQuasiNewtonKktTolerance = 1e-12;
 
     // Wall-clock budget in seconds.
     double max_solver_time_in_seconds = 1e9;
@@ -112,6 +134,98 @@ class Solver {
       int max_backtracking_steps = 60;
     } pgd;
 
+    // Options of the quasi-Newton strategies WC_PENALTY_LBFGS and
+    // WC_AUGMENTED_LAGRANGIAN. Both minimize, over x = (rho, z), the
+    // slack-eliminated (C^1, unconstrained) function
+    //
+    //   Q(x) = rho + sum_s v/2 [max(0, lambda_s f_s - rho + omega_s/v)^2
+    //                           - (omega_s/v)^2] + nu^T h + u/2 ||h||^2
+    //
+    // (omega = nu = 0 for the penalty strategy) with Ceres'
+    // GradientProblemSolver, warm-started from the previous outer iterate.
+    // grad Q is exactly the first two KKT blocks (sum omega+ - 1 and the
+    // stationarity block) at the first-order multipliers
+    // omega+ = v max(0, lambda f - rho + omega/v), nu+ = nu + u h, so the
+    // strategies report (omega+, nu+) and stop on ||K||^2 with them.
+    struct QuasiNewtonOptions {
+      // Ceres' options for every inner minimization. Used as given, except
+      // that the strategy adds its own stopping callback (after any
+      // callbacks listed here), caps max_num_iterations by the remaining
+      // Options::max_iterations budget and max_solver_time_in_seconds by the
+      // remaining Options::max_solver_time_in_seconds, and switches
+      // logging_type to PER_MINIMIZER_ITERATION when glog verbosity is on
+      // (--v=1 or VLOG_IS_ON(1)). Defaults differ from Ceres' as set by
+      // DefaultInnerOptions():
+      //   max_num_iterations = 1000 (Ceres: 50, far too low),
+      //   function_tolerance = parameter_tolerance = 1e-15 and
+      //   gradient_tolerance = 1e-15 (the strategy's own test, relative to
+      //   the KKT target, normally stops the inner solve first),
+      //   logging_type = SILENT: Ceres' line search logs glog WARNINGs such
+      //   as "Line search failed: Wolfe zoom bracket width ... too small"
+      //   when it runs out of floating-point precision near a minimizer.
+      //   They are harmless (the strategy treats such an inner solve as
+      //   finished and decides on ||K||^2), so they are hidden unless you
+      //   set logging_type = ceres::PER_MINIMIZER_ITERATION or run with
+      //   glog verbosity >= 1. SILENT is per solve; a few Ceres warnings
+      //   ignore it (e.g. polynomial.cc "Trying to extract roots from a
+      //   constant polynomial"), so while any SILENT inner solve runs,
+      //   glog's FLAGS_minloglevel is raised to ERROR (never lowered) and
+      //   restored when the last one in the process ends (reference-counted
+      //   under a mutex, so concurrent solves in a sweep restore the user's
+      //   level). Warnings logged by other threads in that window are
+      //   dropped too; errors never are.
+      // The line search direction may be any of Ceres' (LBFGS default;
+      // BFGS stores a dense (k+1)^2 matrix, avoid it for large k).
+      ceres::GradientProblemSolver::Options inner = DefaultInnerOptions();
+      static ceres::GradientProblemSolver::Options DefaultInnerOptions();
+
+      // Maximum number of outer iterations (penalty increases or multiplier
+      // updates). > 0.
+      int max_outer_iterations = 100;
+
+      // Initial penalty u = v. 0 (default) picks it from the start point:
+      // u0 = 10 max(1, |rho0|) / max(1, ||h(z0)||^2), clamped to
+      // [1e-2, 1e4] (Birgin and Martinez's rule). Otherwise > 0.
+      double initial_penalty = 0.0;
+      // Factor by which u and v grow: every outer iteration for
+      // WC_PENALTY_LBFGS (the factor is reduced when a smaller one is
+      // predicted to reach the tolerance, since ||K||^2 ~ 1/u^2), and only
+      // when feasibility stalls for WC_AUGMENTED_LAGRANGIAN. > 1.
+      double penalty_increase = 10.0;
+      // Upper bound on u and v. >= the initial penalty (when given).
+      double max_penalty = 1e10;
+      // WC_AUGMENTED_LAGRANGIAN: feasibility stalls when ||h||^2 +
+      // ||min(omega, rho - lambda f)||^2 after an outer iteration is above
+      // this fraction of its previous value. In (0, 1).
+      double feasibility_decrease = 0.25;
+      // An inner solve stops once ||grad Q||^2 <= inner_tolerance_factor *
+      // (||h||^2 + ||min(omega+, rho - lambda f)||^2), i.e. once the
+      // stationarity part of ||K||^2 is small next to the part that only
+      // the outer iteration can reduce, or once ||grad Q||^2 <= kkt
+      // tolerance / 2, or once the whole ||K||^2 <= kkt tolerance. This
+      // keeps inner solves from chasing precision the line search cannot
+      // deliver. In (0, 1].
+      double inner_tolerance_factor = 0.1;
+      // When ||K||^2 with the strategy's multipliers misses the tolerance at
+      // the end (stall or budget), and also whenever it is within
+      // least_squares_certification_factor times the tolerance, the point is
+      // scored with the least-squares multipliers (ecmo::KktSystem, one
+      // gradient evaluation); if those certify ||K||^2 <= tolerance, the
+      // solve ends with CONVERGENCE and reports them. 0 disables it; >= 0.
+      double least_squares_certification_factor = 100.0;
+      // WC_PENALTY_LBFGS: after every penalty increase, Richardson-
+      // extrapolate the penalty path. With a fixed active set the inner
+      // minimizers and their multipliers satisfy x(u) = x* + a/u +
+      // O(1/u^2), so x_e = (r x(u) - x(u/r)) / (r - 1) is O(1/u^2) from
+      // the KKT point. x_e is scored with the extrapolated multipliers (one
+      // gradient evaluation; least squares as above when close); if
+      // ||K||^2 <= tolerance there, it is returned, otherwise it predicts
+      // the start of the next inner solve. Without it the pure penalty
+      // cannot reach ||K||^2 ~ 1e-12: that needs u ~ 1e6, where the line
+      // search runs out of precision (||grad Q||^2 ~ 1e-16 |Q| u).
+      bool penalty_extrapolation = true;
+    } quasi_newton;
+
     // Keep one IterationSummary per iteration in Summary::history. With
     // history_stride > 1 only every stride-th iteration (and the last) is
     // kept, to bound memory on long runs.
@@ -120,7 +234,10 @@ class Solver {
 
     // Print one line per logged iteration to stdout.
     bool minimizer_progress_to_stdout = false;
-    // Print every n-th iteration when minimizer_progress_to_stdout is set.
+    // Print every n-th iteration when minimizer_progress_to_stdout is set
+    // (WC_PENALTY_PGD; the quasi-Newton strategies print every outer
+    // iteration, and Ceres' inner progress with
+    // quasi_newton.inner.minimizer_progress_to_stdout).
     int progress_every_n_iterations = 1000;
 
     // Called every iteration; not owned.
@@ -155,13 +272,26 @@ class Solver {
 
     // Schedule of WC_PENALTY_PGD: eta, u and v as used (-1 if not used), and
     // the number of iterations on which backtracking shortened the step.
+    // The quasi-Newton strategies report their final u and v here.
     double eta = -1.0;
     double penalty_u = -1.0;
     double penalty_v = -1.0;
     int num_shortened_steps = 0;
 
+    // WC_PENALTY_PGD: iterations of Algorithm 1. Quasi-Newton strategies:
+    // outer iterations (one history entry each).
     int iterations = -1;
     EvaluationCounts evaluations;
+
+    // Quasi-Newton strategies: total inner (L-BFGS) iterations, number of
+    // penalty increases, and the final penalties in penalty_u / penalty_v
+    // above. inner_message is Ceres' message of the last inner solve.
+    int inner_iterations = -1;
+    int num_penalty_increases = 0;
+    std::string inner_message;
+    // How the point was certified: "strategy multipliers" or "least-squares
+    // multipliers" (quasi-Newton strategies; empty otherwise).
+    std::string certified_by;
 
     double initial_rho = 0.0;
     double final_rho = 0.0;

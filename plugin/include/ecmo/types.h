@@ -29,6 +29,26 @@ enum class StrategyType {
   // u = v = c0 T^(1/4). Slow (the running average of ||K||^2 decays like
   // T^(-1/2)) but faithful, so the paper's claims can be checked.
   WC_PENALTY_PGD,
+  // Slack-eliminated penalty with continuation. For fixed (rho, z) the best
+  // slack is delta_s = max(0, rho - lambda_s f_s), which turns P into the C^1
+  // unconstrained function of x = (rho, z)
+  //   Q(x) = rho + u/2 ||h||^2 + v/2 sum_s max(0, lambda_s f_s - rho)^2.
+  // Q is minimized by Ceres' GradientProblemSolver (L-BFGS, Wolfe line
+  // search), warm-started, while u = v grows geometrically until ||K||^2 with
+  // the penalty multipliers omega_s = v max(0, lambda_s f_s - rho), nu = u h
+  // is below the tolerance. ||K||^2 falls like 1/u^2, so tight tolerances
+  // need large penalties (ill-conditioned inner problems): use
+  // WC_AUGMENTED_LAGRANGIAN for those. Matrix-free: needs F, grad f_s, h and
+  // J_h^T v only.
+  WC_PENALTY_LBFGS,
+  // Method of multipliers on the WC problem: minimizes
+  //   L_A(x) = rho + sum_s v/2 [max(0, lambda_s f_s - rho + omega_s/v)^2
+  //                             - (omega_s/v)^2] + nu^T h + u/2 ||h||^2
+  // with the same inner solver, then updates omega <- max(0, omega +
+  // v (lambda f - rho)), nu <- nu + u h; the penalties grow only when
+  // feasibility stalls, and are bounded. Converges linearly with bounded
+  // penalties to tight tolerances; the fastest robust strategy.
+  WC_AUGMENTED_LAGRANGIAN,
 };
 
 // How the faithful strategy picks its step.

@@ -1,0 +1,627 @@
+// The quasi-Newton WC strategies (StrategyType::WC_PENALTY_LBFGS and
+// StrategyType::WC_AUGMENTED_LAGRANGIAN): outer loops around Ceres'
+// GradientProblemSolver minimizing the slack-eliminated penalty / augmented
+// Lagrangian Q(rho, z) of ecmo/wc_reduced_penalty.h.
+//
+// Outer iteration j:
+//   1. minimize Q(.; u_j, v_j, omega_j, nu_j) from the previous point with
+//      L-BFGS; an iteration callback stops the inner solve as soon as
+//      ||grad Q||^2 is small next to the feasibility part of ||K||^2 (which
+//      only the outer loop can reduce), or ||K||^2 <= tolerance;
+//   2. score ||K||^2 with the first-order multipliers (omega+, nu+), which
+//      every evaluation of Q records for free; stop if <= tolerance;
+//   3. penalty: grow u = v (by the factor predicted from ||K||^2 ~ 1/u^2,
+//      at most penalty_increase). Augmented Lagrangian: omega <- omega+,
+//      nu <- nu+, and grow u = v only when feasibility stalls.
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <memory>
+#include <mutex>
+#include <sstream>
+
+#include "ceres/gradient_problem.h"
+#include "ceres/gradient_problem_solver.h"
+#include "ceres/iteration_callback.h"
+#include "ecmo/wc_reduced_penalty.h"
+#include "glog/logging.h"
+#include "strategy.h"
+
+namespace ecmo {
+
+ceres::GradientProblemSolver::Options
+Solver::Options::QuasiNewtonOptions::DefaultInnerOptions() {
+  ceres::GradientProblemSolver::Options inner;
+  inner.line_search_direction_type = ceres::LBFGS;
+  inner.line_search_type = ceres::WOLFE;
+  inner.max_num_iterations = 1000;
+  inner.function_tolerance = 1e-15;
+  inner.gradient_tolerance = 1e-15;
+  inner.parameter_tolerance = 1e-15;
+  inner.logging_type = ceres::SILENT;
+  inner.minimizer_progress_to_stdout = false;
+  return inner;
+}
+
+namespace internal {
+namespace {
+
+enum class Method { kPenalty, kAugmentedLagrangian };
+
+// Stops an inner solve once its accepted iterate is good enough (see
+// QuasiNewtonOptions::inner_tolerance_factor), using the KKT record that
+// WcReducedPenalty kept for the accepted point.
+class InnerStop final : public ceres::IterationCallback {
+ public:
+  InnerStop(const WcReducedPenalty* function, double tolerance, double factor)
+      : function_(function), tolerance_(tolerance), factor_(factor) {}
+
+  ceres::CallbackReturnType operator()(
+      const ceres::IterationSummary& summary) override {
+    WcReducedPenalty::Point point;
+    if (!function_->FindPoint(summary.cost, true, &point)) {
+      return ceres::SOLVER_CONTINUE;
+    }
+    if (point.KktSq() <= tolerance_) {
+      reached_tolerance_ = true;
+      return ceres::SOLVER_TERMINATE_SUCCESSFULLY;
+    }
+    const double outer_part = point.feasibility_sq + point.complementarity_sq;
+    if (point.gradient_sq <= std::max(factor_ * outer_part, 0.5 * tolerance_)) {
+      return ceres::SOLVER_TERMINATE_SUCCESSFULLY;
+    }
+    return ceres::SOLVER_CONTINUE;
+  }
+
+  void Reset() { reached_tolerance_ = false; }
+  bool reached_tolerance() const { return reached_tolerance_; }
+
+ private:
+  const WcReducedPenalty* function_;
+  double tolerance_;
+  double factor_;
+  bool reached_tolerance_ = false;
+};
+
+// Raises glog's FLAGS_minloglevel to ERROR while at least one quiet inner
+// solve runs in the process, and restores the previous level when the last
+// one ends (reference-counted under a mutex, so overlapping solves in a
+// threaded sweep restore the user's level, not each other's). Ceres gates
+// most of its line-search warnings by logging_type == SILENT, but a few
+// (e.g. polynomial.cc: "Trying to extract roots from a constant polynomial")
+// are unconditional LOG(WARNING)s.
+class ScopedQuietGlog {
+ public:
+  explicit ScopedQuietGlog(bool active) : active_(active) {
+    if (!active_) return;
+    std::lock_guard<std::mutex> lock(mutex());
+    if (count()++ == 0) {
+      saved() = FLAGS_minloglevel;
+      if (FLAGS_minloglevel < google::GLOG_ERROR) {
+        FLAGS_minloglevel = google::GLOG_ERROR;
+      }
+    }
+  }
+  ~ScopedQuietGlog() {
+    if (!active_) return;
+    std::lock_guard<std::mutex> lock(mutex());
+    if (--count() == 0) FLAGS_minloglevel = saved();
+  }
+  ScopedQuietGlog(const ScopedQuietGlog&) = delete;
+  ScopedQuietGlog& operator=(const ScopedQuietGlog&) = delete;
+
+ private:
+  static std::mutex& mutex() {
+    static std::mutex* m = new std::mutex;
+    return *m;
+  }
+  static int& count() {
+    static int c = 0;
+    return c;
+  }
+  static int& saved() {
+    static int level = 0;
+    return level;
+  }
+  bool active_;
+};
+
+std::string Sci(double x) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof(buffer), "%.3e", x);
+  return buffer;
+}
+
+void RunQuasiNewton(Method method,
+                    const StrategyInput& input,
+                    StrategyOutput* output,
+                    Solver::Summary* summary) {
+  const Solver::Options& options = *input.options;
+  const Solver::Options::QuasiNewtonOptions& qn = options.quasi_newton;
+  Evaluator* evaluator = input.evaluator;
+  const int k = evaluator->NumParameters();
+  const int S = evaluator->NumObjectives();
+  const int q = evaluator->NumConstraints();
+  const double tolerance =
+      options.kkt_tolerance > 0.0
+          ? options.kkt_tolerance
+          : Solver::Options::kDefaultQuasiNewtonKktTolerance;
+
+  // The problem owns the function; `function` stays valid while it lives.
+  WcReducedPenalty* function =
+      new WcReducedPenalty(evaluator, input.lambda, input.offset);
+  ceres::GradientProblem problem(function);
+
+  Eigen::VectorXd x(1 + k);
+  x[0] = input.rho0;
+  x.tail(k) = input.z0;
+
+  output->iterations = 0;
+  output->rho = x[0];
+  output->z = input.z0;
+  summary->inner_iterations = 0;
+  summary->num_penalty_increases = 0;
+
+  auto finish = [&](TerminationType type, const std::string& message) {
+    output->termination_type = type;
+    output->message = message;
+  };
+
+  // Size the initial penalty from the start point (value evaluation only).
+  KktMultipliers multipliers;
+  WcReducedPenalty::Point point;
+  function->SetPenalties(1.0, 1.0);
+  if (!function->MultipliersAt(x.data(), &multipliers, &point)) {
+    finish(ceres::FAILURE, "At the start point: " + function->last_error());
+    return;
+  }
+  double u = qn.initial_penalty;
+  if (u <= 0.0) {
+    u = 10.0 * std::max(1.0, std::abs(input.rho0)) /
+        std::max(1.0, point.feasibility_sq);
+    u = std::min(std::max(u, 1e-2), 1e4);
+  }
+  u = std::min(u, qn.max_penalty);
+  double v = u;
+  // With the automatic rho0 = max_s lambda_s f_s(z0), Q is exactly linear in
+  // rho near the start (no inequality term active), which wastes the first
+  // line search. Start instead where the largest term is active with
+  // multiplier 1: rho = rho0 - 1/v, the minimizer of Q over rho when one
+  // objective is active.
+  if (std::isnan(options.initial_rho)) {
+    x[0] = input.lambda.cwiseProduct(function->last_objectives()).maxCoeff() -
+           1.0 / v;
+  }
+  Eigen::VectorXd omega_shift = Eigen::VectorXd::Zero(S);
+  Eigen::VectorXd nu_shift = Eigen::VectorXd::Zero(q);
+
+  ceres::GradientProblemSolver::Options inner = qn.inner;
+  if (VLOG_IS_ON(1)) inner.logging_type = ceres::PER_MINIMIZER_ITERATION;
+  const bool quiet = inner.logging_type == ceres::SILENT;
+  InnerStop stop(function, tolerance, qn.inner_tolerance_factor);
+  inner.callbacks.push_back(&stop);
+
+  if (options.minimizer_progress_to_stdout) {
+    std::printf("%5s %14s %12s %11s %11s %11s %6s %8s %10s\n",
+                "outer",
+                "Q",
+                "rho",
+                "|h|",
+                "|K|^2",
+                "u",
+                "inner",
+                "grad_ev",
+                "time");
+  }
+
+  // Penalty path extrapolation: the previous outer iterate and its penalty.
+  bool have_previous = false;
+  double previous_u = 0.0;
+  Eigen::VectorXd previous_x;
+  KktMultipliers previous_multipliers;
+  Eigen::VectorXd x_extrapolated;
+  bool have_extrapolated = false;
+
+  double kkt_sum = 0.0;
+  double previous_phi = std::numeric_limits<double>::infinity();
+  double first_multiplier_norm = -1.0;
+  int stalled_at_max_penalty = 0;
+  bool done = false;
+  int outer = 0;
+  std::string certified_by;
+
+  // Scores the point with the least-squares multipliers; on success the
+  // solve ends with them as the strategy's multipliers.
+  auto certify_least_squares = [&](double* kkt_ls) {
+    KktSystem system;
+    std::string error;
+    *kkt_ls = -1.0;
+    if (!system.Linearize(
+            evaluator, input.lambda, input.offset, x[0], x.tail(k), &error)) {
+      return false;
+    }
+    const KktMultipliers ls = system.LeastSquaresMultipliers();
+    *kkt_ls = system.Residual(ls).SquaredNorm();
+    if (*kkt_ls <= tolerance) {
+      multipliers = ls;
+      return true;
+    }
+    return false;
+  };
+
+  for (outer = 0; !done; ++outer) {
+    if (outer >= qn.max_outer_iterations) {
+      finish(ceres::NO_CONVERGENCE,
+             "Maximum number of outer iterations reached (" +
+                 std::to_string(qn.max_outer_iterations) + ").");
+      break;
+    }
+    if (summary->inner_iterations >= options.max_iterations) {
+      finish(ceres::NO_CONVERGENCE,
+             "Maximum number of inner iterations reached (max_iterations = " +
+                 std::to_string(options.max_iterations) + ").");
+      break;
+    }
+    const double remaining_time =
+        options.max_solver_time_in_seconds - input.timer->Seconds();
+    if (remaining_time <= 0.0) {
+      finish(ceres::NO_CONVERGENCE, "Maximum solver time reached.");
+      break;
+    }
+
+    function->SetPenalties(u, v);
+    function->SetMultiplierShifts(omega_shift, nu_shift);
+    inner.max_num_iterations =
+        std::min(qn.inner.max_num_iterations,
+                 options.max_iterations - summary->inner_iterations);
+    inner.max_solver_time_in_seconds =
+        std::min(qn.inner.max_solver_time_in_seconds, remaining_time);
+    stop.Reset();
+    const Eigen::VectorXd x_start = x;
+    ceres::GradientProblemSolver::Summary inner_summary;
+    {
+      ScopedQuietGlog quiet_glog(quiet);
+      ceres::Solve(inner, problem, x.data(), &inner_summary);
+    }
+    const int inner_iterations =
+        std::max(0, static_cast<int>(inner_summary.iterations.size()) - 1);
+    summary->inner_iterations += inner_iterations;
+    summary->inner_message = inner_summary.message;
+    if (inner_summary.iterations.empty()) {
+      // Ceres could not even evaluate the start of the inner solve.
+      finish(ceres::FAILURE,
+             "Outer iteration " + std::to_string(outer) +
+                 ": the inner solver failed at its start point: " +
+                 inner_summary.message +
+                 (function->last_error().empty()
+                      ? std::string()
+                      : " (last evaluation error: " + function->last_error() +
+                            ")"));
+      x = x_start;
+      break;
+    }
+
+    // Multipliers and ||K||^2 at the accepted point.
+    if (!function->MultipliersAt(x.data(), &multipliers, &point)) {
+      finish(ceres::FAILURE,
+             "Outer iteration " + std::to_string(outer) +
+                 ": cannot evaluate the inner solution: " +
+                 function->last_error());
+      x = x_start;
+      break;
+    }
+    output->delta =
+        (x[0] - input.lambda.cwiseProduct(function->last_objectives()).array())
+            .max(0.0)
+            .matrix();
+    if (point.gradient_sq < 0.0) {
+      WcReducedPenalty::Point with_gradient;
+      if (function->FindPoint(point.cost, true, &with_gradient)) {
+        point.gradient_sq = with_gradient.gradient_sq;
+      } else {
+        double cost;
+        Eigen::VectorXd gradient(1 + k);
+        if (!function->Evaluate(x.data(), &cost, gradient.data())) {
+          finish(
+              ceres::FAILURE,
+              "Outer iteration " + std::to_string(outer) +
+                  ": cannot evaluate the gradient: " + function->last_error());
+          break;
+        }
+        point = WcReducedPenalty::Point();
+        function->MultipliersAt(x.data(), &multipliers, &point);
+      }
+    }
+    const double kkt_sq = point.KktSq();
+    const double phi = point.feasibility_sq + point.complementarity_sq;
+    kkt_sum += kkt_sq;
+    const double multiplier_norm =
+        std::sqrt(multipliers.omega.squaredNorm() +
+                  (q > 0 ? multipliers.nu.squaredNorm() : 0.0));
+    if (first_multiplier_norm < 0.0) first_multiplier_norm = multiplier_norm;
+
+    IterationSummary it;
+    it.iteration = outer;
+    it.penalty = point.cost;
+    it.rho = x[0];
+    it.constraint_norm = std::sqrt(point.feasibility_sq);
+    it.kkt_residual_sq = kkt_sq;
+    it.average_kkt_residual_sq = kkt_sum / (outer + 1);
+    it.step_size = 0.0;
+    it.step_norm = (x - x_start).norm();
+    it.cumulative_time_in_seconds = input.timer->Seconds();
+    it.inner_iterations = inner_iterations;
+    it.penalty_u = u;
+    it.penalty_v = v;
+    it.gradient_evaluations = evaluator->counts().gradient_evaluations;
+    it.inner_termination_type = inner_summary.termination_type;
+    if (options.record_history) summary->history.push_back(it);
+    if (options.minimizer_progress_to_stdout) {
+      std::printf("%5d % 14.6e % 12.5e %11.3e %11.3e %11.3e %6d %8lld %10.4f\n",
+                  outer,
+                  it.penalty,
+                  it.rho,
+                  it.constraint_norm,
+                  kkt_sq,
+                  u,
+                  inner_iterations,
+                  static_cast<long long>(it.gradient_evaluations),
+                  it.cumulative_time_in_seconds);
+    }
+    summary->penalty_u = u;
+    summary->penalty_v = v;
+
+    if (kkt_sq <= tolerance) {
+      certified_by = "strategy multipliers";
+      finish(ceres::CONVERGENCE,
+             "||K||^2 = " + Sci(kkt_sq) + " <= kkt_tolerance = " +
+                 Sci(tolerance) + " (strategy multipliers).");
+      ++outer;
+      break;
+    }
+    // Richardson extrapolation of the penalty path: with a fixed active set
+    // the penalty minimizers satisfy x(u) = x* + a/u + O(1/u^2) (and so do
+    // the multipliers), so (r x(u) - x(u/r)) / (r - 1) is O(1/u^2) from the
+    // KKT point. One gradient evaluation scores it; if it meets the
+    // tolerance it is the answer, otherwise it seeds the next inner solve.
+    have_extrapolated = false;
+    if (method == Method::kPenalty && qn.penalty_extrapolation &&
+        have_previous && u > previous_u) {
+      const double r = u / previous_u;
+      const double a = r / (r - 1.0);
+      const double b = 1.0 / (r - 1.0);
+      x_extrapolated = a * x - b * previous_x;
+      KktMultipliers extrapolated;
+      extrapolated.omega =
+          (a * multipliers.omega - b * previous_multipliers.omega)
+              .cwiseMax(0.0);
+      extrapolated.nu = q > 0 ? Eigen::VectorXd(a * multipliers.nu -
+                                                b * previous_multipliers.nu)
+                              : Eigen::VectorXd();
+      KktSystem system;
+      std::string error;
+      if (system.Linearize(evaluator,
+                           input.lambda,
+                           input.offset,
+                           x_extrapolated[0],
+                           x_extrapolated.tail(k),
+                           &error)) {
+        have_extrapolated = true;
+        double kkt_e = system.Residual(extrapolated).SquaredNorm();
+        std::string how = "extrapolated multipliers";
+        if (kkt_e > tolerance && qn.least_squares_certification_factor > 0.0 &&
+            kkt_e <= qn.least_squares_certification_factor * tolerance) {
+          const KktMultipliers ls = system.LeastSquaresMultipliers();
+          const double kkt_ls = system.Residual(ls).SquaredNorm();
+          if (kkt_ls <= tolerance) {
+            kkt_e = kkt_ls;
+            extrapolated = ls;
+            how = "least-squares multipliers";
+          }
+        }
+        if (kkt_e <= tolerance) {
+          x = x_extrapolated;
+          multipliers = extrapolated;
+          output->delta = (x[0] - input.lambda.cwiseProduct(system.f()).array())
+                              .max(0.0)
+                              .matrix();
+          certified_by = how + " at the extrapolated penalty path point";
+          finish(ceres::CONVERGENCE,
+                 "||K||^2 = " + Sci(kkt_e) +
+                     " <= kkt_tolerance = " + Sci(tolerance) +
+                     " at the point extrapolated from u = " + Sci(previous_u) +
+                     " and u = " + Sci(u) + " (" + how + ").");
+          ++outer;
+          break;
+        }
+      }
+    }
+    if (method == Method::kPenalty) {
+      have_previous = true;
+      previous_u = u;
+      previous_x = x;
+      previous_multipliers = multipliers;
+    }
+
+    double kkt_ls = -1.0;
+    if (qn.least_squares_certification_factor > 0.0 &&
+        kkt_sq <= qn.least_squares_certification_factor * tolerance &&
+        certify_least_squares(&kkt_ls)) {
+      certified_by = "least-squares multipliers";
+      finish(ceres::CONVERGENCE,
+             "||K||^2 = " + Sci(kkt_ls) + " <= kkt_tolerance = " +
+                 Sci(tolerance) + " with the least-squares multipliers (" +
+                 Sci(kkt_sq) + " with the strategy's).");
+      ++outer;
+      break;
+    }
+
+    const CallbackReturnType answer = RunCallbacks(options, it);
+    if (answer == ceres::SOLVER_ABORT) {
+      finish(ceres::USER_FAILURE, "User callback returned SOLVER_ABORT.");
+      ++outer;
+      break;
+    }
+    if (answer == ceres::SOLVER_TERMINATE_SUCCESSFULLY) {
+      finish(ceres::USER_SUCCESS,
+             "User callback returned SOLVER_TERMINATE_SUCCESSFULLY.");
+      ++outer;
+      break;
+    }
+
+    // Outer update.
+    bool increase = false;
+    double factor = qn.penalty_increase;
+    if (method == Method::kPenalty) {
+      // ||K||^2 ~ phi ~ 1/u^2 at the inner minimizers: the factor that
+      // should bring phi to a quarter of the tolerance, within [2, max].
+      const double predicted = std::sqrt(phi / (0.25 * tolerance));
+      factor = std::min(qn.penalty_increase, std::max(2.0, predicted));
+      increase = true;
+    } else {
+      omega_shift = multipliers.omega;
+      nu_shift = q > 0 ? multipliers.nu : Eigen::VectorXd();
+      increase = phi > qn.feasibility_decrease * previous_phi;
+    }
+    const bool at_max = u >= qn.max_penalty;
+    if (at_max && phi > qn.feasibility_decrease * previous_phi) {
+      ++stalled_at_max_penalty;
+    } else {
+      stalled_at_max_penalty = 0;
+    }
+    previous_phi = phi;
+    const bool penalty_exhausted =
+        method == Method::kPenalty ? at_max : stalled_at_max_penalty >= 5;
+    const bool multipliers_diverged =
+        !std::isfinite(multiplier_norm) || multiplier_norm > 1e15;
+    if (penalty_exhausted || multipliers_diverged) {
+      std::ostringstream os;
+      if (multipliers_diverged) {
+        os << "The multiplier estimates diverged (norm " << Sci(multiplier_norm)
+           << ").";
+      } else if (method == Method::kPenalty) {
+        os << "The penalty reached max_penalty = " << Sci(qn.max_penalty)
+           << " without ||K||^2 <= " << Sci(tolerance) << ".";
+      } else {
+        os << "Feasibility stalled for 5 outer iterations with the penalty "
+              "at max_penalty = "
+           << Sci(qn.max_penalty) << ".";
+      }
+      finish(ceres::NO_CONVERGENCE, os.str());
+      ++outer;
+      break;
+    }
+    if (increase && !at_max) {
+      const double old_u = u;
+      u = std::min(u * factor, qn.max_penalty);
+      v = u;
+      ++summary->num_penalty_increases;
+      if (have_extrapolated) {
+        // Predict x(u_new) = x* + (x(u_old) - x*) u_old / u_new from the
+        // extrapolated x*, if the problem can be evaluated there.
+        const Eigen::VectorXd predicted =
+            x_extrapolated + (x - x_extrapolated) * (old_u / u);
+        double cost;
+        if (function->Evaluate(predicted.data(), &cost, nullptr)) {
+          x = predicted;
+        }
+      }
+    }
+  }
+
+  output->iterations = outer;
+  summary->iterations = outer;
+
+  if (output->termination_type == ceres::NO_CONVERGENCE) {
+    // Last chance: the least-squares multipliers may certify the point even
+    // where the strategy's estimates lag behind (e.g. LICQ failing).
+    double kkt_ls = -1.0;
+    if (qn.least_squares_certification_factor > 0.0 &&
+        certify_least_squares(&kkt_ls)) {
+      certified_by = "least-squares multipliers";
+      output->message +=
+          " The point is nevertheless certified: ||K||^2 = " + Sci(kkt_ls) +
+          " <= kkt_tolerance with the least-squares "
+          "multipliers.";
+      output->termination_type = ceres::CONVERGENCE;
+    } else {
+      std::ostringstream os;
+      os << " ||K||^2 = " << Sci(point.KktSq())
+         << " with the strategy's multipliers";
+      if (kkt_ls >= 0.0) os << ", " << Sci(kkt_ls) << " with least squares";
+      os << " (tolerance " << Sci(tolerance)
+         << "), ||h|| = " << Sci(std::sqrt(point.feasibility_sq)) << ".";
+      output->message += os.str();
+    }
+  }
+  // LICQ diagnosis, when the equality multipliers grew a lot: if
+  // ||J_h^T nu|| / ||nu|| is tiny next to the objective gradients, J_h is
+  // (nearly) rank-deficient along nu. Costs one gradient evaluation, only in
+  // that case.
+  if (q > 0 && output->termination_type != ceres::FAILURE &&
+      multipliers.nu.size() == q &&
+      multipliers.nu.norm() > 10.0 * std::max(1.0, first_multiplier_norm)) {
+    Eigen::VectorXd f(S), h(q), jt_nu(k);
+    Eigen::MatrixXd grad_f(k, S);
+    std::string error;
+    if (evaluator->Evaluate(
+            x.data() + 1, f.data(), h.data(), grad_f.data(), &error)) {
+      evaluator->JacobianTransposeMultiply(multipliers.nu.data(), jt_nu.data());
+      const double nu_norm = multipliers.nu.norm();
+      const double sigma = jt_nu.norm() / nu_norm;
+      double scale = 0.0;
+      for (int s = 0; s < S; ++s) {
+        scale = std::max(scale, input.lambda[s] * grad_f.col(s).norm());
+      }
+      if (sigma < 1e-2 * scale) {
+        std::ostringstream os;
+        os << (output->termination_type == ceres::CONVERGENCE ? " Note: t"
+                                                              : " T")
+           << "he equality multiplier grew to ||nu|| = " << Sci(nu_norm)
+           << " (first estimate " << Sci(first_multiplier_norm)
+           << ") while ||J_h^T nu|| / ||nu|| = " << Sci(sigma)
+           << " is tiny next to the objective gradients (" << Sci(scale)
+           << "): the constraint Jacobian is (nearly) rank-deficient here, "
+              "i.e. LICQ fails or almost fails. ";
+        if (output->termination_type == ceres::CONVERGENCE) {
+          os << "||K||^2 then certifies only approximate stationarity, and "
+                "z may be much farther from an exact KKT point than "
+                "||K|| suggests.";
+        } else {
+          os << "No finite multipliers may satisfy the KKT system, so "
+                "||K||^2 cannot reach the tolerance; the point may still be "
+                "a (Fritz John) stationary point: check ||h|| and the "
+                "objectives.";
+        }
+        output->message += os.str();
+      }
+    }
+  }
+  if (!certified_by.empty()) summary->certified_by = certified_by;
+  output->rho = x[0];
+  output->z = x.tail(k);
+  output->multipliers = multipliers;
+  if (output->multipliers.nu.size() != q) {
+    output->multipliers.nu = Eigen::VectorXd::Zero(q);
+  }
+  output->average_kkt_residual_sq = outer > 0 ? kkt_sum / outer : -1.0;
+}
+
+}  // namespace
+
+void RunWcPenaltyLbfgs(const StrategyInput& input,
+                       StrategyOutput* output,
+                       Solver::Summary* summary) {
+  RunQuasiNewton(Method::kPenalty, input, output, summary);
+}
+
+void RunWcAugmentedLagrangian(const StrategyInput& input,
+                              StrategyOutput* output,
+                              Solver::Summary* summary) {
+  RunQuasiNewton(Method::kAugmentedLagrangian, input, output, summary);
+}
+
+}  // namespace internal
+}  // namespace ecmo

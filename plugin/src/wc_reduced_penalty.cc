@@ -1,0 +1,144 @@
+#include "ecmo/wc_reduced_penalty.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+namespace ecmo {
+
+WcReducedPenalty::WcReducedPenalty(Evaluator* evaluator,
+                                   const Eigen::VectorXd& lambda,
+                                   const Eigen::VectorXd& offset)
+    : evaluator_(evaluator),
+      k_(evaluator->NumParameters()),
+      S_(evaluator->NumObjectives()),
+      q_(evaluator->NumConstraints()),
+      lambda_(lambda),
+      offset_(offset.size() == lambda.size()
+                  ? offset
+                  : Eigen::VectorXd::Zero(lambda.size())),
+      omega_shift_(Eigen::VectorXd::Zero(S_)),
+      nu_shift_(Eigen::VectorXd::Zero(q_)),
+      f_(S_),
+      h_(q_),
+      omega_plus_(S_),
+      nu_plus_(q_),
+      weights_(S_),
+      jt_(k_),
+      grad_f_(k_, S_),
+      last_x_(1 + k_),
+      history_(kHistory) {
+  // NaN costs never match a lookup.
+  for (Point& p : history_) p.cost = std::numeric_limits<double>::quiet_NaN();
+}
+
+void WcReducedPenalty::SetPenalties(double u, double v) {
+  u_ = u;
+  v_ = v;
+  last_valid_ = false;
+}
+
+bool WcReducedPenalty::SetMultiplierShifts(const Eigen::VectorXd& omega,
+                                           const Eigen::VectorXd& nu) {
+  if (omega.size() != S_ || nu.size() != q_) return false;
+  omega_shift_ = omega;
+  nu_shift_ = nu;
+  last_valid_ = false;
+  return true;
+}
+
+bool WcReducedPenalty::Evaluate(const double* x,
+                                double* cost,
+                                double* gradient) const {
+  last_valid_ = false;
+  const double rho = x[0];
+  const double* z = x + 1;
+  if (!evaluator_->Evaluate(z,
+                            f_.data(),
+                            h_.data(),
+                            gradient != nullptr ? grad_f_.data() : nullptr,
+                            &last_error_)) {
+    return false;
+  }
+  f_ += offset_;
+
+  Point point;
+  point.rho = rho;
+  double value = rho;
+  double complementarity_sq = 0.0;
+  for (int s = 0; s < S_; ++s) {
+    const double shift = omega_shift_[s] / v_;
+    const double m = std::max(0.0, lambda_[s] * f_[s] - rho + shift);
+    value += 0.5 * v_ * (m * m - shift * shift);
+    omega_plus_[s] = v_ * m;
+    const double c = std::min(omega_plus_[s], rho - lambda_[s] * f_[s]);
+    complementarity_sq += c * c;
+  }
+  const double h_sq = h_.squaredNorm();
+  if (q_ > 0) {
+    value += nu_shift_.dot(h_) + 0.5 * u_ * h_sq;
+    nu_plus_ = nu_shift_ + u_ * h_;
+  }
+  if (!std::isfinite(value)) {
+    last_error_ = "the penalty function is not finite";
+    return false;
+  }
+  point.cost = value;
+  point.feasibility_sq = h_sq;
+  point.complementarity_sq = complementarity_sq;
+
+  if (gradient != nullptr) {
+    gradient[0] = 1.0 - omega_plus_.sum();
+    Eigen::Map<Eigen::VectorXd> gz(gradient + 1, k_);
+    weights_ = lambda_.cwiseProduct(omega_plus_);
+    gz.noalias() = grad_f_ * weights_;
+    if (q_ > 0) {
+      evaluator_->JacobianTransposeMultiply(nu_plus_.data(), jt_.data());
+      gz += jt_;
+    }
+    point.gradient_sq = gradient[0] * gradient[0] + gz.squaredNorm();
+    if (!std::isfinite(point.gradient_sq)) {
+      last_error_ = "the penalty gradient is not finite";
+      return false;
+    }
+  }
+  *cost = value;
+
+  std::memcpy(last_x_.data(), x, sizeof(double) * (1 + k_));
+  last_point_ = point;
+  last_valid_ = true;
+  history_[history_next_] = point;
+  history_next_ = (history_next_ + 1) % kHistory;
+  return true;
+}
+
+bool WcReducedPenalty::FindPoint(double cost,
+                                 bool need_gradient,
+                                 Point* point) const {
+  for (int i = 1; i <= kHistory; ++i) {
+    const Point& p = history_[(history_next_ - i + kHistory) % kHistory];
+    if (p.cost == cost && (!need_gradient || p.gradient_sq >= 0.0)) {
+      *point = p;
+      return true;
+    }
+  }
+  return false;
+}
+
+bool WcReducedPenalty::MultipliersAt(const double* x,
+                                     KktMultipliers* multipliers,
+                                     Point* point) const {
+  if (!(last_valid_ &&
+        std::memcmp(last_x_.data(), x, sizeof(double) * (1 + k_)) == 0)) {
+    double cost;
+    if (!Evaluate(x, &cost, nullptr)) return false;
+  }
+  multipliers->omega = omega_plus_;
+  multipliers->nu = q_ > 0 ? nu_plus_ : Eigen::VectorXd();
+  if (q_ == 0) multipliers->nu.resize(0);
+  *point = last_point_;
+  return true;
+}
+
+}  // namespace ecmo
