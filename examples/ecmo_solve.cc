@@ -1,67 +1,130 @@
 // ecmo_solve: solve a registered ECMO problem for one preference or a sweep
-// of preferences, print the report, and write JSON / CSV.
+// of preferences, print the report, and write JSON / CSV / JSON-lines and
+// plots.
 //
 //   ecmo_solve --list_problems
 //   ecmo_solve --problem=gebken_circle --preference=0.3,0.7
 //   ecmo_solve --problem=gebken_circle --sweep=11 --output=front.json
 //              --csv=front.csv
+//   ecmo_solve --problem=gebken_circle --preferences=das-dennis:100
+//              --strategy=wc-augmented-lagrangian --num_threads=2
+//              --jsonl=front.jsonl --resume --plot=front.png
+//
+// Sweeps run through ecmo::Sweep (ecmo/sweep.h): several threads, warm
+// starts from the nearest finished point, every point streamed to --jsonl
+// and --csv as soon as it is done, --resume to finish an interrupted sweep.
 //
 // Exit status: 0 when every point's solution is usable (Ceres'
 // IsSolutionUsable) and, with --reference=ipopt, agrees with the reference;
 // 1 otherwise; 2 on bad command-line input.
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <mutex>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "ecmo/cross_check.h"
+#include "ecmo/plot.h"
+#include "ecmo/preference_grid.h"
 #include "ecmo/problem.h"
 #include "ecmo/problems/registry.h"
 #include "ecmo/result_writer.h"
 #include "ecmo/solver.h"
+#include "ecmo/sweep.h"
 #include "gflags/gflags.h"
 #include "glog/logging.h"
 
 DEFINE_bool(list_problems, false, "List the built-in problems and exit.");
 DEFINE_string(problem, "gebken_circle", "Name of a built-in problem.");
-DEFINE_string(preference, "",
+DEFINE_string(preference,
+              "",
               "One preference, comma separated (e.g. 0.3,0.7). Overrides "
               "--sweep.");
-DEFINE_int32(sweep, 11,
+DEFINE_int32(sweep,
+             11,
              "Number of evenly spaced preferences for S = 2: lambda_1 = "
              "i/(N+1), i = 1..N (strictly inside the simplex).");
+DEFINE_string(preferences,
+              "",
+              "Preferences of a sweep (overrides --sweep): das-dennis:H, "
+              "paper, random:N[:SEED], file:PATH or even:N (S = 2). Zero "
+              "weights are raised to --preference_floor.");
+DEFINE_double(preference_floor,
+              ecmo::kDefaultPreferenceFloor,
+              "Sweeps: weights below this are raised to it (open simplex).");
+DEFINE_int32(num_threads, 1, "Sweeps: worker threads.");
+DEFINE_bool(warm_start,
+            true,
+            "Sweeps: start each point from the nearest finished point.");
+DEFINE_string(jsonl,
+              "",
+              "Sweeps: stream every finished point to this JSON-lines file "
+              "(one point per line, flushed at once).");
+DEFINE_bool(resume,
+            false,
+            "Sweeps: skip the points already in --jsonl and append the "
+            "rest (an interrupted sweep loses nothing).");
+DEFINE_double(progress_every_n_seconds,
+              2.0,
+              "Sweeps: progress line on stderr this often, once the sweep "
+              "has run this long.");
+DEFINE_string(plot,
+              "",
+              "Draw the front (and the convergence of ||K||^2 next to it, "
+              "FILE_convergence.png) with gnuplot: FILE.png or FILE.svg.");
+DEFINE_bool(history,
+            true,
+            "Record ||K||^2 per iteration (JSON \"history\", convergence "
+            "plot).");
+DEFINE_int32(history_stride,
+             0,
+             "Record every n-th iteration (0: max(1, T/10000)).");
+DEFINE_int32(history_entries,
+             150,
+             "Keep at most about this many history entries per point, "
+             "log-spaced (0: all recorded).");
 DEFINE_string(strategy, "wc-penalty-pgd", "Solver strategy.");
 DEFINE_int32(max_iterations, 10000, "Iteration budget T.");
-DEFINE_double(kkt_tolerance, 0.0,
+DEFINE_double(kkt_tolerance,
+              0.0,
               "Stop when ||K||^2 <= this (0: run all T iterations).");
 DEFINE_double(eta0, 0.01, "wc-penalty-pgd: eta = eta0 T^(-1/4).");
 DEFINE_double(c0, 1.0, "wc-penalty-pgd: u = v = c0 T^(1/4).");
-DEFINE_string(step_rule, "backtracking",
+DEFINE_string(step_rule,
+              "backtracking",
               "wc-penalty-pgd step rule: fixed or backtracking.");
-DEFINE_string(objective_offset, "",
+DEFINE_string(objective_offset,
+              "",
               "Comma-separated offsets added to the objectives (default: the "
               "problem's own).");
-DEFINE_bool(automatic_objective_offset, false,
+DEFINE_bool(automatic_objective_offset,
+            false,
             "Pick offsets 1 + max(0, -f_s(z0)).");
-DEFINE_bool(json, false, "Print the JSON result on stdout instead of the "
-                         "report.");
+DEFINE_bool(json,
+            false,
+            "Print the JSON result on stdout instead of the "
+            "report.");
 DEFINE_string(output, "", "Write the JSON result to this file.");
 DEFINE_string(csv, "", "Write one CSV row per point to this file.");
 DEFINE_bool(progress, false, "Print solver progress.");
-DEFINE_string(reference, "none",
+DEFINE_string(reference,
+              "none",
               "Cross-check every point against a reference solver: none or "
               "ipopt (interior point on the same WC problem).");
-DEFINE_double(reference_tolerance, 1e-8,
+DEFINE_double(reference_tolerance,
+              1e-8,
               "Ipopt reference: convergence tolerance.");
 
 namespace {
 
-bool ParseList(const std::string& text, std::vector<double>* values,
+bool ParseList(const std::string& text,
+               std::vector<double>* values,
                std::string* error) {
   values->clear();
   std::stringstream ss(text);
@@ -92,8 +155,9 @@ int main(int argc, char** argv) {
   gflags::ParseCommandLineFlags(&argc, &argv, true);
   FLAGS_logtostderr = true;
   google::InitGoogleLogging(argv[0]);
-  if (argc > 1) return Usage(std::string("unexpected argument '") + argv[1] +
-                             "'; all options are --flags (see --help).");
+  if (argc > 1)
+    return Usage(std::string("unexpected argument '") + argv[1] +
+                 "'; all options are --flags (see --help).");
 
   namespace ep = ecmo::problems;
   if (FLAGS_list_problems) {
@@ -129,7 +193,10 @@ int main(int argc, char** argv) {
   options.pgd.eta0 = FLAGS_eta0;
   options.pgd.c0 = FLAGS_c0;
   options.minimizer_progress_to_stdout = FLAGS_progress && !FLAGS_json;
-  options.record_history = false;
+  options.record_history = FLAGS_history;
+  options.history_stride = FLAGS_history_stride > 0
+                               ? FLAGS_history_stride
+                               : std::max(1, FLAGS_max_iterations / 10000);
   options.automatic_objective_offset = FLAGS_automatic_objective_offset;
   options.objective_offset = info->objective_offset;
   std::string error;
@@ -152,6 +219,15 @@ int main(int argc, char** argv) {
 
   const int S = info->num_objectives;
   std::vector<std::vector<double>> preferences;
+  double preference_floor = FLAGS_preference_floor;
+  if (!(preference_floor > 0.0 && preference_floor < 1.0)) {
+    return Usage("--preference_floor must be in (0, 1).");
+  }
+  if (!FLAGS_preference.empty() && !FLAGS_preferences.empty()) {
+    return Usage(
+        "give --preference (one point) or --preferences (a sweep), "
+        "not both.");
+  }
   if (!FLAGS_preference.empty()) {
     std::vector<double> p;
     if (!ParseList(FLAGS_preference, &p, &error)) {
@@ -160,12 +236,22 @@ int main(int argc, char** argv) {
     if (!ecmo::ValidatePreference(p, S, &error)) {
       return Usage("--preference: " + error);
     }
+    // A single preference is used exactly as given.
+    for (double w : p) preference_floor = std::min(preference_floor, w);
     preferences.push_back(p);
+  } else if (!FLAGS_preferences.empty()) {
+    std::vector<ecmo::NamedPreference> named;
+    if (!ecmo::ParsePreferenceSpec(FLAGS_preferences, S, &named, &error)) {
+      return Usage("--preferences: " + error);
+    }
+    for (const ecmo::NamedPreference& p : named) {
+      preferences.push_back(p.weights);
+    }
   } else {
     if (S != 2) {
-      return Usage("--sweep needs a problem with 2 objectives; '" +
-                   info->name + "' has " + std::to_string(S) +
-                   ". Give --preference instead.");
+      return Usage("--sweep needs a problem with 2 objectives; '" + info->name +
+                   "' has " + std::to_string(S) +
+                   ". Give --preference or --preferences instead.");
     }
     if (FLAGS_sweep < 1) return Usage("--sweep must be >= 1.");
     for (int i = 1; i <= FLAGS_sweep; ++i) {
@@ -173,69 +259,175 @@ int main(int argc, char** argv) {
       preferences.push_back({l1, 1.0 - l1});
     }
   }
+  if (FLAGS_resume && FLAGS_jsonl.empty()) {
+    return Usage("--resume needs --jsonl (the file to resume from).");
+  }
+  if (!FLAGS_plot.empty()) {
+    std::string lower = FLAGS_plot;
+    for (char& c : lower) c = static_cast<char>(std::tolower(c));
+    const auto ends_with = [&](const std::string& e) {
+      return lower.size() > e.size() &&
+             lower.compare(lower.size() - e.size(), e.size(), e) == 0;
+    };
+    if (!ends_with(".png") && !ends_with(".svg")) {
+      return Usage("--plot: the file name must end in .png or .svg.");
+    }
+  }
 
-  std::ofstream csv;
+  ecmo::ParetoSweep::Options sweep_options;
+  sweep_options.solver = options;
+  sweep_options.num_threads = FLAGS_num_threads;
+  sweep_options.warm_start = FLAGS_warm_start;
+  sweep_options.preference_floor = preference_floor;
+  sweep_options.problem_name = info->name;
+  sweep_options.jsonl_path = FLAGS_jsonl;
+  sweep_options.csv_path = FLAGS_csv;
+  sweep_options.resume = FLAGS_resume;
+  sweep_options.progress_to_stderr = true;
+  sweep_options.progress_every_n_seconds = FLAGS_progress_every_n_seconds;
+  sweep_options.max_history_entries = FLAGS_history_entries;
+  // Side-by-side reports of the cross-check, printed for a single point.
+  std::mutex reports_mutex;
+  std::vector<std::string> reports;
+  if (cross_check) {
+    sweep_options.point_solver =
+        [&check_options, &reports_mutex, &reports](
+            const ecmo::Solver::Options& solver_options,
+            const ecmo::Problem& problem,
+            const std::vector<double>& preference,
+            ecmo::Solver::Summary* summary,
+            nlohmann::json* extra) {
+          ecmo::CrossCheckOptions per_point = check_options;
+          per_point.solver = solver_options;
+          const ecmo::CrossCheckResult check =
+              ecmo::CrossCheck(per_point, problem, preference);
+          *summary = check.solver;
+          *extra = ecmo::CrossCheckToJson(check);
+          std::lock_guard<std::mutex> lock(reports_mutex);
+          reports.push_back(check.Report());
+        };
+  }
+  if (!sweep_options.IsValid(&error)) return Usage(error);
   if (!FLAGS_csv.empty()) {
-    csv.open(FLAGS_csv);
-    if (!csv) return Usage("cannot write --csv file '" + FLAGS_csv + "'.");
-    csv << ecmo::CsvHeader(S, info->num_parameters) << "\n";
+    // Fail early (exit 2) on an unwritable path, before any solve.
+    std::ofstream probe(FLAGS_csv, std::ios::app);
+    if (!probe) return Usage("cannot write --csv file '" + FLAGS_csv + "'.");
+  }
+  if (!FLAGS_jsonl.empty()) {
+    std::ofstream probe(FLAGS_jsonl, std::ios::app);
+    if (!probe)
+      return Usage("cannot write --jsonl file '" + FLAGS_jsonl + "'.");
+  }
+
+  ecmo::ParetoSweep::Summary sweep;
+  ecmo::Sweep(sweep_options,
+              ecmo::MakeProblemFactory(info->build),
+              preferences,
+              &sweep);
+  if (sweep.termination_type == ceres::FAILURE && sweep.num_solved == 0 &&
+      sweep.num_resumed == 0) {
+    std::cerr << "ecmo_solve: " << sweep.message << "\n";
+    return 1;
+  }
+  if (!sweep.resume_message.empty()) {
+    std::cerr << "ecmo_solve: " << sweep.resume_message << "\n";
+  }
+  if (!sweep.threads_message.empty() && sweep.num_solved > 0 &&
+      sweep.num_threads_used < sweep.num_threads_given) {
+    std::cerr << "ecmo_solve: using " << sweep.num_threads_used
+              << " thread(s): " << sweep.threads_message << "\n";
   }
 
   nlohmann::json points = nlohmann::json::array();
-  bool all_usable = true;
+  bool all_usable = sweep.AllPointsUsable();
   // Worst case over the sweep when cross-checking.
   int num_agree = 0;
   double worst_z = 0.0, worst_f = 0.0, worst_multiplier = 0.0;
   if (!FLAGS_json && preferences.size() > 1) {
-    std::printf("%-24s %-26s %12s %12s %12s %8s %s%s\n", "lambda", "F(z)",
-                "||h||", "||K||^2", "||K||^2 LS", "iters", "termination",
+    std::printf("%-24s %-26s %12s %12s %12s %8s %s%s\n",
+                "lambda",
+                "F(z)",
+                "||h||",
+                "||K||^2",
+                "||K||^2 LS",
+                "iters",
+                "termination",
                 cross_check ? "  |z-z_ref|  agree" : "");
   }
-  for (const std::vector<double>& lambda : preferences) {
-    auto instance = info->build();
-    ecmo::Solver::Summary summary;
-    ecmo::CrossCheckResult check;
-    if (cross_check) {
-      check = ecmo::CrossCheck(check_options, instance->problem, lambda);
-      summary = check.solver;
-      num_agree += check.agree ? 1 : 0;
-      worst_z = std::max(worst_z, check.z_distance);
-      worst_f = std::max(worst_f, check.objective_distance);
-      worst_multiplier = std::max(worst_multiplier, check.multiplier_distance);
-    } else {
-      ecmo::Solve(options, instance->problem, lambda, &summary);
+  auto format_vector = [](const std::vector<double>& v, int digits) {
+    std::string text = "(";
+    char buffer[64];
+    for (size_t i = 0; i < v.size(); ++i) {
+      std::snprintf(
+          buffer, sizeof(buffer), "%s%.*f", i ? ", " : "", digits, v[i]);
+      text += buffer;
     }
-    all_usable = all_usable && summary.IsSolutionUsable();
-    nlohmann::json point = ecmo::SummaryToJson(summary, info->name);
-    if (cross_check) point.update(ecmo::CrossCheckToJson(check));
+    return text + ")";
+  };
+  std::vector<ecmo::Solver::Summary> summaries;
+  for (const ecmo::SweepPoint& p : sweep.points) {
+    if (p.status == ecmo::SweepPoint::NOT_SOLVED) continue;
+    const ecmo::Solver::Summary& summary = p.summary;
+    summaries.push_back(summary);
+    nlohmann::json point = ecmo::SweepPointToJson(p, info->name);
+    bool agree = false;
+    double z_distance = -1.0;
+    std::string verdict;
+    if (cross_check) {
+      // Read defensively: resumed points come from a file.
+      const auto a = point.find("agreement");
+      if (a != point.end() && a->is_object()) {
+        const auto number = [&](const char* key) {
+          const auto it = a->find(key);
+          return it != a->end() && it->is_number() ? it->get<double>() : -1.0;
+        };
+        const auto it_agree = a->find("agree");
+        agree = it_agree != a->end() && it_agree->is_boolean() &&
+                it_agree->get<bool>();
+        const auto it_verdict = a->find("verdict");
+        if (it_verdict != a->end() && it_verdict->is_string()) {
+          verdict = it_verdict->get<std::string>();
+        }
+        z_distance = number("z_distance");
+        worst_z = std::max(worst_z, z_distance);
+        worst_f = std::max(worst_f, number("objective_distance"));
+        worst_multiplier =
+            std::max(worst_multiplier, number("multiplier_distance"));
+      }
+      num_agree += agree ? 1 : 0;
+    }
     points.push_back(point);
-    if (csv) csv << ecmo::CsvRow(summary, info->name) << "\n" << std::flush;
     if (FLAGS_json) continue;
     if (preferences.size() == 1) {
       std::cout << summary.FullReport();
-      if (cross_check) std::cout << "\n" << check.Report() << "\n";
-    } else {
-      char lam[64], f[64];
-      std::snprintf(lam, sizeof(lam), "(%.4f, %.4f)", lambda[0], lambda[1]);
-      if (summary.objectives.size() == 2) {
-        std::snprintf(f, sizeof(f), "(%.6f, %.6f)", summary.objectives[0],
-                      summary.objectives[1]);
-      } else {
-        std::snprintf(f, sizeof(f), "-");
+      if (cross_check && reports.size() == 1) {
+        std::cout << "\n" << reports[0] << "\n";
       }
-      std::printf("%-24s %-26s %12.4e %12.4e %12.4e %8d %s", lam, f,
+    } else {
+      const std::string lam = format_vector(p.preference, 4);
+      const std::string f =
+          summary.objectives.size() > 0
+              ? format_vector(
+                    std::vector<double>(
+                        summary.objectives.data(),
+                        summary.objectives.data() + summary.objectives.size()),
+                    6)
+              : std::string("-");
+      std::printf("%-24s %-26s %12.4e %12.4e %12.4e %8d %s",
+                  lam.c_str(),
+                  f.c_str(),
                   summary.constraint_norm,
                   summary.kkt.with_solver_multipliers.SquaredNorm(),
                   summary.kkt.with_least_squares_multipliers.SquaredNorm(),
                   summary.iterations,
                   ecmo::TerminationTypeName(summary.termination_type));
       if (cross_check) {
-        std::printf("  %10.3e  %s", check.z_distance,
-                    check.agree ? "yes" : "NO");
+        std::printf("  %10.3e  %s", z_distance, agree ? "yes" : "NO");
       }
+      if (p.status == ecmo::SweepPoint::RESUMED) std::printf("  (resumed)");
       std::printf("\n");
-      if (cross_check && !check.agree) {
-        std::printf("    %s\n", check.verdict.c_str());
+      if (cross_check && !agree) {
+        std::printf("    %s\n", verdict.c_str());
       }
       if (!summary.IsSolutionUsable()) {
         std::printf("    %s\n", summary.message.c_str());
@@ -244,15 +436,18 @@ int main(int argc, char** argv) {
   }
 
   nlohmann::json result;
-  if (preferences.size() == 1) {
+  if (preferences.size() == 1 && points.size() == 1) {
     result = points[0];
+    for (const char* key : {"index", "preference_given", "warm_start_from"}) {
+      result.erase(key);
+    }
   } else {
-    result = {{"problem", info->name},
-              {"strategy", ecmo::StrategyTypeToString(options.strategy)},
-              {"points", points}};
+    result = ecmo::SweepToJson(sweep, info->name);
+    result["strategy"] = ecmo::StrategyTypeToString(options.strategy);
+    result["points"] = points;
   }
   if (cross_check) {
-    const int n = static_cast<int>(preferences.size());
+    const int n = static_cast<int>(points.size());
     result["cross_check"] = {{"reference", "ipopt"},
                              {"points", n},
                              {"agree", num_agree},
@@ -264,18 +459,66 @@ int main(int argc, char** argv) {
           "\nCross-check against Ipopt: %d of %d points agree; worst "
           "|z - z_ref| = %.3e, worst |F - F_ref| = %.3e, worst multiplier "
           "distance = %.3e\n",
-          num_agree, n, worst_z, worst_f, worst_multiplier);
+          num_agree,
+          n,
+          worst_z,
+          worst_f,
+          worst_multiplier);
     }
   }
-  if (FLAGS_json) std::cout << result.dump(2) << "\n";
+  if (!FLAGS_json && preferences.size() > 1) {
+    std::printf(
+        "\n%d points (%d solved, %d resumed), %d usable; hypervolume %.6g "
+        "(reference %s); worst ||K||^2 %.3e; %d thread(s), warm start %s, "
+        "%.3f s\n",
+        sweep.num_points,
+        sweep.num_solved,
+        sweep.num_resumed,
+        sweep.num_usable,
+        sweep.hypervolume,
+        format_vector(std::vector<double>(sweep.reference_point.data(),
+                                          sweep.reference_point.data() +
+                                              sweep.reference_point.size()),
+                      4)
+            .c_str(),
+        sweep.worst_kkt_residual_sq,
+        sweep.num_threads_used,
+        sweep.warm_start ? "on" : "off",
+        sweep.total_time_in_seconds);
+  }
+  const auto dump = [](const nlohmann::json& j) {
+    return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+  };
+  if (FLAGS_json) std::cout << dump(result) << "\n";
   if (!FLAGS_output.empty()) {
     std::ofstream out(FLAGS_output);
-    if (!out) return Usage("cannot write --output file '" + FLAGS_output + "'.");
-    out << result.dump(2) << "\n";
+    if (!out)
+      return Usage("cannot write --output file '" + FLAGS_output + "'.");
+    out << dump(result) << "\n";
+  }
+  if (!FLAGS_plot.empty()) {
+    ecmo::PlotOptions plot_options;
+    plot_options.title =
+        info->name + " (" + ecmo::StrategyTypeToString(options.strategy) + ")";
+    const Eigen::MatrixXd analytic =
+        info->pareto_front ? info->pareto_front(200) : Eigen::MatrixXd();
+    for (const ecmo::PlotResult& r :
+         ecmo::PlotSweep(plot_options, summaries, analytic, FLAGS_plot)) {
+      if (r.image_written) {
+        if (!FLAGS_json)
+          std::cout << "Plot written to " << r.image_path << "\n";
+      } else {
+        std::cerr << "ecmo_solve: --plot: " << r.message << "\n";
+      }
+    }
   }
   if (!FLAGS_json) {
-    if (!FLAGS_output.empty()) std::cout << "JSON written to " << FLAGS_output << "\n";
+    if (!FLAGS_output.empty())
+      std::cout << "JSON written to " << FLAGS_output << "\n";
     if (!FLAGS_csv.empty()) std::cout << "CSV written to " << FLAGS_csv << "\n";
+    if (!FLAGS_jsonl.empty()) {
+      std::cout << "JSON lines written to " << FLAGS_jsonl << "\n";
+    }
   }
   const bool all_agree =
       !cross_check || num_agree == static_cast<int>(preferences.size());

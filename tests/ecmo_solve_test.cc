@@ -59,6 +59,13 @@ TEST(EcmoSolve, BadInputsGiveClearErrors) {
   ExpectUsageError("--objective_offset=1,x", "--objective_offset");
   ExpectUsageError("--csv=/nonexistent/dir/x.csv --max_iterations=10",
                    "cannot write --csv file");
+  ExpectUsageError("--preferences=nope:3", "--preferences:");
+  ExpectUsageError("--preference=0.5,0.5 --preferences=even:3", "not both");
+  ExpectUsageError("--resume", "--resume needs --jsonl");
+  ExpectUsageError("--plot=front.jpg", "must end in .png or .svg");
+  ExpectUsageError("--num_threads=0", "num_threads = 0");
+  ExpectUsageError("--preference_floor=0", "--preference_floor must be in");
+  ExpectUsageError("--jsonl=/nonexistent/dir/x.jsonl", "cannot write --jsonl");
   const RunResult unknown = RunSolve("--no_such_flag=1");
   EXPECT_NE(unknown.exit_code, 0);
   EXPECT_NE(unknown.output.find("unknown command line flag 'no_such_flag'"),
@@ -112,6 +119,47 @@ TEST(EcmoSolve, SweepWritesJsonAndCsv) {
   }
   EXPECT_EQ(rows, 3);
 }
+TEST(EcmoSolve, PreferenceSpecSweepStreamsAndReportsIndicators) {
+  const std::string dir = ::testing::TempDir();
+  const std::string json_path = dir + "/spec.json";
+  const std::string jsonl_path = dir + "/spec.jsonl";
+  std::remove(jsonl_path.c_str());
+  const std::string args = "--problem=gebken_circle --preferences=das-dennis:4"
+                           " --max_iterations=2000 --num_threads=2 --jsonl=" +
+                           jsonl_path + " --output=" + json_path;
+  const RunResult run = RunSolve(args);
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_NE(run.output.find("hypervolume"), std::string::npos) << run.output;
+  std::ifstream json_file(json_path);
+  const nlohmann::json j = nlohmann::json::parse(json_file);
+  ASSERT_EQ(j["points"].size(), 5u);
+  for (const char* key : {"hypervolume", "reference_point", "ideal", "nadir",
+                          "non_dominated", "num_threads_used",
+                          "changed_preferences"}) {
+    EXPECT_TRUE(j.contains(key)) << key;
+  }
+  EXPECT_EQ(j["num_threads_used"], 2);
+  // The corners (1, 0) and (0, 1) come first and are floored to 1e-4.
+  EXPECT_EQ(j["changed_preferences"], nlohmann::json({0, 1}));
+  EXPECT_DOUBLE_EQ(j["points"][0]["preference"][1].get<double>(), 1e-4);
+  EXPECT_DOUBLE_EQ(j["points"][0]["preference_given"][1].get<double>(), 0.0);
+  EXPECT_GT(j["hypervolume"].get<double>(), 0.0);
+  EXPECT_TRUE(j["points"][0].contains("history"));
+  std::ifstream jsonl(jsonl_path);
+  std::string line;
+  int lines = 0;
+  while (std::getline(jsonl, line)) lines += line.empty() ? 0 : 1;
+  EXPECT_EQ(lines, 5);
+
+  // --resume finds everything done and solves nothing.
+  const RunResult again = RunSolve(args + " --resume");
+  ASSERT_EQ(again.exit_code, 0) << again.output;
+  EXPECT_NE(again.output.find("resumed 5 of 5 points"), std::string::npos)
+      << again.output;
+  EXPECT_NE(again.output.find("(0 solved, 5 resumed)"), std::string::npos)
+      << again.output;
+}
+
 TEST(EcmoSolve, ReferenceCrossCheckWritesReferenceAndAgreement) {
   const RunResult run =
       RunSolve("--problem=gebken_circle --preference=0.5,0.5 "

@@ -12,13 +12,30 @@
 //                    complementarity_sq } (solver multipliers),
 //          blocks_least_squares: {...},
 //          omega[], nu[], omega_least_squares[], nu_least_squares[] }
-// Numbers that were never computed are -1 (Ceres' convention).
+// Numbers that were never computed are -1 (Ceres' convention); NaN and
+// infinities are written as null.
+//
+// Optional keys:
+//   schedule: { step_rule, eta, u, v, shortened_steps }   (WC_PENALTY_PGD)
+//   quasi_newton: { inner_iterations, penalty_increases, u, v,
+//                   certified_by, inner_message }  (quasi-Newton strategies)
+//   history: { iteration[], kkt_residual_sq[], average_kkt_residual_sq[],
+//              constraint_norm[], rho[], penalty[], gradient_evaluations[],
+//              time_seconds[] }
+//     Summary::history (when Solver::Options::record_history), stored by
+//     column: entry j of every array belongs to the j-th recorded iteration.
+//
+// Pareto sweeps (ecmo/sweep.h) write one such object per line of a
+// JSON-lines file, with "index" (position in the preference list) and
+// "preference" (the one used, after the open-simplex floor) added.
 
 #ifndef ECMO_RESULT_WRITER_H_
 #define ECMO_RESULT_WRITER_H_
 
+#include <cstdint>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "ecmo/solver.h"
 #include "nlohmann/json.hpp"
@@ -35,6 +52,57 @@ nlohmann::json SummaryToJson(const Solver::Summary& summary,
 std::string CsvHeader(int num_objectives, int num_parameters);
 std::string CsvRow(const Solver::Summary& summary,
                    const std::string& problem_name);
+
+// The inverse of SummaryToJson, for reading saved results back (resumed
+// sweeps, plots). Restores every field the JSON holds: strategy, preference,
+// objective offset, termination and message, iterations, evaluation counts,
+// time, rho, z, objectives, constraint norm, the multipliers and the average
+// KKT residual, the schedule and quasi-Newton fields, and the history. The
+// KKT residual vectors themselves are not in the JSON, only their block
+// sums: each block is restored as a one-entry vector holding the block's
+// norm, so KktResidual::SquaredNorm() and the *Sq() block sums read back
+// (to rounding) while the individual entries are lost. null reads as NaN.
+// Missing optional keys keep their defaults. Returns false with a message
+// naming the first key of the wrong type or missing a required key
+// ("termination", "z", "objectives", "preference"); never throws.
+bool SummaryFromJson(const nlohmann::json& json,
+                     Solver::Summary* summary,
+                     std::string* error);
+
+// Contents of a JSON-lines file (one JSON value per line).
+struct JsonLines {
+  // The values of the lines that parsed, in file order, with their 1-based
+  // line numbers.
+  std::vector<nlohmann::json> values;
+  std::vector<int> line_numbers;
+  // Lines that did not parse (line numbers). Blank lines are skipped
+  // silently.
+  std::vector<int> bad_lines;
+  // True when the last line had no terminating newline and did not parse:
+  // the writer was killed in the middle of writing it.
+  bool last_line_truncated = false;
+  // Bytes from the start of the file to the end of the last line that
+  // parsed and ended in a newline; truncating the file there drops a
+  // partial last line.
+  int64_t valid_prefix_bytes = 0;
+};
+
+// Reads a JSON-lines file. Returns false (with a message) only when the
+// file cannot be opened; unparsable lines are reported in `out`.
+bool ReadJsonLines(const std::string& path, JsonLines* out, std::string* error);
+
+// Reads the points of a saved result, whatever ecmo_solve wrote: a sweep
+// JSON ({"points": [...], ...}), a single point's JSON, or a JSON-lines file
+// (one point per line; a truncated last line is skipped and counted in
+// *num_skipped_lines if not null). *document receives the top-level object
+// of a sweep JSON (empty otherwise; may be null). Points are returned in
+// file order. Returns false with a message if the file cannot be read or
+// holds no point.
+bool ReadResultFile(const std::string& path,
+                    std::vector<nlohmann::json>* points,
+                    nlohmann::json* document,
+                    int* num_skipped_lines,
+                    std::string* error);
 
 }  // namespace ecmo
 

@@ -1,0 +1,135 @@
+// ecmo_plot: draw a saved ecmo_solve result with gnuplot.
+//
+//   ecmo_plot --input=front.json --output=front.png
+//   ecmo_plot --input=front.jsonl --output=front.svg
+//
+// Reads the sweep JSON (--output of ecmo_solve), a single point's JSON, or
+// the JSON-lines stream (--jsonl; a truncated last line is skipped), and
+// writes
+//   * the front in objective space (2-D scatter for S = 2, 3-D scatter for
+//     S = 3, parallel coordinates for S > 3), over the analytic Pareto front
+//     when the problem is a registry problem that knows it, and
+//   * when the points carry a history, the convergence of ||K||^2 on
+//     log-log axes next to it (FILE_convergence.png).
+// Each picture comes with its data (.dat) and gnuplot script (.gp). Without
+// gnuplot the data and scripts are still written and the exit status is 1.
+//
+// Exit status: 0 when every picture was drawn, 1 when one was not, 2 on bad
+// command-line input or an unreadable file.
+
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "ecmo/plot.h"
+#include "ecmo/problems/registry.h"
+#include "ecmo/result_writer.h"
+#include "gflags/gflags.h"
+#include "glog/logging.h"
+
+DEFINE_string(input, "", "Result file: JSON or JSON-lines from ecmo_solve.");
+DEFINE_string(output,
+              "",
+              "Image of the front: FILE.png or FILE.svg (the convergence "
+              "plot goes to FILE_convergence.png/svg).");
+DEFINE_string(problem,
+              "",
+              "Registry problem whose analytic front to overlay (default: "
+              "the problem named in the file).");
+DEFINE_bool(analytic, true, "Overlay the analytic front when known.");
+DEFINE_string(title, "", "Plot title (default: problem and strategy).");
+DEFINE_int32(width, 900, "Image width.");
+DEFINE_int32(height, 650, "Image height.");
+
+namespace {
+
+int Usage(const std::string& message) {
+  std::cerr << "ecmo_plot: " << message << "\n";
+  return 2;
+}
+
+std::string StringField(const nlohmann::json& j, const char* key) {
+  const auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>()
+                                          : std::string();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  gflags::SetUsageMessage(
+      "Plot a saved ecmo_solve result.\n"
+      "  ecmo_plot --input=front.jsonl --output=front.png");
+  gflags::ParseCommandLineFlags(&argc, &argv, true);
+  FLAGS_logtostderr = true;
+  google::InitGoogleLogging(argv[0]);
+  if (argc > 1) {
+    return Usage(std::string("unexpected argument '") + argv[1] +
+                 "'; all options are --flags (see --help).");
+  }
+  if (FLAGS_input.empty()) return Usage("--input is required.");
+  if (FLAGS_output.empty()) return Usage("--output is required.");
+  if (FLAGS_width < 100 || FLAGS_height < 100) {
+    return Usage("--width and --height must be >= 100.");
+  }
+
+  std::vector<nlohmann::json> records;
+  nlohmann::json document;
+  int skipped = 0;
+  std::string error;
+  if (!ecmo::ReadResultFile(
+          FLAGS_input, &records, &document, &skipped, &error)) {
+    return Usage(error);
+  }
+  if (skipped > 0) {
+    std::cerr << "ecmo_plot: skipped " << skipped << " unreadable line(s) of "
+              << FLAGS_input << "\n";
+  }
+  std::vector<ecmo::Solver::Summary> points;
+  for (size_t i = 0; i < records.size(); ++i) {
+    ecmo::Solver::Summary summary;
+    if (!ecmo::SummaryFromJson(records[i], &summary, &error)) {
+      std::cerr << "ecmo_plot: skipping point " << i << ": " << error << "\n";
+      continue;
+    }
+    points.push_back(std::move(summary));
+  }
+  if (points.empty()) return Usage(FLAGS_input + ": no readable point.");
+
+  std::string problem = FLAGS_problem;
+  if (problem.empty()) problem = StringField(document, "problem");
+  if (problem.empty()) problem = StringField(records[0], "problem");
+  std::string strategy = StringField(document, "strategy");
+  if (strategy.empty()) strategy = StringField(records[0], "strategy");
+
+  Eigen::MatrixXd analytic;
+  if (FLAGS_analytic && !problem.empty()) {
+    const ecmo::problems::ProblemInfo* info = ecmo::problems::Find(problem);
+    if (info != nullptr && info->pareto_front) {
+      analytic = info->pareto_front(200);
+    } else if (!FLAGS_problem.empty() && info == nullptr) {
+      return Usage("unknown problem '" + problem +
+                   "'; valid names: " + ecmo::problems::ProblemNames() + ".");
+    }
+  }
+
+  ecmo::PlotOptions options;
+  options.width = FLAGS_width;
+  options.height = FLAGS_height;
+  options.title = FLAGS_title;
+  if (options.title.empty()) {
+    options.title = problem.empty() ? "result" : problem;
+    if (!strategy.empty()) options.title += " (" + strategy + ")";
+  }
+  bool all_drawn = true;
+  for (const ecmo::PlotResult& r :
+       ecmo::PlotSweep(options, points, analytic, FLAGS_output)) {
+    if (r.image_written) {
+      std::cout << "Plot written to " << r.image_path << "\n";
+    } else {
+      all_drawn = false;
+      std::cerr << "ecmo_plot: " << r.message << "\n";
+    }
+  }
+  return all_drawn ? 0 : 1;
+}

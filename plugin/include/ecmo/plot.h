@@ -1,0 +1,123 @@
+// ceres-ecmo: equality-constrained multi-objective optimization on Ceres.
+//
+// Pictures of sweeps through gnuplot: the front in objective space and the
+// convergence of ||K||^2. Each plot writes a data file and a gnuplot script
+// next to the image (front.png -> front.dat, front.gp), then runs
+// `gnuplot front.gp`. Without gnuplot the data and the script are still
+// written and PlotResult::message says how to draw them later, so a missing
+// gnuplot never loses results. The format follows the extension: .png
+// (terminal pngcairo, or png when cairo is missing) or .svg.
+//
+//   ecmo::PlotOptions options;
+//   options.title = "gebken_circle";
+//   for (const ecmo::PlotResult& r :
+//        ecmo::PlotSweep(options, summaries, analytic_front, "front.png")) {
+//     if (!r.image_written) std::cerr << r.message << "\n";
+//   }
+//
+// Nothing throws or aborts; failures are reported in PlotResult. The
+// functions run a child process: call them from one thread at a time.
+
+#ifndef ECMO_PLOT_H_
+#define ECMO_PLOT_H_
+
+#include <string>
+#include <vector>
+
+#include "Eigen/Core"
+#include "ecmo/solver.h"
+
+namespace ecmo {
+
+struct PlotOptions {
+  // Title on top of every plot (gnuplot's enhanced text is off for it, so
+  // underscores print as they are). Empty: "Pareto front" / "Convergence".
+  std::string title;
+  // Axis names of the objectives; empty: f_1, ..., f_S.
+  std::vector<std::string> objective_names;
+  // Image size in pixels (PNG) or points (SVG).
+  int width = 900;
+  int height = 650;
+  // The gnuplot executable, looked up on PATH.
+  std::string gnuplot = "gnuplot";
+};
+
+struct PlotResult {
+  // True when gnuplot ran and the image exists and is not empty.
+  bool image_written = false;
+  std::string image_path;
+  // Always written (unless the directory is not writable).
+  std::string data_path;
+  std::string script_path;
+  // Empty on success; otherwise what went wrong and what to do, e.g.
+  // "gnuplot not found on PATH (install gnuplot-nox); data written to
+  // front.dat, draw it with: gnuplot front.gp".
+  std::string message;
+};
+
+// The front in objective space: `points` (n x S, one row per point) as a
+// scatter, the non-dominated rows (indices into `points`) filled and the
+// dominated ones as crosses, over the analytic front (m x S rows, may be
+// empty) drawn as a line (S = 2) or dots. S = 2: 2-D scatter; S = 3: 3-D
+// scatter; S > 3: parallel coordinates (one polyline per point). Rows with
+// non-finite entries are skipped.
+PlotResult PlotFront(const PlotOptions& options,
+                     const Eigen::MatrixXd& points,
+                     const std::vector<int>& non_dominated,
+                     const Eigen::MatrixXd& analytic_front,
+                     const std::string& image_path);
+
+// One convergence curve: y against x (both > 0 on the log-log axes; other
+// entries are skipped), coloured by color_value in [0, 1] on the palette.
+struct ConvergenceCurve {
+  std::vector<double> x;
+  std::vector<double> y;
+  double color_value = 0.0;
+};
+
+// ||K||^2 (y) against x on log-log axes, one line per curve, coloured on a
+// palette labelled color_label (e.g. "lambda_1").
+PlotResult PlotConvergence(const PlotOptions& options,
+                           const std::vector<ConvergenceCurve>& curves,
+                           const std::string& x_label,
+                           const std::string& color_label,
+                           const std::string& image_path);
+
+// The convergence curves of solver summaries, from Summary::history
+// (record it with Solver::Options::record_history; history_stride bounds
+// its length): y = kkt_residual_sq (the strategy's multipliers), x =
+// gradient evaluations (iteration + 1 for WC_PENALTY_PGD, which evaluates
+// one gradient per iteration; the recorded count for the quasi-Newton
+// strategies, whose history has one entry per outer iteration). Colour:
+// lambda_1 for S = 2, the point's position otherwise. Summaries without
+// history give no curve.
+std::vector<ConvergenceCurve> ConvergenceCurves(
+    const std::vector<Solver::Summary>& summaries);
+
+// Indices of the rows of `points` that no other row dominates by more than
+// a tolerance: row i counts as dominated only if some row j is nowhere worse
+// than row i by more than tol_s and better by more than tol_s somewhere,
+// tol_s = relative_tolerance * (range of objective s over the rows). So
+// near-duplicates (several preferences that select the same end of a
+// front, solved to slightly different digits) all count as non-dominated.
+// Rows with non-finite entries are never returned.
+std::vector<int> NonDominatedWithTolerance(const Eigen::MatrixXd& points,
+                                           double relative_tolerance = 1e-6);
+
+// Both pictures of a sweep: PlotFront of the usable summaries (objectives)
+// at image_path (non-dominated as by NonDominatedWithTolerance), and, when any
+// summary has a history, PlotConvergence at <image
+// stem>_convergence.<extension>. Returns one PlotResult per picture attempted
+// (the front first). An empty or unsupported image path gives a single failed
+// result.
+std::vector<PlotResult> PlotSweep(const PlotOptions& options,
+                                  const std::vector<Solver::Summary>& points,
+                                  const Eigen::MatrixXd& analytic_front,
+                                  const std::string& image_path);
+
+// "<stem>_convergence.<ext>" for "<stem>.<ext>".
+std::string ConvergencePlotPath(const std::string& image_path);
+
+}  // namespace ecmo
+
+#endif  // ECMO_PLOT_H_

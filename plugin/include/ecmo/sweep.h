@@ -1,0 +1,346 @@
+// ceres-ecmo: equality-constrained multi-objective optimization on Ceres.
+//
+// Pareto sweeps: solve the weighted-Chebyshev (WC) subproblem for many
+// preferences, on several threads, each point warm-started from the nearest
+// point already solved, streaming every finished point to disk so that an
+// interrupted sweep loses nothing and can resume.
+//
+//   ecmo::ParetoSweep::Options options;
+//   options.solver.strategy = ecmo::StrategyType::WC_AUGMENTED_LAGRANGIAN;
+//   options.num_threads = 2;
+//   options.jsonl_path = "front.jsonl";   // one line per finished point
+//   options.resume = true;                // skip points already in the file
+//   ecmo::ParetoSweep::Summary summary;
+//   ecmo::Sweep(options, ecmo::MakeProblemFactory(info->build),
+//               ecmo::DasDennis(2, 100), &summary);
+//   std::cout << summary.FullReport() << "\n";
+//
+// Problems. Each worker thread needs its own parameter blocks, so a sweep
+// takes either
+//   * a ProblemFactory that builds an independent instance (its own blocks
+//     and ecmo::Problem over them) per worker; the registry's
+//     ecmo::problems::ProblemInfo::build fits through MakeProblemFactory, or
+//   * a single Problem with its declared ThreadSafety (as in pagmo): BASIC
+//     means its cost functions may be evaluated concurrently (each worker
+//     then evaluates the shared problem through its own evaluator and never
+//     writes the user's parameter blocks); NONE forces one thread.
+//
+// Start points. Every point starts from the problem's start point (the
+// parameter blocks when the problem was built or handed in) unless
+// Options::warm_start is set, in which case it starts from the z of the
+// nearest point (Euclidean distance between the preferences used) among the
+// points finished so far, resumed points included. The warm start sets z
+// only: rho starts at its smallest feasible value for that z,
+// max_s lambda_s (f_s(z) + offset_s), which is the neighbour's rho adjusted
+// to the new preference (Solver::Options::initial_rho is left as given, so
+// keep it NaN). The strategies keep no multipliers across solves.
+//
+// Work order. The preferences are visited along a walk through the simplex
+// (sorted by lambda_1 for S = 2, a greedy nearest-neighbour path otherwise)
+// and the walk is cut into one contiguous chunk per thread. A thread that
+// runs out of work takes the half of the largest remaining chunk farthest
+// from its owner and walks it towards the owner, starting next to a point
+// that is already done. Which neighbour a warm start uses therefore depends
+// on timing when num_threads > 1; the points agree to solver tolerance.
+//
+// Threads call Solve concurrently; streaming writes, callbacks and progress
+// output are serialized under one mutex. Nothing aborts or throws: invalid
+// options, an invalid problem or a resume file from another sweep give a
+// FAILURE summary with a message; a point that fails keeps its FAILURE in
+// its own Solver::Summary and the sweep goes on.
+
+#ifndef ECMO_SWEEP_H_
+#define ECMO_SWEEP_H_
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "Eigen/Core"
+#include "ecmo/preference_grid.h"
+#include "ecmo/problem.h"
+#include "ecmo/solver.h"
+#include "ecmo/types.h"
+#include "nlohmann/json.hpp"
+
+namespace ecmo {
+
+// Declared thread safety of a Problem shared by the threads of a sweep (the
+// pagmo convention): NONE, its cost functions must not run concurrently
+// (the sweep then uses one thread); BASIC, they may (true of Ceres auto-diff
+// cost functions without mutable state).
+enum class ThreadSafety { NONE, BASIC };
+const char* ThreadSafetyToString(ThreadSafety safety);
+
+// Builds one independent problem instance: an ecmo::Problem whose parameter
+// blocks are owned by the returned object (or live as long as it), holding
+// the start point. Must return the same problem (same structure and start
+// point) on every call; nullptr means the build failed. Called from the
+// thread that calls Sweep, once per worker.
+using ProblemFactory = std::function<std::shared_ptr<const Problem>()>;
+
+// Adapts a builder of any type that owns its blocks and exposes a member
+// `problem` (e.g. ecmo::problems::ProblemInstance) to a ProblemFactory; the
+// returned pointer keeps the whole instance alive.
+template <typename Instance>
+ProblemFactory MakeProblemFactory(
+    std::function<std::unique_ptr<Instance>()> build) {
+  return [build]() -> std::shared_ptr<const Problem> {
+    if (!build) return nullptr;
+    std::shared_ptr<Instance> instance(build());
+    if (instance == nullptr) return nullptr;
+    return std::shared_ptr<const Problem>(instance, &instance->problem);
+  };
+}
+
+// One point of a sweep.
+struct SweepPoint {
+  // Position in the preference list given to Sweep.
+  int index = -1;
+  // The preference as given, and as used: moved into the open simplex by
+  // ToOpenSimplex(given, Options::preference_floor).
+  std::vector<double> preference_given;
+  std::vector<double> preference;
+  // True when the floor raised an entry of this preference.
+  bool preference_changed = false;
+
+  // SOLVED: solved by this call. RESUMED: read back from the JSON-lines file
+  // (Options::resume). NOT_SOLVED: not reached (a callback stopped the
+  // sweep, or the sweep failed before it started).
+  enum Status { NOT_SOLVED, SOLVED, RESUMED };
+  Status status = NOT_SOLVED;
+
+  // Index of the point whose z started this one; -1 for the problem's start
+  // point (cold start, or no point finished yet). For resumed points, as
+  // recorded in the file.
+  int warm_start_from = -1;
+  // Worker thread that solved it (0-based); -1 unless SOLVED.
+  int thread = -1;
+
+  // The solve's summary: preference (as used), termination, z, objectives,
+  // KKT scores, history. Resumed points are restored by SummaryFromJson
+  // (ecmo/result_writer.h).
+  Solver::Summary summary;
+  // Extra fields from Options::point_solver (e.g. a cross-check), merged into
+  // the point's JSON. Empty object otherwise.
+  nlohmann::json extra = nlohmann::json::object();
+};
+
+// Called once per finished point (SOLVED points only, in completion order,
+// under the sweep's mutex, after the point was written). Not owned.
+// SOLVER_CONTINUE goes on; SOLVER_ABORT stops the sweep (USER_FAILURE) and
+// SOLVER_TERMINATE_SUCCESSFULLY stops it (USER_SUCCESS): points under way
+// finish and are written, no new point starts.
+class SweepCallback {
+ public:
+  virtual ~SweepCallback() = default;
+  virtual CallbackReturnType operator()(const SweepPoint& point) = 0;
+};
+
+// Replaces ecmo::Solve for each point (e.g. to cross-check every point
+// against a reference solver). Gets the options, a problem whose parameter
+// blocks hold the point's start point (the worker's own instance; a shared
+// Problem only with one thread), and the preference as used. Must fill
+// *summary; may put extra JSON fields into *extra (an empty object on
+// entry). Must not throw. May be called concurrently from several workers,
+// each with its own problem.
+using PointSolver = std::function<void(const Solver::Options& options,
+                                       const Problem& problem,
+                                       const std::vector<double>& preference,
+                                       Solver::Summary* summary,
+                                       nlohmann::json* extra)>;
+
+class ParetoSweep {
+ public:
+  struct Options {
+    // Options of every point's solve. With automatic_objective_offset the
+    // offsets are computed once, from the problem's start point, and used
+    // for every point (so warm starts do not change the scalarization).
+    // solver.callbacks are shared by all workers: with num_threads > 1 they
+    // are called concurrently and must be thread-safe. Record the history
+    // (solver.record_history, history_stride) for convergence plots.
+    Solver::Options solver;
+
+    // Worker threads. > 0. Fewer are used when there are fewer points to
+    // solve, when a shared Problem is declared ThreadSafety::NONE, or when a
+    // shared Problem is combined with a point_solver (which needs the
+    // parameter blocks); Summary::num_threads_used and threads_message say
+    // so.
+    int num_threads = 1;
+
+    // Start each point from the nearest finished point (see the top of this
+    // file). false: every point starts from the problem's start point.
+    bool warm_start = true;
+
+    // Every preference is passed through ToOpenSimplex with this floor:
+    // entries below it (zeros, e.g. the corners of a Das-Dennis grid) are
+    // raised to it. In (0, 1). Summary::changed_preferences lists the
+    // points whose preference it changed.
+    double preference_floor = kDefaultPreferenceFloor;
+
+    // Name written into every JSON line and CSV row, and checked on resume.
+    std::string problem_name = "problem";
+
+    // Streaming output. When not empty, each finished point is written and
+    // flushed at once: a line of JSON (SummaryToJson plus "index",
+    // "preference" as used, "preference_given", "warm_start_from" and the
+    // point_solver's extra fields) to jsonl_path, and a CsvRow to csv_path
+    // (CsvHeader first). Lines appear in completion order.
+    std::string jsonl_path;
+    std::string csv_path;
+
+    // Resume from jsonl_path (required): lines whose "index" and
+    // "preference" match a point of this sweep (every entry within 1e-12)
+    // are taken as done and not solved again; the rest are solved and
+    // appended. A last line cut short (the writer was killed mid-write) is
+    // dropped from the file and reported; other lines that do not parse are
+    // dropped and reported too. A line whose index is out of range, whose
+    // preference differs or whose problem name differs makes the sweep fail
+    // (FAILURE, nothing solved, file untouched): it belongs to another
+    // sweep. A missing file starts a fresh sweep. The CSV file is rewritten:
+    // header, the resumed points, then the new ones.
+    bool resume = false;
+
+    // Progress line on stderr ("points done/total, worst ||K||^2, elapsed,
+    // remaining") every progress_every_n_seconds, starting only once the
+    // sweep has run that long (so short sweeps print nothing), and a final
+    // line if any was printed. > 0.
+    bool progress_to_stderr = false;
+    double progress_every_n_seconds = 2.0;
+
+    // Hypervolume reference point (size S). Empty: DefaultReferencePoint
+    // of the usable points with reference_point_offset.
+    std::vector<double> reference_point;
+    double reference_point_offset = 0.1;
+
+    // When > 0, each solved point's Summary::history is thinned by
+    // ThinHistory to at most about this many entries before it is stored
+    // and written, so saved results stay small while log-log convergence
+    // plots keep their shape. 0 keeps the history as recorded. >= 0.
+    int max_history_entries = 0;
+
+    // Optional replacement for ecmo::Solve (see PointSolver).
+    PointSolver point_solver;
+
+    // Called once per solved point; not owned.
+    std::vector<SweepCallback*> callbacks;
+
+    // Ceres-style validation, including solver.IsValid. Does not look at the
+    // problem or the preferences.
+    bool IsValid(std::string* error) const;
+  };
+
+  struct Summary {
+    // One line: points, usable, hypervolume, worst ||K||^2, time,
+    // termination.
+    std::string BriefReport() const;
+    // Multi-line: options given/used, counts, indicators, and one row per
+    // point (preference, objectives, ||h||, ||K||^2, iterations, status).
+    std::string FullReport() const;
+    // True when every point was reached and its solution is usable.
+    bool AllPointsUsable() const;
+
+    // CONVERGENCE: every point converged. NO_CONVERGENCE: every point was
+    // reached but at least one did not converge or failed (see its
+    // summary). USER_SUCCESS / USER_FAILURE: a callback stopped the sweep.
+    // FAILURE: the sweep did not run (message says why).
+    TerminationType termination_type = ceres::FAILURE;
+    std::string message = "ecmo::Sweep was not called.";
+
+    int num_objectives = -1;
+    int num_parameters = -1;
+
+    int num_threads_given = -1;
+    int num_threads_used = -1;
+    // Why fewer threads than given were used (empty if not).
+    std::string threads_message;
+    bool warm_start = false;
+
+    // One entry per preference, in the order given.
+    std::vector<SweepPoint> points;
+    // Indices of the points whose preference the floor changed.
+    std::vector<int> changed_preferences;
+    double preference_floor = -1.0;
+
+    int num_points = 0;
+    int num_solved = 0;     // by this call
+    int num_resumed = 0;    // read back from the JSON-lines file
+    int num_usable = 0;     // IsSolutionUsable, solved or resumed
+    int num_converged = 0;  // CONVERGENCE
+    int num_not_solved = 0;
+
+    // Resume: what was found in the JSON-lines file (empty when not
+    // resuming), e.g. "resumed 40 points from front.jsonl; dropped a
+    // truncated last line (line 41)".
+    std::string resume_message;
+    bool resume_dropped_truncated_line = false;
+    int resume_dropped_lines = 0;
+
+    // Gradient evaluations summed over the points solved by this call.
+    int64_t gradient_evaluations = 0;
+    double total_time_in_seconds = -1.0;
+
+    // Worst ||K||^2 over the usable points, with the solvers' multipliers
+    // and with the least-squares multipliers (-1 if no usable point).
+    double worst_kkt_residual_sq = -1.0;
+    double worst_kkt_residual_sq_least_squares = -1.0;
+
+    // Indicators of the usable points (objectives as returned, unshifted):
+    // hypervolume with reference_point (given or default), ideal and nadir,
+    // and the indices (into points) of the non-dominated ones, ascending.
+    // NaN / empty when no point is usable.
+    double hypervolume = -1.0;
+    Eigen::VectorXd reference_point;
+    Eigen::VectorXd ideal;
+    Eigen::VectorXd nadir;
+    std::vector<int> non_dominated;
+  };
+};
+
+// Runs the sweep on instances built by `factory`, one per worker (the
+// factory is called from the calling thread). `preferences` need not lie in
+// the open simplex (see Options::preference_floor) but must have S finite,
+// non-negative entries that are not all zero; a preference that does not is
+// a FAILURE point (its summary says why).
+void Sweep(const ParetoSweep::Options& options,
+           const ProblemFactory& factory,
+           const std::vector<std::vector<double>>& preferences,
+           ParetoSweep::Summary* summary);
+
+// The same on one shared problem. The user's parameter blocks hold the
+// start point; they are read, never written (every solution is in the
+// summary), except by a point_solver, which then runs on one thread.
+void Sweep(const ParetoSweep::Options& options,
+           const Problem& problem,
+           ThreadSafety thread_safety,
+           const std::vector<std::vector<double>>& preferences,
+           ParetoSweep::Summary* summary);
+
+// Keeps at most about max_entries entries of a solver history, spaced
+// evenly in log(iteration + 1), always with the first and the last entry;
+// entries are kept in order. Does nothing when the history is not longer
+// than max_entries or max_entries < 2.
+void ThinHistory(int max_entries, std::vector<IterationSummary>* history);
+
+// The JSON line written for a point: SummaryToJson(point.summary,
+// problem_name) with "index", "preference" (as used), "preference_given",
+// "warm_start_from" and point.extra merged in.
+nlohmann::json SweepPointToJson(const SweepPoint& point,
+                                const std::string& problem_name);
+
+// The sweep as one JSON document: {"problem", "strategy", "points": [one
+// SweepPointToJson per reached point, in index order], "hypervolume",
+// "reference_point", "ideal", "nadir", "non_dominated" (point indices, the
+// "index" field), "num_points", "num_solved", "num_resumed", "num_usable",
+// "gradient_evaluations", "num_threads_given",
+// "num_threads_used", "warm_start", "preference_floor",
+// "changed_preferences", "worst_kkt_residual_sq",
+// "worst_kkt_residual_sq_least_squares", "termination", "message",
+// "wall_time_seconds"}. NaN is written as null.
+nlohmann::json SweepToJson(const ParetoSweep::Summary& summary,
+                           const std::string& problem_name);
+
+}  // namespace ecmo
+
+#endif  // ECMO_SWEEP_H_

@@ -1,0 +1,590 @@
+#include "ecmo/plot.h"
+
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <sstream>
+
+#include "ecmo/indicators.h"
+
+extern char** environ;
+
+namespace ecmo {
+namespace {
+
+enum class Format { PNG, SVG, UNKNOWN };
+
+std::string Lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(c));
+  return s;
+}
+
+// Splits "dir/name.ext" into "dir/name" and ".ext" (ext may be empty).
+void SplitExtension(const std::string& path,
+                    std::string* stem,
+                    std::string* extension) {
+  const size_t slash = path.find_last_of('/');
+  const size_t dot = path.find_last_of('.');
+  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) {
+    *stem = path;
+    extension->clear();
+  } else {
+    *stem = path.substr(0, dot);
+    *extension = path.substr(dot);
+  }
+}
+
+Format FormatOf(const std::string& path) {
+  std::string stem, extension;
+  SplitExtension(path, &stem, &extension);
+  extension = Lower(extension);
+  if (extension == ".png") return Format::PNG;
+  if (extension == ".svg") return Format::SVG;
+  return Format::UNKNOWN;
+}
+
+// A gnuplot single-quoted string: only '' needs escaping.
+std::string Quote(const std::string& text) {
+  std::string out = "'";
+  for (char c : text) {
+    if (c == '\'')
+      out += "''";
+    else if (c == '\n')
+      out += ' ';
+    else
+      out += c;
+  }
+  return out + "'";
+}
+
+std::string Num(double x) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof(buffer), "%.17g", x);
+  return buffer;
+}
+
+std::string Terminal(const PlotOptions& options, Format format) {
+  std::ostringstream os;
+  const std::string size =
+      std::to_string(options.width) + "," + std::to_string(options.height);
+  if (format == Format::SVG) {
+    os << "set terminal svg size " << size
+       << " dynamic enhanced font 'Sans,12' background rgb 'white'\n";
+  } else {
+    os << "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
+       << "  set terminal pngcairo size " << size
+       << " enhanced font 'Sans,11' background rgb 'white'\n"
+       << "} else {\n"
+       << "  set terminal png size " << size << " enhanced\n"
+       << "}\n";
+  }
+  return os.str();
+}
+
+bool NonEmptyFile(const std::string& path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0 && st.st_size > 0;
+}
+
+// Writes the data and the script, then runs gnuplot on the script.
+PlotResult Render(const PlotOptions& options,
+                  const std::string& image_path,
+                  const std::string& data,
+                  const std::string& script_body) {
+  PlotResult result;
+  result.image_path = image_path;
+  const Format format = FormatOf(image_path);
+  if (image_path.empty() || format == Format::UNKNOWN) {
+    result.message = "Cannot plot to '" + image_path +
+                     "': the image file name must end in .png or .svg.";
+    return result;
+  }
+  std::string stem, extension;
+  SplitExtension(image_path, &stem, &extension);
+  result.data_path = stem + ".dat";
+  result.script_path = stem + ".gp";
+  {
+    std::ofstream out(result.data_path);
+    out << data;
+    if (!out) {
+      result.message = "Cannot write the plot data '" + result.data_path + "'.";
+      return result;
+    }
+  }
+  {
+    std::ofstream out(result.script_path);
+    out << "# Written by ceres-ecmo; draw with: gnuplot " << result.script_path
+        << "\n"
+        << Terminal(options, format) << "set output " << Quote(image_path)
+        << "\n"
+        << "data = " << Quote(result.data_path) << "\n"
+        << script_body << "unset output\n";
+    if (!out) {
+      result.message =
+          "Cannot write the plot script '" + result.script_path + "'.";
+      return result;
+    }
+  }
+  std::remove(image_path.c_str());
+  pid_t pid = 0;
+  char* argv[] = {const_cast<char*>(options.gnuplot.c_str()),
+                  const_cast<char*>(result.script_path.c_str()),
+                  nullptr};
+  const int spawn_error = ::posix_spawnp(
+      &pid, options.gnuplot.c_str(), nullptr, nullptr, argv, environ);
+  const std::string later = "; data written to " + result.data_path +
+                            ", draw it with: gnuplot " + result.script_path;
+  if (spawn_error != 0) {
+    result.message =
+        (spawn_error == ENOENT
+             ? options.gnuplot + " not found on PATH (install gnuplot-nox)"
+             : "cannot run " + options.gnuplot + ": " +
+                   std::strerror(spawn_error)) +
+        later;
+    return result;
+  }
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) {
+      result.message = "waiting for gnuplot failed" + later;
+      return result;
+    }
+  }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    result.message =
+        (WIFEXITED(status) && WEXITSTATUS(status) == 127
+             ? options.gnuplot + " not found on PATH (install gnuplot-nox)"
+             : options.gnuplot + " failed (exit status " +
+                   std::to_string(WIFEXITED(status) ? WEXITSTATUS(status)
+                                                    : -1) +
+                   ")") +
+        later;
+    return result;
+  }
+  if (!NonEmptyFile(image_path)) {
+    result.message = "gnuplot wrote no image to " + image_path + later;
+    return result;
+  }
+  result.image_written = true;
+  return result;
+}
+
+bool RowFinite(const Eigen::MatrixXd& m, int r) { return m.row(r).allFinite(); }
+
+std::string ObjectiveName(const PlotOptions& options, int s) {
+  if (s < static_cast<int>(options.objective_names.size())) {
+    return options.objective_names[s];
+  }
+  return "f_" + std::to_string(s + 1);
+}
+
+}  // namespace
+
+std::vector<int> NonDominatedWithTolerance(const Eigen::MatrixXd& points,
+                                           double relative_tolerance) {
+  const int n = static_cast<int>(points.rows());
+  const int S = static_cast<int>(points.cols());
+  std::vector<int> finite;
+  for (int r = 0; r < n; ++r) {
+    if (RowFinite(points, r)) finite.push_back(r);
+  }
+  Eigen::VectorXd tol = Eigen::VectorXd::Zero(S);
+  if (!finite.empty()) {
+    for (int s = 0; s < S; ++s) {
+      double lo = points(finite[0], s), hi = lo;
+      for (int r : finite) {
+        lo = std::min(lo, points(r, s));
+        hi = std::max(hi, points(r, s));
+      }
+      tol[s] = relative_tolerance * (hi - lo);
+    }
+  }
+  std::vector<int> result;
+  for (int i : finite) {
+    bool dominated = false;
+    for (int j : finite) {
+      if (j == i) continue;
+      bool nowhere_worse = true, somewhere_better = false;
+      for (int s = 0; s < S && nowhere_worse; ++s) {
+        const double d = points(j, s) - points(i, s);
+        if (d > tol[s]) nowhere_worse = false;
+        if (d < -tol[s]) somewhere_better = true;
+      }
+      if (nowhere_worse && somewhere_better) {
+        dominated = true;
+        break;
+      }
+    }
+    if (!dominated) result.push_back(i);
+  }
+  return result;
+}
+
+std::string ConvergencePlotPath(const std::string& image_path) {
+  std::string stem, extension;
+  SplitExtension(image_path, &stem, &extension);
+  return stem + "_convergence" + extension;
+}
+
+PlotResult PlotFront(const PlotOptions& options,
+                     const Eigen::MatrixXd& points,
+                     const std::vector<int>& non_dominated,
+                     const Eigen::MatrixXd& analytic_front,
+                     const std::string& image_path) {
+  const int S = static_cast<int>(points.cols());
+  if (S < 2) {
+    PlotResult result;
+    result.image_path = image_path;
+    result.message = "Cannot plot a front with " + std::to_string(S) +
+                     " objective(s); it needs at least 2.";
+    return result;
+  }
+  std::vector<char> is_front(points.rows(), 0);
+  for (int i : non_dominated) {
+    if (i >= 0 && i < points.rows()) is_front[i] = 1;
+  }
+  // Blocks: computed non-dominated, computed dominated, analytic.
+  std::vector<std::string> blocks;
+  std::vector<std::string> block_names;
+  auto write_rows = [&](const Eigen::MatrixXd& m,
+                        const std::vector<int>& rows) {
+    std::ostringstream os;
+    for (int r : rows) {
+      for (int s = 0; s < S; ++s) os << (s ? " " : "") << Num(m(r, s));
+      os << "\n";
+    }
+    return os.str();
+  };
+  std::vector<int> front_rows, dominated_rows, analytic_rows;
+  for (int r = 0; r < points.rows(); ++r) {
+    if (!RowFinite(points, r)) continue;
+    (is_front[r] ? front_rows : dominated_rows).push_back(r);
+  }
+  // Sorted along f_1 so that the 2-D curves and lines read left to right.
+  auto by_first = [](const Eigen::MatrixXd& m) {
+    return [&m](int a, int b) { return m(a, 0) < m(b, 0); };
+  };
+  std::sort(front_rows.begin(), front_rows.end(), by_first(points));
+  if (analytic_front.cols() == S) {
+    for (int r = 0; r < analytic_front.rows(); ++r) {
+      if (RowFinite(analytic_front, r)) analytic_rows.push_back(r);
+    }
+    if (S == 2) {
+      std::sort(
+          analytic_rows.begin(), analytic_rows.end(), by_first(analytic_front));
+    }
+  }
+  std::ostringstream data;
+  data << "# columns: f_1 .. f_" << S << "\n";
+  int index = 0;
+  int front_index = -1, dominated_index = -1, analytic_index = -1;
+  auto add_block =
+      [&](const std::string& name, const std::string& rows, int* block_index) {
+        if (rows.empty()) return;
+        if (index > 0) data << "\n\n";
+        data << "# " << name << "\n" << rows;
+        *block_index = index++;
+      };
+  add_block("analytic Pareto front",
+            write_rows(analytic_front, analytic_rows),
+            &analytic_index);
+  add_block("computed points, non-dominated",
+            write_rows(points, front_rows),
+            &front_index);
+  add_block("computed points, dominated",
+            write_rows(points, dominated_rows),
+            &dominated_index);
+
+  const std::string title =
+      options.title.empty() ? "Pareto front" : options.title;
+  std::ostringstream script;
+  script << "set title " << Quote(title) << " noenhanced\n"
+         << "set key outside bottom center horizontal box opaque\n"
+         << "set grid lc rgb '#dddddd'\n";
+  std::vector<std::string> plots;
+  auto index_spec = [](int i) { return "data index " + std::to_string(i); };
+  if (S == 2) {
+    script << "set xlabel " << Quote(ObjectiveName(options, 0)) << "\n"
+           << "set ylabel " << Quote(ObjectiveName(options, 1)) << "\n"
+           << "set offsets graph 0.03, graph 0.03, graph 0.03, graph 0.03\n";
+    if (analytic_index >= 0) {
+      plots.push_back(index_spec(analytic_index) +
+                      " using 1:2 with lines lw 2 lc rgb '#999999' "
+                      "title 'analytic front'");
+    }
+    if (front_index >= 0) {
+      plots.push_back(index_spec(front_index) +
+                      " using 1:2 with points pt 7 ps 0.9 lc rgb '#1f77b4' "
+                      "title 'computed (non-dominated)'");
+    }
+    if (dominated_index >= 0) {
+      plots.push_back(index_spec(dominated_index) +
+                      " using 1:2 with points pt 2 ps 1.2 lc rgb '#d62728' "
+                      "title 'computed (dominated)'");
+    }
+    script << "plot ";
+  } else if (S == 3) {
+    script << "set key top left vertical box\n"
+           << "set xlabel " << Quote(ObjectiveName(options, 0)) << "\n"
+           << "set ylabel " << Quote(ObjectiveName(options, 1)) << "\n"
+           << "set zlabel " << Quote(ObjectiveName(options, 2))
+           << " rotate parallel\n"
+           << "set view 60, 40\n"
+           << "set ticslevel 0\n";
+    if (analytic_index >= 0) {
+      plots.push_back(index_spec(analytic_index) +
+                      " using 1:2:3 with points pt 7 ps 0.3 lc rgb '#bbbbbb' "
+                      "title 'analytic front'");
+    }
+    if (front_index >= 0) {
+      plots.push_back(index_spec(front_index) +
+                      " using 1:2:3 with points pt 7 ps 1 lc rgb '#1f77b4' "
+                      "title 'computed (non-dominated)'");
+    }
+    if (dominated_index >= 0) {
+      plots.push_back(index_spec(dominated_index) +
+                      " using 1:2:3 with points pt 2 ps 1.2 lc rgb '#d62728' "
+                      "title 'computed (dominated)'");
+    }
+    script << "splot ";
+  } else {
+    // gnuplot 5.4 parallel axes: one plot clause per axis over a single
+    // block whose rows are polylines; the last column picks the colour.
+    data.str("");
+    data << "# columns: f_1 .. f_" << S
+         << " group (1 analytic front, 2 non-dominated, 3 dominated)\n";
+    auto add_rows =
+        [&](const Eigen::MatrixXd& m, const std::vector<int>& rows, int group) {
+          for (int r : rows) {
+            for (int s = 0; s < S; ++s) data << Num(m(r, s)) << " ";
+            data << group << "\n";
+          }
+        };
+    add_rows(analytic_front, analytic_rows, 1);
+    add_rows(points, dominated_rows, 3);
+    add_rows(points, front_rows, 2);
+    if (analytic_rows.empty() && front_rows.empty() && dominated_rows.empty()) {
+      PlotResult result;
+      result.image_path = image_path;
+      result.message = "Nothing to plot: no point with finite objectives.";
+      return result;
+    }
+    script << "unset key\n"
+           << "set linetype 101 lc rgb '#c8c8c8' lw 1\n"
+           << "set linetype 102 lc rgb '#1f77b4' lw 1.5\n"
+           << "set linetype 103 lc rgb '#d62728' lw 1.5\n"
+           << "set xrange [0.8:" << S + 0.2 << "]\n"
+           << "set ylabel 'objective value (each axis scaled on its own)'\n"
+           << "set grid noytics\n"
+           << "unset ytics\n"
+           << "set border 3\n"
+           << "set label 1 'grey: analytic front' at screen 0.1, 0.03 "
+              "textcolor rgb '#999999'\n"
+           << "set label 2 'blue: computed, non-dominated' at screen 0.38, "
+              "0.03 textcolor rgb '#1f77b4'\n"
+           << "set label 3 'red: computed, dominated' at screen 0.7, "
+              "0.03 textcolor rgb '#d62728'\n"
+           << "set bmargin 5\n";
+    // One common range per axis, shared by all rows.
+    for (int s = 0; s < S; ++s) {
+      double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+      auto widen = [&](const Eigen::MatrixXd& m, const std::vector<int>& rows) {
+        for (int r : rows) {
+          lo = std::min(lo, m(r, s));
+          hi = std::max(hi, m(r, s));
+        }
+      };
+      widen(points, front_rows);
+      widen(points, dominated_rows);
+      widen(analytic_front, analytic_rows);
+      if (!(hi > lo)) hi = lo + 1.0;
+      script << "set paxis " << s + 1 << " range [" << Num(lo) << ":" << Num(hi)
+             << "]\nset paxis " << s + 1 << " tics\n";
+    }
+    for (int s = 0; s < S; ++s) {
+      std::string clause = "data using " + std::to_string(s + 1);
+      if (s == 0) clause += ":(100 + column(" + std::to_string(S + 1) + "))";
+      clause += " with parallelaxes";
+      if (s == 0) clause += " lc variable";
+      clause += " title " + Quote(ObjectiveName(options, s));
+      plots.push_back(clause);
+    }
+    script << "plot ";
+  }
+  if (plots.empty()) {
+    PlotResult result;
+    result.image_path = image_path;
+    result.message = "Nothing to plot: no point with finite objectives.";
+    return result;
+  }
+  for (size_t i = 0; i < plots.size(); ++i) {
+    script << (i ? ", \\\n     " : "") << plots[i];
+  }
+  script << "\n";
+  return Render(options, image_path, data.str(), script.str());
+}
+
+PlotResult PlotConvergence(const PlotOptions& options,
+                           const std::vector<ConvergenceCurve>& curves,
+                           const std::string& x_label,
+                           const std::string& color_label,
+                           const std::string& image_path) {
+  std::ostringstream data;
+  data << "# one block per curve; columns: x ||K||^2 colour\n";
+  int blocks = 0;
+  double y_min = std::numeric_limits<double>::infinity();
+  for (const ConvergenceCurve& curve : curves) {
+    std::ostringstream rows;
+    int n = 0;
+    for (size_t i = 0; i < curve.x.size() && i < curve.y.size(); ++i) {
+      if (!(curve.x[i] > 0.0) || !(curve.y[i] > 0.0) ||
+          !std::isfinite(curve.x[i]) || !std::isfinite(curve.y[i])) {
+        continue;
+      }
+      rows << Num(curve.x[i]) << " " << Num(curve.y[i]) << " "
+           << Num(curve.color_value) << "\n";
+      y_min = std::min(y_min, curve.y[i]);
+      ++n;
+    }
+    if (n == 0) continue;
+    if (blocks > 0) data << "\n\n";
+    data << rows.str();
+    ++blocks;
+  }
+  if (blocks == 0) {
+    PlotResult result;
+    result.image_path = image_path;
+    result.message =
+        "Nothing to plot: no iteration history with positive ||K||^2 "
+        "(record it with Solver::Options::record_history).";
+    return result;
+  }
+  std::ostringstream script;
+  script << "set title "
+         << Quote(options.title.empty() ? "Convergence" : options.title)
+         << " noenhanced\n"
+         << "set logscale xy\n"
+         << "set format x '10^{%L}'\n"
+         << "set format y '10^{%L}'\n"
+         << "set xlabel " << Quote(x_label) << "\n"
+         << "set ylabel '||K||^2 (strategy multipliers)'\n"
+         << "set grid lc rgb '#dddddd'\n"
+         << "set palette defined (0 '#3b4cc0', 0.5 '#8db0fe', 0.75 "
+            "'#f4987a', 1 '#b40426')\n"
+         << "set cbrange [0:1]\n"
+         << "set cblabel " << Quote(color_label) << "\n";
+  if (blocks == 1) {
+    script << "unset colorbox\n"
+           << "plot data index 0 using 1:2 with linespoints pt 7 ps 0.4 lw 1.5 "
+              "lc rgb '#1f77b4' notitle\n";
+  } else {
+    script << "plot for [i=0:" << blocks - 1
+           << "] data index i using 1:2:3 with lines lw 1 lc palette notitle\n";
+  }
+  return Render(options, image_path, data.str(), script.str());
+}
+
+std::vector<ConvergenceCurve> ConvergenceCurves(
+    const std::vector<Solver::Summary>& summaries) {
+  std::vector<ConvergenceCurve> curves;
+  const int n = static_cast<int>(summaries.size());
+  for (int i = 0; i < n; ++i) {
+    const Solver::Summary& s = summaries[i];
+    if (s.history.empty()) continue;
+    ConvergenceCurve curve;
+    if (s.preference.size() == 2) {
+      curve.color_value = s.preference[0];
+    } else {
+      curve.color_value = n > 1 ? static_cast<double>(i) / (n - 1) : 0.0;
+    }
+    const bool pgd = s.strategy == StrategyType::WC_PENALTY_PGD;
+    for (const IterationSummary& it : s.history) {
+      curve.x.push_back(pgd ? it.iteration + 1.0
+                            : static_cast<double>(it.gradient_evaluations));
+      curve.y.push_back(it.kkt_residual_sq);
+    }
+    curves.push_back(std::move(curve));
+  }
+  return curves;
+}
+
+std::vector<PlotResult> PlotSweep(const PlotOptions& options,
+                                  const std::vector<Solver::Summary>& points,
+                                  const Eigen::MatrixXd& analytic_front,
+                                  const std::string& image_path) {
+  std::vector<PlotResult> results;
+  int S = 0;
+  for (const Solver::Summary& s : points) {
+    if (s.IsSolutionUsable() && s.objectives.size() > 0) {
+      S = static_cast<int>(s.objectives.size());
+      break;
+    }
+  }
+  std::vector<int> rows;
+  for (size_t i = 0; i < points.size(); ++i) {
+    const Solver::Summary& s = points[i];
+    if (s.IsSolutionUsable() && s.objectives.size() == S &&
+        s.objectives.allFinite()) {
+      rows.push_back(static_cast<int>(i));
+    }
+  }
+  Eigen::MatrixXd front(rows.size(), S);
+  for (size_t r = 0; r < rows.size(); ++r) {
+    front.row(r) = points[rows[r]].objectives.transpose();
+  }
+  PlotOptions front_options = options;
+  {
+    std::ostringstream title;
+    title << (options.title.empty() ? "Pareto front" : options.title) << ": "
+          << rows.size() << " point" << (rows.size() == 1 ? "" : "s");
+    if (!rows.empty() && S >= 1) {
+      const double hv = Hypervolume(front, DefaultReferencePoint(front));
+      if (std::isfinite(hv)) title << ", hypervolume " << hv;
+    }
+    front_options.title = title.str();
+  }
+  if (rows.empty()) {
+    PlotResult result;
+    result.image_path = image_path;
+    result.message = "Nothing to plot: no usable point.";
+    results.push_back(result);
+  } else {
+    results.push_back(PlotFront(front_options,
+                                front,
+                                NonDominatedWithTolerance(front),
+                                analytic_front,
+                                image_path));
+  }
+  const std::vector<ConvergenceCurve> curves = ConvergenceCurves(points);
+  if (!curves.empty() && FormatOf(image_path) != Format::UNKNOWN) {
+    PlotOptions convergence_options = options;
+    convergence_options.title =
+        (options.title.empty() ? std::string("Convergence")
+                               : options.title + ": convergence");
+    bool pgd = false, qn = false;
+    for (const Solver::Summary& s : points) {
+      if (s.history.empty()) continue;
+      (s.strategy == StrategyType::WC_PENALTY_PGD ? pgd : qn) = true;
+    }
+    std::string x_label = "gradient evaluations";
+    if (pgd && !qn) x_label = "iteration t + 1 (one gradient evaluation each)";
+    results.push_back(
+        PlotConvergence(convergence_options,
+                        curves,
+                        x_label,
+                        S == 2 ? "lambda_1" : "point (in sweep order)",
+                        ConvergencePlotPath(image_path)));
+  }
+  return results;
+}
+
+}  // namespace ecmo

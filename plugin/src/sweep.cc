@@ -1,0 +1,1135 @@
+#include "ecmo/sweep.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <condition_variable>
+#include <cstdio>
+#include <iostream>
+#include <limits>
+#include <mutex>
+#include <sstream>
+#include <thread>
+#include <utility>
+
+#include "ecmo/evaluator.h"
+#include "ecmo/indicators.h"
+#include "ecmo/result_writer.h"
+
+namespace ecmo {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+// Preferences of a resumed line must match this sweep's within this.
+constexpr double kResumeTolerance = 1e-12;
+// Greedy nearest-neighbour walks cost O(n^2); beyond this many points the
+// walk is the lexicographic order.
+constexpr int kMaxGreedyWalk = 20000;
+
+using Clock = std::chrono::steady_clock;
+
+double SecondsSince(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+template <typename T>
+std::string Violation(const char* field, T value, const char* rule) {
+  std::ostringstream os;
+  os << "Invalid configuration. ParetoSweep::Options::" << field << " = "
+     << value << ". Violated constraint: ParetoSweep::Options::" << field << " "
+     << rule;
+  return os.str();
+}
+
+#define ECMO_SWEEP_OPTION_CHECK(field, condition, rule)              \
+  do {                                                               \
+    if (!(condition)) {                                              \
+      if (error != nullptr) *error = Violation(#field, field, rule); \
+      return false;                                                  \
+    }                                                                \
+  } while (0)
+
+std::string FormatVector(const std::vector<double>& v, int precision = 4) {
+  std::ostringstream os;
+  os.precision(precision);
+  os << "(";
+  for (size_t i = 0; i < v.size(); ++i) os << (i ? ", " : "") << v[i];
+  os << ")";
+  return os.str();
+}
+
+std::string FormatVector(const Eigen::VectorXd& v, int precision = 6) {
+  return FormatVector(std::vector<double>(v.data(), v.data() + v.size()),
+                      precision);
+}
+
+std::string Dump(const nlohmann::json& j) {
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+bool SameDouble(double a, double b) {
+  if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
+  return std::abs(a - b) <= kResumeTolerance;
+}
+
+// Appends whole lines to a file with one write(2) per line (so a kill
+// leaves at most the line under way cut short) and no user-space buffer.
+class LineWriter {
+ public:
+  LineWriter() = default;
+  ~LineWriter() { Close(); }
+  LineWriter(const LineWriter&) = delete;
+  LineWriter& operator=(const LineWriter&) = delete;
+
+  bool Open(const std::string& path, bool truncate) {
+    Close();
+    const int flags =
+        O_WRONLY | O_CREAT | O_CLOEXEC | (truncate ? O_TRUNC : O_APPEND);
+    fd_ = ::open(path.c_str(), flags, 0644);
+    return fd_ >= 0;
+  }
+  bool is_open() const { return fd_ >= 0; }
+  bool Write(const std::string& text) {
+    if (fd_ < 0) return false;
+    size_t done = 0;
+    while (done < text.size()) {
+      const ssize_t n = ::write(fd_, text.data() + done, text.size() - done);
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        return false;
+      }
+      done += static_cast<size_t>(n);
+    }
+    return true;
+  }
+  void Close() {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+  }
+
+ private:
+  int fd_ = -1;
+};
+
+// Checks a preference before the floor: size S, finite, >= 0, not all 0.
+bool CheckPreference(const std::vector<double>& w,
+                     int num_objectives,
+                     std::string* error) {
+  std::ostringstream os;
+  if (static_cast<int>(w.size()) != num_objectives) {
+    os << "The preference has " << w.size() << " entries while the problem "
+       << "has " << num_objectives << " objectives.";
+    *error = os.str();
+    return false;
+  }
+  double sum = 0.0;
+  for (size_t s = 0; s < w.size(); ++s) {
+    if (!std::isfinite(w[s]) || w[s] < 0.0) {
+      os << "Preference entry " << s << " is " << w[s]
+         << "; entries must be finite and >= 0.";
+      *error = os.str();
+      return false;
+    }
+    sum += w[s];
+  }
+  if (!(sum > 0.0)) {
+    *error = "The preference is all zeros; at least one entry must be > 0.";
+    return false;
+  }
+  return true;
+}
+
+// The order in which the points are visited: a walk through the simplex.
+// Points with an invalid preference (other size, non-finite) go last.
+std::vector<int> Walk(const std::vector<SweepPoint>& points,
+                      const std::vector<int>& todo,
+                      int num_objectives) {
+  std::vector<int> walk, invalid;
+  for (int i : todo) {
+    const std::vector<double>& p = points[i].preference;
+    bool ok = static_cast<int>(p.size()) == num_objectives;
+    for (double w : p) ok = ok && std::isfinite(w);
+    (ok ? walk : invalid).push_back(i);
+  }
+  // Start at the lambda_1 = 1 corner.
+  std::sort(walk.begin(), walk.end(), [&](int a, int b) {
+    const std::vector<double>& pa = points[a].preference;
+    const std::vector<double>& pb = points[b].preference;
+    if (pa != pb) return pa > pb;
+    return a < b;
+  });
+  if (num_objectives > 2 && walk.size() > 2 &&
+      static_cast<int>(walk.size()) <= kMaxGreedyWalk) {
+    // Greedy nearest-neighbour path from the lexicographically first point.
+    std::vector<int> path;
+    path.reserve(walk.size());
+    std::vector<char> used(walk.size(), 0);
+    size_t current = 0;
+    used[0] = 1;
+    path.push_back(walk[0]);
+    for (size_t step = 1; step < walk.size(); ++step) {
+      size_t best = 0;
+      double best_distance = std::numeric_limits<double>::infinity();
+      const std::vector<double>& pc = points[walk[current]].preference;
+      for (size_t j = 0; j < walk.size(); ++j) {
+        if (used[j]) continue;
+        const std::vector<double>& pj = points[walk[j]].preference;
+        double d = 0.0;
+        for (int s = 0; s < num_objectives; ++s) {
+          d += (pj[s] - pc[s]) * (pj[s] - pc[s]);
+        }
+        if (d < best_distance) {
+          best_distance = d;
+          best = j;
+        }
+      }
+      used[best] = 1;
+      path.push_back(walk[best]);
+      current = best;
+    }
+    walk = std::move(path);
+  }
+  walk.insert(walk.end(), invalid.begin(), invalid.end());
+  return walk;
+}
+
+// One worker's problem: the evaluator route (default) or the point solver.
+struct Worker {
+  std::shared_ptr<const Problem> owned;
+  const Problem* problem = nullptr;
+  std::unique_ptr<ProblemEvaluator> evaluator;
+};
+
+class SweepRunner {
+ public:
+  SweepRunner(const ParetoSweep::Options& options,
+              const ProblemFactory* factory,
+              const Problem* shared_problem,
+              ThreadSafety thread_safety,
+              const std::vector<std::vector<double>>& preferences,
+              ParetoSweep::Summary* summary)
+      : options_(options),
+        factory_(factory),
+        shared_problem_(shared_problem),
+        thread_safety_(thread_safety),
+        preferences_(preferences),
+        summary_(summary) {}
+
+  void Run();
+
+ private:
+  bool Fail(const std::string& message) {
+    summary_->termination_type = ceres::FAILURE;
+    summary_->message = message;
+    summary_->total_time_in_seconds = SecondsSince(start_);
+    return false;
+  }
+  bool Prepare();
+  bool PrepareOffsets();
+  bool Resume();
+  bool OpenOutputs();
+  void ChooseThreads(int num_todo);
+  int NextTask(int thread);
+  int NearestFinished(const std::vector<double>& preference) const;
+  void WorkerLoop(int thread);
+  void SolvePoint(Worker* worker, SweepPoint* point, const Eigen::VectorXd&);
+  void Finish(SweepPoint* point);
+  void ProgressLoop();
+  std::string ProgressLine() const;
+  void Summarize();
+
+  const ParetoSweep::Options& options_;
+  const ProblemFactory* factory_;
+  const Problem* shared_problem_;
+  const ThreadSafety thread_safety_;
+  const std::vector<std::vector<double>>& preferences_;
+  ParetoSweep::Summary* summary_;
+
+  Clock::time_point start_ = Clock::now();
+  Solver::Options solver_options_;
+  std::vector<Worker> workers_;
+  int num_objectives_ = 0;
+  int num_parameters_ = 0;
+  Eigen::VectorXd start_point_;
+
+  LineWriter jsonl_;
+  LineWriter csv_;
+  std::string write_error_;
+
+  // Shared state, guarded by mutex_.
+  mutable std::mutex mutex_;
+  std::condition_variable progress_cv_;
+  bool finished_ = false;
+  bool stop_ = false;
+  TerminationType stop_type_ = ceres::CONVERGENCE;
+  std::vector<char> done_;  // finished with a usable z (warm start source)
+  std::vector<int> walk_;
+  struct Chunk {
+    int lo = 0;
+    int hi = 0;
+    bool forward = true;
+  };
+  std::vector<Chunk> chunks_;
+  std::vector<int> chunk_of_thread_;
+  int num_finished_ = 0;  // solved by this call
+  int num_todo_ = 0;
+  double worst_kkt_ = -1.0;
+  bool progress_printed_ = false;
+};
+
+bool SweepRunner::Prepare() {
+  const int n = static_cast<int>(preferences_.size());
+  summary_->points.assign(n, SweepPoint());
+  summary_->num_points = n;
+  for (int i = 0; i < n; ++i) {
+    SweepPoint& p = summary_->points[i];
+    p.index = i;
+    p.preference_given = preferences_[i];
+    p.preference = preferences_[i];
+  }
+
+  std::string error;
+  if (!options_.IsValid(&error)) return Fail(error);
+  const Problem* problem = shared_problem_;
+  if (factory_ != nullptr) {
+    if (!*factory_) return Fail("The problem factory is empty.");
+    Worker worker;
+    worker.owned = (*factory_)();
+    if (worker.owned == nullptr) {
+      return Fail("The problem factory returned no problem.");
+    }
+    worker.problem = worker.owned.get();
+    workers_.push_back(std::move(worker));
+    problem = workers_[0].problem;
+  }
+  if (problem == nullptr) return Fail("The problem is null.");
+  if (!problem->IsValid(&error)) return Fail("Invalid problem: " + error);
+  num_objectives_ = problem->NumObjectives();
+  num_parameters_ = problem->NumParameters();
+  summary_->num_objectives = num_objectives_;
+  summary_->num_parameters = num_parameters_;
+  start_point_.resize(num_parameters_);
+  problem->GetParameters(start_point_.data());
+  if (factory_ == nullptr) {
+    Worker worker;
+    worker.problem = shared_problem_;
+    workers_.push_back(std::move(worker));
+  }
+
+  for (int i = 0; i < n; ++i) {
+    SweepPoint& p = summary_->points[i];
+    if (!CheckPreference(p.preference_given, num_objectives_, &error)) {
+      continue;  // solved as a FAILURE point by the worker
+    }
+    p.preference = ToOpenSimplex(
+        p.preference_given, options_.preference_floor, &p.preference_changed);
+    if (p.preference_changed) summary_->changed_preferences.push_back(i);
+  }
+  solver_options_ = options_.solver;
+  return PrepareOffsets();
+}
+
+// Fixes automatic objective offsets once, at the problem's start point.
+bool SweepRunner::PrepareOffsets() {
+  if (!solver_options_.automatic_objective_offset) return true;
+  ProblemEvaluator evaluator(workers_[0].problem);
+  Eigen::VectorXd f(num_objectives_), h(workers_[0].problem->NumConstraints());
+  std::string error;
+  if (!evaluator.Evaluate(
+          start_point_.data(), f.data(), h.data(), nullptr, &error)) {
+    // Leave the option on: every point reports the failing evaluation.
+    return true;
+  }
+  solver_options_.objective_offset.resize(num_objectives_);
+  for (int s = 0; s < num_objectives_; ++s) {
+    solver_options_.objective_offset[s] = 1.0 + std::max(0.0, -f[s]);
+  }
+  solver_options_.automatic_objective_offset = false;
+  return true;
+}
+
+bool SweepRunner::Resume() {
+  if (!options_.resume) return true;
+  if (::access(options_.jsonl_path.c_str(), F_OK) != 0) {
+    summary_->resume_message =
+        options_.jsonl_path + " does not exist; starting a fresh sweep";
+    return true;
+  }
+  JsonLines lines;
+  std::string error;
+  if (!ReadJsonLines(options_.jsonl_path, &lines, &error)) {
+    return Fail("Resume: " + error);
+  }
+  const int n = summary_->num_points;
+  std::vector<int> kept;  // positions in lines.values
+  int duplicates = 0;
+  std::vector<char> seen(n, 0);
+  for (size_t l = 0; l < lines.values.size(); ++l) {
+    const nlohmann::json& j = lines.values[l];
+    const std::string where = "Resume: " + options_.jsonl_path + ":" +
+                              std::to_string(lines.line_numbers[l]) + ": ";
+    const std::string advice =
+        " It belongs to another sweep: use another jsonl file, or drop "
+        "resume to overwrite it.";
+    const auto index_it = j.find("index");
+    if (!j.is_object() || index_it == j.end() || !index_it->is_number()) {
+      return Fail(where + "not a sweep point (no \"index\")." + advice);
+    }
+    const double raw_index = index_it->get<double>();
+    if (!(raw_index >= 0 && raw_index < n) ||
+        raw_index != std::floor(raw_index)) {
+      std::ostringstream os;
+      os << where << "index " << raw_index << " is not in [0, " << n
+         << ") for this sweep of " << n << " preferences." << advice;
+      return Fail(os.str());
+    }
+    const int index = static_cast<int>(raw_index);
+    const auto problem_it = j.find("problem");
+    if (problem_it != j.end() && problem_it->is_string() &&
+        problem_it->get<std::string>() != options_.problem_name) {
+      return Fail(where + "problem \"" + problem_it->get<std::string>() +
+                  "\" differs from this sweep's \"" + options_.problem_name +
+                  "\"." + advice);
+    }
+    Solver::Summary restored;
+    if (!SummaryFromJson(j, &restored, &error)) {
+      return Fail(where + "not a sweep point: " + error + "." + advice);
+    }
+    SweepPoint& point = summary_->points[index];
+    bool same = restored.preference.size() == point.preference.size();
+    for (size_t s = 0; same && s < point.preference.size(); ++s) {
+      same = SameDouble(restored.preference[s], point.preference[s]);
+    }
+    if (!same) {
+      return Fail(where + "point " + std::to_string(index) +
+                  " has preference " + FormatVector(restored.preference, 17) +
+                  " but this sweep's is " + FormatVector(point.preference, 17) +
+                  "." + advice);
+    }
+    if (seen[index]) {
+      ++duplicates;
+      continue;
+    }
+    seen[index] = 1;
+    kept.push_back(static_cast<int>(l));
+    point.status = SweepPoint::RESUMED;
+    point.summary = std::move(restored);
+    const auto warm = j.find("warm_start_from");
+    if (warm != j.end() && warm->is_number()) {
+      point.warm_start_from = warm->get<int>();
+    }
+    point.extra = j;
+  }
+
+  // Drop bad and duplicate lines from the file before appending.
+  const int dropped = static_cast<int>(lines.bad_lines.size()) + duplicates;
+  summary_->resume_dropped_lines = dropped;
+  summary_->resume_dropped_truncated_line = lines.last_line_truncated;
+  if (dropped > 0) {
+    if (duplicates == 0 && lines.bad_lines.size() == 1 &&
+        lines.last_line_truncated) {
+      if (::truncate(options_.jsonl_path.c_str(),
+                     static_cast<off_t>(lines.valid_prefix_bytes)) != 0) {
+        return Fail("Resume: cannot truncate " + options_.jsonl_path + ".");
+      }
+    } else {
+      const std::string tmp = options_.jsonl_path + ".tmp";
+      LineWriter out;
+      if (!out.Open(tmp, /*truncate=*/true)) {
+        return Fail("Resume: cannot write " + tmp + ".");
+      }
+      for (int l : kept) {
+        if (!out.Write(Dump(lines.values[l]) + "\n")) {
+          return Fail("Resume: cannot write " + tmp + ".");
+        }
+      }
+      out.Close();
+      if (std::rename(tmp.c_str(), options_.jsonl_path.c_str()) != 0) {
+        return Fail("Resume: cannot replace " + options_.jsonl_path + ".");
+      }
+    }
+  }
+  std::ostringstream os;
+  os << "resumed " << kept.size() << " of " << n << " points from "
+     << options_.jsonl_path;
+  if (lines.last_line_truncated) {
+    os << "; dropped a truncated last line (line " << lines.bad_lines.back()
+       << ", the writer was interrupted)";
+  }
+  const int other_bad = static_cast<int>(lines.bad_lines.size()) -
+                        (lines.last_line_truncated ? 1 : 0);
+  if (other_bad > 0) os << "; dropped " << other_bad << " unreadable line(s)";
+  if (duplicates > 0) os << "; dropped " << duplicates << " duplicate(s)";
+  summary_->resume_message = os.str();
+  return true;
+}
+
+bool SweepRunner::OpenOutputs() {
+  if (!options_.jsonl_path.empty() &&
+      !jsonl_.Open(options_.jsonl_path, /*truncate=*/!options_.resume)) {
+    return Fail("Cannot write the JSON-lines file '" + options_.jsonl_path +
+                "'.");
+  }
+  if (!options_.csv_path.empty()) {
+    if (!csv_.Open(options_.csv_path, /*truncate=*/true)) {
+      return Fail("Cannot write the CSV file '" + options_.csv_path + "'.");
+    }
+    std::string text = CsvHeader(num_objectives_, num_parameters_) + "\n";
+    for (const SweepPoint& p : summary_->points) {
+      if (p.status == SweepPoint::RESUMED) {
+        text += CsvRow(p.summary, options_.problem_name) + "\n";
+      }
+    }
+    if (!csv_.Write(text)) {
+      return Fail("Cannot write the CSV file '" + options_.csv_path + "'.");
+    }
+  }
+  return true;
+}
+
+void SweepRunner::ChooseThreads(int num_todo) {
+  const int given = options_.num_threads;
+  int used = std::max(1, std::min(given, num_todo));
+  std::string why;
+  if (used < given) {
+    why = "only " + std::to_string(num_todo) + " point(s) to solve";
+  }
+  if (factory_ == nullptr && used > 1) {
+    if (thread_safety_ == ThreadSafety::NONE) {
+      used = 1;
+      why = "the shared problem is declared ThreadSafety::NONE";
+    } else if (options_.point_solver) {
+      used = 1;
+      why =
+          "a point_solver on a shared problem needs its parameter blocks; "
+          "pass a ProblemFactory to run it on several threads";
+    }
+  }
+  if (factory_ != nullptr) {
+    while (static_cast<int>(workers_.size()) < used) {
+      Worker worker;
+      worker.owned = (*factory_)();
+      if (worker.owned == nullptr || !worker.owned->IsValid(nullptr)) {
+        used = static_cast<int>(workers_.size());
+        why = "the problem factory failed to build instance " +
+              std::to_string(workers_.size());
+        break;
+      }
+      worker.problem = worker.owned.get();
+      workers_.push_back(std::move(worker));
+    }
+  } else {
+    while (static_cast<int>(workers_.size()) < used) {
+      Worker worker;
+      worker.problem = shared_problem_;
+      workers_.push_back(std::move(worker));
+    }
+  }
+  for (Worker& worker : workers_) {
+    worker.evaluator = std::make_unique<ProblemEvaluator>(worker.problem);
+  }
+  summary_->num_threads_used = used;
+  summary_->threads_message = why;
+}
+
+// Next walk position for `thread`, or -1 when there is no work left.
+int SweepRunner::NextTask(int thread) {
+  if (stop_) return -1;
+  Chunk* own = &chunks_[chunk_of_thread_[thread]];
+  if (own->lo < own->hi) return own->forward ? own->lo++ : --own->hi;
+  // Steal from the largest remaining chunk the half farthest from its
+  // owner's cursor, and walk it towards the owner.
+  int victim = -1;
+  for (size_t c = 0; c < chunks_.size(); ++c) {
+    const int size = chunks_[c].hi - chunks_[c].lo;
+    if (size > 0 &&
+        (victim < 0 || size > chunks_[victim].hi - chunks_[victim].lo)) {
+      victim = static_cast<int>(c);
+    }
+  }
+  if (victim < 0) return -1;
+  Chunk& v = chunks_[victim];
+  const int size = v.hi - v.lo;
+  if (size == 1) return v.forward ? v.lo++ : --v.hi;
+  Chunk stolen;
+  if (v.forward) {
+    const int mid = v.lo + (size + 1) / 2;
+    stolen = {mid, v.hi, /*forward=*/false};
+    v.hi = mid;
+  } else {
+    const int mid = v.lo + size / 2;
+    stolen = {v.lo, mid, /*forward=*/true};
+    v.lo = mid;
+  }
+  chunks_.push_back(stolen);
+  chunk_of_thread_[thread] = static_cast<int>(chunks_.size()) - 1;
+  Chunk& mine = chunks_.back();
+  return mine.forward ? mine.lo++ : --mine.hi;
+}
+
+int SweepRunner::NearestFinished(const std::vector<double>& preference) const {
+  int best = -1;
+  double best_distance = std::numeric_limits<double>::infinity();
+  for (size_t i = 0; i < done_.size(); ++i) {
+    if (!done_[i]) continue;
+    const std::vector<double>& q = summary_->points[i].preference;
+    if (q.size() != preference.size()) continue;
+    double d = 0.0;
+    for (size_t s = 0; s < q.size(); ++s) {
+      d += (q[s] - preference[s]) * (q[s] - preference[s]);
+    }
+    if (d < best_distance) {
+      best_distance = d;
+      best = static_cast<int>(i);
+    }
+  }
+  return best;
+}
+
+void SweepRunner::SolvePoint(Worker* worker,
+                             SweepPoint* point,
+                             const Eigen::VectorXd& z0) {
+  Solver::Summary& summary = point->summary;
+  std::string error;
+  if (!CheckPreference(point->preference_given, num_objectives_, &error)) {
+    summary = Solver::Summary();
+    summary.strategy = solver_options_.strategy;
+    summary.preference = point->preference_given;
+    summary.termination_type = ceres::FAILURE;
+    summary.message = "Invalid preference: " + error;
+    return;
+  }
+  if (options_.point_solver) {
+    worker->problem->SetParameters(z0.data());
+    options_.point_solver(solver_options_,
+                          *worker->problem,
+                          point->preference,
+                          &summary,
+                          &point->extra);
+    if (!point->extra.is_object()) point->extra = nlohmann::json::object();
+    return;
+  }
+  Eigen::VectorXd z = z0;
+  worker->evaluator->ResetCounts();  // counts are per point
+  Solve(solver_options_,
+        worker->evaluator.get(),
+        point->preference,
+        &z,
+        &summary);
+}
+
+void SweepRunner::Finish(SweepPoint* point) {
+  // Called with mutex_ held.
+  const Solver::Summary& s = point->summary;
+  if (s.IsSolutionUsable() && s.z.size() == num_parameters_) {
+    done_[point->index] = 1;
+    worst_kkt_ =
+        std::max(worst_kkt_, s.kkt.with_solver_multipliers.SquaredNorm());
+  }
+  ++num_finished_;
+  if (jsonl_.is_open() &&
+      !jsonl_.Write(Dump(SweepPointToJson(*point, options_.problem_name)) +
+                    "\n") &&
+      write_error_.empty()) {
+    write_error_ = "writing " + options_.jsonl_path + " failed";
+  }
+  if (csv_.is_open() && !csv_.Write(CsvRow(s, options_.problem_name) + "\n") &&
+      write_error_.empty()) {
+    write_error_ = "writing " + options_.csv_path + " failed";
+  }
+  for (SweepCallback* callback : options_.callbacks) {
+    const CallbackReturnType r = (*callback)(*point);
+    if (r == ceres::SOLVER_ABORT && !stop_) {
+      stop_ = true;
+      stop_type_ = ceres::USER_FAILURE;
+    } else if (r == ceres::SOLVER_TERMINATE_SUCCESSFULLY && !stop_) {
+      stop_ = true;
+      stop_type_ = ceres::USER_SUCCESS;
+    }
+  }
+}
+
+void SweepRunner::WorkerLoop(int thread) {
+  Worker* worker = &workers_[thread];
+  while (true) {
+    SweepPoint* point = nullptr;
+    Eigen::VectorXd z0 = start_point_;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      const int position = NextTask(thread);
+      if (position < 0) return;
+      point = &summary_->points[walk_[position]];
+      if (options_.warm_start) {
+        const int from = NearestFinished(point->preference);
+        if (from >= 0) {
+          point->warm_start_from = from;
+          z0 = summary_->points[from].summary.z;
+        }
+      }
+    }
+    point->thread = thread;
+    SolvePoint(worker, point, z0);
+    if (options_.max_history_entries > 0) {
+      ThinHistory(options_.max_history_entries, &point->summary.history);
+    }
+    std::lock_guard<std::mutex> lock(mutex_);
+    point->status = SweepPoint::SOLVED;
+    Finish(point);
+  }
+}
+
+std::string SweepRunner::ProgressLine() const {
+  // Called with mutex_ held.
+  const double elapsed = SecondsSince(start_);
+  const int total = summary_->num_points;
+  const int done = summary_->num_resumed + num_finished_;
+  char line[256];
+  std::snprintf(
+      line, sizeof(line), "ecmo::Sweep: %d/%d points done", done, total);
+  std::string text = line;
+  if (summary_->num_resumed > 0) {
+    text += " (" + std::to_string(summary_->num_resumed) + " resumed)";
+  }
+  if (worst_kkt_ >= 0.0) {
+    std::snprintf(line, sizeof(line), ", worst ||K||^2 = %.3e", worst_kkt_);
+    text += line;
+  }
+  std::snprintf(line, sizeof(line), ", elapsed %.1f s", elapsed);
+  text += line;
+  const int left = num_todo_ - num_finished_;
+  if (left > 0 && num_finished_ > 0) {
+    std::snprintf(line,
+                  sizeof(line),
+                  ", remaining ~%.1f s",
+                  elapsed * left / num_finished_);
+    text += line;
+  }
+  return text;
+}
+
+void SweepRunner::ProgressLoop() {
+  const auto interval =
+      std::chrono::duration<double>(options_.progress_every_n_seconds);
+  std::unique_lock<std::mutex> lock(mutex_);
+  auto next = start_ + std::chrono::duration_cast<Clock::duration>(interval);
+  while (!finished_) {
+    if (progress_cv_.wait_until(lock, next, [this] { return finished_; })) {
+      break;
+    }
+    std::cerr << ProgressLine() << std::endl;
+    progress_printed_ = true;
+    next += std::chrono::duration_cast<Clock::duration>(interval);
+  }
+  if (progress_printed_) std::cerr << ProgressLine() << std::endl;
+}
+
+void SweepRunner::Summarize() {
+  ParetoSweep::Summary& sum = *summary_;
+  const int S = num_objectives_;
+  std::vector<int> usable_index;
+  sum.num_solved = sum.num_usable = sum.num_converged = sum.num_not_solved = 0;
+  sum.gradient_evaluations = 0;
+  for (const SweepPoint& p : sum.points) {
+    const Solver::Summary& s = p.summary;
+    if (p.status == SweepPoint::NOT_SOLVED) {
+      ++sum.num_not_solved;
+      continue;
+    }
+    if (p.status == SweepPoint::SOLVED) {
+      ++sum.num_solved;
+      sum.gradient_evaluations += s.evaluations.gradient_evaluations;
+    }
+    if (s.termination_type == ceres::CONVERGENCE) ++sum.num_converged;
+    if (!s.IsSolutionUsable()) continue;
+    ++sum.num_usable;
+    const double kkt = s.kkt.with_solver_multipliers.SquaredNorm();
+    const double kkt_ls = s.kkt.with_least_squares_multipliers.SquaredNorm();
+    if (std::isfinite(kkt)) {
+      sum.worst_kkt_residual_sq = std::max(sum.worst_kkt_residual_sq, kkt);
+    }
+    if (std::isfinite(kkt_ls)) {
+      sum.worst_kkt_residual_sq_least_squares =
+          std::max(sum.worst_kkt_residual_sq_least_squares, kkt_ls);
+    }
+    if (s.objectives.size() == S && s.objectives.allFinite()) {
+      usable_index.push_back(p.index);
+    }
+  }
+  Eigen::MatrixXd front(usable_index.size(), std::max(S, 0));
+  for (size_t r = 0; r < usable_index.size(); ++r) {
+    front.row(r) = sum.points[usable_index[r]].summary.objectives.transpose();
+  }
+  if (S > 0 && !usable_index.empty()) {
+    sum.ideal = Ideal(front);
+    sum.nadir = Nadir(front);
+    if (static_cast<int>(options_.reference_point.size()) == S) {
+      sum.reference_point =
+          Eigen::Map<const Eigen::VectorXd>(options_.reference_point.data(), S);
+    } else {
+      sum.reference_point =
+          DefaultReferencePoint(front, options_.reference_point_offset);
+    }
+    std::string error;
+    sum.hypervolume = Hypervolume(front, sum.reference_point, &error);
+    sum.non_dominated.clear();
+    for (int r : NonDominatedIndices(front)) {
+      sum.non_dominated.push_back(usable_index[r]);
+    }
+  } else if (S > 0) {
+    sum.ideal = Eigen::VectorXd::Constant(S, kNaN);
+    sum.nadir = Eigen::VectorXd::Constant(S, kNaN);
+    sum.reference_point = Eigen::VectorXd::Constant(S, kNaN);
+    sum.hypervolume = kNaN;
+  }
+
+  std::ostringstream os;
+  const int reached = sum.num_points - sum.num_not_solved;
+  os << reached << " of " << sum.num_points << " points reached ("
+     << sum.num_solved << " solved, " << sum.num_resumed
+     << " resumed): " << sum.num_converged << " converged, "
+     << (sum.num_usable - sum.num_converged) << " usable without "
+     << "convergence, " << (reached - sum.num_usable) << " failed.";
+  if (stop_) {
+    sum.termination_type = stop_type_;
+    os << " Stopped by a SweepCallback.";
+  } else if (sum.num_converged == sum.num_points) {
+    sum.termination_type = ceres::CONVERGENCE;
+  } else {
+    sum.termination_type = ceres::NO_CONVERGENCE;
+  }
+  if (!write_error_.empty()) {
+    os << " Warning: " << write_error_ << ".";
+  }
+  sum.message = os.str();
+}
+
+void SweepRunner::Run() {
+  *summary_ = ParetoSweep::Summary();
+  summary_->num_threads_given = options_.num_threads;
+  summary_->warm_start = options_.warm_start;
+  summary_->preference_floor = options_.preference_floor;
+  if (!Prepare() || !Resume() || !OpenOutputs()) {
+    summary_->num_not_solved = summary_->num_points;
+    return;
+  }
+  const int n = summary_->num_points;
+  done_.assign(n, 0);
+  std::vector<int> todo;
+  for (SweepPoint& p : summary_->points) {
+    if (p.status == SweepPoint::RESUMED) {
+      ++summary_->num_resumed;
+      if (p.summary.IsSolutionUsable() &&
+          p.summary.z.size() == num_parameters_) {
+        done_[p.index] = 1;
+        worst_kkt_ = std::max(
+            worst_kkt_, p.summary.kkt.with_solver_multipliers.SquaredNorm());
+      }
+    } else {
+      todo.push_back(p.index);
+    }
+  }
+  num_todo_ = static_cast<int>(todo.size());
+  walk_ = Walk(summary_->points, todo, num_objectives_);
+  ChooseThreads(num_todo_);
+  const int threads = summary_->num_threads_used;
+  for (int t = 0; t < threads; ++t) {
+    Chunk chunk;
+    chunk.lo = static_cast<int>(static_cast<int64_t>(num_todo_) * t / threads);
+    chunk.hi =
+        static_cast<int>(static_cast<int64_t>(num_todo_) * (t + 1) / threads);
+    chunks_.push_back(chunk);
+    chunk_of_thread_.push_back(t);
+  }
+
+  std::thread progress;
+  if (options_.progress_to_stderr && num_todo_ > 0) {
+    progress = std::thread([this] { ProgressLoop(); });
+  }
+  if (threads == 1) {
+    WorkerLoop(0);
+  } else {
+    std::vector<std::thread> pool;
+    for (int t = 0; t < threads; ++t) {
+      pool.emplace_back([this, t] { WorkerLoop(t); });
+    }
+    for (std::thread& t : pool) t.join();
+  }
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    finished_ = true;
+  }
+  progress_cv_.notify_all();
+  if (progress.joinable()) progress.join();
+  jsonl_.Close();
+  csv_.Close();
+  Summarize();
+  summary_->total_time_in_seconds = SecondsSince(start_);
+}
+
+std::vector<double> ToStd(const Eigen::VectorXd& v) {
+  return std::vector<double>(v.data(), v.data() + v.size());
+}
+
+}  // namespace
+
+const char* ThreadSafetyToString(ThreadSafety safety) {
+  switch (safety) {
+    case ThreadSafety::NONE:
+      return "NONE";
+    case ThreadSafety::BASIC:
+      return "BASIC";
+  }
+  return "UNKNOWN";
+}
+
+bool ParetoSweep::Options::IsValid(std::string* error) const {
+  ECMO_SWEEP_OPTION_CHECK(num_threads, num_threads > 0, "> 0");
+  ECMO_SWEEP_OPTION_CHECK(preference_floor,
+                          preference_floor > 0.0 && preference_floor < 1.0,
+                          "in (0, 1)");
+  ECMO_SWEEP_OPTION_CHECK(
+      progress_every_n_seconds,
+      progress_every_n_seconds > 0.0 && std::isfinite(progress_every_n_seconds),
+      "> 0 and finite");
+  ECMO_SWEEP_OPTION_CHECK(
+      max_history_entries, max_history_entries >= 0, ">= 0");
+  ECMO_SWEEP_OPTION_CHECK(
+      reference_point_offset,
+      reference_point_offset >= 0.0 && std::isfinite(reference_point_offset),
+      ">= 0 and finite");
+  for (size_t i = 0; i < reference_point.size(); ++i) {
+    if (!std::isfinite(reference_point[i])) {
+      if (error != nullptr) {
+        std::ostringstream os;
+        os << "Invalid configuration. ParetoSweep::Options::reference_point["
+           << i << "] = " << reference_point[i] << " is not finite.";
+        *error = os.str();
+      }
+      return false;
+    }
+  }
+  if (resume && jsonl_path.empty()) {
+    if (error != nullptr) {
+      *error =
+          "Invalid configuration. ParetoSweep::Options::resume = true needs "
+          "ParetoSweep::Options::jsonl_path (the file to resume from).";
+    }
+    return false;
+  }
+  for (size_t i = 0; i < callbacks.size(); ++i) {
+    if (callbacks[i] == nullptr) {
+      if (error != nullptr) {
+        *error = "Invalid configuration. ParetoSweep::Options::callbacks[" +
+                 std::to_string(i) + "] is null.";
+      }
+      return false;
+    }
+  }
+  std::string solver_error;
+  if (!solver.IsValid(&solver_error)) {
+    if (error != nullptr) *error = solver_error;
+    return false;
+  }
+  return true;
+}
+
+bool ParetoSweep::Summary::AllPointsUsable() const {
+  return num_points > 0 && num_not_solved == 0 && num_usable == num_points;
+}
+
+std::string ParetoSweep::Summary::BriefReport() const {
+  std::ostringstream os;
+  os.precision(6);
+  os << "ecmo::Sweep Report: Points: " << num_points
+     << ", Usable: " << num_usable << ", Hypervolume: " << hypervolume
+     << ", Worst ||K||^2: " << worst_kkt_residual_sq
+     << ", Time: " << total_time_in_seconds
+     << " s, Termination: " << TerminationTypeName(termination_type);
+  return os.str();
+}
+
+std::string ParetoSweep::Summary::FullReport() const {
+  std::ostringstream os;
+  char line[512];
+  auto row = [&](const char* name, const std::string& value) {
+    std::snprintf(line, sizeof(line), "%-34s %s\n", name, value.c_str());
+    os << line;
+  };
+  auto num = [](double x) {
+    char b[64];
+    std::snprintf(b, sizeof(b), "%.6e", x);
+    return std::string(b);
+  };
+  os << "\necmo::Sweep Report\n------------------\n";
+  std::snprintf(line, sizeof(line), "%-34s %10s %10s\n", "", "Given", "Used");
+  os << line;
+  std::snprintf(line,
+                sizeof(line),
+                "%-34s %10d %10d\n",
+                "Threads",
+                num_threads_given,
+                num_threads_used);
+  os << line;
+  if (!threads_message.empty()) os << "  (" << threads_message << ")\n";
+  row("Warm start", warm_start ? "yes" : "no");
+  {
+    std::ostringstream v;
+    v << preference_floor << " (" << changed_preferences.size()
+      << " preference(s) raised)";
+    row("Preference floor", v.str());
+  }
+  os << "\n";
+  row("Points", std::to_string(num_points));
+  row("  solved", std::to_string(num_solved));
+  row("  resumed", std::to_string(num_resumed));
+  row("  not solved", std::to_string(num_not_solved));
+  row("  usable", std::to_string(num_usable));
+  row("  converged", std::to_string(num_converged));
+  if (!resume_message.empty()) row("Resume", resume_message);
+  row("Gradient evaluations (solved)", std::to_string(gradient_evaluations));
+  row("Worst ||K||^2", num(worst_kkt_residual_sq));
+  row("Worst ||K||^2 (least squares)",
+      num(worst_kkt_residual_sq_least_squares));
+  row("Hypervolume", num(hypervolume));
+  row("  reference point", FormatVector(reference_point));
+  row("Ideal", FormatVector(ideal));
+  row("Nadir", FormatVector(nadir));
+  row("Non-dominated points", std::to_string(non_dominated.size()));
+  row("Total time (s)", num(total_time_in_seconds));
+
+  const int rows_shown = 200;
+  if (!points.empty()) {
+    os << "\n  index  preference                objectives"
+          "                     ||K||^2   iterations  status    termination\n";
+    int shown = 0;
+    for (const SweepPoint& p : points) {
+      if (shown++ == rows_shown) {
+        os << "  ... (" << points.size() - rows_shown << " more)\n";
+        break;
+      }
+      const char* status = p.status == SweepPoint::SOLVED    ? "solved"
+                           : p.status == SweepPoint::RESUMED ? "resumed"
+                                                             : "-";
+      std::snprintf(line,
+                    sizeof(line),
+                    "  %5d  %-25s %-30s %10.3e %11d  %-9s %s\n",
+                    p.index,
+                    FormatVector(p.preference).c_str(),
+                    FormatVector(p.summary.objectives).c_str(),
+                    p.summary.kkt.with_solver_multipliers.SquaredNorm(),
+                    p.summary.iterations,
+                    status,
+                    p.status == SweepPoint::NOT_SOLVED
+                        ? "-"
+                        : TerminationTypeName(p.summary.termination_type));
+      os << line;
+    }
+  }
+  os << "\nTermination: " << TerminationTypeName(termination_type) << " ("
+     << message << ")\n";
+  return os.str();
+}
+
+void ThinHistory(int max_entries, std::vector<IterationSummary>* history) {
+  if (history == nullptr || max_entries < 2 ||
+      static_cast<int>(history->size()) <= max_entries) {
+    return;
+  }
+  const std::vector<IterationSummary>& h = *history;
+  const double first = std::log(std::max(0, h.front().iteration) + 1.0);
+  const double last = std::log(std::max(0, h.back().iteration) + 1.0);
+  const double step = (last - first) / (max_entries - 1);
+  std::vector<IterationSummary> kept;
+  kept.reserve(max_entries + 1);
+  kept.push_back(h.front());
+  double next = first + step;
+  for (size_t i = 1; step > 0.0 && i + 1 < h.size(); ++i) {
+    const double x = std::log(std::max(0, h[i].iteration) + 1.0);
+    if (x >= next) {
+      kept.push_back(h[i]);
+      while (next <= x) next += step;
+    }
+  }
+  kept.push_back(h.back());
+  *history = std::move(kept);
+}
+
+nlohmann::json SweepPointToJson(const SweepPoint& point,
+                                const std::string& problem_name) {
+  nlohmann::json j = SummaryToJson(point.summary, problem_name);
+  j["index"] = point.index;
+  j["preference"] = point.preference;
+  j["preference_given"] = point.preference_given;
+  j["warm_start_from"] = point.warm_start_from;
+  if (point.extra.is_object()) j.update(point.extra);
+  return j;
+}
+
+nlohmann::json SweepToJson(const ParetoSweep::Summary& summary,
+                           const std::string& problem_name) {
+  nlohmann::json points = nlohmann::json::array();
+  StrategyType strategy = StrategyType::WC_PENALTY_PGD;
+  bool have_strategy = false;
+  for (const SweepPoint& p : summary.points) {
+    if (p.status == SweepPoint::NOT_SOLVED) continue;
+    if (!have_strategy) {
+      strategy = p.summary.strategy;
+      have_strategy = true;
+    }
+    points.push_back(SweepPointToJson(p, problem_name));
+  }
+  nlohmann::json j = {
+      {"problem", problem_name},
+      {"points", points},
+      {"hypervolume", summary.hypervolume},
+      {"reference_point", ToStd(summary.reference_point)},
+      {"ideal", ToStd(summary.ideal)},
+      {"nadir", ToStd(summary.nadir)},
+      {"non_dominated", summary.non_dominated},
+      {"num_points", summary.num_points},
+      {"num_solved", summary.num_solved},
+      {"num_resumed", summary.num_resumed},
+      {"num_usable", summary.num_usable},
+      {"gradient_evaluations", summary.gradient_evaluations},
+      {"num_threads_given", summary.num_threads_given},
+      {"num_threads_used", summary.num_threads_used},
+      {"warm_start", summary.warm_start},
+      {"preference_floor", summary.preference_floor},
+      {"changed_preferences", summary.changed_preferences},
+      {"worst_kkt_residual_sq", summary.worst_kkt_residual_sq},
+      {"worst_kkt_residual_sq_least_squares",
+       summary.worst_kkt_residual_sq_least_squares},
+      {"termination", TerminationTypeName(summary.termination_type)},
+      {"message", summary.message},
+      {"wall_time_seconds", summary.total_time_in_seconds},
+  };
+  if (have_strategy) j["strategy"] = StrategyTypeToString(strategy);
+  return j;
+}
+
+void Sweep(const ParetoSweep::Options& options,
+           const ProblemFactory& factory,
+           const std::vector<std::vector<double>>& preferences,
+           ParetoSweep::Summary* summary) {
+  if (summary == nullptr) return;
+  SweepRunner runner(
+      options, &factory, nullptr, ThreadSafety::BASIC, preferences, summary);
+  runner.Run();
+}
+
+void Sweep(const ParetoSweep::Options& options,
+           const Problem& problem,
+           ThreadSafety thread_safety,
+           const std::vector<std::vector<double>>& preferences,
+           ParetoSweep::Summary* summary) {
+  if (summary == nullptr) return;
+  SweepRunner runner(
+      options, nullptr, &problem, thread_safety, preferences, summary);
+  runner.Run();
+}
+
+}  // namespace ecmo

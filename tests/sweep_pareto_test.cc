@@ -1,0 +1,468 @@
+// ecmo::Sweep (ecmo/sweep.h): warm and cold starts and 1 or 2 threads give
+// the same points, the open-simplex floor is applied and reported, shared
+// problems honour their declared thread safety, failures stay per point,
+// callbacks stop a sweep, and the hypervolume approaches the analytic
+// front's.
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ceres/autodiff_cost_function.h"
+#include "ecmo/indicators.h"
+#include "ecmo/preference_grid.h"
+#include "ecmo/problems/registry.h"
+#include "ecmo/result_writer.h"
+#include "ecmo/sweep.h"
+#include "gtest/gtest.h"
+
+namespace ecmo {
+namespace {
+
+// The fastest strategy available (the quasi-Newton strategies when built,
+// else the faithful one with a tolerance), and the tolerance on z that two
+// solutions of the same WC problem are expected to meet with it.
+struct Fast {
+  Solver::Options options;
+  double z_tolerance = 1e-5;
+};
+
+Fast FastOptions() {
+  Fast fast;
+  fast.options.record_history = false;
+  if (StringToStrategyType("wc-augmented-lagrangian", &fast.options.strategy)) {
+    fast.options.kkt_tolerance = 1e-12;
+    fast.z_tolerance = 1e-4;
+  } else {
+    fast.options.strategy = StrategyType::WC_PENALTY_PGD;
+    fast.options.max_iterations = 20000;
+    fast.options.kkt_tolerance = 1e-3;
+    fast.z_tolerance = 0.1;
+  }
+  return fast;
+}
+
+const problems::ProblemInfo& Gebken() {
+  const problems::ProblemInfo* info = problems::Find("gebken_circle");
+  EXPECT_NE(info, nullptr);
+  return *info;
+}
+
+std::vector<std::vector<double>> Even(int n) {
+  std::vector<std::vector<double>> out;
+  for (int i = 1; i <= n; ++i) {
+    const double l = static_cast<double>(i) / (n + 1);
+    out.push_back({l, 1.0 - l});
+  }
+  return out;
+}
+
+void ExpectSamePoints(const ParetoSweep::Summary& a,
+                      const ParetoSweep::Summary& b,
+                      double tolerance) {
+  ASSERT_EQ(a.points.size(), b.points.size());
+  for (size_t i = 0; i < a.points.size(); ++i) {
+    const Solver::Summary& sa = a.points[i].summary;
+    const Solver::Summary& sb = b.points[i].summary;
+    ASSERT_TRUE(sa.IsSolutionUsable()) << i << ": " << sa.message;
+    ASSERT_TRUE(sb.IsSolutionUsable()) << i << ": " << sb.message;
+    EXPECT_LT((sa.z - sb.z).norm(), tolerance) << "point " << i;
+    EXPECT_LT((sa.objectives - sb.objectives).norm(), 10 * tolerance)
+        << "point " << i;
+  }
+}
+
+TEST(ParetoSweep, WarmAndColdStartsGiveTheSamePoints) {
+  const Fast fast = FastOptions();
+  ParetoSweep::Options options;
+  options.solver = fast.options;
+  options.problem_name = "gebken_circle";
+  const auto preferences = Even(21);
+  ParetoSweep::Summary warm, cold;
+  options.warm_start = true;
+  Sweep(options, MakeProblemFactory(Gebken().build), preferences, &warm);
+  options.warm_start = false;
+  Sweep(options, MakeProblemFactory(Gebken().build), preferences, &cold);
+  ASSERT_EQ(warm.num_usable, 21) << warm.FullReport();
+  ASSERT_EQ(cold.num_usable, 21) << cold.FullReport();
+  ExpectSamePoints(warm, cold, fast.z_tolerance);
+  // Warm starts come from finished neighbours, cold ones from z0.
+  int warm_started = 0;
+  for (const SweepPoint& p : warm.points) {
+    if (p.warm_start_from >= 0) {
+      ++warm_started;
+      EXPECT_NE(p.warm_start_from, p.index);
+    }
+  }
+  EXPECT_EQ(warm_started, 20);  // all but the first in the walk
+  for (const SweepPoint& p : cold.points) EXPECT_EQ(p.warm_start_from, -1);
+  // And each matches the analytic WC point.
+  for (const SweepPoint& p : warm.points) {
+    const Eigen::VectorXd expected = Gebken().pareto_point(
+        Eigen::Map<const Eigen::VectorXd>(p.preference.data(), 2),
+        Eigen::Vector2d::Zero());
+    EXPECT_LT((p.summary.z - expected).norm(), fast.z_tolerance) << p.index;
+  }
+  EXPECT_TRUE(warm.warm_start);
+  EXPECT_FALSE(cold.warm_start);
+  EXPECT_EQ(warm.termination_type, cold.termination_type);
+}
+
+TEST(ParetoSweep, OneAndTwoThreadsGiveTheSamePoints) {
+  const Fast fast = FastOptions();
+  ParetoSweep::Options options;
+  options.solver = fast.options;
+  const auto preferences = Even(31);
+  ParetoSweep::Summary one, two;
+  options.num_threads = 1;
+  Sweep(options, MakeProblemFactory(Gebken().build), preferences, &one);
+  options.num_threads = 2;
+  Sweep(options, MakeProblemFactory(Gebken().build), preferences, &two);
+  EXPECT_EQ(one.num_threads_used, 1);
+  EXPECT_EQ(two.num_threads_given, 2);
+  EXPECT_EQ(two.num_threads_used, 2);
+  ExpectSamePoints(one, two, fast.z_tolerance);
+  int by_thread[2] = {0, 0};
+  for (const SweepPoint& p : two.points) {
+    ASSERT_GE(p.thread, 0);
+    ASSERT_LT(p.thread, 2);
+    ++by_thread[p.thread];
+    EXPECT_EQ(p.status, SweepPoint::SOLVED);
+  }
+  EXPECT_GT(by_thread[0], 0);
+  EXPECT_GT(by_thread[1], 0);
+  EXPECT_EQ(two.num_solved, 31);
+  EXPECT_NEAR(one.hypervolume, two.hypervolume, 1e-6);
+}
+
+TEST(ParetoSweep, SharedProblemHonoursThreadSafety) {
+  const Fast fast = FastOptions();
+  auto instance = Gebken().build();
+  const Eigen::VectorXd start = instance->start;
+  ParetoSweep::Options options;
+  options.solver = fast.options;
+  options.num_threads = 2;
+  const auto preferences = Even(9);
+  ParetoSweep::Summary basic, none;
+  Sweep(options, instance->problem, ThreadSafety::BASIC, preferences, &basic);
+  EXPECT_EQ(basic.num_threads_used, 2);
+  EXPECT_EQ(basic.num_usable, 9) << basic.FullReport();
+  Sweep(options, instance->problem, ThreadSafety::NONE, preferences, &none);
+  EXPECT_EQ(none.num_threads_used, 1);
+  EXPECT_NE(none.threads_message.find("ThreadSafety::NONE"), std::string::npos)
+      << none.threads_message;
+  ExpectSamePoints(basic, none, fast.z_tolerance);
+  // The user's blocks are read, never written.
+  Eigen::VectorXd now(2);
+  instance->problem.GetParameters(now.data());
+  EXPECT_EQ(now, start);
+}
+
+TEST(ParetoSweep, FloorMovesZeroWeightsIntoTheOpenSimplexAndSaysSo) {
+  const Fast fast = FastOptions();
+  ParetoSweep::Options options;
+  options.solver = fast.options;
+  options.preference_floor = 1e-3;
+  const std::vector<std::vector<double>> preferences = {
+      {1.0, 0.0}, {0.5, 0.5}, {0.0, 2.0}};
+  ParetoSweep::Summary summary;
+  Sweep(options, MakeProblemFactory(Gebken().build), preferences, &summary);
+  ASSERT_EQ(summary.num_usable, 3) << summary.FullReport();
+  EXPECT_EQ(summary.changed_preferences, (std::vector<int>{0, 2}));
+  EXPECT_TRUE(summary.points[0].preference_changed);
+  EXPECT_FALSE(summary.points[1].preference_changed);
+  EXPECT_DOUBLE_EQ(summary.points[0].preference[1], 1e-3);
+  EXPECT_DOUBLE_EQ(summary.points[2].preference[0], 1e-3);
+  EXPECT_DOUBLE_EQ(summary.points[2].preference_given[1], 2.0);
+  // The solver saw the floored preference.
+  EXPECT_DOUBLE_EQ(summary.points[0].summary.preference[1], 1e-3);
+  EXPECT_NE(summary.FullReport().find("2 preference(s) raised"),
+            std::string::npos);
+}
+
+TEST(ParetoSweep, BadPreferencesFailPerPointAndTheSweepGoesOn) {
+  const Fast fast = FastOptions();
+  ParetoSweep::Options options;
+  options.solver = fast.options;
+  const std::vector<std::vector<double>> preferences = {
+      {0.3, 0.7}, {0.5}, {-1.0, 2.0}, {0.0, 0.0}, {0.6, 0.4}};
+  ParetoSweep::Summary summary;
+  Sweep(options, MakeProblemFactory(Gebken().build), preferences, &summary);
+  EXPECT_EQ(summary.num_points, 5);
+  EXPECT_EQ(summary.num_usable, 2);
+  EXPECT_EQ(summary.termination_type, ceres::NO_CONVERGENCE);
+  EXPECT_FALSE(summary.AllPointsUsable());
+  EXPECT_NE(summary.points[1].summary.message.find("has 1 entries"),
+            std::string::npos)
+      << summary.points[1].summary.message;
+  EXPECT_NE(summary.points[2].summary.message.find(">= 0"), std::string::npos);
+  EXPECT_NE(summary.points[3].summary.message.find("all zeros"),
+            std::string::npos);
+  EXPECT_EQ(summary.points[1].summary.termination_type, ceres::FAILURE);
+  EXPECT_EQ(summary.non_dominated.size(), 2u);
+}
+
+TEST(ParetoSweep, InvalidOptionsAndProblemsGiveAFailureSummary) {
+  ParetoSweep::Options options;
+  std::string error;
+  options.num_threads = 0;
+  EXPECT_FALSE(options.IsValid(&error));
+  EXPECT_NE(error.find("ParetoSweep::Options::num_threads = 0"),
+            std::string::npos)
+      << error;
+  options.num_threads = 1;
+  options.preference_floor = 0.0;
+  EXPECT_FALSE(options.IsValid(&error));
+  EXPECT_NE(error.find("preference_floor"), std::string::npos);
+  options.preference_floor = 1e-4;
+  options.resume = true;
+  EXPECT_FALSE(options.IsValid(&error));
+  EXPECT_NE(error.find("jsonl_path"), std::string::npos);
+  options.resume = false;
+  options.solver.max_iterations = 0;
+  EXPECT_FALSE(options.IsValid(&error));
+  EXPECT_NE(error.find("max_iterations"), std::string::npos);
+
+  ParetoSweep::Summary summary;
+  Sweep(options, MakeProblemFactory(Gebken().build), Even(3), &summary);
+  EXPECT_EQ(summary.termination_type, ceres::FAILURE);
+  EXPECT_NE(summary.message.find("max_iterations"), std::string::npos);
+  EXPECT_EQ(summary.num_not_solved, 3);
+
+  options.solver.max_iterations = 100;
+  const ProblemFactory broken = [] { return std::shared_ptr<const Problem>(); };
+  Sweep(options, broken, Even(3), &summary);
+  EXPECT_EQ(summary.termination_type, ceres::FAILURE);
+  EXPECT_NE(summary.message.find("factory returned no problem"),
+            std::string::npos);
+
+  Problem empty;
+  Sweep(options, empty, ThreadSafety::BASIC, Even(3), &summary);
+  EXPECT_EQ(summary.termination_type, ceres::FAILURE);
+  EXPECT_NE(summary.message.find("Invalid problem"), std::string::npos);
+}
+
+class CountingCallback : public SweepCallback {
+ public:
+  explicit CountingCallback(int stop_after) : stop_after_(stop_after) {}
+  CallbackReturnType operator()(const SweepPoint& point) override {
+    EXPECT_EQ(point.status, SweepPoint::SOLVED);
+    return ++calls_ >= stop_after_ ? ceres::SOLVER_ABORT
+                                   : ceres::SOLVER_CONTINUE;
+  }
+  int calls() const { return calls_; }
+
+ private:
+  int stop_after_;
+  int calls_ = 0;
+};
+
+TEST(ParetoSweep, CallbackCanStopTheSweep) {
+  const Fast fast = FastOptions();
+  ParetoSweep::Options options;
+  options.solver = fast.options;
+  CountingCallback callback(4);
+  options.callbacks.push_back(&callback);
+  ParetoSweep::Summary summary;
+  Sweep(options, MakeProblemFactory(Gebken().build), Even(12), &summary);
+  EXPECT_EQ(callback.calls(), 4);
+  EXPECT_EQ(summary.num_solved, 4);
+  EXPECT_EQ(summary.num_not_solved, 8);
+  EXPECT_EQ(summary.termination_type, ceres::USER_FAILURE);
+}
+
+TEST(ParetoSweep, AutomaticOffsetIsFixedOnceForAllPoints) {
+  // With automatic offsets computed per start point, warm starts would
+  // change the scalarization; the sweep computes them once at z0.
+  Fast fast = FastOptions();
+  fast.options.automatic_objective_offset = true;
+  ParetoSweep::Options options;
+  options.solver = fast.options;
+  ParetoSweep::Summary summary;
+  Sweep(options, MakeProblemFactory(Gebken().build), Even(5), &summary);
+  ASSERT_EQ(summary.num_usable, 5);
+  for (const SweepPoint& p : summary.points) {
+    EXPECT_EQ(p.summary.objective_offset_used,
+              summary.points[0].summary.objective_offset_used);
+  }
+}
+
+TEST(ParetoSweep, HypervolumeApproachesTheAnalyticFront) {
+  const Fast fast = FastOptions();
+  const Eigen::MatrixXd analytic = Gebken().pareto_front(20001);
+  // A reference point outside the whole front, common to every sweep.
+  Eigen::VectorXd reference = Nadir(analytic).array() + 0.5;
+  const double exact = Hypervolume(analytic, reference);
+  ParetoSweep::Options options;
+  options.solver = fast.options;
+  options.reference_point = {reference[0], reference[1]};
+  double previous_gap = 1e9;
+  for (int n : {5, 21, 101}) {
+    std::vector<std::vector<double>> preferences;
+    std::string error;
+    for (const auto& w : EvenlySpaced2(n, &error)) preferences.push_back(w);
+    ParetoSweep::Summary summary;
+    Sweep(options, MakeProblemFactory(Gebken().build), preferences, &summary);
+    ASSERT_EQ(summary.num_usable, n) << summary.FullReport();
+    EXPECT_EQ(summary.reference_point, reference);
+    const double gap = (exact - summary.hypervolume) / exact;
+    EXPECT_GT(gap, -1e-6) << "n = " << n;  // a subset cannot exceed the front
+    EXPECT_LT(gap, previous_gap) << "n = " << n;
+    previous_gap = gap;
+  }
+  EXPECT_LT(previous_gap, 0.01);
+}
+
+TEST(ParetoSweep, IdealNadirAndNonDominatedIndices) {
+  const Fast fast = FastOptions();
+  ParetoSweep::Options options;
+  options.solver = fast.options;
+  ParetoSweep::Summary summary;
+  Sweep(options, MakeProblemFactory(Gebken().build), Even(7), &summary);
+  ASSERT_EQ(summary.num_usable, 7);
+  Eigen::MatrixXd f(7, 2);
+  for (int i = 0; i < 7; ++i) f.row(i) = summary.points[i].summary.objectives;
+  EXPECT_EQ(summary.ideal, Ideal(f));
+  EXPECT_EQ(summary.nadir, Nadir(f));
+  EXPECT_EQ(summary.non_dominated, NonDominatedIndices(f));
+  EXPECT_EQ(summary.reference_point, DefaultReferencePoint(f));
+  EXPECT_NEAR(
+      summary.hypervolume, Hypervolume(f, DefaultReferencePoint(f)), 1e-12);
+  EXPECT_GE(summary.worst_kkt_residual_sq, 0.0);
+  EXPECT_LE(summary.worst_kkt_residual_sq_least_squares,
+            summary.worst_kkt_residual_sq + 1e-15);
+  const nlohmann::json j = SweepToJson(summary, "gebken_circle");
+  for (const char* key : {"points",
+                          "hypervolume",
+                          "reference_point",
+                          "ideal",
+                          "nadir",
+                          "non_dominated",
+                          "num_threads_used"}) {
+    EXPECT_TRUE(j.contains(key)) << key;
+  }
+  EXPECT_EQ(j["points"].size(), 7u);
+}
+
+// Three objectives: squared distances to three points, on the unit sphere.
+struct DistanceTo {
+  DistanceTo(double x, double y, double z) : c{x, y, z} {}
+  template <typename T>
+  bool operator()(const T* p, T* f) const {
+    f[0] = T(0.5);
+    for (int i = 0; i < 3; ++i) f[0] += (p[i] - c[i]) * (p[i] - c[i]);
+    return true;
+  }
+  double c[3];
+};
+struct OnSphere {
+  template <typename T>
+  bool operator()(const T* p, T* h) const {
+    h[0] = p[0] * p[0] + p[1] * p[1] + p[2] * p[2] - 1.0;
+    return true;
+  }
+};
+struct SphereInstance {
+  double z[3] = {0.3, 0.3, 0.9};
+  Problem problem;
+  SphereInstance() {
+    const double c[3][3] = {{2, 0, 0}, {0, 2, 0}, {0, 0, 2}};
+    for (const auto& p : c) {
+      problem.AddObjective(new ceres::AutoDiffCostFunction<DistanceTo, 1, 3>(
+                               new DistanceTo(p[0], p[1], p[2])),
+                           {z});
+    }
+    problem.AddConstraint(
+        new ceres::AutoDiffCostFunction<OnSphere, 1, 3>(new OnSphere), {z});
+  }
+};
+
+TEST(ParetoSweep, ThreeObjectivesWarmColdAndThreadsAgree) {
+  const Fast fast = FastOptions();
+  const ProblemFactory factory = MakeProblemFactory<SphereInstance>(
+      [] { return std::make_unique<SphereInstance>(); });
+  std::string error;
+  const auto preferences = DasDennis(3, 8, &error);  // 45 points
+  ASSERT_EQ(preferences.size(), 45u);
+  ParetoSweep::Options options;
+  options.solver = fast.options;
+  ParetoSweep::Summary warm2, cold1;
+  options.num_threads = 2;
+  Sweep(options, factory, preferences, &warm2);
+  options.num_threads = 1;
+  options.warm_start = false;
+  Sweep(options, factory, preferences, &cold1);
+  ASSERT_EQ(warm2.num_usable, 45) << warm2.FullReport();
+  ASSERT_EQ(cold1.num_usable, 45) << cold1.FullReport();
+  ExpectSamePoints(warm2, cold1, fast.z_tolerance);
+  EXPECT_EQ(warm2.changed_preferences.size(), 24u);  // entries equal to 0
+  EXPECT_GT(warm2.hypervolume, 0.0);
+  EXPECT_EQ(warm2.ideal.size(), 3);
+}
+
+TEST(ParetoSweep, ThinHistoryKeepsEndsAndLogSpacing) {
+  std::vector<IterationSummary> history(100000);
+  for (int i = 0; i < 100000; ++i) history[i].iteration = i;
+  ThinHistory(100, &history);
+  ASSERT_GE(history.size(), 50u);
+  ASSERT_LE(history.size(), 101u);
+  EXPECT_EQ(history.front().iteration, 0);
+  EXPECT_EQ(history.back().iteration, 99999);
+  for (size_t i = 1; i < history.size(); ++i) {
+    EXPECT_LT(history[i - 1].iteration, history[i].iteration);
+  }
+  // Log spacing: the first iterations are all kept.
+  EXPECT_EQ(history[1].iteration, 1);
+  std::vector<IterationSummary> same(10);
+  ThinHistory(3, &same);
+  EXPECT_EQ(same.size(), 2u);
+}
+
+TEST(ParetoSweep, SummaryJsonRoundTrip) {
+  Solver::Options solver;
+  solver.max_iterations = 300;
+  solver.history_stride = 10;
+  auto instance = Gebken().build();
+  Solver::Summary summary;
+  Solve(solver, instance->problem, {0.4, 0.6}, &summary);
+  ASSERT_TRUE(summary.IsSolutionUsable());
+  ASSERT_FALSE(summary.history.empty());
+  const nlohmann::json j = SummaryToJson(summary, "gebken_circle");
+  Solver::Summary back;
+  std::string error;
+  ASSERT_TRUE(SummaryFromJson(nlohmann::json::parse(j.dump()), &back, &error))
+      << error;
+  EXPECT_EQ(back.termination_type, summary.termination_type);
+  EXPECT_EQ(back.z, summary.z);
+  EXPECT_EQ(back.objectives, summary.objectives);
+  EXPECT_EQ(back.preference, summary.preference);
+  EXPECT_EQ(back.iterations, summary.iterations);
+  EXPECT_EQ(back.evaluations.gradient_evaluations,
+            summary.evaluations.gradient_evaluations);
+  EXPECT_NEAR(back.kkt.with_solver_multipliers.SquaredNorm(),
+              summary.kkt.with_solver_multipliers.SquaredNorm(),
+              1e-14 * (1 + summary.kkt.with_solver_multipliers.SquaredNorm()));
+  EXPECT_EQ(back.kkt.least_squares_multipliers.nu,
+            summary.kkt.least_squares_multipliers.nu);
+  ASSERT_EQ(back.history.size(), summary.history.size());
+  EXPECT_EQ(back.history.back().iteration, summary.history.back().iteration);
+  EXPECT_EQ(back.history.back().kkt_residual_sq,
+            summary.history.back().kkt_residual_sq);
+  const std::string row = CsvRow(back, "g");
+  const std::string original = CsvRow(summary, "g");
+  EXPECT_EQ(std::count(row.begin(), row.end(), ','),
+            std::count(original.begin(), original.end(), ','));
+  EXPECT_EQ(row.substr(0, row.find(",nan")),
+            original.substr(0, original.find(",nan")));
+
+  EXPECT_FALSE(SummaryFromJson(nlohmann::json::array(), &back, &error));
+  nlohmann::json bad = j;
+  bad["z"] = "oops";
+  EXPECT_FALSE(SummaryFromJson(bad, &back, &error));
+  EXPECT_NE(error.find("\"z\""), std::string::npos) << error;
+}
+
+}  // namespace
+}  // namespace ecmo

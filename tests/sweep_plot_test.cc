@@ -1,0 +1,207 @@
+// Pictures of sweeps: ecmo_plot and ecmo_solve --plot draw non-empty PNG and
+// SVG files from saved results, PlotFront handles S = 3 (3-D scatter) and
+// S = 4 (parallel coordinates), and a missing gnuplot still leaves the data
+// and the script behind with a message. Tests that need gnuplot are
+// skipped when it is not installed.
+
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "ecmo/plot.h"
+#include "ecmo/result_writer.h"
+#include "gtest/gtest.h"
+
+namespace ecmo {
+namespace {
+
+bool HaveGnuplot() {
+  return std::system("gnuplot --version > /dev/null 2>&1") == 0;
+}
+
+long FileSize(const std::string& path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0 ? static_cast<long>(st.st_size) : -1;
+}
+
+std::string Head(const std::string& path, size_t n) {
+  std::ifstream in(path, std::ios::binary);
+  std::string text(n, '\0');
+  in.read(&text[0], static_cast<std::streamsize>(n));
+  text.resize(static_cast<size_t>(in.gcount()));
+  return text;
+}
+
+bool IsPng(const std::string& path) {
+  return Head(path, 8) == std::string("\x89PNG\r\n\x1a\n", 8);
+}
+
+struct RunResult {
+  int exit_code = -1;
+  std::string output;
+};
+
+RunResult RunTool(const std::string& command) {
+  RunResult run;
+  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
+  if (pipe == nullptr) return run;
+  char buffer[4096];
+  size_t n;
+  while ((n = fread(buffer, 1, sizeof(buffer), pipe)) > 0) {
+    run.output.append(buffer, n);
+  }
+  const int status = pclose(pipe);
+  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return run;
+}
+
+// A front on the unit simplex of S objectives: rows of a small grid.
+Eigen::MatrixXd SimplexFront(int S, int n) {
+  Eigen::MatrixXd f(n, S);
+  for (int i = 0; i < n; ++i) {
+    double rest = 1.0;
+    for (int s = 0; s < S - 1; ++s) {
+      const double v = rest * (0.5 + 0.4 * std::sin(1.7 * i + s));
+      f(i, s) = v;
+      rest -= v;
+    }
+    f(i, S - 1) = rest;
+  }
+  return f;
+}
+
+TEST(SweepPlot, FrontsForThreeAndFourObjectives) {
+  if (!HaveGnuplot()) GTEST_SKIP() << "gnuplot is not installed";
+  const std::string dir = ::testing::TempDir();
+  for (int S : {3, 4}) {
+    const Eigen::MatrixXd points = SimplexFront(S, 30);
+    Eigen::MatrixXd dominated = points;
+    dominated.row(0).array() += 0.2;  // dominated by row 0 of `points`
+    Eigen::MatrixXd all(points.rows() + 1, S);
+    all << points, dominated.row(0);
+    const Eigen::MatrixXd analytic = SimplexFront(S, 400);
+    PlotOptions options;
+    options.title = "simplex front, S = " + std::to_string(S);
+    const std::string image = dir + "/front" + std::to_string(S) + ".png";
+    std::vector<int> non_dominated(points.rows());
+    for (int i = 0; i < points.rows(); ++i) non_dominated[i] = i;
+    const PlotResult r =
+        PlotFront(options, all, non_dominated, analytic, image);
+    EXPECT_TRUE(r.image_written) << r.message;
+    EXPECT_TRUE(IsPng(image));
+    EXPECT_GT(FileSize(image), 1000);
+    EXPECT_GT(FileSize(r.data_path), 0);
+    EXPECT_GT(FileSize(r.script_path), 0);
+  }
+}
+
+TEST(SweepPlot, MissingGnuplotStillWritesDataAndScript) {
+  const std::string dir = ::testing::TempDir();
+  PlotOptions options;
+  options.gnuplot = "ecmo-no-such-gnuplot";
+  const std::string image = dir + "/missing.png";
+  std::remove(image.c_str());
+  Eigen::MatrixXd points(2, 2);
+  points << 1, 2, 2, 1;
+  const PlotResult r =
+      PlotFront(options, points, {0, 1}, Eigen::MatrixXd(), image);
+  EXPECT_FALSE(r.image_written);
+  EXPECT_NE(r.message.find("not found on PATH"), std::string::npos)
+      << r.message;
+  EXPECT_NE(r.message.find("gnuplot " + r.script_path), std::string::npos)
+      << r.message;
+  EXPECT_GT(FileSize(r.data_path), 0);
+  EXPECT_GT(FileSize(r.script_path), 0);
+  EXPECT_EQ(FileSize(image), -1);
+
+  const PlotResult bad =
+      PlotFront(PlotOptions(), points, {0, 1}, Eigen::MatrixXd(), "x.jpg");
+  EXPECT_FALSE(bad.image_written);
+  EXPECT_NE(bad.message.find(".png or .svg"), std::string::npos);
+}
+
+TEST(SweepPlot, ConvergenceCurvesComeFromTheHistory) {
+  Solver::Summary a, b;
+  a.strategy = StrategyType::WC_PENALTY_PGD;
+  a.preference = {0.25, 0.75};
+  for (int t : {0, 9, 99}) {
+    IterationSummary it;
+    it.iteration = t;
+    it.kkt_residual_sq = 1.0 / (t + 1);
+    a.history.push_back(it);
+  }
+  const std::vector<ConvergenceCurve> curves = ConvergenceCurves({a, b});
+  ASSERT_EQ(curves.size(), 1u);  // b has no history
+  EXPECT_EQ(curves[0].x, (std::vector<double>{1, 10, 100}));
+  EXPECT_DOUBLE_EQ(curves[0].y[2], 0.01);
+  EXPECT_DOUBLE_EQ(curves[0].color_value, 0.25);
+  EXPECT_EQ(ConvergencePlotPath("out/front.png"), "out/front_convergence.png");
+}
+
+TEST(SweepPlot, NearDuplicatesAreNotDominated) {
+  Eigen::MatrixXd f(4, 2);
+  f << 1.0, 3.0, 1.0 + 1e-12, 3.0 + 1e-12, 2.0, 2.0, 2.5, 2.5;
+  EXPECT_EQ(NonDominatedWithTolerance(f), (std::vector<int>{0, 1, 2}));
+}
+
+#if defined(ECMO_SOLVE_PATH) && defined(ECMO_PLOT_PATH)
+TEST(SweepPlot, EcmoPlotDrawsASavedSweep) {
+  if (!HaveGnuplot()) GTEST_SKIP() << "gnuplot is not installed";
+  const std::string dir = ::testing::TempDir();
+  const std::string jsonl = dir + "/saved.jsonl";
+  const std::string json = dir + "/saved.json";
+  const RunResult solve =
+      RunTool(std::string(ECMO_SOLVE_PATH) +
+              " --problem=gebken_circle --sweep=21 --max_iterations=3000"
+              " --num_threads=2 --jsonl=" +
+              jsonl + " --output=" + json + " --plot=" + dir + "/solve.svg");
+  ASSERT_EQ(solve.exit_code, 0) << solve.output;
+  EXPECT_GT(FileSize(dir + "/solve.svg"), 1000) << solve.output;
+  EXPECT_GT(FileSize(dir + "/solve_convergence.svg"), 1000) << solve.output;
+  EXPECT_NE(Head(dir + "/solve.svg", 200).find("<svg"), std::string::npos);
+
+  // The sweep JSON carries the indicators beside the points.
+  std::ifstream in(json);
+  const nlohmann::json j = nlohmann::json::parse(in);
+  for (const char* key : {"points",
+                          "hypervolume",
+                          "reference_point",
+                          "ideal",
+                          "nadir",
+                          "non_dominated"}) {
+    EXPECT_TRUE(j.contains(key)) << key;
+  }
+  EXPECT_TRUE(j["points"][0].contains("history"));
+
+  for (const std::string& input : {jsonl, json}) {
+    const std::string image = input + ".png";
+    std::remove(image.c_str());
+    const RunResult plot = RunTool(std::string(ECMO_PLOT_PATH) +
+                                   " --input=" + input + " --output=" + image);
+    EXPECT_EQ(plot.exit_code, 0) << plot.output;
+    EXPECT_TRUE(IsPng(image)) << plot.output;
+    EXPECT_GT(FileSize(image), 1000);
+    EXPECT_TRUE(IsPng(ConvergencePlotPath(image)));
+    // The analytic front of the registry problem is overlaid.
+    std::ifstream data(input + ".dat");
+    std::stringstream text;
+    text << data.rdbuf();
+    EXPECT_NE(text.str().find("# analytic Pareto front"), std::string::npos);
+  }
+
+  const RunResult missing =
+      RunTool(std::string(ECMO_PLOT_PATH) + " --input=" + dir +
+              "/nope.json --output=" + dir + "/nope.png");
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.output.find("cannot open"), std::string::npos)
+      << missing.output;
+}
+#endif
+
+}  // namespace
+}  // namespace ecmo
