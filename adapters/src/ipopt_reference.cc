@@ -769,6 +769,14 @@ void SolveReference(const IpoptReference::Options& options,
   if (evaluator == nullptr || z == nullptr) {
     return fail("ecmo::SolveReference: evaluator and z must not be null.");
   }
+  if (evaluator->manifold() != nullptr) {
+    return fail(
+        "ecmo::SolveReference cannot solve on a manifold: parameter blocks "
+        "of this problem have a ceres::Manifold (e.g. a quaternion or "
+        "sphere), and Ipopt works in R^k, so its iterates would leave it. "
+        "Write the manifold as an equality constraint (e.g. ||q||^2 - 1 = "
+        "0) to cross-check, or use the quasi-Newton strategies alone.");
+  }
   const int k = evaluator->NumParameters();
   const int S = evaluator->NumObjectives();
   const int q = evaluator->NumConstraints();

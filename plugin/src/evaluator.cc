@@ -4,6 +4,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "ecmo/manifold.h"
 #include "ecmo/problem.h"
 
 namespace ecmo {
@@ -54,6 +55,13 @@ bool AllFinite(const double* x, size_t n) {
 }  // namespace
 
 ProblemEvaluator::ProblemEvaluator(const Problem* problem) : problem_(problem) {
+  if (problem_->HasManifolds()) {
+    std::vector<DynamicProductManifold::Factor> factors;
+    for (const Problem::ParameterBlock& b : problem_->parameter_blocks()) {
+      factors.push_back({b.size, b.manifold});
+    }
+    manifold_ = std::make_unique<DynamicProductManifold>(std::move(factors));
+  }
   // Fix the positions of the Jacobian blocks once: one per (constraint term,
   // parameter block) pair.
   for (size_t t = 0; t < problem_->constraints().size(); ++t) {

@@ -8,6 +8,7 @@
 
 #include "Eigen/Dense"
 #include "ecmo/evaluator.h"
+#include "ecmo/manifold.h"
 
 namespace ecmo {
 
@@ -148,6 +149,8 @@ bool KktSystem::Linearize(Evaluator* evaluator,
     return false;
   }
   evaluator_ = evaluator;
+  manifold_ = evaluator->manifold();
+  z_ = z;
   rho_ = rho;
   lambda_ = lambda;
   f_.resize(S);
@@ -158,15 +161,33 @@ bool KktSystem::Linearize(Evaluator* evaluator,
     return false;
   }
   if (offset.size() == S) f_ += offset;
+  const int kt = evaluator->NumTangentParameters();
+  if (manifold_ != nullptr) {
+    // Column-major k x S is row-major S x k: one RightMultiplyByPlusJacobian
+    // projects every gradient.
+    Eigen::MatrixXd tangent(kt, S);
+    if (!manifold_->RightMultiplyByPlusJacobian(
+            z.data(), S, grad_f_.data(), tangent.data())) {
+      if (error != nullptr) {
+        *error =
+            "KktSystem: the manifold failed to project the objective "
+            "gradients to its tangent space (RightMultiplyByPlusJacobian "
+            "returned false).";
+      }
+      return false;
+    }
+    grad_f_ = std::move(tangent);
+    ambient_scratch_.resize(k);
+  }
   dense_jacobian_.resize(0, 0);
   if (q > 0 && q <= kMaxDenseConstraints &&
-      static_cast<double>(q) * k <= kMaxDenseJacobianEntries) {
-    dense_jacobian_.resize(q, k);
+      static_cast<double>(q) * kt <= kMaxDenseJacobianEntries) {
+    dense_jacobian_.resize(q, kt);
     Eigen::VectorXd e = Eigen::VectorXd::Zero(q);
-    Eigen::VectorXd row(k);
+    Eigen::VectorXd row(kt);
     for (int i = 0; i < q; ++i) {
       e[i] = 1.0;
-      evaluator->JacobianTransposeMultiply(e.data(), row.data());
+      TangentJacobianTransposeMultiply(e.data(), row.data());
       dense_jacobian_.row(i) = row.transpose();
       e[i] = 0.0;
     }
@@ -174,12 +195,31 @@ bool KktSystem::Linearize(Evaluator* evaluator,
   return true;
 }
 
+void KktSystem::TangentJacobianTransposeMultiply(const double* v,
+                                                 double* out) const {
+  if (manifold_ == nullptr) {
+    evaluator_->JacobianTransposeMultiply(v, out);
+    return;
+  }
+  evaluator_->JacobianTransposeMultiply(v, ambient_scratch_.data());
+  manifold_->RightMultiplyByPlusJacobian(
+      z_.data(), 1, ambient_scratch_.data(), out);
+}
+
+void KktSystem::TangentJacobianMultiply(const double* x, double* out) const {
+  if (manifold_ == nullptr) {
+    evaluator_->JacobianMultiply(x, out);
+    return;
+  }
+  PlusJacobianMultiply(*manifold_, z_.data(), x, ambient_scratch_.data());
+  evaluator_->JacobianMultiply(ambient_scratch_.data(), out);
+}
+
 KktResidual KktSystem::Residual(const KktMultipliers& multipliers) const {
   const int k = static_cast<int>(grad_f_.rows());
   Eigen::VectorXd jt_nu = Eigen::VectorXd::Zero(k);
   if (h_.size() > 0 && multipliers.nu.size() == h_.size()) {
-    evaluator_->JacobianTransposeMultiply(multipliers.nu.data(),
-                                          jt_nu.data());
+    TangentJacobianTransposeMultiply(multipliers.nu.data(), jt_nu.data());
   }
   return ComputeKktResidual(rho_, lambda_, f_, grad_f_, h_, jt_nu,
                             multipliers.omega);
@@ -192,8 +232,12 @@ Eigen::VectorXd KktSystem::SolveNu(const Eigen::VectorXd& g) const {
     // min ||g + J^T nu||: least squares with J^T (k x q), rank-revealing so
     // that a rank-deficient J_h (LICQ failing) still gives the minimum-norm
     // answer instead of garbage.
-    Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd> cod(
-        dense_jacobian_.transpose());
+    // Directions with singular values below 1e-12 of the largest are
+    // treated as rank deficient: nearly parallel constraint gradients would
+    // otherwise produce huge opposite multipliers whose products cancel.
+    Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd> cod;
+    cod.setThreshold(1e-12);
+    cod.compute(dense_jacobian_.transpose());
     return cod.solve(-g);
   }
   // CG on the normal equations J J^T nu = -J g (CGLS form), matrix-free.
@@ -201,18 +245,18 @@ Eigen::VectorXd KktSystem::SolveNu(const Eigen::VectorXd& g) const {
   Eigen::VectorXd nu = Eigen::VectorXd::Zero(q);
   Eigen::VectorXd r = -g;  // residual in R^k: -g - J^T nu
   Eigen::VectorXd s(q), p(q), t(k), jp(q);
-  evaluator_->JacobianMultiply(r.data(), s.data());
+  TangentJacobianMultiply(r.data(), s.data());
   p = s;
   double gamma = s.squaredNorm();
   const double stop = 1e-30 * std::max(1.0, gamma);
   for (int iter = 0; iter < 10 * q + 100 && gamma > stop; ++iter) {
-    evaluator_->JacobianTransposeMultiply(p.data(), t.data());
+    TangentJacobianTransposeMultiply(p.data(), t.data());
     const double tt = t.squaredNorm();
     if (tt == 0.0) break;
     const double alpha = gamma / tt;
     nu += alpha * p;
     r -= alpha * t;
-    evaluator_->JacobianMultiply(r.data(), s.data());
+    TangentJacobianMultiply(r.data(), s.data());
     const double gamma_new = s.squaredNorm();
     p = s + (gamma_new / gamma) * p;
     gamma = gamma_new;
@@ -236,8 +280,14 @@ KktMultipliers KktSystem::LeastSquaresMultipliers() const {
     if (q > 0) {
       N.col(s) = SolveNu(g);
       const Eigen::VectorXd n_s = N.col(s);
-      evaluator_->JacobianTransposeMultiply(n_s.data(), jt.data());
+      TangentJacobianTransposeMultiply(n_s.data(), jt.data());
       R.col(s) = g + jt;
+      // A least-squares nu can never make the residual longer than nu = 0;
+      // if rounding did (extreme scales), fall back to nu = 0.
+      if (!(R.col(s).squaredNorm() <= g.squaredNorm())) {
+        N.col(s).setZero();
+        R.col(s) = g;
+      }
     } else {
       R.col(s) = g;
     }
@@ -263,8 +313,11 @@ KktMultipliers KktSystem::LeastSquaresMultipliers() const {
   const Eigen::MatrixXd ones = Eigen::MatrixXd::Ones(S, S);
   const Eigen::VectorXd b = Eigen::VectorXd::Ones(S);
   const double inf = std::numeric_limits<double>::infinity();
+  // ||R w||^2 rather than w^T M w: the quadratic form can cancel to a
+  // negative number when the gradients are huge and nearly opposite, and a
+  // negative "residual" would win the comparison below.
   auto objective = [&](const Eigen::VectorXd& w) {
-    double value = (w.sum() - 1.0) * (w.sum() - 1.0) + w.dot(M * w);
+    double value = (w.sum() - 1.0) * (w.sum() - 1.0) + (R * w).squaredNorm();
     for (int s = 0; s < S; ++s) {
       const double m = std::min(w[s], c[s]);
       value += m * m;
@@ -302,6 +355,22 @@ KktMultipliers KktSystem::LeastSquaresMultipliers() const {
   KktMultipliers result;
   result.omega = best_w;
   result.nu = q > 0 ? Eigen::VectorXd(N * best_w) : Eigen::VectorXd();
+  // Guard against rounding at extreme scales (huge gradients against an
+  // ill-conditioned J_h, where g + J^T nu cancels to noise): score the
+  // answer exactly as Residual() will, and never return something worse
+  // than dropping nu or both multipliers.
+  double best_score = Residual(result).SquaredNorm();
+  KktMultipliers fallback;
+  fallback.nu = Eigen::VectorXd::Zero(q);
+  for (const Eigen::VectorXd& omega :
+       {Eigen::VectorXd(best_w), Eigen::VectorXd(Eigen::VectorXd::Zero(S))}) {
+    fallback.omega = omega;
+    const double score = Residual(fallback).SquaredNorm();
+    if (score < best_score || !std::isfinite(best_score)) {
+      best_score = score;
+      result = fallback;
+    }
+  }
   return result;
 }
 

@@ -163,6 +163,57 @@ int Problem::AddConstraint(ceres::CostFunction* cost_function,
                        name);
 }
 
+bool Problem::SetManifoldImpl(double* values, ceres::Manifold* manifold) {
+  bool owned = false;
+  for (const auto& m : manifolds_) owned = owned || m.get() == manifold;
+  if (manifold != nullptr && !owned) {
+    manifolds_.emplace_back(manifold);  // adopted even on error: destroyed
+  }                                     // with the problem
+  auto it = block_index_.find(values);
+  std::ostringstream os;
+  if (values == nullptr) {
+    os << "Problem::SetManifold: the parameter block pointer is null.";
+  } else if (it == block_index_.end()) {
+    os << "Problem::SetManifold: parameter block " << values
+       << " is not in the problem; add it first (AddParameterBlock or a "
+          "term that uses it).";
+  } else if (manifold != nullptr &&
+             manifold->AmbientSize() != parameter_blocks_[it->second].size) {
+    os << "Problem::SetManifold: parameter block " << values << " has size "
+       << parameter_blocks_[it->second].size
+       << " but the manifold has AmbientSize() = " << manifold->AmbientSize()
+       << ".";
+  }
+  if (!os.str().empty()) {
+    RecordError(os.str());
+    return false;
+  }
+  parameter_blocks_[it->second].manifold = manifold;
+  return true;
+}
+
+bool Problem::SetManifold(double* values,
+                          std::unique_ptr<ceres::Manifold> manifold) {
+  return SetManifoldImpl(values, manifold.release());
+}
+
+bool Problem::SetManifold(double* values, ceres::Manifold* manifold) {
+  return SetManifoldImpl(values, manifold);
+}
+
+const ceres::Manifold* Problem::GetManifold(const double* values) const {
+  auto it = block_index_.find(values);
+  return it == block_index_.end() ? nullptr
+                                  : parameter_blocks_[it->second].manifold;
+}
+
+bool Problem::HasManifolds() const {
+  for (const ParameterBlock& b : parameter_blocks_) {
+    if (b.manifold != nullptr) return true;
+  }
+  return false;
+}
+
 bool Problem::IsValid(std::string* error) const {
   std::string message = first_error_;
   if (message.empty() && objectives_.empty()) {

@@ -7,6 +7,7 @@
 // u = v = c0 T^(1/4). The multipliers are omega = v (lambda f + delta - rho)
 // and nu = u h, so the KKT blocks come for free from the gradient:
 // sum omega - 1 = -dP/drho and the stationarity block equals dP/dz.
+// Euclidean only: evaluators with a manifold are refused (FAILURE).
 
 #include <algorithm>
 #include <cmath>
@@ -54,6 +55,21 @@ void RunWcPenaltyPgd(const StrategyInput& input,
   const int S = evaluator->NumObjectives();
   const int q = evaluator->NumConstraints();
 
+  if (evaluator->manifold() != nullptr) {
+    // Projected gradient steps z - eta grad would leave the manifold, and
+    // the paper's analysis is Euclidean: refuse rather than return a point
+    // off the manifold.
+    output->termination_type = ceres::FAILURE;
+    output->message =
+        "WC_PENALTY_PGD cannot optimize on a manifold: parameter blocks of "
+        "this problem have a ceres::Manifold (e.g. a quaternion or sphere), "
+        "and the paper's projected gradient steps would leave it. Use "
+        "StrategyType::WC_AUGMENTED_LAGRANGIAN or WC_PENALTY_LBFGS "
+        "(--strategy=wc-augmented-lagrangian), which step on the manifold, "
+        "or replace the manifold by an equality constraint (e.g. "
+        "||q||^2 - 1 = 0).";
+    return;
+  }
   const double T = options.max_iterations;
   const double eta = pgd.eta0 * std::pow(T, -0.25);
   const double u = pgd.c0 * std::pow(T, 0.25);
@@ -102,6 +118,25 @@ void RunWcPenaltyPgd(const StrategyInput& input,
                          &error)) {
       finish(ceres::FAILURE, "Iteration " + std::to_string(iteration) + ": " +
                                  error);
+      break;
+    }
+    // The scalarization is only valid for positive shifted objectives; an
+    // objective that falls through -offset while the iterates move on is
+    // the signature of an objective unbounded below on the feasible set.
+    int nonpositive = -1;
+    for (int s = 0; s < S && nonpositive < 0; ++s) {
+      if (f[s] <= 0.0) nonpositive = s;
+    }
+    if (nonpositive >= 0) {
+      std::ostringstream os;
+      os << "Iteration " << iteration << ": objective " << nonpositive
+         << " fell to " << f[nonpositive] - input.offset[nonpositive]
+         << ", below -offset = " << -input.offset[nonpositive]
+         << ", with ||h|| = " << h.norm()
+         << ". The objective is likely unbounded below on the feasible set; "
+            "if it is bounded, raise Solver::Options::objective_offset["
+         << nonpositive << "] above its infimum.";
+      finish(ceres::FAILURE, os.str());
       break;
     }
     const Eigen::VectorXd r =

@@ -13,6 +13,12 @@
 //   3. penalty: grow u = v (by the factor predicted from ||K||^2 ~ 1/u^2,
 //      at most penalty_increase). Augmented Lagrangian: omega <- omega+,
 //      nu <- nu+, and grow u = v only when feasibility stalls.
+//
+// Manifolds (Evaluator::manifold()): the inner problem is
+// ceres::GradientProblem(function, R x M), so every L-BFGS step is a Plus on
+// the manifold, ||grad Q||^2 is measured in the tangent space, and the
+// penalty path extrapolation combines points with Minus/Plus instead of
+// straight lines.
 
 #include <algorithm>
 #include <cmath>
@@ -149,10 +155,34 @@ void RunQuasiNewton(Method method,
           ? options.kkt_tolerance
           : Solver::Options::kDefaultQuasiNewtonKktTolerance;
 
-  // The problem owns the function; `function` stays valid while it lives.
+  // The problem owns the function (and the non-owning manifold forwarder of
+  // x = (rho, z), if any); `function` stays valid while it lives.
   WcReducedPenalty* function =
       new WcReducedPenalty(evaluator, input.lambda, input.offset);
-  ceres::GradientProblem problem(function);
+  ceres::Manifold* x_manifold = function->TangentManifold();
+  std::unique_ptr<ceres::GradientProblem> problem_owner =
+      x_manifold != nullptr
+          ? std::make_unique<ceres::GradientProblem>(function, x_manifold)
+          : std::make_unique<ceres::GradientProblem>(function);
+  const ceres::GradientProblem& problem = *problem_owner;
+  // x_base + t (x_other - x_base), along the manifold when there is one:
+  // Plus(x_base, t Minus(x_other, x_base)). False if the manifold fails.
+  auto combine = [&](const Eigen::VectorXd& x_base,
+                     const Eigen::VectorXd& x_other,
+                     double t,
+                     Eigen::VectorXd* out) {
+    if (x_manifold == nullptr) {
+      *out = x_base + t * (x_other - x_base);
+      return true;
+    }
+    Eigen::VectorXd delta(x_manifold->TangentSize());
+    out->resize(x_base.size());
+    if (!x_manifold->Minus(x_other.data(), x_base.data(), delta.data())) {
+      return false;
+    }
+    delta *= t;
+    return x_manifold->Plus(x_base.data(), delta.data(), out->data());
+  };
 
   Eigen::VectorXd x(1 + k);
   x[0] = input.rho0;
@@ -392,7 +422,8 @@ void RunQuasiNewton(Method method,
       const double r = u / previous_u;
       const double a = r / (r - 1.0);
       const double b = 1.0 / (r - 1.0);
-      x_extrapolated = a * x - b * previous_x;
+      // a x - b x_prev = x + b (x - x_prev).
+      const bool extrapolated_ok = combine(x, previous_x, -b, &x_extrapolated);
       KktMultipliers extrapolated;
       extrapolated.omega =
           (a * multipliers.omega - b * previous_multipliers.omega)
@@ -402,12 +433,12 @@ void RunQuasiNewton(Method method,
                               : Eigen::VectorXd();
       KktSystem system;
       std::string error;
-      if (system.Linearize(evaluator,
-                           input.lambda,
-                           input.offset,
-                           x_extrapolated[0],
-                           x_extrapolated.tail(k),
-                           &error)) {
+      if (extrapolated_ok && system.Linearize(evaluator,
+                                              input.lambda,
+                                              input.offset,
+                                              x_extrapolated[0],
+                                              x_extrapolated.tail(k),
+                                              &error)) {
         have_extrapolated = true;
         double kkt_e = system.Residual(extrapolated).SquaredNorm();
         std::string how = "extrapolated multipliers";
@@ -521,10 +552,10 @@ void RunQuasiNewton(Method method,
       if (have_extrapolated) {
         // Predict x(u_new) = x* + (x(u_old) - x*) u_old / u_new from the
         // extrapolated x*, if the problem can be evaluated there.
-        const Eigen::VectorXd predicted =
-            x_extrapolated + (x - x_extrapolated) * (old_u / u);
+        Eigen::VectorXd predicted;
         double cost;
-        if (function->Evaluate(predicted.data(), &cost, nullptr)) {
+        if (combine(x_extrapolated, x, old_u / u, &predicted) &&
+            function->Evaluate(predicted.data(), &cost, nullptr)) {
           x = predicted;
         }
       }
@@ -569,6 +600,18 @@ void RunQuasiNewton(Method method,
     if (evaluator->Evaluate(
             x.data() + 1, f.data(), h.data(), grad_f.data(), &error)) {
       evaluator->JacobianTransposeMultiply(multipliers.nu.data(), jt_nu.data());
+      if (const ceres::Manifold* m = evaluator->manifold()) {
+        // Tangent components only, as in the KKT residual.
+        Eigen::VectorXd t(m->TangentSize());
+        Eigen::MatrixXd grad_t(m->TangentSize(), S);
+        if (m->RightMultiplyByPlusJacobian(
+                x.data() + 1, 1, jt_nu.data(), t.data()) &&
+            m->RightMultiplyByPlusJacobian(
+                x.data() + 1, S, grad_f.data(), grad_t.data())) {
+          jt_nu = t;
+          grad_f = grad_t;
+        }
+      }
       const double nu_norm = multipliers.nu.norm();
       const double sigma = jt_nu.norm() / nu_norm;
       double scale = 0.0;

@@ -5,12 +5,15 @@
 #include <cstring>
 #include <limits>
 
+#include "ecmo/manifold.h"
+
 namespace ecmo {
 
 WcReducedPenalty::WcReducedPenalty(Evaluator* evaluator,
                                    const Eigen::VectorXd& lambda,
                                    const Eigen::VectorXd& offset)
     : evaluator_(evaluator),
+      manifold_(evaluator->manifold()),
       k_(evaluator->NumParameters()),
       S_(evaluator->NumObjectives()),
       q_(evaluator->NumConstraints()),
@@ -26,6 +29,7 @@ WcReducedPenalty::WcReducedPenalty(Evaluator* evaluator,
       nu_plus_(q_),
       weights_(S_),
       jt_(k_),
+      tangent_(manifold_ != nullptr ? manifold_->TangentSize() : 0),
       grad_f_(k_, S_),
       last_x_(1 + k_),
       history_(kHistory) {
@@ -97,7 +101,16 @@ bool WcReducedPenalty::Evaluate(const double* x,
       evaluator_->JacobianTransposeMultiply(nu_plus_.data(), jt_.data());
       gz += jt_;
     }
-    point.gradient_sq = gradient[0] * gradient[0] + gz.squaredNorm();
+    if (manifold_ == nullptr) {
+      point.gradient_sq = gradient[0] * gradient[0] + gz.squaredNorm();
+    } else {
+      if (!manifold_->RightMultiplyByPlusJacobian(
+              z, 1, gradient + 1, tangent_.data())) {
+        last_error_ = "the manifold failed to project the gradient";
+        return false;
+      }
+      point.gradient_sq = gradient[0] * gradient[0] + tangent_.squaredNorm();
+    }
     if (!std::isfinite(point.gradient_sq)) {
       last_error_ = "the penalty gradient is not finite";
       return false;
@@ -111,6 +124,11 @@ bool WcReducedPenalty::Evaluate(const double* x,
   history_[history_next_] = point;
   history_next_ = (history_next_ + 1) % kHistory;
   return true;
+}
+
+ceres::Manifold* WcReducedPenalty::TangentManifold() const {
+  if (manifold_ == nullptr) return nullptr;
+  return new DynamicProductManifold({{1, nullptr}, {k_, manifold_}});
 }
 
 bool WcReducedPenalty::FindPoint(double cost,

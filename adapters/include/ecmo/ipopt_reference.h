@@ -186,6 +186,8 @@ class IpoptReference {
 // renormalized to sum 1) with objective offset `objective_offset` (size S;
 // empty means zeros). z holds the start point (size k) on entry and the
 // solution on return when it is usable; otherwise it is left unchanged.
+// Evaluators with a manifold (Evaluator::manifold()) are refused with a
+// FAILURE: Ipopt works in R^k and would leave the manifold.
 void SolveReference(const IpoptReference::Options& options,
                     Evaluator* evaluator,
                     const std::vector<double>& preference,

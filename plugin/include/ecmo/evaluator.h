@@ -14,15 +14,30 @@
 //
 // An evaluator is stateful (it remembers the last linearization point and
 // counts evaluations) and is NOT thread-safe: use one per thread.
+//
+// Manifolds. An evaluator may declare that z lives on a manifold M (e.g.
+// parameter blocks that are unit quaternions, see ecmo/manifold.h) by
+// overriding manifold(). Values and derivatives above stay AMBIENT (grad f_s
+// and J_h are taken with respect to the k coordinates of z, as Ceres cost
+// functions compute them); the manifold only tells the solvers how to move
+// and where to measure:
+//   - WC_PENALTY_LBFGS and WC_AUGMENTED_LAGRANGIAN step with
+//     manifold()->Plus, so z stays on M;
+//   - the KKT stationarity block is measured in the tangent space (size
+//     NumTangentParameters()): PlusJacobian(z)^T times the ambient vector;
+//   - WC_PENALTY_PGD and the Ipopt reference refuse such evaluators
+//     (FAILURE; they would leave M).
 
 #ifndef ECMO_EVALUATOR_H_
 #define ECMO_EVALUATOR_H_
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "Eigen/Core"
+#include "ceres/manifold.h"
 
 namespace ecmo {
 
@@ -46,6 +61,14 @@ class Evaluator {
   virtual int NumParameters() const = 0;   // k
   virtual int NumObjectives() const = 0;   // S
   virtual int NumConstraints() const = 0;  // q
+
+  // The manifold z lives on (AmbientSize() == k), or null (the default) for
+  // R^k. Owned by the evaluator; valid while it lives and constant in time.
+  virtual const ceres::Manifold* manifold() const { return nullptr; }
+  // Size of the tangent space: manifold()->TangentSize(), or k without one.
+  int NumTangentParameters() const {
+    return manifold() != nullptr ? manifold()->TangentSize() : NumParameters();
+  }
 
   // Evaluates at z (size k): f (size S) and h (size q) always. If grad_f is
   // not null it receives the k x S column-major matrix whose column s is
@@ -85,7 +108,9 @@ class Evaluator {
 // Evaluates an ecmo::Problem through its Ceres cost functions. The problem
 // must outlive the evaluator and stay unchanged while it is in use. The
 // user's parameter blocks are not touched: the evaluator unpacks z into its
-// own buffers.
+// own buffers. If the problem has manifolds (Problem::SetManifold), manifold()
+// is their DynamicProductManifold over all blocks (Euclidean for blocks
+// without one), owned by the evaluator.
 class ProblemEvaluator final : public Evaluator {
  public:
   // One dense row-major block of J_h: rows of constraint term `term`
@@ -105,6 +130,7 @@ class ProblemEvaluator final : public Evaluator {
   int NumParameters() const override;
   int NumObjectives() const override;
   int NumConstraints() const override;
+  const ceres::Manifold* manifold() const override { return manifold_.get(); }
 
   // The blocks of J_h at the last linearization point; their positions
   // (not their values) are fixed by the problem's structure, so callers that
@@ -126,6 +152,7 @@ class ProblemEvaluator final : public Evaluator {
 
  private:
   const Problem* problem_;
+  std::unique_ptr<ceres::Manifold> manifold_;  // null without manifolds
   std::vector<JacobianBlock> jacobian_blocks_;
   // Scratch space reused across calls.
   std::vector<double> residuals_;

@@ -27,6 +27,15 @@
 //
 // f here is always the shifted objective f_s + offset_s that the solver
 // actually scalarized (see Solver::Options::objective_offset).
+//
+// Manifolds: when the evaluator declares one (Evaluator::manifold()),
+// KktSystem measures the stationarity block in the tangent space at z,
+// PlusJacobian(z)^T (sum_s omega_s lambda_s grad f_s + J_h^T nu), of size
+// k_t = Evaluator::NumTangentParameters(), as ceres::GradientChecker does:
+// components along the manifold's normal space (e.g. the radial direction
+// of a unit quaternion) are not errors. Least-squares multipliers are
+// computed in the same space. ComputeKktResidual is oblivious: it scores
+// whatever (ambient or tangent) gradients it is given.
 
 #ifndef ECMO_KKT_H_
 #define ECMO_KKT_H_
@@ -34,6 +43,7 @@
 #include <string>
 
 #include "Eigen/Core"
+#include "ceres/manifold.h"
 
 namespace ecmo {
 
@@ -47,7 +57,7 @@ struct KktMultipliers {
 // The four blocks of K and their squared norms.
 struct KktResidual {
   double simplex = 0.0;              // sum_s omega_s - 1
-  Eigen::VectorXd stationarity;      // k
+  Eigen::VectorXd stationarity;      // k (k_t in a tangent space)
   Eigen::VectorXd feasibility;       // h(z), q
   Eigen::VectorXd complementarity;   // min(omega_s, rho - lambda_s f_s), S
 
@@ -81,8 +91,10 @@ KktResidual ComputeKktResidual(double rho,
 class KktSystem {
  public:
   // Evaluates F, grad F, h and linearizes h at z. `offset` (size S, may be
-  // empty for zeros) is added to F. Returns false with a message if the
-  // evaluation fails or the sizes do not match.
+  // empty for zeros) is added to F. With a manifold, grad F is projected to
+  // the tangent space at z (see the top of this file). Returns false with a
+  // message if the evaluation (or the projection) fails or the sizes do not
+  // match.
   bool Linearize(Evaluator* evaluator,
                  const Eigen::VectorXd& lambda,
                  const Eigen::VectorXd& offset,
@@ -105,6 +117,7 @@ class KktSystem {
 
   double rho() const { return rho_; }
   const Eigen::VectorXd& f() const { return f_; }
+  // k x S, or k_t x S (tangent gradients) with a manifold.
   const Eigen::MatrixXd& grad_f() const { return grad_f_; }
   const Eigen::VectorXd& h() const { return h_; }
   const Eigen::VectorXd& lambda() const { return lambda_; }
@@ -112,14 +125,22 @@ class KktSystem {
  private:
   // Least-squares nu for a given stationarity vector g: argmin ||g + J^T nu||.
   Eigen::VectorXd SolveNu(const Eigen::VectorXd& g) const;
+  // out (k_t) = P^T J_h^T v and out (q) = J_h P x, with P = PlusJacobian(z)
+  // (the identity without a manifold).
+  void TangentJacobianTransposeMultiply(const double* v, double* out) const;
+  void TangentJacobianMultiply(const double* x, double* out) const;
 
   Evaluator* evaluator_ = nullptr;
+  const ceres::Manifold* manifold_ = nullptr;
+  Eigen::VectorXd z_;
+  mutable Eigen::VectorXd ambient_scratch_;
   double rho_ = 0.0;
   Eigen::VectorXd lambda_;
   Eigen::VectorXd f_;
   Eigen::MatrixXd grad_f_;
   Eigen::VectorXd h_;
-  // Dense J_h (q x k) when q and k are small enough; empty otherwise.
+  // Dense J_h (q x k, or J_h P: q x k_t) when q and k are small enough; empty
+  // otherwise.
   Eigen::MatrixXd dense_jacobian_;
 };
 

@@ -19,6 +19,12 @@
 // Problem, and solvers read the start point from them and write the solution
 // back into them.
 //
+// Manifolds: SetManifold puts a parameter block on a ceres::Manifold (a unit
+// quaternion, a sphere, ...), as ceres::Problem::SetManifold does. The
+// quasi-Newton strategies then keep the block on it and measure the KKT
+// residual in its tangent space; WC_PENALTY_PGD and the Ipopt reference
+// refuse such problems (see ecmo/manifold.h).
+//
 // Errors: no method aborts. A bad call (wrong residual count, a block of a
 // different size than registered, a null pointer) is refused: the method
 // returns -1/false, the problem remembers the first error, and IsValid()
@@ -39,6 +45,7 @@
 #include <vector>
 
 #include "ceres/cost_function.h"
+#include "ceres/manifold.h"
 
 namespace ecmo {
 
@@ -50,6 +57,8 @@ class Problem {
     double* values = nullptr;
     int size = 0;
     int offset = 0;
+    // Set by SetManifold (owned by the Problem); null means Euclidean.
+    const ceres::Manifold* manifold = nullptr;
   };
 
   // One objective or constraint term: the cost function (owned), the
@@ -98,6 +107,21 @@ class Problem {
                     const std::vector<double*>& parameter_blocks,
                     const std::string& name = "");
 
+  // Puts the registered parameter block `values` on `manifold`
+  // (manifold->AmbientSize() must equal the block's size); a null manifold
+  // makes the block Euclidean again. Register the block first (through
+  // AddParameterBlock or a term that uses it). Ownership: the Problem takes
+  // ownership of the manifold and deletes it once, even if the same raw
+  // pointer is set on several blocks (Ceres' convention), also when the
+  // call fails. Returns false and records the error on an unknown block or
+  // a size mismatch.
+  bool SetManifold(double* values, std::unique_ptr<ceres::Manifold> manifold);
+  bool SetManifold(double* values, ceres::Manifold* manifold);
+  // The block's manifold, or null (also for unknown blocks).
+  const ceres::Manifold* GetManifold(const double* values) const;
+  // True if any block has a manifold.
+  bool HasManifolds() const;
+
   // True when every call so far succeeded and there is at least one
   // objective. Otherwise `error` (if not null) names the first problem.
   bool IsValid(std::string* error) const;
@@ -127,11 +151,14 @@ class Problem {
               const std::string& name,
               bool is_objective);
   void RecordError(const std::string& error);
+  // SetManifold with explicit ownership of a raw pointer.
+  bool SetManifoldImpl(double* values, ceres::Manifold* manifold);
 
   std::vector<ParameterBlock> parameter_blocks_;
   std::map<const double*, int> block_index_;
   std::vector<Term> objectives_;
   std::vector<Term> constraints_;
+  std::vector<std::unique_ptr<ceres::Manifold>> manifolds_;  // owned, unique
   int num_parameters_ = 0;
   int num_constraints_ = 0;
   std::string first_error_;

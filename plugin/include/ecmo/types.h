@@ -28,6 +28,8 @@ enum class StrategyType {
   // (rho, z, delta >= 0) with the schedule eta = eta0 T^(-1/4),
   // u = v = c0 T^(1/4). Slow (the running average of ||K||^2 decays like
   // T^(-1/2)) but faithful, so the paper's claims can be checked.
+  // Euclidean only: problems whose z lives on a manifold (Evaluator::
+  // manifold(), ecmo/manifold.h) are refused with a FAILURE.
   WC_PENALTY_PGD,
   // Slack-eliminated penalty with continuation. For fixed (rho, z) the best
   // slack is delta_s = max(0, rho - lambda_s f_s), which turns P into the C^1
@@ -39,7 +41,7 @@ enum class StrategyType {
   // is below the tolerance. ||K||^2 falls like 1/u^2, so tight tolerances
   // need large penalties (ill-conditioned inner problems): use
   // WC_AUGMENTED_LAGRANGIAN for those. Matrix-free: needs F, grad f_s, h and
-  // J_h^T v only.
+  // J_h^T v only. Steps on the manifold of z when there is one.
   WC_PENALTY_LBFGS,
   // Method of multipliers on the WC problem: minimizes
   //   L_A(x) = rho + sum_s v/2 [max(0, lambda_s f_s - rho + omega_s/v)^2
@@ -47,7 +49,8 @@ enum class StrategyType {
   // with the same inner solver, then updates omega <- max(0, omega +
   // v (lambda f - rho)), nu <- nu + u h; the penalties grow only when
   // feasibility stalls, and are bounded. Converges linearly with bounded
-  // penalties to tight tolerances; the fastest robust strategy.
+  // penalties to tight tolerances; the fastest robust strategy. Steps on
+  // the manifold of z when there is one.
   WC_AUGMENTED_LAGRANGIAN,
 };
 

@@ -27,6 +27,13 @@
 //
 // which every evaluation records (Point) at no extra cost.
 //
+// Manifolds: if the evaluator has one (Evaluator::manifold()), Evaluate still
+// returns the AMBIENT gradient (ceres::GradientProblem projects it with the
+// manifold of x = (rho, z) it is given, see TangentManifold()), while
+// Point::gradient_sq is the squared norm of the TANGENT gradient
+// (d/drho, PlusJacobian(z)^T dQ/dz): the KKT residual is measured in the
+// tangent space, where the identity above holds.
+//
 // Matrix-free: one evaluation calls Evaluator::Evaluate (F, grad f_s, h) and,
 // for the gradient, one product J_h^T nu+. Memory is O(k S + q); no k x k or
 // q x k matrix is formed. f is the shifted objective F + offset.
@@ -52,7 +59,8 @@ class WcReducedPenalty final : public ceres::FirstOrderFunction {
   struct Point {
     double cost = 0.0;
     double rho = 0.0;
-    // ||grad Q||^2 (-1 when the gradient was not evaluated).
+    // ||grad Q||^2, tangent with a manifold (-1 when the gradient was not
+    // evaluated).
     double gradient_sq = -1.0;
     // ||h||^2 and sum_s min(omega+_s, rho - lambda_s f_s)^2.
     double feasibility_sq = 0.0;
@@ -110,10 +118,18 @@ class WcReducedPenalty final : public ceres::FirstOrderFunction {
 
   const std::string& last_error() const { return last_error_; }
 
+  // The manifold of x = (rho, z): R x Evaluator::manifold(), as a new
+  // non-owning DynamicProductManifold (ecmo/manifold.h) that the caller owns
+  // (e.g. hands to ceres::GradientProblem, which deletes it); it refers to
+  // the evaluator's manifold, which must outlive it. Null when the
+  // evaluator has no manifold.
+  ceres::Manifold* TangentManifold() const;
+
  private:
   static constexpr int kHistory = 64;
 
   Evaluator* evaluator_;
+  const ceres::Manifold* manifold_;  // the evaluator's, or null
   int k_, S_, q_;
   Eigen::VectorXd lambda_;
   Eigen::VectorXd offset_;
@@ -124,6 +140,7 @@ class WcReducedPenalty final : public ceres::FirstOrderFunction {
 
   // Scratch and the most recent evaluation.
   mutable Eigen::VectorXd f_, h_, omega_plus_, nu_plus_, weights_, jt_;
+  mutable Eigen::VectorXd tangent_;  // manifold only
   mutable Eigen::MatrixXd grad_f_;
   mutable Eigen::VectorXd last_x_;
   mutable bool last_valid_ = false;
