@@ -193,3 +193,47 @@ TEST(Solver, ReportsContainTheNumbers) {
 
 }  // namespace
 }  // namespace ecmo
+
+namespace ecmo {
+namespace {
+
+// f1 = f2 = z0 on the feasible set {z1 = 0}: unbounded below. The faithful
+// strategy must stop with FAILURE once an objective crosses -offset, never
+// report a point.
+struct Identity {
+  template <typename T>
+  bool operator()(const T* z, T* f) const {
+    f[0] = z[0];
+    return true;
+  }
+};
+struct SecondIsZero {
+  template <typename T>
+  bool operator()(const T* z, T* h) const {
+    h[0] = z[1];
+    return true;
+  }
+};
+
+TEST(Solver, UnboundedObjectiveIsReportedNotConverged) {
+  double z[2] = {1.0, 0.5};
+  Problem problem;
+  problem.AddObjective(
+      new ceres::AutoDiffCostFunction<Identity, 1, 2>(new Identity), {z});
+  problem.AddObjective(
+      new ceres::AutoDiffCostFunction<Identity, 1, 2>(new Identity), {z});
+  problem.AddConstraint(
+      new ceres::AutoDiffCostFunction<SecondIsZero, 1, 2>(new SecondIsZero),
+      {z});
+  Solver::Options options;
+  options.max_iterations = 100000;
+  options.objective_offset = {2.0, 2.0};
+  Solver::Summary summary;
+  Solve(options, problem, {0.5, 0.5}, &summary);
+  EXPECT_EQ(summary.termination_type, ceres::FAILURE);
+  EXPECT_NE(summary.message.find("likely unbounded below"), std::string::npos)
+      << summary.message;
+}
+
+}  // namespace
+}  // namespace ecmo

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets with clang (ASan + UBSan) in ./build-fuzz and
+# runs each for a bounded time on its committed seed corpus:
+#   bash scripts/fuzz.sh [seconds per target, default 60]
+# A crash leaves its input in build-fuzz/ (crash-*) and fails the script;
+# turn it into a regression test before fixing it.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SECONDS_PER_TARGET="${1:-60}"
+SAN="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
+CC=clang CXX=clang++ cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DECMO_FUZZ=ON -DBUILD_TESTING=OFF -DBUILD_EXAMPLES=OFF -DBUILD_BENCHMARKS=OFF \
+  -DCMAKE_CXX_FLAGS="$SAN" > build-fuzz.log 2>&1 || { cat build-fuzz.log; exit 1; }
+cmake --build build-fuzz -j"$(nproc)" --target problem_fuzzer text_fuzzer
+for target in problem_fuzzer text_fuzzer; do
+  work="build-fuzz/corpus-$target"
+  mkdir -p "$work"
+  echo "fuzz: $target for ${SECONDS_PER_TARGET}s"
+  (cd build-fuzz && "./fuzz/$target" -max_total_time="$SECONDS_PER_TARGET" \
+     -timeout=10 -rss_limit_mb=4096 -print_final_stats=1 \
+     "../$work" "../fuzz/corpus/$target" 2>&1 | tail -n 12)
+done
