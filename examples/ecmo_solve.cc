@@ -89,7 +89,9 @@ DEFINE_int32(history_entries,
              150,
              "Keep at most about this many history entries per point, "
              "log-spaced (0: all recorded).");
-DEFINE_string(strategy, "wc-penalty-pgd", "Solver strategy.");
+DEFINE_string(strategy, "wc-augmented-lagrangian",
+              "Solver strategy: wc-augmented-lagrangian (fastest, default), "
+              "wc-penalty-lbfgs, or wc-penalty-pgd (the paper's Algorithm 1).");
 DEFINE_int32(max_iterations, 10000, "Iteration budget T.");
 DEFINE_double(kkt_tolerance,
               0.0,

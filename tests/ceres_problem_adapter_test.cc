@@ -511,6 +511,7 @@ TEST(ProblemManifoldTest, SetManifoldOnEcmoProblem) {
   EXPECT_NEAR(x[2], 0.0, 1e-6);
 
   Solver::Options pgd;
+  pgd.strategy = StrategyType::WC_PENALTY_PGD;
   pgd.max_iterations = 10;
   Solve(pgd, good, {0.3, 0.7}, &summary);
   EXPECT_EQ(summary.termination_type, ceres::FAILURE);

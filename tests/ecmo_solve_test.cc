@@ -76,7 +76,7 @@ TEST(EcmoSolve, BadInputsGiveClearErrors) {
 TEST(EcmoSolve, SinglePointJsonHasTheDocumentedFields) {
   const RunResult run =
       RunSolve("--problem=gebken_circle --preference=0.5,0.5 "
-               "--max_iterations=500 --json");
+               "--strategy=wc-penalty-pgd --max_iterations=500 --json");
   ASSERT_EQ(run.exit_code, 0) << run.output;
   const nlohmann::json j = nlohmann::json::parse(run.output);
   for (const char* key :
@@ -99,7 +99,7 @@ TEST(EcmoSolve, SweepWritesJsonAndCsv) {
   const std::string json_path = dir + "/sweep.json";
   const std::string csv_path = dir + "/sweep.csv";
   const RunResult run = RunSolve("--problem=convex_line --sweep=3 "
-                           "--max_iterations=300 --output=" +
+                           "--strategy=wc-penalty-pgd --max_iterations=300 --output=" +
                            json_path + " --csv=" + csv_path);
   ASSERT_EQ(run.exit_code, 0) << run.output;
   EXPECT_NE(run.output.find("NO_CONVERGENCE"), std::string::npos);
@@ -163,7 +163,8 @@ TEST(EcmoSolve, PreferenceSpecSweepStreamsAndReportsIndicators) {
 TEST(EcmoSolve, ReferenceCrossCheckWritesReferenceAndAgreement) {
   const RunResult run =
       RunSolve("--problem=gebken_circle --preference=0.5,0.5 "
-               "--max_iterations=100000 --reference=ipopt --json");
+               "--strategy=wc-penalty-pgd --max_iterations=100000 --reference=ipopt "
+               "--json");
   ASSERT_EQ(run.exit_code, 0) << run.output;
   const nlohmann::json j = nlohmann::json::parse(run.output);
   ASSERT_TRUE(j.contains("reference"));
@@ -186,7 +187,7 @@ TEST(EcmoSolve, ReferenceCrossCheckWritesReferenceAndAgreement) {
   // A strategy stopped early disagrees, and the exit status says so.
   const RunResult early =
       RunSolve("--problem=gebken_circle --preference=0.3,0.7 "
-               "--max_iterations=20 --reference=ipopt");
+               "--strategy=wc-penalty-pgd --max_iterations=20 --reference=ipopt");
   EXPECT_EQ(early.exit_code, 1) << early.output;
   EXPECT_NE(early.output.find("DISAGREE"), std::string::npos) << early.output;
   EXPECT_NE(early.output.find("0 of 1 points agree"), std::string::npos);

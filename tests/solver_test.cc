@@ -179,6 +179,7 @@ TEST(Solver, NonFiniteStartPointIsRefused) {
 
 TEST(Solver, ReportsContainTheNumbers) {
   Solver::Options options;
+  options.strategy = StrategyType::WC_PENALTY_PGD;
   options.max_iterations = 200;
   const Solver::Summary summary = SolveGebken(options, {0.5, 0.5});
   const std::string brief = summary.BriefReport();
@@ -226,6 +227,7 @@ TEST(Solver, UnboundedObjectiveIsReportedNotConverged) {
       new ceres::AutoDiffCostFunction<SecondIsZero, 1, 2>(new SecondIsZero),
       {z});
   Solver::Options options;
+  options.strategy = StrategyType::WC_PENALTY_PGD;
   options.max_iterations = 100000;
   options.objective_offset = {2.0, 2.0};
   Solver::Summary summary;

@@ -261,6 +261,7 @@ TEST(SweepStreaming, KilledEcmoSolveResumesWithEveryPointExactlyOnce) {
   std::vector<std::string> args = {ECMO_SOLVE_PATH,
                                    "--problem=gebken_circle",
                                    "--sweep=16",
+                                   "--strategy=wc-penalty-pgd",
                                    "--max_iterations=100000",
                                    "--num_threads=2",
                                    "--jsonl=" + jsonl,
@@ -299,6 +300,7 @@ TEST(SweepStreaming, KilledEcmoSolveResumesWithEveryPointExactlyOnce) {
 
   const std::string command = std::string(ECMO_SOLVE_PATH) +
                               " --problem=gebken_circle --sweep=16"
+                              " --strategy=wc-penalty-pgd"
                               " --max_iterations=100000 --num_threads=2"
                               " --jsonl=" +
                               jsonl + " --output=" + output + " --resume 2>&1";

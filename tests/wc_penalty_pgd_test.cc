@@ -56,6 +56,7 @@ TEST(WcPenaltyPgd, OneFixedStepIsTheProjectedGradientStep) {
   Problem problem;
   testing::BuildGebken(z, &problem);
   Solver::Options options;
+  options.strategy = StrategyType::WC_PENALTY_PGD;
   options.max_iterations = 1;
   options.pgd.eta0 = 0.01;
   options.pgd.c0 = 2.0;
@@ -92,6 +93,7 @@ double AverageKkt(int T, StepRule rule) {
   Problem problem;
   testing::BuildGebken(z, &problem);
   Solver::Options options;
+  options.strategy = StrategyType::WC_PENALTY_PGD;
   options.max_iterations = T;
   options.pgd.step_rule = rule;
   options.record_history = false;
@@ -122,6 +124,7 @@ TEST(WcPenaltyPgd, FixedStepDivergesWhereBacktrackingConverges) {
     Problem problem;
     testing::BuildGebken(z, &problem);
     Solver::Options options;
+    options.strategy = StrategyType::WC_PENALTY_PGD;
     options.max_iterations = 10000;
     options.pgd.eta0 = 0.05;
     options.pgd.c0 = 10.0;
@@ -150,6 +153,7 @@ TEST(WcPenaltyPgd, KktToleranceStopsEarlyWithConvergence) {
   Problem problem;
   testing::BuildGebken(z, &problem);
   Solver::Options options;
+  options.strategy = StrategyType::WC_PENALTY_PGD;
   options.max_iterations = 100000;
   options.kkt_tolerance = 1e-2;
   Solver::Summary summary;
@@ -181,6 +185,7 @@ TEST(WcPenaltyPgd, CallbackSeesEveryIterationAndCanAbort) {
   testing::BuildGebken(z, &problem);
   CountingCallback callback(25);
   Solver::Options options;
+  options.strategy = StrategyType::WC_PENALTY_PGD;
   options.max_iterations = 1000;
   options.callbacks.push_back(&callback);
   Solver::Summary summary;

@@ -87,7 +87,7 @@ class Solver {
  public:
   struct Options {
     // Which strategy solves the WC subproblem.
-    StrategyType strategy = StrategyType::WC_PENALTY_PGD;
+    StrategyType strategy = StrategyType::WC_AUGMENTED_LAGRANGIAN;
 
     // T: the iteration budget. For WC_PENALTY_PGD it also sets the schedule
     // (eta = eta0 T^(-1/4), u = v = c0 T^(1/4)), so the faithful strategy
@@ -258,7 +258,7 @@ class Solver {
     TerminationType termination_type = ceres::FAILURE;
     std::string message = "ecmo::Solve was not called.";
 
-    StrategyType strategy = StrategyType::WC_PENALTY_PGD;
+    StrategyType strategy = StrategyType::WC_AUGMENTED_LAGRANGIAN;
     // Step rule used by WC_PENALTY_PGD.
     StepRule step_rule = StepRule::BACKTRACKING;
 
