@@ -12,6 +12,12 @@ PACKAGES=(
   gnuplot-nox
 )
 
+# --fuzz: also the clang toolchain with libFuzzer and the sanitizer runtimes
+# (scripts/fuzz.sh).
+if [ "${1:-}" = "--fuzz" ]; then
+  PACKAGES+=(clang libclang-rt-14-dev)
+fi
+
 missing=()
 for p in "${PACKAGES[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
