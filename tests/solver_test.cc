@@ -7,13 +7,15 @@
 //   start point and during the solve; non-positive objective without an
 //   offset (and the automatic offset that fixes it); non-finite start point.
 
+#include "ecmo/solver.h"
+
 #include <cmath>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include "ceres/autodiff_cost_function.h"
 #include "ecmo/problem.h"
-#include "ecmo/solver.h"
 #include "gtest/gtest.h"
 #include "test_problems.h"
 
@@ -217,24 +219,30 @@ struct SecondIsZero {
 };
 
 TEST(Solver, UnboundedObjectiveIsReportedNotConverged) {
-  double z[2] = {1.0, 0.5};
-  Problem problem;
-  problem.AddObjective(
-      new ceres::AutoDiffCostFunction<Identity, 1, 2>(new Identity), {z});
-  problem.AddObjective(
-      new ceres::AutoDiffCostFunction<Identity, 1, 2>(new Identity), {z});
-  problem.AddConstraint(
-      new ceres::AutoDiffCostFunction<SecondIsZero, 1, 2>(new SecondIsZero),
-      {z});
-  Solver::Options options;
-  options.strategy = StrategyType::WC_PENALTY_PGD;
-  options.max_iterations = 100000;
-  options.objective_offset = {2.0, 2.0};
-  Solver::Summary summary;
-  Solve(options, problem, {0.5, 0.5}, &summary);
-  EXPECT_EQ(summary.termination_type, ceres::FAILURE);
-  EXPECT_NE(summary.message.find("likely unbounded below"), std::string::npos)
-      << summary.message;
+  // Every strategy: the faithful one checks each iterate, the quasi-Newton
+  // ones each outer iterate and the final point.
+  for (const std::string& name : StrategyTypeNames()) {
+    SCOPED_TRACE(name);
+    double z[2] = {1.0, 0.5};
+    Problem problem;
+    problem.AddObjective(
+        new ceres::AutoDiffCostFunction<Identity, 1, 2>(new Identity), {z});
+    problem.AddObjective(
+        new ceres::AutoDiffCostFunction<Identity, 1, 2>(new Identity), {z});
+    problem.AddConstraint(
+        new ceres::AutoDiffCostFunction<SecondIsZero, 1, 2>(new SecondIsZero),
+        {z});
+    Solver::Options options;
+    ASSERT_TRUE(StringToStrategyType(name, &options.strategy));
+    options.max_iterations = 100000;
+    options.objective_offset = {2.0, 2.0};
+    Solver::Summary summary;
+    Solve(options, problem, {0.5, 0.5}, &summary);
+    EXPECT_EQ(summary.termination_type, ceres::FAILURE) << summary.message;
+    EXPECT_NE(summary.message.find("likely unbounded below"), std::string::npos)
+        << summary.message;
+    EXPECT_FALSE(summary.IsSolutionUsable());
+  }
 }
 
 }  // namespace

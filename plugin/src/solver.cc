@@ -132,6 +132,14 @@ bool Solver::Options::IsValid(std::string* error) const {
                     progress_every_n_iterations >= 1, ">= 1");
   ECMO_OPTION_CHECK(initial_rho, !std::isinf(initial_rho),
                     "finite (or NaN for automatic)");
+  ECMO_OPTION_CHECK(
+      warm_start.penalty_u,
+      warm_start.penalty_u >= 0.0 && std::isfinite(warm_start.penalty_u),
+      ">= 0 and finite (0 = automatic)");
+  ECMO_OPTION_CHECK(
+      warm_start.penalty_v,
+      warm_start.penalty_v >= 0.0 && std::isfinite(warm_start.penalty_v),
+      ">= 0 and finite (0 = automatic)");
   for (size_t s = 0; s < objective_offset.size(); ++s) {
     if (!std::isfinite(objective_offset[s])) {
       if (error != nullptr) {
@@ -277,6 +285,41 @@ void Solve(const Solver::Options& options,
        << options.objective_offset.size() << " entries but the problem has "
        << S << " objectives; give one offset per objective or none.";
     return fail(os.str());
+  }
+
+  {
+    // Warm-start multipliers: both empty, or omega of size S (finite,
+    // >= 0) and nu of size q (empty allowed when q = 0).
+    const Solver::Options::WarmStart& warm = options.warm_start;
+    std::ostringstream os;
+    const bool any = warm.omega.size() > 0 || warm.nu.size() > 0;
+    if (any && warm.omega.size() != S) {
+      os << "Solver::Options::warm_start.omega has " << warm.omega.size()
+         << " entries but the problem has " << S
+         << " objectives; give one multiplier per objective (and nu with "
+            "one per constraint), or leave both empty for a cold start.";
+    } else if (any && warm.nu.size() != q && !(q == 0 && warm.nu.size() == 0)) {
+      os << "Solver::Options::warm_start.nu has " << warm.nu.size()
+         << " entries but the problem has " << q
+         << " constraints; give one multiplier per constraint (with omega), "
+            "or leave both empty for a cold start.";
+    } else {
+      for (int s = 0; s < warm.omega.size(); ++s) {
+        if (!std::isfinite(warm.omega[s]) || warm.omega[s] < 0.0) {
+          os << "Solver::Options::warm_start.omega[" << s
+             << "] = " << warm.omega[s]
+             << "; inequality multipliers must be finite and >= 0.";
+          break;
+        }
+      }
+      for (int i = 0; i < warm.nu.size() && os.str().empty(); ++i) {
+        if (!std::isfinite(warm.nu[i])) {
+          os << "Solver::Options::warm_start.nu[" << i << "] = " << warm.nu[i]
+             << "; equality multipliers must be finite.";
+        }
+      }
+    }
+    if (!os.str().empty()) return fail(os.str());
   }
 
   internal::StrategyInput input;

@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <iostream>
 #include <limits>
+#include <memory>
 #include <mutex>
 #include <sstream>
 #include <thread>
@@ -236,7 +237,17 @@ class SweepRunner {
   int NextTask(int thread);
   int NearestFinished(const std::vector<double>& preference) const;
   void WorkerLoop(int thread);
-  void SolvePoint(Worker* worker, SweepPoint* point, const Eigen::VectorXd&);
+  void SolvePoint(Worker* worker,
+                  SweepPoint* point,
+                  const Eigen::VectorXd& z0,
+                  const Solver::Options::WarmStart* warm);
+  bool WarmStartFrom(const Solver::Summary& from,
+                     Solver::Options::WarmStart* warm) const;
+  bool SecantStep(const std::vector<double>& preference,
+                  int from,
+                  int before,
+                  double* t) const;
+  bool UsableStart(Worker* worker, const Eigen::VectorXd& z) const;
   void Finish(SweepPoint* point);
   void ProgressLoop();
   std::string ProgressLine() const;
@@ -254,6 +265,7 @@ class SweepRunner {
   std::vector<Worker> workers_;
   int num_objectives_ = 0;
   int num_parameters_ = 0;
+  int num_constraints_ = 0;
   Eigen::VectorXd start_point_;
 
   LineWriter jsonl_;
@@ -310,6 +322,7 @@ bool SweepRunner::Prepare() {
   if (!problem->IsValid(&error)) return Fail("Invalid problem: " + error);
   num_objectives_ = problem->NumObjectives();
   num_parameters_ = problem->NumParameters();
+  num_constraints_ = problem->NumConstraints();
   summary_->num_objectives = num_objectives_;
   summary_->num_parameters = num_parameters_;
   start_point_.resize(num_parameters_);
@@ -590,9 +603,91 @@ int SweepRunner::NearestFinished(const std::vector<double>& preference) const {
   return best;
 }
 
+// The neighbour's final multipliers and penalties as a warm start (see
+// Solver::Options::warm_start). Entries the neighbour does not have (sizes
+// that do not match, a strategy without penalties) are left cold. False
+// when nothing could be taken.
+bool SweepRunner::WarmStartFrom(const Solver::Summary& from,
+                                Solver::Options::WarmStart* warm) const {
+  *warm = Solver::Options::WarmStart();
+  // Only the augmented Lagrangian continues well from where the neighbour
+  // ended: the pure penalty's final u is the end of its penalty path (often
+  // near max_penalty), and starting there leaves it neither room to grow
+  // nor two penalties to extrapolate from (measured: 1.6x the gradient
+  // evaluations of cold starts on gebken_circle, and unconverged points).
+  // The faithful strategy has no use for the block.
+  if (from.strategy != StrategyType::WC_AUGMENTED_LAGRANGIAN) return false;
+  const KktMultipliers& m = from.kkt.solver_multipliers;
+  const bool omega_ok = m.omega.size() == num_objectives_ &&
+                        m.omega.allFinite() && (m.omega.array() >= 0.0).all();
+  const bool nu_ok = (m.nu.size() == num_constraints_ && m.nu.allFinite()) ||
+                     (num_constraints_ == 0 && m.nu.size() == 0);
+  if (omega_ok && nu_ok) {
+    warm->omega = m.omega;
+    warm->nu = num_constraints_ > 0 ? m.nu : Eigen::VectorXd();
+  }
+  auto penalty = [](double p) { return std::isfinite(p) && p > 0.0 ? p : 0.0; };
+  warm->penalty_u = penalty(from.penalty_u);
+  warm->penalty_v = penalty(from.penalty_v);
+  return warm->IsSet();
+}
+
+// Secant continuation: when the preference continues the line from point
+// `before` through point `from` (within 10% of the step, at most two steps
+// on), *t is how many steps of before -> from it lies beyond `from`.
+bool SweepRunner::SecantStep(const std::vector<double>& preference,
+                             int from,
+                             int before,
+                             double* t) const {
+  const std::vector<double>& a = summary_->points[from].preference;
+  const std::vector<double>& b = summary_->points[before].preference;
+  if (a.size() != preference.size() || b.size() != preference.size()) {
+    return false;
+  }
+  const int S = static_cast<int>(preference.size());
+  const Eigen::Map<const Eigen::VectorXd> la(a.data(), S), lb(b.data(), S),
+      l(preference.data(), S);
+  const Eigen::VectorXd d = la - lb;
+  const Eigen::VectorXd e = l - la;
+  if (d.squaredNorm() <= 0.0 || e.squaredNorm() <= 0.0) return false;
+  *t = e.dot(d) / d.squaredNorm();
+  return *t > 0.0 && *t <= 2.0 && (e - *t * d).norm() <= 0.1 * e.norm();
+}
+
+// A predicted start point is used only if the problem evaluates there with
+// finite values and positive shifted objectives (one value evaluation, not
+// counted in the point's work).
+bool SweepRunner::UsableStart(Worker* worker, const Eigen::VectorXd& z) const {
+  if (!z.allFinite()) return false;
+  Eigen::VectorXd f(num_objectives_), h(num_constraints_);
+  std::string error;
+  if (!worker->evaluator->Evaluate(
+          z.data(), f.data(), h.data(), nullptr, &error)) {
+    return false;
+  }
+  if (!f.allFinite() || !h.allFinite()) return false;
+  const std::vector<double>& offset = solver_options_.objective_offset;
+  for (int s = 0; s < num_objectives_; ++s) {
+    const double o =
+        static_cast<int>(offset.size()) == num_objectives_ ? offset[s] : 0.0;
+    if (f[s] + o <= 0.0) return false;
+  }
+  return true;
+}
+
 void SweepRunner::SolvePoint(Worker* worker,
                              SweepPoint* point,
-                             const Eigen::VectorXd& z0) {
+                             const Eigen::VectorXd& z0,
+                             const Solver::Options::WarmStart* warm) {
+  // The sweep's solver options, with the neighbour's multipliers and
+  // penalties when warm-starting.
+  std::unique_ptr<Solver::Options> warm_options;
+  if (warm != nullptr) {
+    warm_options = std::make_unique<Solver::Options>(solver_options_);
+    warm_options->warm_start = *warm;
+  }
+  const Solver::Options& options =
+      warm_options != nullptr ? *warm_options : solver_options_;
   Solver::Summary& summary = point->summary;
   std::string error;
   if (!CheckPreference(point->preference_given, num_objectives_, &error)) {
@@ -605,21 +700,14 @@ void SweepRunner::SolvePoint(Worker* worker,
   }
   if (options_.point_solver) {
     worker->problem->SetParameters(z0.data());
-    options_.point_solver(solver_options_,
-                          *worker->problem,
-                          point->preference,
-                          &summary,
-                          &point->extra);
+    options_.point_solver(
+        options, *worker->problem, point->preference, &summary, &point->extra);
     if (!point->extra.is_object()) point->extra = nlohmann::json::object();
     return;
   }
   Eigen::VectorXd z = z0;
   worker->evaluator->ResetCounts();  // counts are per point
-  Solve(solver_options_,
-        worker->evaluator.get(),
-        point->preference,
-        &z,
-        &summary);
+  Solve(options, worker->evaluator.get(), point->preference, &z, &summary);
 }
 
 void SweepRunner::Finish(SweepPoint* point) {
@@ -658,6 +746,9 @@ void SweepRunner::WorkerLoop(int thread) {
   while (true) {
     SweepPoint* point = nullptr;
     Eigen::VectorXd z0 = start_point_;
+    Solver::Options::WarmStart warm;
+    bool have_warm = false;
+    Eigen::VectorXd z_predicted;
     {
       std::lock_guard<std::mutex> lock(mutex_);
       const int position = NextTask(thread);
@@ -668,11 +759,36 @@ void SweepRunner::WorkerLoop(int thread) {
         if (from >= 0) {
           point->warm_start_from = from;
           z0 = summary_->points[from].summary.z;
+          have_warm = WarmStartFrom(summary_->points[from].summary, &warm);
+          // Secant continuation through the point `from` itself started
+          // from, when the new preference continues that line: the
+          // prediction error drops from O(step) to O(step^2).
+          const int before = summary_->points[from].warm_start_from;
+          double t = 0.0;
+          if (have_warm && before >= 0 && before != from && done_[before] &&
+              SecantStep(point->preference, from, before, &t)) {
+            const Solver::Summary& b = summary_->points[before].summary;
+            Solver::Options::WarmStart wb;
+            if (WarmStartFrom(b, &wb) && warm.omega.size() > 0 &&
+                wb.omega.size() == warm.omega.size() &&
+                wb.nu.size() == warm.nu.size()) {
+              warm.omega =
+                  (warm.omega + t * (warm.omega - wb.omega)).cwiseMax(0.0);
+              warm.nu = warm.nu + t * (warm.nu - wb.nu);
+            }
+            if (b.z.size() == z0.size() &&
+                worker->evaluator->manifold() == nullptr) {
+              z_predicted = z0 + t * (z0 - b.z);
+            }
+          }
         }
       }
     }
+    if (z_predicted.size() == z0.size() && UsableStart(worker, z_predicted)) {
+      z0 = z_predicted;
+    }
     point->thread = thread;
-    SolvePoint(worker, point, z0);
+    SolvePoint(worker, point, z0, have_warm ? &warm : nullptr);
     if (options_.max_history_entries > 0) {
       ThinHistory(options_.max_history_entries, &point->summary.history);
     }

@@ -207,25 +207,38 @@ void RunQuasiNewton(Method method,
     finish(ceres::FAILURE, "At the start point: " + function->last_error());
     return;
   }
-  double u = qn.initial_penalty;
+  // Penalties: Options::warm_start first, then initial_penalty, then the
+  // automatic rule.
+  const Solver::Options::WarmStart& warm = options.warm_start;
+  double u = warm.penalty_u > 0.0   ? warm.penalty_u
+             : warm.penalty_v > 0.0 ? warm.penalty_v
+                                    : qn.initial_penalty;
   if (u <= 0.0) {
     u = 10.0 * std::max(1.0, std::abs(input.rho0)) /
         std::max(1.0, point.feasibility_sq);
     u = std::min(std::max(u, 1e-2), 1e4);
   }
   u = std::min(u, qn.max_penalty);
-  double v = u;
-  // With the automatic rho0 = max_s lambda_s f_s(z0), Q is exactly linear in
-  // rho near the start (no inequality term active), which wastes the first
-  // line search. Start instead where the largest term is active with
-  // multiplier 1: rho = rho0 - 1/v, the minimizer of Q over rho when one
-  // objective is active.
-  if (std::isnan(options.initial_rho)) {
-    x[0] = input.lambda.cwiseProduct(function->last_objectives()).maxCoeff() -
-           1.0 / v;
-  }
+  double v =
+      std::min(warm.penalty_v > 0.0 ? warm.penalty_v : u, qn.max_penalty);
+  // Multiplier estimates: zeros, or the warm start's (augmented Lagrangian).
   Eigen::VectorXd omega_shift = Eigen::VectorXd::Zero(S);
   Eigen::VectorXd nu_shift = Eigen::VectorXd::Zero(q);
+  if (method == Method::kAugmentedLagrangian && warm.omega.size() == S) {
+    omega_shift = warm.omega;
+    if (q > 0) nu_shift = warm.nu;
+  }
+  // With the automatic rho0 = max_s lambda_s f_s(z0) and no multipliers, Q
+  // is exactly linear in rho near the start (no inequality term active),
+  // which wastes the first line search. Start instead where the largest term
+  // is active with multiplier 1: rho = rho0 - 1/v, the minimizer of Q over
+  // rho when one objective is active. With multiplier estimates omega the
+  // missing mass is 1 - sum omega (Q is stationary in rho at rho0 when omega
+  // sums to 1).
+  if (std::isnan(options.initial_rho)) {
+    x[0] = input.lambda.cwiseProduct(function->last_objectives()).maxCoeff() -
+           std::max(0.0, 1.0 - omega_shift.sum()) / v;
+  }
 
   ceres::GradientProblemSolver::Options inner = qn.inner;
   if (VLOG_IS_ON(1)) inner.logging_type = ceres::PER_MINIMIZER_ITERATION;
@@ -254,6 +267,41 @@ void RunQuasiNewton(Method method,
   Eigen::VectorXd x_extrapolated;
   bool have_extrapolated = false;
 
+  // Shifted objectives at x (when known), for the unboundedness test.
+  Eigen::VectorXd f_at_x;
+  // The scalarization is only valid for positive shifted objectives; one
+  // that falls through -offset while the iterates move on is the signature
+  // of an objective unbounded below on the feasible set (as in
+  // WC_PENALTY_PGD). Returns false after finishing with FAILURE.
+  auto check_positive = [&](const Eigen::VectorXd& f_shifted,
+                            const std::string& where) {
+    for (int s = 0; s < f_shifted.size(); ++s) {
+      if (f_shifted[s] > 0.0) continue;
+      std::ostringstream os;
+      os << where << ": objective " << s << " fell to "
+         << f_shifted[s] - input.offset[s]
+         << ", below -offset = " << -input.offset[s]
+         << ", with rho = " << Sci(x[0])
+         << ". The objective is likely unbounded below on the feasible set; "
+            "if it is bounded, raise Solver::Options::objective_offset["
+         << s << "] above its infimum.";
+      finish(ceres::FAILURE, os.str());
+      return false;
+    }
+    return true;
+  };
+  // Least-squares certification is refused while the solve looks divergent:
+  // the last inner solve did not converge (Ceres gave up or ran out of
+  // iterations; the strategy's own stop counts as converged) and rho fell
+  // far below rho0 (more than max(1, |rho0|) beyond the 1/v by which an
+  // inner minimizer may sit below the active objectives; no WC point has
+  // rho <= 0 since the shifted objectives are positive) and is still
+  // falling. Small gradients far out on an objective that decreases without
+  // bound must not pass for stationarity.
+  double previous_outer_rho = x[0];
+  bool diverging = false;
+  std::string diverging_note;
+
   double kkt_sum = 0.0;
   double previous_phi = std::numeric_limits<double>::infinity();
   double first_multiplier_norm = -1.0;
@@ -268,6 +316,7 @@ void RunQuasiNewton(Method method,
     KktSystem system;
     std::string error;
     *kkt_ls = -1.0;
+    if (diverging) return false;
     if (!system.Linearize(
             evaluator, input.lambda, input.offset, x[0], x.tail(k), &error)) {
       return false;
@@ -341,6 +390,32 @@ void RunQuasiNewton(Method method,
                  function->last_error());
       x = x_start;
       break;
+    }
+    f_at_x = function->last_objectives();
+    if (!check_positive(f_at_x, "Outer iteration " + std::to_string(outer))) {
+      ++outer;
+      break;
+    }
+    {
+      const bool inner_converged =
+          inner_summary.termination_type == ceres::CONVERGENCE ||
+          inner_summary.termination_type == ceres::USER_SUCCESS;
+      const bool rho_falling = x[0] < previous_outer_rho;
+      previous_outer_rho = x[0];
+      diverging =
+          !inner_converged && rho_falling &&
+          x[0] < input.rho0 - std::max(1.0, std::abs(input.rho0)) - 1.0 / v;
+      if (diverging) {
+        diverging_note =
+            " Least-squares certification was refused: the last "
+            "inner solve did not converge (" +
+            std::string(ceres::TerminationTypeToString(
+                inner_summary.termination_type)) +
+            ") while rho fell to " + Sci(x[0]) +
+            ", far below rho0 = " + Sci(input.rho0) +
+            ", and keeps falling; the objective may be "
+            "unbounded below.";
+      }
     }
     output->delta =
         (x[0] - input.lambda.cwiseProduct(function->last_objectives()).array())
@@ -454,6 +529,7 @@ void RunQuasiNewton(Method method,
         }
         if (kkt_e <= tolerance) {
           x = x_extrapolated;
+          f_at_x = system.f();
           multipliers = extrapolated;
           output->delta = (x[0] - input.lambda.cwiseProduct(system.f()).array())
                               .max(0.0)
@@ -516,7 +592,7 @@ void RunQuasiNewton(Method method,
       nu_shift = q > 0 ? multipliers.nu : Eigen::VectorXd();
       increase = phi > qn.feasibility_decrease * previous_phi;
     }
-    const bool at_max = u >= qn.max_penalty;
+    const bool at_max = std::min(u, v) >= qn.max_penalty;
     if (at_max && phi > qn.feasibility_decrease * previous_phi) {
       ++stalled_at_max_penalty;
     } else {
@@ -547,7 +623,7 @@ void RunQuasiNewton(Method method,
     if (increase && !at_max) {
       const double old_u = u;
       u = std::min(u * factor, qn.max_penalty);
-      v = u;
+      v = std::min(v * factor, qn.max_penalty);
       ++summary->num_penalty_increases;
       if (have_extrapolated) {
         // Predict x(u_new) = x* + (x(u_old) - x*) u_old / u_new from the
@@ -557,6 +633,7 @@ void RunQuasiNewton(Method method,
         if (combine(x_extrapolated, x, old_u / u, &predicted) &&
             function->Evaluate(predicted.data(), &cost, nullptr)) {
           x = predicted;
+          f_at_x = function->last_objectives();
         }
       }
     }
@@ -564,6 +641,11 @@ void RunQuasiNewton(Method method,
 
   output->iterations = outer;
   summary->iterations = outer;
+
+  // The final point too (it may be an extrapolated or predicted point).
+  if (output->termination_type != ceres::FAILURE && f_at_x.size() == S) {
+    check_positive(f_at_x, "At the final point");
+  }
 
   if (output->termination_type == ceres::NO_CONVERGENCE) {
     // Last chance: the least-squares multipliers may certify the point even
@@ -584,6 +666,7 @@ void RunQuasiNewton(Method method,
       if (kkt_ls >= 0.0) os << ", " << Sci(kkt_ls) << " with least squares";
       os << " (tolerance " << Sci(tolerance)
          << "), ||h|| = " << Sci(std::sqrt(point.feasibility_sq)) << ".";
+      if (diverging) os << diverging_note;
       output->message += os.str();
     }
   }

@@ -120,6 +120,41 @@ class Solver {
     // the start feasible for the inequality constraints.
     double initial_rho = std::numeric_limits<double>::quiet_NaN();
 
+    // Warm start of the quasi-Newton strategies from a nearby solution,
+    // typically the neighbouring point of a Pareto sweep (ParetoSweep fills
+    // it from the neighbour's Summary when its warm_start is on): pass that
+    // Summary's kkt.solver_multipliers as omega and nu and its penalty_u and
+    // penalty_v. The start point itself is still read from the problem (or
+    // z). Everything empty / 0 (the default) is a cold start.
+    //   WC_AUGMENTED_LAGRANGIAN: omega and nu are the initial multiplier
+    //     estimates (instead of zeros), and penalty_u / penalty_v the initial
+    //     penalties (instead of QuasiNewtonOptions::initial_penalty or its
+    //     automatic rule). With multipliers given and initial_rho NaN, rho
+    //     starts at max_s lambda_s (f_s(z0) + offset_s), which is where the
+    //     augmented Lagrangian is stationary in rho when omega sums to 1.
+    //   WC_PENALTY_LBFGS: only the penalties are used (omega and nu are
+    //     checked but ignored).
+    //   WC_PENALTY_PGD ignores the whole block (its schedule is set by T).
+    // Penalties above QuasiNewtonOptions::max_penalty are lowered to it.
+    struct WarmStart {
+      // Both empty (no multipliers), or omega of size S (entries finite and
+      // >= 0) and nu of size q (may stay empty when q = 0); checked by
+      // Solve, whose FAILURE message names the mismatch.
+      Eigen::VectorXd omega;
+      Eigen::VectorXd nu;
+      // Initial penalties u (for h) and v (for the inequalities); 0 means
+      // automatic. When only one is given (> 0), the other takes its value.
+      // >= 0 and finite.
+      double penalty_u = 0.0;
+      double penalty_v = 0.0;
+
+      // True when any multiplier or penalty is given.
+      bool IsSet() const {
+        return omega.size() > 0 || nu.size() > 0 || penalty_u > 0.0 ||
+               penalty_v > 0.0;
+      }
+    } warm_start;
+
     // Options of the paper-faithful projected gradient (Algorithm 1).
     struct PenaltyGradientOptions {
       // eta = eta0 * T^(-1/4).

@@ -30,10 +30,15 @@
 // Options::warm_start is set, in which case it starts from the z of the
 // nearest point (Euclidean distance between the preferences used) among the
 // points finished so far, resumed points included. The warm start sets z
-// only: rho starts at its smallest feasible value for that z,
-// max_s lambda_s (f_s(z) + offset_s), which is the neighbour's rho adjusted
-// to the new preference (Solver::Options::initial_rho is left as given, so
-// keep it NaN). The strategies keep no multipliers across solves.
+// and Solver::Options::warm_start: rho starts at its smallest feasible value
+// for that z, max_s lambda_s (f_s(z) + offset_s), which is the neighbour's
+// rho adjusted to the new preference (Solver::Options::initial_rho is left
+// as given, so keep it NaN); the quasi-Newton strategies also start from the
+// neighbour's final penalties (Summary::penalty_u, penalty_v) and the
+// augmented Lagrangian from its final multipliers
+// (Summary::kkt.solver_multipliers). Those replace any
+// Options::solver.warm_start given, which is used as is by the points that
+// start from the problem's start point.
 //
 // Work order. The preferences are visited along a walk through the simplex
 // (sorted by lambda_1 for S = 2, a greedy nearest-neighbour path otherwise)
