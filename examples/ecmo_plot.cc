@@ -77,13 +77,27 @@ int main(int argc, char** argv) {
   nlohmann::json document;
   int skipped = 0;
   std::string error;
+  // Line numbers of the lines of a JSON-lines file that do not parse, as
+  // " (line 3, line 7)", or "" when there are none or the file is unreadable.
+  auto bad_lines = [](const std::string& path) {
+    ecmo::JsonLines lines;
+    std::string ignored;
+    std::string text;
+    if (!ecmo::ReadJsonLines(path, &lines, &ignored)) return text;
+    for (size_t i = 0; i < lines.bad_lines.size(); ++i) {
+      text +=
+          (i == 0 ? " (line " : ", line ") + std::to_string(lines.bad_lines[i]);
+    }
+    if (!text.empty()) text += lines.last_line_truncated ? "; truncated)" : ")";
+    return text;
+  };
   if (!ecmo::ReadResultFile(
           FLAGS_input, &records, &document, &skipped, &error)) {
-    return Usage(error);
+    return Usage(error + bad_lines(FLAGS_input));
   }
   if (skipped > 0) {
     std::cerr << "ecmo_plot: skipped " << skipped << " unreadable line(s) of "
-              << FLAGS_input << "\n";
+              << FLAGS_input << bad_lines(FLAGS_input) << "\n";
   }
   std::vector<ecmo::Solver::Summary> points;
   for (size_t i = 0; i < records.size(); ++i) {

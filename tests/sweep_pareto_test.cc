@@ -131,8 +131,9 @@ TEST(ParetoSweep, OneAndTwoThreadsGiveTheSamePoints) {
     ++by_thread[p.thread];
     EXPECT_EQ(p.status, SweepPoint::SOLVED);
   }
-  EXPECT_GT(by_thread[0], 0);
-  EXPECT_GT(by_thread[1], 0);
+  // Points this cheap may all be taken by whichever thread starts first
+  // (idle threads steal work), so only the total is fixed.
+  EXPECT_EQ(by_thread[0] + by_thread[1], 31);
   EXPECT_EQ(two.num_solved, 31);
   EXPECT_NEAR(one.hypervolume, two.hypervolume, 1e-6);
 }

@@ -380,6 +380,15 @@ void SolveLinearScalarization(const LinearScalarizationOptions& options,
   summary->num_parameters = k;
   summary->num_objectives = S;
   if (S < 1) return fail("The problem has no objectives.");
+  if (evaluator->manifold() != nullptr) {
+    return fail(
+        "SolveLinearScalarization cannot solve on a manifold: the evaluator "
+        "declares one (Evaluator::manifold() != nullptr, e.g. a parameter "
+        "block with Problem::SetManifold), but Algorithm 2 projects onto "
+        "{A z = b} in R^k and would leave it. Use ecmo::Solve with "
+        "WC_AUGMENTED_LAGRANGIAN or WC_PENALTY_LBFGS, or write the manifold "
+        "as an equality constraint.");
+  }
   if (z->size() != k) {
     std::ostringstream os;
     os << "The start point has " << z->size() << " entries but the problem has "

@@ -744,6 +744,13 @@ void Solve(const StochasticSolver::Options& options,
        << ").";
     return fail(os.str());
   }
+  if (exact != nullptr && exact->manifold() != nullptr) {
+    return fail(
+        "The exact evaluator declares a manifold (Evaluator::manifold() != "
+        "nullptr), but the stochastic solver steps in R^k and would leave "
+        "it. Pass an evaluator without a manifold, or write the manifold as "
+        "an equality constraint.");
+  }
   summary->has_exact_kkt = exact != nullptr;
 
   Eigen::VectorXd lambda =
