@@ -6,7 +6,6 @@
 
 #include "ecmo/mtbl.h"
 
-#include <chrono>
 #include <cmath>
 #include <memory>
 #include <string>
@@ -576,7 +575,6 @@ TEST(Mtbl, MatrixFreeEvaluatorOnTenThousandLowerVariables) {
   ASSERT_EQ(evaluator.NumParameters(), n + 1);
   ASSERT_EQ(evaluator.NumConstraints(), n);
 
-  const auto start = std::chrono::steady_clock::now();
   const double l1 = 0.3, offset = 0.5;
   Eigen::VectorXd z = Eigen::VectorXd::Zero(n + 1);
   z[0] = 0.8;  // x0; y0 = 0 (infeasible start)
@@ -608,10 +606,6 @@ TEST(Mtbl, MatrixFreeEvaluatorOnTenThousandLowerVariables) {
   EXPECT_LT(report.lower_level_gap, 1e-3);
   ASSERT_EQ(report.lower_level_solution.size(), n);
   EXPECT_LT((report.lower_level_solution - a * z[0]).norm(), 1e-6);
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-          .count();
-  EXPECT_LT(seconds, 10.0);
 }
 
 }  // namespace

@@ -6,7 +6,6 @@
 
 #include "ecmo/stochastic.h"
 
-#include <chrono>
 #include <cmath>
 #include <memory>
 #include <random>
@@ -215,7 +214,6 @@ TEST(Stochastic, AverageKktDecreasesAtTheTheoremsRate) {
   // the mean average by at least 1.5 (the rate predicts 2).
   const std::vector<int> budgets = {64, 256, 1024};
   std::vector<double> means;
-  const auto start = std::chrono::steady_clock::now();
   for (int T : budgets) {
     double sum = 0.0;
     for (uint64_t seed : {1, 2, 3}) {
@@ -243,10 +241,6 @@ TEST(Stochastic, AverageKktDecreasesAtTheTheoremsRate) {
   EXPECT_GE(slope, -0.8) << means[0] << " " << means[1] << " " << means[2];
   EXPECT_LE(slope, -0.35) << means[0] << " " << means[1] << " " << means[2];
   for (int i = 1; i < n; ++i) EXPECT_GT(means[i - 1] / means[i], 1.5);
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-          .count();
-  EXPECT_LT(seconds, 15.0);
 }
 
 TEST(Stochastic, FiniteSumAndErrors) {

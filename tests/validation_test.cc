@@ -198,6 +198,10 @@ TEST(Validation, OverflowingPenaltiesAreReportedNotHidden) {
     if (strategy == StrategyType::WC_PENALTY_PGD) {
       EXPECT_NE(summary.message.find("diverged"), std::string::npos)
           << summary.message;
+    } else {
+      // Overflow must not be misdiagnosed as a rank-deficient Jacobian.
+      EXPECT_EQ(summary.message.find("LICQ fails"), std::string::npos)
+          << summary.message;
     }
     if (summary.termination_type == ceres::CONVERGENCE) {
       // Only a genuinely certified point may be called converged.

@@ -243,11 +243,12 @@ TEST(QuasiNewtonStrategy, RankDeficientConstraintEndsWithAClearMessage) {
         {z});
     Solver::Options options;
     options.strategy = strategy;
-    options.max_solver_time_in_seconds = 5.0;
+    options.max_solver_time_in_seconds = 60.0;
     Solver::Summary summary;
     Solve(options, problem, {0.5, 0.5}, &summary);
     SCOPED_TRACE(summary.FullReport());
-    EXPECT_LT(summary.total_time_in_seconds, 5.0);
+    // A guard against hanging, generous enough for sanitizer builds.
+    EXPECT_LT(summary.total_time_in_seconds, 60.0);
     EXPECT_TRUE(summary.IsSolutionUsable());
     // ||K||^2 <= 1e-12 is reachable here with a huge nu (h = e^2 while
     // grad h ~ e), so the solve may end either way, but the message must
@@ -313,11 +314,12 @@ TEST(QuasiNewtonStrategy, FailingObjectiveGivesFailureNotAbort) {
                         {z});
   Solver::Options options;
   options.strategy = StrategyType::WC_AUGMENTED_LAGRANGIAN;
-  options.max_solver_time_in_seconds = 5.0;
+  options.max_solver_time_in_seconds = 60.0;
   Solver::Summary summary;
   Solve(options, problem, {0.5, 0.5}, &summary);
   EXPECT_FALSE(summary.message.empty());
-  EXPECT_LT(summary.total_time_in_seconds, 5.0);
+  // A guard against hanging, generous enough for sanitizer builds.
+  EXPECT_LT(summary.total_time_in_seconds, 60.0);
 }
 
 TEST(QuasiNewtonStrategy, InvalidOptionsAreRefusedWithTheFieldName) {

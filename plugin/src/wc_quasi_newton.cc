@@ -695,13 +695,22 @@ void RunQuasiNewton(Method method,
           grad_f = grad_t;
         }
       }
-      const double nu_norm = multipliers.nu.norm();
-      const double sigma = jt_nu.norm() / nu_norm;
+      // stableNorm: objectives near the overflow limit must not turn the
+      // scale into inf and the diagnosis into a false LICQ report.
+      const double nu_norm = multipliers.nu.stableNorm();
+      const double sigma = jt_nu.stableNorm() / nu_norm;
       double scale = 0.0;
       for (int s = 0; s < S; ++s) {
-        scale = std::max(scale, input.lambda[s] * grad_f.col(s).norm());
+        scale = std::max(scale, input.lambda[s] * grad_f.col(s).stableNorm());
       }
-      if (sigma < 1e-2 * scale) {
+      const double largest_objective = f.cwiseAbs().maxCoeff();
+      if (!std::isfinite(scale) || !(largest_objective <= 1e150)) {
+        output->message +=
+            " The objectives are so large (|f| = " + Sci(largest_objective) +
+            ", gradients " + Sci(scale) +
+            ") that the penalty terms overflow; scale them (e.g. divide by a "
+            "constant) or change units.";
+      } else if (sigma < 1e-2 * scale) {
         std::ostringstream os;
         os << (output->termination_type == ceres::CONVERGENCE ? " Note: t"
                                                               : " T")
