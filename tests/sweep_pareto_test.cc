@@ -135,7 +135,10 @@ TEST(ParetoSweep, OneAndTwoThreadsGiveTheSamePoints) {
   // (idle threads steal work), so only the total is fixed.
   EXPECT_EQ(by_thread[0] + by_thread[1], 31);
   EXPECT_EQ(two.num_solved, 31);
-  EXPECT_NEAR(one.hypervolume, two.hypervolume, 1e-6);
+  // With warm starts the two runs start points from different neighbours,
+  // so points agree to the solver's accuracy (z within z_tolerance), not
+  // bit for bit; the hypervolume moves by at most a few times that.
+  EXPECT_NEAR(one.hypervolume, two.hypervolume, 10 * fast.z_tolerance);
 }
 
 TEST(ParetoSweep, SharedProblemHonoursThreadSafety) {
