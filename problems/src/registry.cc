@@ -5,10 +5,13 @@
 #include <utility>
 
 #include "ceres/autodiff_cost_function.h"
+#include "registry_internal.h"
 
 namespace ecmo {
 namespace problems {
 namespace {
+
+using internal::MakeInstance;
 
 // ---------------------------------------------------------------------------
 // Shared helper: the WC solution along a one-parameter Pareto set t in
@@ -54,20 +57,6 @@ Eigen::MatrixXd SampleFront(const Objectives& objectives,
     front.row(i) = objectives(t).transpose();
   }
   return front;
-}
-
-std::unique_ptr<ProblemInstance> MakeInstance(
-    const std::vector<std::vector<double>>& start) {
-  auto instance = std::make_unique<ProblemInstance>();
-  instance->blocks = start;
-  int k = 0;
-  for (const auto& b : start) k += static_cast<int>(b.size());
-  instance->start.resize(k);
-  int offset = 0;
-  for (const auto& b : start) {
-    for (double v : b) instance->start[offset++] = v;
-  }
-  return instance;
 }
 
 // ------------------------------------------------------------ gebken_circle
@@ -302,6 +291,24 @@ ProblemInfo MtblExampleIii() {
 
 }  // namespace
 
+namespace internal {
+
+std::unique_ptr<ProblemInstance> MakeInstance(
+    const std::vector<std::vector<double>>& start) {
+  auto instance = std::make_unique<ProblemInstance>();
+  instance->blocks = start;
+  int k = 0;
+  for (const auto& b : start) k += static_cast<int>(b.size());
+  instance->start.resize(k);
+  int offset = 0;
+  for (const auto& b : start) {
+    for (double v : b) instance->start[offset++] = v;
+  }
+  return instance;
+}
+
+}  // namespace internal
+
 void ProblemInstance::ResetToStart() {
   int offset = 0;
   for (auto& b : blocks) {
@@ -311,7 +318,8 @@ void ProblemInstance::ResetToStart() {
 
 const std::vector<ProblemInfo>& AllProblems() {
   static const std::vector<ProblemInfo>* all = new std::vector<ProblemInfo>{
-      GebkenCircle(), ConvexLine(), MtblExampleIii()};
+      GebkenCircle(), ConvexLine(), MtblExampleIii(),
+      internal::CircleQuarter(), internal::SphereOctant()};
   return *all;
 }
 

@@ -60,6 +60,20 @@ struct ProblemInfo {
   // Optional: n points of the analytic Pareto front in objective space
   // (rows = points, columns = objectives, unshifted). Empty when unknown.
   std::function<Eigen::MatrixXd(int n)> pareto_front;
+  // Optional: the exact hypervolume (ecmo::Hypervolume convention: every
+  // objective minimized, unshifted objectives) of the whole analytic Pareto
+  // front for a hypervolume reference point R of size S, which must be
+  // componentwise >= the front's nadir point. Empty when unknown. Known
+  // values:
+  //   circle_quarter, R = (a, b):     (a+1)(b+1) - (1 - pi/4);
+  //   sphere_octant,  R = (a, b, c):  (a+1)(b+1)(c+1) - (1 - pi/6)
+  //                                     - (1 - pi/4)(a + b + c).
+  // The last term is not a typo: a point y with y_3 in [0, c] but
+  // y_1^2 + y_2^2 > 1 (y_1, y_2 < 0) is dominated by no point of the octant,
+  // so the unit square's corner outside the quarter disk is missing along
+  // each of the three edges of the box as well.
+  std::function<double(const Eigen::VectorXd& reference_point)>
+      exact_hypervolume;
 };
 
 // All registered problems, in a stable order.

@@ -1,0 +1,32 @@
+// ceres-ecmo: equality-constrained multi-objective optimization on Ceres.
+//
+// Internal to the registry (not installed): the pieces shared by
+// registry.cc and the per-problem files registry_<name>.cc.
+
+#ifndef ECMO_PROBLEMS_SRC_REGISTRY_INTERNAL_H_
+#define ECMO_PROBLEMS_SRC_REGISTRY_INTERNAL_H_
+
+#include <memory>
+#include <vector>
+
+#include "ecmo/problems/registry.h"
+
+namespace ecmo {
+namespace problems {
+namespace internal {
+
+// A ProblemInstance whose parameter blocks hold `start` (one vector per
+// block) and whose `start` is the same values packed. The caller adds the
+// objectives and constraints.
+std::unique_ptr<ProblemInstance> MakeInstance(
+    const std::vector<std::vector<double>>& start);
+
+// registry_sphere.cc: f_s = z_s on the unit circle / sphere.
+ProblemInfo CircleQuarter();
+ProblemInfo SphereOctant();
+
+}  // namespace internal
+}  // namespace problems
+}  // namespace ecmo
+
+#endif  // ECMO_PROBLEMS_SRC_REGISTRY_INTERNAL_H_
