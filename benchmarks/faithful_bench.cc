@@ -22,6 +22,7 @@ int main(int argc, char** argv) {
       "last ||K||^2 (LS) | gradient evals | wall time (s) |\n"
       "|---|---|---|---|---|---|---|---|---|\n");
   for (const auto& info : ecmo::problems::AllProblems()) {
+    if (info.num_objectives != 2) continue;  // the preferences are for S = 2
     for (int i = 1; i <= FLAGS_preferences; ++i) {
       const double l1 = static_cast<double>(i) / (FLAGS_preferences + 1);
       for (int T = 1000; T <= FLAGS_max_t; T *= 10) {

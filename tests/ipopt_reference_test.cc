@@ -21,6 +21,7 @@
 #include "ecmo/problem.h"
 #include "ecmo/problems/registry.h"
 #include "gtest/gtest.h"
+#include "test_problems.h"
 
 namespace ecmo {
 namespace {
@@ -307,11 +308,12 @@ TEST(IpoptReference, LandsOnEveryKnownParetoPointOfTheRegistry) {
   int checked = 0;
   for (const problems::ProblemInfo& info : problems::AllProblems()) {
     if (!info.pareto_point) continue;
+    const int num_objectives = info.num_objectives;
     for (double l1 : {0.2, 0.5, 0.8}) {
       SCOPED_TRACE(info.name + " lambda1 = " + std::to_string(l1));
       std::unique_ptr<problems::ProblemInstance> instance = info.build();
-      const std::vector<double> lambda = {l1, 1.0 - l1};
-      ASSERT_EQ(info.num_objectives, 2);
+      const std::vector<double> lambda =
+          testing::RegistryPreference(l1, num_objectives);
       IpoptReference::Summary summary;
       SolveReference(IpoptReference::Options(),
                      instance->problem,
@@ -320,8 +322,9 @@ TEST(IpoptReference, LandsOnEveryKnownParetoPointOfTheRegistry) {
                      &summary);
       ASSERT_TRUE(summary.IsSolutionUsable()) << summary.FullReport();
       const Eigen::VectorXd expected = info.pareto_point(
-          Eigen::Vector2d(l1, 1.0 - l1),
-          Eigen::Map<const Eigen::VectorXd>(info.objective_offset.data(), 2));
+          Eigen::Map<const Eigen::VectorXd>(lambda.data(), num_objectives),
+          Eigen::Map<const Eigen::VectorXd>(info.objective_offset.data(),
+                                            num_objectives));
       ASSERT_EQ(summary.z.size(), expected.size());
       // Where J_h is rank deficient at the solution (mtbl_example_iii:
       // h3 = y3^3), a feasibility of 1e-12 only pins y3 to about 1e-4, so
@@ -419,9 +422,9 @@ TEST(IpoptReference, InvalidOptionsNameTheField) {
   for (const Case& c : cases) {
     SCOPED_TRACE(c.field);
     IpoptReference::Summary summary;
-    testing::internal::CaptureStdout();
+    ::testing::internal::CaptureStdout();
     SolveReference(c.options, p->problem, {0.5, 0.5}, {}, &summary);
-    EXPECT_EQ(testing::internal::GetCapturedStdout(), "");
+    EXPECT_EQ(::testing::internal::GetCapturedStdout(), "");
     EXPECT_EQ(summary.termination_type, ceres::FAILURE);
     EXPECT_NE(summary.message.find(c.field), std::string::npos)
         << summary.message;
@@ -504,10 +507,10 @@ TEST(IpoptReference, PrintsNothingAndIgnoresIpoptOptFile) {
   }
   auto p = MakeGebken();
   IpoptReference::Summary summary;
-  testing::internal::CaptureStdout();
+  ::testing::internal::CaptureStdout();
   SolveReference(
       IpoptReference::Options(), p->problem, {0.5, 0.5}, {}, &summary);
-  const std::string output = testing::internal::GetCapturedStdout();
+  const std::string output = ::testing::internal::GetCapturedStdout();
   std::remove("ipopt.opt");
   EXPECT_EQ(output, "");
   EXPECT_EQ(summary.termination_type, ceres::CONVERGENCE) << summary.message;

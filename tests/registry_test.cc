@@ -16,6 +16,7 @@
 #include "ecmo/kkt.h"
 #include "ecmo/problems/registry.h"
 #include "gtest/gtest.h"
+#include "test_problems.h"
 
 namespace ecmo {
 namespace {
@@ -28,15 +29,6 @@ TEST(Registry, NamesAreUniqueAndFindable) {
   EXPECT_NE(problems::Find("sphere_octant"), nullptr);
   EXPECT_EQ(problems::Find("no_such_problem"), nullptr);
   EXPECT_NE(problems::ProblemNames().find("gebken_circle"), std::string::npos);
-}
-
-// lambda_1 = l1 and the rest of the simplex shared equally.
-Eigen::VectorXd Preference(double l1, int num_objectives) {
-  Eigen::VectorXd lambda =
-      Eigen::VectorXd::Constant(num_objectives,
-                                (1.0 - l1) / (num_objectives - 1));
-  lambda[0] = l1;
-  return lambda;
 }
 
 TEST(Registry, EveryProblemBuildsAndItsParetoPointsAreKktPoints) {
@@ -59,7 +51,10 @@ TEST(Registry, EveryProblemBuildsAndItsParetoPointsAreKktPoints) {
     const Eigen::MatrixXd front = info.pareto_front(20001);
     const double sampling = info.num_objectives == 2 ? 1e-3 : 2e-2;
     for (double l1 : {0.1, 0.3, 0.5, 0.7, 0.9}) {
-      const Eigen::VectorXd lambda = Preference(l1, info.num_objectives);
+      const std::vector<double> preference =
+          testing::RegistryPreference(l1, info.num_objectives);
+      const Eigen::VectorXd lambda = Eigen::Map<const Eigen::VectorXd>(
+          preference.data(), info.num_objectives);
       const Eigen::VectorXd z = info.pareto_point(lambda, offset);
       Eigen::VectorXd f(info.num_objectives), h(info.num_constraints);
       ASSERT_TRUE(evaluator.Evaluate(z.data(), f.data(), h.data(), nullptr,

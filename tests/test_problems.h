@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 #include <memory>
+#include <vector>
 
 #include "ceres/autodiff_cost_function.h"
 #include "ceres/sized_cost_function.h"
@@ -59,6 +60,24 @@ class NanAbove final : public ceres::SizedCostFunction<1, 2> {
  private:
   double threshold_;
 };
+
+// A preference for tests that sweep lambda_1 = l1 over every registry
+// problem: S = 2 gives (l1, 1 - l1); S = 3 splits 1 - l1 as 3 : 7 (for
+// other S equally). An equal split for S = 3 would land sphere_octant
+// exactly on kinks (e.g. l1 = 1/2 gives z = (-1, 0, 0) with two weakly
+// active terms: no strict complementarity, and interior-point solvers reach
+// such points only to about the square root of their tolerance); 3 : 7
+// keeps every l1 in {0.05, 0.1, ..., 0.95} at least 0.1 from a kink.
+inline std::vector<double> RegistryPreference(double l1, int num_objectives) {
+  std::vector<double> lambda(num_objectives,
+                             (1.0 - l1) / (num_objectives - 1));
+  if (num_objectives == 3) {
+    lambda[1] = 0.3 * (1.0 - l1);
+    lambda[2] = 0.7 * (1.0 - l1);
+  }
+  lambda[0] = l1;
+  return lambda;
+}
 
 }  // namespace testing
 }  // namespace ecmo
