@@ -62,6 +62,7 @@ CrossCheckOptions FaithfulOptions(int iterations) {
   options.solver.strategy = StrategyType::WC_PENALTY_PGD;
   options.solver.max_iterations = iterations;
   options.solver.record_history = false;
+  options.solver.objective_offset = {0.0, 0.0};  // the paper's form, r = 0
   return options;
 }
 

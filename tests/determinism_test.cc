@@ -238,7 +238,10 @@ TEST(Determinism, WarmStartSweepAgreesAcrossThreadCountsWithinTolerance) {
     ASSERT_TRUE(a.IsSolutionUsable()) << a.message;
     ASSERT_TRUE(b.IsSolutionUsable()) << b.message;
     ASSERT_TRUE(c.IsSolutionUsable()) << c.message;
-    EXPECT_LE((a.z - b.z).lpNorm<Eigen::Infinity>(), kWarmStartTolerance);
+    EXPECT_LE((a.z - b.z).lpNorm<Eigen::Infinity>(), kWarmStartTolerance)
+        << a.BriefReport() << " " << a.message << "\n"
+        << b.BriefReport() << " " << b.message << "\n"
+        << a.z.transpose() << " | " << b.z.transpose();
     EXPECT_LE((b.z - c.z).lpNorm<Eigen::Infinity>(), kWarmStartTolerance);
     EXPECT_LE((a.objectives - b.objectives).lpNorm<Eigen::Infinity>(),
               kWarmStartTolerance);

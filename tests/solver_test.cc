@@ -148,21 +148,25 @@ struct Shifted {  // f = z0^2 - 1 (negative near 0)
   }
 };
 
-TEST(Solver, NonPositiveObjectiveNeedsAnOffset) {
+TEST(Solver, NegativeObjectivesNeedNoOffset) {
+  // S = 1: the scalarization is min f, whatever its sign; no offset, no
+  // reference point, no refusal.
   double z[1] = {0.5};
   Problem problem;
   problem.AddObjective(new ceres::AutoDiffCostFunction<Shifted, 1, 1>(new Shifted),
                        {z});
   Solver::Options options;
-  options.max_iterations = 100;
+  options.max_iterations = 1000;
   Solver::Summary summary;
   Solve(options, problem, {1.0}, &summary);
-  ExpectFailure(summary, "needs positive objectives");
-  EXPECT_NE(summary.message.find("objective_offset[0] above 0.75"),
-            std::string::npos)
-      << summary.message;
+  ASSERT_EQ(summary.termination_type, ceres::CONVERGENCE) << summary.message;
+  EXPECT_EQ(summary.scalarization.reference_point_type,
+            ReferencePointType::SINGLE_OBJECTIVE);
+  EXPECT_NEAR(summary.objectives[0], -1.0, 1e-12);
+  EXPECT_NEAR(z[0], 0.0, 1e-6);
 
-  // The automatic offset: 1 + max(0, -f(z0)) = 1.75.
+  // The legacy automatic offset: 1 + max(0, -f(z0)) = 1.75.
+  z[0] = 0.5;
   options.automatic_objective_offset = true;
   Solve(options, problem, {1.0}, &summary);
   EXPECT_TRUE(summary.IsSolutionUsable()) << summary.message;

@@ -24,6 +24,7 @@ TEST(Sweep, FaithfulStrategyLandsOnTheGebkenArc) {
     Solver::Options options;
     options.max_iterations = 100000;
     options.record_history = false;
+    options.objective_offset = {0.0, 0.0};  // the paper's form, r = 0
     Solver::Summary summary;
     Solve(options, instance->problem, {l1, 1.0 - l1}, &summary);
     ASSERT_TRUE(summary.IsSolutionUsable()) << summary.message;
@@ -46,6 +47,7 @@ TEST(Sweep, FaithfulStrategyMatchesTheConvexLineParetoSet) {
     Solver::Options options;
     options.max_iterations = 100000;
     options.record_history = false;
+    options.objective_offset = {0.0, 0.0};  // the paper's form, r = 0
     Solver::Summary summary;
     Solve(options, instance->problem, {l1, 1.0 - l1}, &summary);
     ASSERT_TRUE(summary.IsSolutionUsable()) << summary.message;

@@ -57,6 +57,7 @@ TEST(WcPenaltyPgd, OneFixedStepIsTheProjectedGradientStep) {
   testing::BuildGebken(z, &problem);
   Solver::Options options;
   options.strategy = StrategyType::WC_PENALTY_PGD;
+  options.objective_offset = {0.0, 0.0};  // the paper's form, r = 0
   options.max_iterations = 1;
   options.pgd.eta0 = 0.01;
   options.pgd.c0 = 2.0;
@@ -94,6 +95,7 @@ double AverageKkt(int T, StepRule rule) {
   testing::BuildGebken(z, &problem);
   Solver::Options options;
   options.strategy = StrategyType::WC_PENALTY_PGD;
+  options.objective_offset = {0.0, 0.0};  // the paper's form, r = 0
   options.max_iterations = T;
   options.pgd.step_rule = rule;
   options.record_history = false;
@@ -125,6 +127,7 @@ TEST(WcPenaltyPgd, FixedStepDivergesWhereBacktrackingConverges) {
     testing::BuildGebken(z, &problem);
     Solver::Options options;
     options.strategy = StrategyType::WC_PENALTY_PGD;
+    options.objective_offset = {0.0, 0.0};  // the paper's form, r = 0
     options.max_iterations = 10000;
     options.pgd.eta0 = 0.05;
     options.pgd.c0 = 10.0;
@@ -154,6 +157,7 @@ TEST(WcPenaltyPgd, KktToleranceStopsEarlyWithConvergence) {
   testing::BuildGebken(z, &problem);
   Solver::Options options;
   options.strategy = StrategyType::WC_PENALTY_PGD;
+  options.objective_offset = {0.0, 0.0};  // the paper's form, r = 0
   options.max_iterations = 100000;
   options.kkt_tolerance = 1e-2;
   Solver::Summary summary;
@@ -186,6 +190,7 @@ TEST(WcPenaltyPgd, CallbackSeesEveryIterationAndCanAbort) {
   CountingCallback callback(25);
   Solver::Options options;
   options.strategy = StrategyType::WC_PENALTY_PGD;
+  options.objective_offset = {0.0, 0.0};  // the paper's form, r = 0
   options.max_iterations = 1000;
   options.callbacks.push_back(&callback);
   Solver::Summary summary;

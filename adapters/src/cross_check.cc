@@ -227,7 +227,14 @@ CrossCheckResult CrossCheck(const CrossCheckOptions& options,
       OffsetUsedBySolver(options.solver, result.solver, problem, z0);
   ProblemEvaluator evaluator(&problem);
   Eigen::VectorXd z = z0;
-  SolveReference(options.reference,
+  IpoptReference::Options reference_options = options.reference;
+  if (result.solver.scalarization.objective_scale.size() ==
+          problem.NumObjectives() &&
+      reference_options.objective_scale.empty()) {
+    const Eigen::VectorXd& w = result.solver.scalarization.objective_scale;
+    reference_options.objective_scale.assign(w.data(), w.data() + w.size());
+  }
+  SolveReference(reference_options,
                  &evaluator,
                  preference,
                  ToVector(offset),

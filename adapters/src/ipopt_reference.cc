@@ -848,6 +848,26 @@ void SolveReference(const IpoptReference::Options& options,
       Eigen::Map<const Eigen::VectorXd>(preference.data(), S);
   lambda /= lambda.sum();
   summary->preference.assign(lambda.data(), lambda.data() + S);
+  if (!options.objective_scale.empty()) {
+    if (static_cast<int>(options.objective_scale.size()) != S) {
+      return fail("IpoptReference::Options::objective_scale has " +
+                  std::to_string(options.objective_scale.size()) +
+                  " entries but the problem has " + std::to_string(S) +
+                  " objectives; give one per objective or none.");
+    }
+    for (int s = 0; s < S; ++s) {
+      if (!(options.objective_scale[s] > 0.0) ||
+          !std::isfinite(options.objective_scale[s])) {
+        return fail("IpoptReference::Options::objective_scale[" +
+                    std::to_string(s) + "] = " +
+                    ToString(options.objective_scale[s]) +
+                    "; scales must be finite and > 0.");
+      }
+      // The same weights as ecmo::Solve: lambda_s / w_s, not renormalized,
+      // so rho and the multipliers are on the solver's scale.
+      lambda[s] /= options.objective_scale[s];
+    }
+  }
   const Eigen::VectorXd offset =
       objective_offset.empty()
           ? Eigen::VectorXd::Zero(S)

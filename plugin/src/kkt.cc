@@ -264,7 +264,8 @@ Eigen::VectorXd KktSystem::SolveNu(const Eigen::VectorXd& g) const {
   return nu;
 }
 
-KktMultipliers KktSystem::LeastSquaresMultipliers() const {
+KktMultipliers KktSystem::MinimizeOverMultipliers(
+    const Eigen::VectorXd& comp_scale, double stationarity_weight) const {
   const int S = static_cast<int>(f_.size());
   const int k = static_cast<int>(grad_f_.rows());
   const int q = static_cast<int>(h_.size());
@@ -292,6 +293,7 @@ KktMultipliers KktSystem::LeastSquaresMultipliers() const {
       R.col(s) = g;
     }
   }
+  R *= stationarity_weight;
   const Eigen::MatrixXd M = R.transpose() * R;
 
   // ||K||^2 - ||h||^2 = (1^T w - 1)^2 + w^T M w + sum_s min(w_s, c_s)^2,
@@ -300,7 +302,9 @@ KktMultipliers KktSystem::LeastSquaresMultipliers() const {
   // [max(c_s, 0), inf) (branch B). Each choice of branches is a convex box
   // QP; the best over all choices is the global minimum.
   Eigen::VectorXd c(S);
-  for (int s = 0; s < S; ++s) c[s] = rho_ - lambda_[s] * f_[s];
+  for (int s = 0; s < S; ++s) {
+    c[s] = comp_scale[s] * (rho_ - lambda_[s] * f_[s]);
+  }
   std::vector<int> ambiguous;  // s with c_s > 0, nearest-to-active first
   for (int s = 0; s < S; ++s) {
     if (c[s] > 0.0) ambiguous.push_back(s);
@@ -359,19 +363,122 @@ KktMultipliers KktSystem::LeastSquaresMultipliers() const {
   // ill-conditioned J_h, where g + J^T nu cancels to noise): score the
   // answer exactly as Residual() will, and never return something worse
   // than dropping nu or both multipliers.
-  double best_score = Residual(result).SquaredNorm();
+  auto score_of = [&](const KktMultipliers& m) {
+    const KktResidual r = Residual(m);
+    const double sum = m.omega.sum() - 1.0;
+    double value = sum * sum + stationarity_weight * stationarity_weight *
+                                   r.StationaritySq();
+    for (int s = 0; s < S; ++s) {
+      const double t = std::min(m.omega[s], c[s]);
+      value += t * t;
+    }
+    return value;
+  };
+  double best_score = score_of(result);
   KktMultipliers fallback;
   fallback.nu = Eigen::VectorXd::Zero(q);
   for (const Eigen::VectorXd& omega :
        {Eigen::VectorXd(best_w), Eigen::VectorXd(Eigen::VectorXd::Zero(S))}) {
     fallback.omega = omega;
-    const double score = Residual(fallback).SquaredNorm();
+    const double score = score_of(fallback);
     if (score < best_score || !std::isfinite(best_score)) {
       best_score = score;
       result = fallback;
     }
   }
   return result;
+}
+
+KktMultipliers KktSystem::LeastSquaresMultipliers() const {
+  return MinimizeOverMultipliers(Eigen::VectorXd::Ones(f_.size()), 1.0);
+}
+
+KktMultipliers KktSystem::LeastSquaresMultipliers(
+    const Eigen::VectorXd& sigma) const {
+  const int S = static_cast<int>(f_.size());
+  Eigen::VectorXd comp_scale(S);
+  for (int s = 0; s < S; ++s) comp_scale[s] = 1.0 / (lambda_[s] * sigma[s]);
+  // m = sum omega lambda sigma depends on omega: take it at the raw answer,
+  // then once more at the scaled one. With sum omega = 1 it lies between
+  // the smallest and largest lambda_s sigma_s, so one refinement settles it.
+  KktMultipliers m = LeastSquaresMultipliers();
+  for (int pass = 0; pass < 2; ++pass) {
+    double weight_sum = 0.0;
+    for (int s = 0; s < S; ++s) weight_sum += m.omega[s] * lambda_[s] * sigma[s];
+    if (!(weight_sum > 0.0)) weight_sum = (lambda_.cwiseProduct(sigma)).minCoeff();
+    m = MinimizeOverMultipliers(comp_scale, 1.0 / weight_sum);
+  }
+  return m;
+}
+
+KktCertificate KktSystem::Certificate(const KktMultipliers& multipliers,
+                                      const Eigen::VectorXd& sigma) const {
+  return ComputeKktCertificate(rho_, lambda_, f_, sigma, multipliers.omega,
+                               Residual(multipliers));
+}
+
+double KktCertificate::Ratio(double stationarity_tolerance,
+                             double complementarity_tolerance,
+                             double feasibility_tolerance) const {
+  const double r = std::max(
+      std::max(simplex, stationarity) / stationarity_tolerance,
+      std::max(complementarity / complementarity_tolerance,
+               feasibility / feasibility_tolerance));
+  return std::isnan(r) ? std::numeric_limits<double>::infinity() : r;
+}
+
+KktCertificate ComputeKktCertificate(double rho,
+                                     const Eigen::VectorXd& lambda,
+                                     const Eigen::VectorXd& f,
+                                     const Eigen::VectorXd& sigma,
+                                     const Eigen::VectorXd& omega,
+                                     const KktResidual& residual) {
+  KktCertificate c;
+  const int S = static_cast<int>(f.size());
+  if (omega.size() != S || sigma.size() != S || lambda.size() != S) return c;
+  c.simplex = std::abs(omega.sum() - 1.0);
+  double weight_sum = 0.0;
+  c.complementarity = 0.0;
+  for (int s = 0; s < S; ++s) {
+    weight_sum += omega[s] * lambda[s] * sigma[s];
+    const double slack = (rho - lambda[s] * f[s]) / (lambda[s] * sigma[s]);
+    c.complementarity =
+        std::max(c.complementarity, std::abs(std::min(omega[s], slack)));
+  }
+  // sum omega = 1 keeps weight_sum >= min lambda sigma; the floor only
+  // matters for multipliers far from the simplex, which fail anyway.
+  weight_sum = std::max(weight_sum, (lambda.cwiseProduct(sigma)).minCoeff());
+  c.stationarity = residual.stationarity.size() > 0
+                       ? residual.stationarity.cwiseAbs().maxCoeff() /
+                             weight_sum
+                       : 0.0;
+  c.feasibility = residual.feasibility.size() > 0
+                      ? residual.feasibility.cwiseAbs().maxCoeff()
+                      : 0.0;
+  if (!std::isfinite(c.stationarity)) {
+    c.stationarity = std::numeric_limits<double>::infinity();
+  }
+  if (!std::isfinite(c.feasibility)) {
+    c.feasibility = std::numeric_limits<double>::infinity();
+  }
+  if (!std::isfinite(c.complementarity) || !std::isfinite(c.simplex)) {
+    c.complementarity = std::numeric_limits<double>::infinity();
+  }
+  return c;
+}
+
+const KktCertificate& KktReport::BestCertificate(
+    double stationarity_tolerance,
+    double complementarity_tolerance,
+    double feasibility_tolerance) const {
+  const KktCertificate& a = certificate_with_solver_multipliers;
+  const KktCertificate& b = certificate_with_least_squares_multipliers;
+  return a.Ratio(stationarity_tolerance, complementarity_tolerance,
+                 feasibility_tolerance) <=
+                 b.Ratio(stationarity_tolerance, complementarity_tolerance,
+                         feasibility_tolerance)
+             ? a
+             : b;
 }
 
 bool ComputeKktReport(Evaluator* evaluator,
@@ -381,7 +488,8 @@ bool ComputeKktReport(Evaluator* evaluator,
                       const Eigen::VectorXd& z,
                       const KktMultipliers& solver_multipliers,
                       KktReport* report,
-                      std::string* error) {
+                      std::string* error,
+                      const Eigen::VectorXd& objective_scale) {
   KktSystem system;
   if (!system.Linearize(evaluator, lambda, offset, rho, z, error)) {
     return false;
@@ -405,6 +513,15 @@ bool ComputeKktReport(Evaluator* evaluator,
   report->least_squares_multipliers = system.LeastSquaresMultipliers();
   report->with_least_squares_multipliers =
       system.Residual(report->least_squares_multipliers);
+  report->objective_scale = objective_scale;
+  if (objective_scale.size() == S) {
+    report->certificate_with_solver_multipliers =
+        system.Certificate(solver_multipliers, objective_scale);
+    report->scaled_least_squares_multipliers =
+        system.LeastSquaresMultipliers(objective_scale);
+    report->certificate_with_least_squares_multipliers = system.Certificate(
+        report->scaled_least_squares_multipliers, objective_scale);
+  }
   return true;
 }
 

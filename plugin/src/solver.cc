@@ -44,7 +44,22 @@ std::string FormatVector(const Eigen::VectorXd& v, int max_entries = 6) {
 
 bool Solver::Options::IsValid(std::string* error) const {
   ECMO_OPTION_CHECK(max_iterations, max_iterations > 0, "> 0");
-  ECMO_OPTION_CHECK(kkt_tolerance, kkt_tolerance >= 0.0, ">= 0");
+  ECMO_OPTION_CHECK(kkt_tolerance,
+                    kkt_tolerance >= 0.0 && kkt_tolerance < 1.0,
+                    "in [0, 1) (0: the scale-invariant certificate; a "
+                    "||K||^2 of 1 or more certifies nothing)");
+  ECMO_OPTION_CHECK(stationarity_tolerance,
+                    stationarity_tolerance > 0.0 && stationarity_tolerance < 1.0,
+                    "in (0, 1)");
+  ECMO_OPTION_CHECK(
+      complementarity_tolerance,
+      complementarity_tolerance > 0.0 && complementarity_tolerance < 1.0,
+      "in (0, 1)");
+  ECMO_OPTION_CHECK(feasibility_tolerance,
+                    feasibility_tolerance > 0.0 && feasibility_tolerance < 1.0,
+                    "in (0, 1)");
+  ECMO_OPTION_CHECK(utopia_margin,
+                    utopia_margin > 0.0 && utopia_margin <= 1.0, "in (0, 1]");
   ECMO_OPTION_CHECK(max_solver_time_in_seconds,
                     max_solver_time_in_seconds > 0.0, "> 0");
   ECMO_OPTION_CHECK(pgd.eta0, pgd.eta0 > 0.0 && std::isfinite(pgd.eta0),
@@ -152,6 +167,40 @@ bool Solver::Options::IsValid(std::string* error) const {
       return false;
     }
   }
+  for (size_t s = 0; s < reference_point.size(); ++s) {
+    if (!std::isfinite(reference_point[s])) {
+      if (error != nullptr) {
+        std::ostringstream os;
+        os << "Invalid configuration. Solver::Options::reference_point[" << s
+           << "] = " << reference_point[s]
+           << ". Violated constraint: every entry must be finite.";
+        *error = os.str();
+      }
+      return false;
+    }
+  }
+  for (size_t s = 0; s < objective_scale.size(); ++s) {
+    if (!(objective_scale[s] > 0.0) || !std::isfinite(objective_scale[s])) {
+      if (error != nullptr) {
+        std::ostringstream os;
+        os << "Invalid configuration. Solver::Options::objective_scale[" << s
+           << "] = " << objective_scale[s]
+           << ". Violated constraint: every scale must be finite and > 0.";
+        *error = os.str();
+      }
+      return false;
+    }
+  }
+  if (!reference_point.empty() &&
+      (!objective_offset.empty() || automatic_objective_offset)) {
+    if (error != nullptr) {
+      *error =
+          "Invalid configuration. Solver::Options::reference_point and "
+          "objective_offset (or automatic_objective_offset) both set; they "
+          "say the same thing (r = -offset): give one.";
+    }
+    return false;
+  }
   for (size_t i = 0; i < callbacks.size(); ++i) {
     if (callbacks[i] == nullptr) {
       if (error != nullptr) {
@@ -225,6 +274,62 @@ bool EvaluateShifted(Evaluator* evaluator,
   return true;
 }
 
+double StopRule::RawEquivalent(const Eigen::VectorXd& lambda) const {
+  if (absolute) return kkt_tolerance;
+  // The certificate divides the stationarity by sum omega lambda sigma and
+  // the slacks by lambda_s sigma_s: in raw terms its tolerance shrinks by
+  // the smallest of those weights (at most 1).
+  double weight = 1.0;
+  for (int s = 0; s < lambda.size() && s < sigma.size(); ++s) {
+    weight = std::min(weight, lambda[s] * sigma[s]);
+  }
+  const double t =
+      std::min(std::min(stationarity_tolerance, complementarity_tolerance) *
+                   weight,
+               feasibility_tolerance);
+  return t * t;
+}
+
+std::string StopRule::Describe(const KktResidual& residual,
+                               const KktCertificate& c) const {
+  char buffer[256];
+  if (absolute) {
+    std::snprintf(buffer, sizeof(buffer),
+                  "||K||^2 = %.3e <= kkt_tolerance = %.3e",
+                  residual.SquaredNorm(), kkt_tolerance);
+  } else {
+    std::snprintf(buffer, sizeof(buffer),
+                  "certificate: simplex %.1e, stationarity %.1e <= %.1e, "
+                  "complementarity %.1e <= %.1e, ||h||_inf %.1e <= %.1e "
+                  "(||K||^2 = %.3e)",
+                  c.simplex, c.stationarity, stationarity_tolerance,
+                  c.complementarity, complementarity_tolerance, c.feasibility,
+                  feasibility_tolerance, residual.SquaredNorm());
+  }
+  return buffer;
+}
+
+bool IsUnboundedEvidence(const StrategyInput& input,
+                         double rho,
+                         double constraint_max_norm) {
+  return rho < input.rho_floor && constraint_max_norm <= 1e-6;
+}
+
+std::string UnboundedMessage(double rho,
+                             double constraint_max_norm,
+                             double rho_floor) {
+  char buffer[512];
+  std::snprintf(buffer, sizeof(buffer),
+                "rho fell to %.3e at a nearly feasible point (||h||_inf = "
+                "%.1e), below %.3e, far beneath anything the start point and "
+                "the objective scales make attainable: the objective is "
+                "likely unbounded below on the feasible set. If it is "
+                "bounded, give Solver::Options::reference_point (or "
+                "objective_offset) near its infimum.",
+                rho, constraint_max_norm, rho_floor);
+  return buffer;
+}
+
 CallbackReturnType RunCallbacks(const Solver::Options& options,
                                 const IterationSummary& summary) {
   for (IterationCallback* callback : options.callbacks) {
@@ -278,13 +383,19 @@ void Solve(const Solver::Options& options,
     }
   }
   if (!ValidatePreference(preference, S, &error)) return fail(error);
-  if (!options.objective_offset.empty() &&
-      static_cast<int>(options.objective_offset.size()) != S) {
+  auto check_size = [&](const std::vector<double>& v, const char* name) {
+    if (v.empty() || static_cast<int>(v.size()) == S) return true;
     std::ostringstream os;
-    os << "Solver::Options::objective_offset has "
-       << options.objective_offset.size() << " entries but the problem has "
-       << S << " objectives; give one offset per objective or none.";
-    return fail(os.str());
+    os << "Solver::Options::" << name << " has " << v.size()
+       << " entries but the problem has " << S
+       << " objectives; give one per objective or none.";
+    fail(os.str());
+    return false;
+  };
+  if (!check_size(options.objective_offset, "objective_offset") ||
+      !check_size(options.reference_point, "reference_point") ||
+      !check_size(options.objective_scale, "objective_scale")) {
+    return;
   }
 
   {
@@ -326,41 +437,70 @@ void Solve(const Solver::Options& options,
   input.options = &options;
   input.evaluator = evaluator;
   input.timer = &timer;
-  input.lambda = Eigen::Map<const Eigen::VectorXd>(preference.data(), S);
-  input.lambda /= input.lambda.sum();
   input.z0 = *z;
 
+  // The scalarization: reference point r and scales w (may run the
+  // single-objective solves; their work is reported separately).
+  if (!ComputeScalarization(options, evaluator, *z, &summary->scalarization,
+                            &error)) {
+    return fail(error);
+  }
+  const Scalarization& scalarization = summary->scalarization;
+  const EvaluationCounts counts_before = evaluator->counts();
   Eigen::VectorXd f0(S), h0(q);
   if (!evaluator->Evaluate(z->data(), f0.data(), h0.data(), nullptr, &error)) {
     return fail("At the start point: " + error);
   }
   summary->initial_objectives = f0;
-  input.offset = Eigen::VectorXd::Zero(S);
-  if (options.automatic_objective_offset) {
-    for (int s = 0; s < S; ++s) input.offset[s] = 1.0 + std::max(0.0, -f0[s]);
-  } else if (!options.objective_offset.empty()) {
-    input.offset = Eigen::Map<const Eigen::VectorXd>(
-        options.objective_offset.data(), S);
-  }
+  input.offset = -scalarization.reference_point;
   summary->objective_offset_used.assign(input.offset.data(),
                                         input.offset.data() + S);
+  Eigen::VectorXd lambda =
+      Eigen::Map<const Eigen::VectorXd>(preference.data(), S);
+  lambda /= lambda.sum();
+  input.lambda = lambda.cwiseQuotient(scalarization.objective_scale);
+
+  // Objective scales of the certificate: the range when the payoff table
+  // gave one (the normalization uses the same), otherwise the size of
+  // f_s - r_s at the start, at least 1.
+  Eigen::VectorXd sigma(S);
   for (int s = 0; s < S; ++s) {
-    if (f0[s] + input.offset[s] <= 0.0) {
-      std::ostringstream os;
-      os << "Objective " << s << " is " << f0[s] + input.offset[s]
-         << " (value " << f0[s] << " + offset " << input.offset[s]
-         << ") at the start point; the weighted-Chebyshev scalarization "
-            "needs positive objectives. Set Solver::Options::objective_offset["
-         << s << "] above " << -f0[s]
-         << " (a constant shift keeps the Pareto set), or set "
-            "automatic_objective_offset = true.";
-      return fail(os.str());
+    if (scalarization.normalized) {
+      sigma[s] = scalarization.objective_scale[s];
+    } else if (scalarization.nadir_point.size() == S) {
+      sigma[s] = std::max(
+          scalarization.nadir_point[s] - scalarization.reference_point[s],
+          1e-8 * std::max(1.0, std::abs(scalarization.reference_point[s])));
+    } else {
+      sigma[s] = std::max(1.0, std::abs(f0[s] + input.offset[s]));
     }
   }
-  input.rho0 = std::isnan(options.initial_rho)
-                   ? input.lambda.cwiseProduct(f0 + input.offset).maxCoeff()
-                   : options.initial_rho;
+  input.reference_is_lower_bound =
+      scalarization.reference_point_type ==
+          ReferencePointType::OBJECTIVE_OFFSET ||
+      scalarization.reference_point_type == ReferencePointType::GIVEN;
+  input.stop.absolute = options.kkt_tolerance > 0.0;
+  input.stop.kkt_tolerance = options.kkt_tolerance;
+  input.stop.stationarity_tolerance = options.stationarity_tolerance;
+  input.stop.complementarity_tolerance = options.complementarity_tolerance;
+  input.stop.feasibility_tolerance = options.feasibility_tolerance;
+  input.stop.sigma = sigma;
+
+  const Eigen::VectorXd weighted0 = input.lambda.cwiseProduct(f0 + input.offset);
+  input.rho0 = std::isnan(options.initial_rho) ? weighted0.maxCoeff()
+                                               : options.initial_rho;
   summary->initial_rho = input.rho0;
+  // Far below anything attainable: every feasible point has rho >= the
+  // smallest weighted value that is possible, which is >= 0 when r is below
+  // the front; 1e8 times the scale of rho is beyond any honest front.
+  {
+    double scale = std::max(1.0, std::abs(input.rho0));
+    for (int s = 0; s < S; ++s) {
+      scale = std::max(scale, std::abs(weighted0[s]));
+      scale = std::max(scale, input.lambda[s] * sigma[s]);
+    }
+    input.rho_floor = std::min(input.rho0, 0.0) - 1e8 * scale;
+  }
 
   internal::StrategyOutput output;
   switch (options.strategy) {
@@ -374,7 +514,18 @@ void Solve(const Solver::Options& options,
       internal::RunWcAugmentedLagrangian(input, &output, summary);
       break;
   }
-  summary->evaluations = evaluator->counts();
+  {
+    const EvaluationCounts& after = evaluator->counts();
+    summary->evaluations.value_evaluations =
+        after.value_evaluations - counts_before.value_evaluations;
+    summary->evaluations.gradient_evaluations =
+        after.gradient_evaluations - counts_before.gradient_evaluations;
+    summary->evaluations.jacobian_transpose_products =
+        after.jacobian_transpose_products -
+        counts_before.jacobian_transpose_products;
+    summary->evaluations.jacobian_products =
+        after.jacobian_products - counts_before.jacobian_products;
+  }
   summary->iterations = output.iterations;
   summary->termination_type = output.termination_type;
   summary->message = output.message;
@@ -394,24 +545,11 @@ void Solve(const Solver::Options& options,
     if (evaluator->Evaluate(output.z.data(), f.data(), h.data(), nullptr,
                             &error) &&
         ComputeKktReport(evaluator, input.lambda, input.offset, output.rho,
-                         output.z, multipliers, &summary->kkt, &error)) {
+                         output.z, multipliers, &summary->kkt, &error,
+                         sigma)) {
       summary->objectives = f;
       summary->constraint_norm = h.norm();
       summary->constraint_max_norm = q > 0 ? h.cwiseAbs().maxCoeff() : 0.0;
-      for (int s = 0; s < S; ++s) {
-        if (summary->IsSolutionUsable() && f[s] + input.offset[s] <= 0.0) {
-          std::ostringstream os;
-          os << "Objective " << s << " became non-positive (" << f[s]
-             << " + offset " << input.offset[s]
-             << ") at the final point, where the weighted-Chebyshev "
-                "scalarization is no longer valid; raise "
-                "Solver::Options::objective_offset["
-             << s << "] above " << -f[s] << ".";
-          summary->termination_type = ceres::FAILURE;
-          summary->message = os.str();
-          break;
-        }
-      }
     } else if (summary->IsSolutionUsable()) {
       summary->termination_type = ceres::FAILURE;
       summary->message = "At the final point: " + error;
@@ -482,6 +620,28 @@ std::string Solver::Summary::FullReport() const {
       o[i] = objective_offset_used[i];
     }
     row("Objective offset", FormatVector(o));
+  }
+  if (scalarization.reference_point.size() > 0) {
+    os << "\nScalarization\n";
+    row("  Reference point r",
+        std::string(ReferencePointTypeToString(
+            scalarization.reference_point_type)) +
+            " " + FormatVector(scalarization.reference_point));
+    row(scalarization.normalized ? "  Objective scales w (nadir - utopia)"
+                                 : "  Objective scales w",
+        FormatVector(scalarization.objective_scale));
+    if (scalarization.num_single_objective_solves > 0) {
+      row("  Ideal point", FormatVector(scalarization.ideal_point));
+      row("  Nadir estimate (payoff table)",
+          FormatVector(scalarization.nadir_point));
+      row("  Single-objective solves",
+          std::to_string(scalarization.num_single_objective_solves) + " (" +
+              std::to_string(
+                  scalarization.evaluations.gradient_evaluations) +
+              " gradient evaluations, " + num(scalarization.time_in_seconds) +
+              " s)");
+    }
+    if (!scalarization.message.empty()) row("  Note", scalarization.message);
   }
   os << "\nStrategy\n";
   row("  Type", StrategyTypeToString(strategy));
@@ -557,6 +717,19 @@ std::string Solver::Summary::FullReport() const {
   kkt_row("|min(omega, rho - lambda f)|^2", a.ComplementaritySq(),
           b.ComplementaritySq());
   kkt_row("||K||^2", a.SquaredNorm(), b.SquaredNorm());
+  if (kkt.objective_scale.size() > 0) {
+    const KktCertificate& ca = kkt.certificate_with_solver_multipliers;
+    const KktCertificate& cb = kkt.certificate_with_least_squares_multipliers;
+    os << "\nCertificate (scale-invariant; least squares on its own "
+          "scaling)\n";
+    kkt_row("|sum omega - 1|", ca.simplex, cb.simplex);
+    kkt_row("stationarity / sum omega lambda sigma", ca.stationarity,
+            cb.stationarity);
+    kkt_row("max |min(omega, slack / lambda sigma)|", ca.complementarity,
+            cb.complementarity);
+    kkt_row("||h||_inf", ca.feasibility, cb.feasibility);
+    row("  Objective scales sigma", FormatVector(kkt.objective_scale));
+  }
   row("  omega (solver)", FormatVector(kkt.solver_multipliers.omega));
   row("  omega (least squares)",
       FormatVector(kkt.least_squares_multipliers.omega));

@@ -10,6 +10,7 @@
 #define ECMO_INTERNAL_STRATEGY_H_
 
 #include <chrono>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -35,11 +36,54 @@ class WallTimer {
   std::chrono::steady_clock::time_point start_;
 };
 
+// When a point counts as converged: the paper's absolute ||K||^2 test
+// (Solver::Options::kkt_tolerance > 0) or the scale-invariant certificate
+// (ecmo/kkt.h, KktCertificate).
+struct StopRule {
+  bool absolute = false;
+  double kkt_tolerance = 0.0;  // absolute: ||K||^2 <= kkt_tolerance
+  double stationarity_tolerance = 0.0;     // certificate
+  double complementarity_tolerance = 0.0;  // certificate
+  double feasibility_tolerance = 0.0;      // certificate
+  Eigen::VectorXd sigma;       // certificate: objective scales (S)
+
+  bool Met(const KktResidual& residual, const KktCertificate& c) const {
+    return absolute ? residual.SquaredNorm() <= kkt_tolerance
+                    : c.Certifies(stationarity_tolerance,
+                                  complementarity_tolerance,
+                                  feasibility_tolerance);
+  }
+  // KktCertificate::Ratio with these tolerances.
+  double Ratio(const KktCertificate& c) const {
+    return c.Ratio(stationarity_tolerance, complementarity_tolerance,
+                   feasibility_tolerance);
+  }
+  // A raw ||K||^2 level that corresponds to the rule, for heuristics that
+  // work on ||K||^2 (inner stopping, penalty growth): the absolute
+  // tolerance, or min(tolerance, feasibility_tolerance)^2 scaled by the
+  // smallest weight scale.
+  double RawEquivalent(const Eigen::VectorXd& lambda) const;
+  // "||K||^2 = ... <= ..." or "certificate ... <= ...".
+  std::string Describe(const KktResidual& residual,
+                       const KktCertificate& c) const;
+};
+
 struct StrategyInput {
   const Solver::Options* options = nullptr;
   Evaluator* evaluator = nullptr;
-  Eigen::VectorXd lambda;  // S, in the open simplex, sums to 1
-  Eigen::VectorXd offset;  // S, added to every objective value
+  // S, positive: the preference divided by the objective scales,
+  // lambda_s / w_s (sums to 1 when w = 1).
+  Eigen::VectorXd lambda;
+  Eigen::VectorXd offset;  // S, added to every objective value: -r
+  StopRule stop;
+  // Unboundedness test (see IsUnboundedEvidence): rho below this value at
+  // a nearly feasible point means the objectives are unbounded below.
+  double rho_floor = -std::numeric_limits<double>::infinity();
+  // True when the user asserted r below every attainable value (the
+  // paper's objective_offset or a given reference point); the faithful
+  // strategy then also treats a nearly feasible objective below r as
+  // evidence of unboundedness.
+  bool reference_is_lower_bound = false;
   double rho0 = 0.0;
   Eigen::VectorXd z0;      // k
   const WallTimer* timer = nullptr;
@@ -67,6 +111,19 @@ bool EvaluateShifted(Evaluator* evaluator,
                      Eigen::VectorXd* h,
                      Eigen::MatrixXd* grad_f,
                      std::string* error);
+
+// True when (rho, ||h||_inf) is evidence that the WC problem is unbounded
+// below: the iterate is nearly feasible (||h||_inf <= 1e-6) and rho fell
+// below input.rho_floor, far beneath any value the start point and the
+// objective scales make attainable. Infeasible iterates below the
+// reference point are ordinary and never count.
+bool IsUnboundedEvidence(const StrategyInput& input,
+                         double rho,
+                         double constraint_max_norm);
+// The FAILURE message for that case.
+std::string UnboundedMessage(double rho,
+                             double constraint_max_norm,
+                             double rho_floor);
 
 // Calls the user callbacks; returns the first non-continue answer.
 CallbackReturnType RunCallbacks(const Solver::Options& options,

@@ -120,24 +120,37 @@ void RunWcPenaltyPgd(const StrategyInput& input,
                                  error);
       break;
     }
-    // The scalarization is only valid for positive shifted objectives; an
-    // objective that falls through -offset while the iterates move on is
-    // the signature of an objective unbounded below on the feasible set.
-    int nonpositive = -1;
-    for (int s = 0; s < S && nonpositive < 0; ++s) {
-      if (f[s] <= 0.0) nonpositive = s;
-    }
-    if (nonpositive >= 0) {
-      std::ostringstream os;
-      os << "Iteration " << iteration << ": objective " << nonpositive
-         << " fell to " << f[nonpositive] - input.offset[nonpositive]
-         << ", below -offset = " << -input.offset[nonpositive]
-         << ", with ||h|| = " << h.norm()
-         << ". The objective is likely unbounded below on the feasible set; "
-            "if it is bounded, raise Solver::Options::objective_offset["
-         << nonpositive << "] above its infimum.";
-      finish(ceres::FAILURE, os.str());
-      break;
+    // Unboundedness is judged on nearly feasible iterates only: infeasible
+    // ones may sit anywhere below the reference point. rho far below every
+    // attainable value is evidence for any reference point; with the
+    // paper's form (an offset or a given reference point, which the user
+    // asserts to lie below the front) so is an objective below it.
+    const double h_inf = q > 0 ? h.cwiseAbs().maxCoeff() : 0.0;
+    if (h_inf <= 1e-6) {
+      if (IsUnboundedEvidence(input, theta.rho, h_inf)) {
+        finish(ceres::FAILURE,
+               "Iteration " + std::to_string(iteration) + ": " +
+                   UnboundedMessage(theta.rho, h_inf, input.rho_floor));
+        break;
+      }
+      int below = -1;
+      for (int s = 0; s < S && below < 0 && input.reference_is_lower_bound;
+           ++s) {
+        if (f[s] <= 0.0) below = s;
+      }
+      if (below >= 0) {
+        std::ostringstream os;
+        os << "Iteration " << iteration << ": objective " << below
+           << " fell to " << f[below] - input.offset[below]
+           << ", below the reference point r = " << -input.offset[below]
+           << ", at a nearly feasible point (||h||_inf = " << h_inf
+           << "). The objective is likely unbounded below on the feasible "
+              "set; if it is bounded, lower the reference point "
+              "(Solver::Options::reference_point or raise objective_offset["
+           << below << "]) below its infimum.";
+        finish(ceres::FAILURE, os.str());
+        break;
+      }
     }
     const Eigen::VectorXd r =
         (lambda.cwiseProduct(f) + theta.delta).array() - theta.rho;

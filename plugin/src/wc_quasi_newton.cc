@@ -59,10 +59,34 @@ enum class Method { kPenalty, kAugmentedLagrangian };
 // Stops an inner solve once its accepted iterate is good enough (see
 // QuasiNewtonOptions::inner_tolerance_factor), using the KKT record that
 // WcReducedPenalty kept for the accepted point.
+// Whether a recorded point meets the stopping rule.
+bool PointMeets(const StopRule& stop, const WcReducedPenalty::Point& point) {
+  if (point.gradient_sq < 0.0) return false;
+  return stop.absolute ? point.KktSq() <= stop.kkt_tolerance
+                       : stop.Ratio(point.certificate) <= 1.0;
+}
+
+// Whether a point is close enough to the rule that the least-squares
+// multipliers may certify it (QuasiNewtonOptions::
+// least_squares_certification_factor, a factor on ||K||^2, so its square
+// root on the certificate's norms).
+bool PointIsClose(const StopRule& stop,
+                  const WcReducedPenalty::Point& point,
+                  double factor) {
+  if (stop.absolute) return point.KktSq() <= factor * stop.kkt_tolerance;
+  return stop.Ratio(point.certificate) <= std::sqrt(factor);
+}
+
 class InnerStop final : public ceres::IterationCallback {
  public:
-  InnerStop(const WcReducedPenalty* function, double tolerance, double factor)
-      : function_(function), tolerance_(tolerance), factor_(factor) {}
+  InnerStop(const WcReducedPenalty* function,
+            const StrategyInput* input,
+            double raw_tolerance,
+            double factor)
+      : function_(function),
+        input_(input),
+        raw_tolerance_(raw_tolerance),
+        factor_(factor) {}
 
   ceres::CallbackReturnType operator()(
       const ceres::IterationSummary& summary) override {
@@ -70,25 +94,47 @@ class InnerStop final : public ceres::IterationCallback {
     if (!function_->FindPoint(summary.cost, true, &point)) {
       return ceres::SOLVER_CONTINUE;
     }
-    if (point.KktSq() <= tolerance_) {
+    if (PointMeets(input_->stop, point)) {
       reached_tolerance_ = true;
       return ceres::SOLVER_TERMINATE_SUCCESSFULLY;
     }
+    if (IsUnboundedEvidence(*input_, point.rho,
+                            point.certificate.feasibility)) {
+      unbounded_ = true;
+      return ceres::SOLVER_TERMINATE_SUCCESSFULLY;
+    }
     const double outer_part = point.feasibility_sq + point.complementarity_sq;
-    if (point.gradient_sq <= std::max(factor_ * outer_part, 0.5 * tolerance_)) {
+    if (point.gradient_sq <=
+        std::max(factor_ * outer_part, 0.5 * raw_tolerance_)) {
+      return ceres::SOLVER_TERMINATE_SUCCESSFULLY;
+    }
+    // Certificate: the inner solve owns the simplex and stationarity
+    // blocks; once both meet half the tolerance only the outer loop can
+    // help.
+    if (!input_->stop.absolute &&
+        point.certificate.simplex <=
+            0.5 * input_->stop.stationarity_tolerance &&
+        point.certificate.stationarity <=
+            0.5 * input_->stop.stationarity_tolerance) {
       return ceres::SOLVER_TERMINATE_SUCCESSFULLY;
     }
     return ceres::SOLVER_CONTINUE;
   }
 
-  void Reset() { reached_tolerance_ = false; }
+  void Reset() {
+    reached_tolerance_ = false;
+    unbounded_ = false;
+  }
   bool reached_tolerance() const { return reached_tolerance_; }
+  bool unbounded() const { return unbounded_; }
 
  private:
   const WcReducedPenalty* function_;
-  double tolerance_;
+  const StrategyInput* input_;
+  double raw_tolerance_;
   double factor_;
   bool reached_tolerance_ = false;
+  bool unbounded_ = false;
 };
 
 // Raises glog's FLAGS_minloglevel to ERROR while at least one quiet inner
@@ -150,15 +196,15 @@ void RunQuasiNewton(Method method,
   const int k = evaluator->NumParameters();
   const int S = evaluator->NumObjectives();
   const int q = evaluator->NumConstraints();
-  const double tolerance =
-      options.kkt_tolerance > 0.0
-          ? options.kkt_tolerance
-          : Solver::Options::kDefaultQuasiNewtonKktTolerance;
+  const StopRule& stop_rule = input.stop;
+  // ||K||^2 level of the rule, for the heuristics that work on ||K||^2.
+  const double tolerance = stop_rule.RawEquivalent(input.lambda);
 
   // The problem owns the function (and the non-owning manifold forwarder of
   // x = (rho, z), if any); `function` stays valid while it lives.
   WcReducedPenalty* function =
       new WcReducedPenalty(evaluator, input.lambda, input.offset);
+  function->SetObjectiveScales(stop_rule.sigma);
   ceres::Manifold* x_manifold = function->TangentManifold();
   std::unique_ptr<ceres::GradientProblem> problem_owner =
       x_manifold != nullptr
@@ -243,7 +289,7 @@ void RunQuasiNewton(Method method,
   ceres::GradientProblemSolver::Options inner = qn.inner;
   if (VLOG_IS_ON(1)) inner.logging_type = ceres::PER_MINIMIZER_ITERATION;
   const bool quiet = inner.logging_type == ceres::SILENT;
-  InnerStop stop(function, tolerance, qn.inner_tolerance_factor);
+  InnerStop stop(function, &input, tolerance, qn.inner_tolerance_factor);
   inner.callbacks.push_back(&stop);
 
   if (options.minimizer_progress_to_stdout) {
@@ -267,29 +313,8 @@ void RunQuasiNewton(Method method,
   Eigen::VectorXd x_extrapolated;
   bool have_extrapolated = false;
 
-  // Shifted objectives at x (when known), for the unboundedness test.
+  // Shifted objectives at x (when known).
   Eigen::VectorXd f_at_x;
-  // The scalarization is only valid for positive shifted objectives; one
-  // that falls through -offset while the iterates move on is the signature
-  // of an objective unbounded below on the feasible set (as in
-  // WC_PENALTY_PGD). Returns false after finishing with FAILURE.
-  auto check_positive = [&](const Eigen::VectorXd& f_shifted,
-                            const std::string& where) {
-    for (int s = 0; s < f_shifted.size(); ++s) {
-      if (f_shifted[s] > 0.0) continue;
-      std::ostringstream os;
-      os << where << ": objective " << s << " fell to "
-         << f_shifted[s] - input.offset[s]
-         << ", below -offset = " << -input.offset[s]
-         << ", with rho = " << Sci(x[0])
-         << ". The objective is likely unbounded below on the feasible set; "
-            "if it is bounded, raise Solver::Options::objective_offset["
-         << s << "] above its infimum.";
-      finish(ceres::FAILURE, os.str());
-      return false;
-    }
-    return true;
-  };
   // Least-squares certification is refused while the solve looks divergent:
   // the last inner solve did not converge (Ceres gave up or ran out of
   // iterations; the strategy's own stop counts as converged) and rho fell
@@ -306,9 +331,12 @@ void RunQuasiNewton(Method method,
   double previous_phi = std::numeric_limits<double>::infinity();
   double first_multiplier_norm = -1.0;
   int stalled_at_max_penalty = 0;
+  double best_optimality = std::numeric_limits<double>::infinity();
+  int stationarity_stalls = 0;
   bool done = false;
   int outer = 0;
   std::string certified_by;
+  std::string certified_description;
 
   // Scores the point with the least-squares multipliers; on success the
   // solve ends with them as the strategy's multipliers.
@@ -321,10 +349,15 @@ void RunQuasiNewton(Method method,
             evaluator, input.lambda, input.offset, x[0], x.tail(k), &error)) {
       return false;
     }
-    const KktMultipliers ls = system.LeastSquaresMultipliers();
-    *kkt_ls = system.Residual(ls).SquaredNorm();
-    if (*kkt_ls <= tolerance) {
+    const KktMultipliers ls =
+        stop_rule.absolute ? system.LeastSquaresMultipliers()
+                           : system.LeastSquaresMultipliers(stop_rule.sigma);
+    const KktResidual residual = system.Residual(ls);
+    const KktCertificate certificate = system.Certificate(ls, stop_rule.sigma);
+    *kkt_ls = residual.SquaredNorm();
+    if (stop_rule.Met(residual, certificate)) {
       multipliers = ls;
+      certified_description = stop_rule.Describe(residual, certificate);
       return true;
     }
     return false;
@@ -392,7 +425,12 @@ void RunQuasiNewton(Method method,
       break;
     }
     f_at_x = function->last_objectives();
-    if (!check_positive(f_at_x, "Outer iteration " + std::to_string(outer))) {
+    if (stop.unbounded() ||
+        IsUnboundedEvidence(input, x[0], point.certificate.feasibility)) {
+      finish(ceres::FAILURE,
+             "Outer iteration " + std::to_string(outer) + ": " +
+                 UnboundedMessage(x[0], point.certificate.feasibility,
+                                  input.rho_floor));
       ++outer;
       break;
     }
@@ -478,11 +516,20 @@ void RunQuasiNewton(Method method,
     summary->penalty_u = u;
     summary->penalty_v = v;
 
-    if (kkt_sq <= tolerance) {
+    if (PointMeets(stop_rule, point)) {
       certified_by = "strategy multipliers";
       finish(ceres::CONVERGENCE,
-             "||K||^2 = " + Sci(kkt_sq) + " <= kkt_tolerance = " +
-                 Sci(tolerance) + " (strategy multipliers).");
+             (stop_rule.absolute
+                  ? "||K||^2 = " + Sci(kkt_sq) + " <= kkt_tolerance = " +
+                        Sci(stop_rule.kkt_tolerance)
+                  : "certificate: stationarity " +
+                        Sci(std::max(point.certificate.simplex,
+                                     point.certificate.stationarity)) +
+                        ", complementarity " +
+                        Sci(point.certificate.complementarity) +
+                        ", ||h||_inf " + Sci(point.certificate.feasibility) +
+                        " within tolerance (||K||^2 = " + Sci(kkt_sq) + ")") +
+                 " (strategy multipliers).");
       ++outer;
       break;
     }
@@ -515,19 +562,35 @@ void RunQuasiNewton(Method method,
                                               x_extrapolated.tail(k),
                                               &error)) {
         have_extrapolated = true;
-        double kkt_e = system.Residual(extrapolated).SquaredNorm();
+        KktResidual residual_e = system.Residual(extrapolated);
+        KktCertificate certificate_e =
+            system.Certificate(extrapolated, stop_rule.sigma);
         std::string how = "extrapolated multipliers";
-        if (kkt_e > tolerance && qn.least_squares_certification_factor > 0.0 &&
-            kkt_e <= qn.least_squares_certification_factor * tolerance) {
-          const KktMultipliers ls = system.LeastSquaresMultipliers();
-          const double kkt_ls = system.Residual(ls).SquaredNorm();
-          if (kkt_ls <= tolerance) {
-            kkt_e = kkt_ls;
+        bool met = stop_rule.Met(residual_e, certificate_e);
+        const double kkt_e0 = residual_e.SquaredNorm();
+        const double root = std::sqrt(qn.least_squares_certification_factor);
+        const bool close =
+            stop_rule.absolute
+                ? kkt_e0 <= qn.least_squares_certification_factor *
+                                stop_rule.kkt_tolerance
+                : stop_rule.Ratio(certificate_e) <= root;
+        if (!met && qn.least_squares_certification_factor > 0.0 && close) {
+          const KktMultipliers ls =
+              stop_rule.absolute
+                  ? system.LeastSquaresMultipliers()
+                  : system.LeastSquaresMultipliers(stop_rule.sigma);
+          const KktResidual residual_ls = system.Residual(ls);
+          const KktCertificate certificate_ls =
+              system.Certificate(ls, stop_rule.sigma);
+          if (stop_rule.Met(residual_ls, certificate_ls)) {
+            residual_e = residual_ls;
+            certificate_e = certificate_ls;
             extrapolated = ls;
             how = "least-squares multipliers";
+            met = true;
           }
         }
-        if (kkt_e <= tolerance) {
+        if (met) {
           x = x_extrapolated;
           f_at_x = system.f();
           multipliers = extrapolated;
@@ -536,8 +599,7 @@ void RunQuasiNewton(Method method,
                               .matrix();
           certified_by = how + " at the extrapolated penalty path point";
           finish(ceres::CONVERGENCE,
-                 "||K||^2 = " + Sci(kkt_e) +
-                     " <= kkt_tolerance = " + Sci(tolerance) +
+                 stop_rule.Describe(residual_e, certificate_e) +
                      " at the point extrapolated from u = " + Sci(previous_u) +
                      " and u = " + Sci(u) + " (" + how + ").");
           ++outer;
@@ -554,13 +616,13 @@ void RunQuasiNewton(Method method,
 
     double kkt_ls = -1.0;
     if (qn.least_squares_certification_factor > 0.0 &&
-        kkt_sq <= qn.least_squares_certification_factor * tolerance &&
+        PointIsClose(stop_rule, point,
+                     qn.least_squares_certification_factor) &&
         certify_least_squares(&kkt_ls)) {
       certified_by = "least-squares multipliers";
       finish(ceres::CONVERGENCE,
-             "||K||^2 = " + Sci(kkt_ls) + " <= kkt_tolerance = " +
-                 Sci(tolerance) + " with the least-squares multipliers (" +
-                 Sci(kkt_sq) + " with the strategy's).");
+             certified_description + " with the least-squares multipliers (" +
+                 "||K||^2 = " + Sci(kkt_sq) + " with the strategy's).");
       ++outer;
       break;
     }
@@ -579,6 +641,13 @@ void RunQuasiNewton(Method method,
     }
 
     // Outer update.
+    const bool outer_part_met =
+        stop_rule.absolute
+            ? phi <= 0.25 * stop_rule.kkt_tolerance
+            : point.certificate.feasibility <=
+                      stop_rule.feasibility_tolerance &&
+                  point.certificate.complementarity <=
+                      stop_rule.complementarity_tolerance;
     bool increase = false;
     double factor = qn.penalty_increase;
     if (method == Method::kPenalty) {
@@ -590,13 +659,38 @@ void RunQuasiNewton(Method method,
     } else {
       omega_shift = multipliers.omega;
       nu_shift = q > 0 ? multipliers.nu : Eigen::VectorXd();
-      increase = phi > qn.feasibility_decrease * previous_phi;
+      // Once feasibility and complementarity meet the rule, phi sits at
+      // rounding level and cannot fall by a constant factor any more: a
+      // larger penalty would only hurt the conditioning of the inner solves
+      // that still have to reduce the stationarity.
+      increase = !outer_part_met && phi > qn.feasibility_decrease * previous_phi;
     }
     const bool at_max = std::min(u, v) >= qn.max_penalty;
-    if (at_max && phi > qn.feasibility_decrease * previous_phi) {
+    if (at_max && !outer_part_met &&
+        phi > qn.feasibility_decrease * previous_phi) {
       ++stalled_at_max_penalty;
     } else {
       stalled_at_max_penalty = 0;
+    }
+    // Stationarity stall: the outer part is met and three inner solves in a
+    // row did not halve the optimality blocks (the line search has run out
+    // of precision).
+    if (outer_part_met && !stop_rule.absolute) {
+      const double optimality =
+          std::max(point.certificate.simplex, point.certificate.stationarity);
+      if (optimality < 0.5 * best_optimality) {
+        best_optimality = optimality;
+        stationarity_stalls = 0;
+      } else if (++stationarity_stalls >= 3) {
+        finish(ceres::NO_CONVERGENCE,
+               "The stationarity blocks stalled at " + Sci(optimality) +
+                   " (tolerance " + Sci(stop_rule.stationarity_tolerance) +
+                   ") for 3 outer iterations while feasibility and "
+                   "complementarity meet the rule: the inner L-BFGS solves "
+                   "cannot reduce them further.");
+        ++outer;
+        break;
+      }
     }
     previous_phi = phi;
     const bool penalty_exhausted =
@@ -610,7 +704,7 @@ void RunQuasiNewton(Method method,
            << ").";
       } else if (method == Method::kPenalty) {
         os << "The penalty reached max_penalty = " << Sci(qn.max_penalty)
-           << " without ||K||^2 <= " << Sci(tolerance) << ".";
+           << " without meeting the stopping rule.";
       } else {
         os << "Feasibility stalled for 5 outer iterations with the penalty "
               "at max_penalty = "
@@ -642,11 +736,19 @@ void RunQuasiNewton(Method method,
   output->iterations = outer;
   summary->iterations = outer;
 
-  // The final point too (it may be an extrapolated or predicted point).
-  if (output->termination_type != ceres::FAILURE && f_at_x.size() == S) {
-    check_positive(f_at_x, "At the final point");
-  }
 
+  if (output->termination_type == ceres::NO_CONVERGENCE &&
+      x[0] < input.rho_floor) {
+    // The penalty subproblems ran off to rho far below anything attainable
+    // without ever becoming feasible: the point is garbage whatever the
+    // cause, and the likely cause is an objective unbounded below.
+    finish(ceres::FAILURE,
+           output->message + " " +
+               UnboundedMessage(x[0], point.certificate.feasibility,
+                                input.rho_floor) +
+               " (The iterates never became feasible, so this is not "
+               "certain; a larger initial penalty may tell.)");
+  }
   if (output->termination_type == ceres::NO_CONVERGENCE) {
     // Last chance: the least-squares multipliers may certify the point even
     // where the strategy's estimates lag behind (e.g. LICQ failing).
@@ -654,18 +756,39 @@ void RunQuasiNewton(Method method,
     if (qn.least_squares_certification_factor > 0.0 &&
         certify_least_squares(&kkt_ls)) {
       certified_by = "least-squares multipliers";
-      output->message +=
-          " The point is nevertheless certified: ||K||^2 = " + Sci(kkt_ls) +
-          " <= kkt_tolerance with the least-squares "
-          "multipliers.";
+      output->message += " The point is nevertheless certified with the "
+                         "least-squares multipliers: " +
+                         certified_description + ".";
       output->termination_type = ceres::CONVERGENCE;
     } else {
       std::ostringstream os;
       os << " ||K||^2 = " << Sci(point.KktSq())
          << " with the strategy's multipliers";
       if (kkt_ls >= 0.0) os << ", " << Sci(kkt_ls) << " with least squares";
-      os << " (tolerance " << Sci(tolerance)
-         << "), ||h|| = " << Sci(std::sqrt(point.feasibility_sq)) << ".";
+      if (stop_rule.absolute) {
+        os << " (tolerance " << Sci(stop_rule.kkt_tolerance) << ")";
+      } else {
+        // Name the blocks of the certificate that fail.
+        const KktCertificate& c = point.certificate;
+        os << "; certificate blocks: simplex " << Sci(c.simplex)
+           << " and stationarity " << Sci(c.stationarity) << " (tolerance "
+           << Sci(stop_rule.stationarity_tolerance) << "), complementarity "
+           << Sci(c.complementarity) << " (tolerance "
+           << Sci(stop_rule.complementarity_tolerance) << "), ||h||_inf "
+           << Sci(c.feasibility) << " (tolerance "
+           << Sci(stop_rule.feasibility_tolerance) << "). Failing:";
+        if (c.simplex > stop_rule.stationarity_tolerance) os << " simplex";
+        if (c.stationarity > stop_rule.stationarity_tolerance) {
+          os << " stationarity";
+        }
+        if (c.complementarity > stop_rule.complementarity_tolerance) {
+          os << " complementarity";
+        }
+        if (c.feasibility > stop_rule.feasibility_tolerance) {
+          os << " feasibility";
+        }
+      }
+      os << ", ||h|| = " << Sci(std::sqrt(point.feasibility_sq)) << ".";
       if (diverging) os << diverging_note;
       output->message += os.str();
     }

@@ -21,6 +21,7 @@ WcReducedPenalty::WcReducedPenalty(Evaluator* evaluator,
       offset_(offset.size() == lambda.size()
                   ? offset
                   : Eigen::VectorXd::Zero(lambda.size())),
+      sigma_(Eigen::VectorXd::Ones(S_)),
       omega_shift_(Eigen::VectorXd::Zero(S_)),
       nu_shift_(Eigen::VectorXd::Zero(q_)),
       f_(S_),
@@ -41,6 +42,13 @@ void WcReducedPenalty::SetPenalties(double u, double v) {
   u_ = u;
   v_ = v;
   last_valid_ = false;
+}
+
+bool WcReducedPenalty::SetObjectiveScales(const Eigen::VectorXd& sigma) {
+  if (sigma.size() != S_) return false;
+  sigma_ = sigma;
+  last_valid_ = false;
+  return true;
 }
 
 bool WcReducedPenalty::SetMultiplierShifts(const Eigen::VectorXd& omega,
@@ -71,14 +79,22 @@ bool WcReducedPenalty::Evaluate(const double* x,
   point.rho = rho;
   double value = rho;
   double complementarity_sq = 0.0;
+  double scaled_complementarity = 0.0;
+  double weight_sum = 0.0;
   for (int s = 0; s < S_; ++s) {
     const double shift = omega_shift_[s] / v_;
     const double m = std::max(0.0, lambda_[s] * f_[s] - rho + shift);
     value += 0.5 * v_ * (m * m - shift * shift);
     omega_plus_[s] = v_ * m;
-    const double c = std::min(omega_plus_[s], rho - lambda_[s] * f_[s]);
+    const double slack = rho - lambda_[s] * f_[s];
+    const double c = std::min(omega_plus_[s], slack);
     complementarity_sq += c * c;
+    const double ls = lambda_[s] * sigma_[s];
+    scaled_complementarity = std::max(
+        scaled_complementarity, std::abs(std::min(omega_plus_[s], slack / ls)));
+    weight_sum += omega_plus_[s] * ls;
   }
+  weight_sum = std::max(weight_sum, lambda_.cwiseProduct(sigma_).minCoeff());
   const double h_sq = h_.squaredNorm();
   if (q_ > 0) {
     value += nu_shift_.dot(h_) + 0.5 * u_ * h_sq;
@@ -91,6 +107,9 @@ bool WcReducedPenalty::Evaluate(const double* x,
   point.cost = value;
   point.feasibility_sq = h_sq;
   point.complementarity_sq = complementarity_sq;
+  point.certificate.simplex = std::abs(1.0 - omega_plus_.sum());
+  point.certificate.complementarity = scaled_complementarity;
+  point.certificate.feasibility = q_ > 0 ? h_.cwiseAbs().maxCoeff() : 0.0;
 
   if (gradient != nullptr) {
     gradient[0] = 1.0 - omega_plus_.sum();
@@ -103,6 +122,8 @@ bool WcReducedPenalty::Evaluate(const double* x,
     }
     if (manifold_ == nullptr) {
       point.gradient_sq = gradient[0] * gradient[0] + gz.squaredNorm();
+      point.certificate.stationarity =
+          k_ > 0 ? gz.cwiseAbs().maxCoeff() / weight_sum : 0.0;
     } else {
       if (!manifold_->RightMultiplyByPlusJacobian(
               z, 1, gradient + 1, tangent_.data())) {
@@ -110,6 +131,9 @@ bool WcReducedPenalty::Evaluate(const double* x,
         return false;
       }
       point.gradient_sq = gradient[0] * gradient[0] + tangent_.squaredNorm();
+      point.certificate.stationarity =
+          tangent_.size() > 0 ? tangent_.cwiseAbs().maxCoeff() / weight_sum
+                              : 0.0;
     }
     if (!std::isfinite(point.gradient_sq)) {
       last_error_ = "the penalty gradient is not finite";

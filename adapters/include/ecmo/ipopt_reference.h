@@ -99,6 +99,11 @@ class IpoptReference {
     // the z passed to SolveReference (or the problem's parameter blocks);
     // otherwise its size must be k.
     double initial_rho = std::numeric_limits<double>::quiet_NaN();
+    // Objective scales w (size S, finite, > 0; empty: ones): the WC
+    // constraints become lambda_s (f_s + offset_s) / w_s <= rho, exactly as
+    // ecmo::Solve poses them with Solver::Options::objective_scale (the
+    // cross-check passes the solver's scales).
+    std::vector<double> objective_scale;
     std::vector<double> initial_z;
 
     // Warm start of the multipliers (paper convention, see above). If

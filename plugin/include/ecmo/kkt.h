@@ -40,6 +40,7 @@
 #ifndef ECMO_KKT_H_
 #define ECMO_KKT_H_
 
+#include <limits>
 #include <string>
 
 #include "Eigen/Core"
@@ -84,6 +85,59 @@ KktResidual ComputeKktResidual(double rho,
                                const Eigen::VectorXd& jt_nu,
                                const Eigen::VectorXd& omega);
 
+// The scale-invariant certificate: ||K||^2 is absolute, so an objective
+// with weight 1e-4 enters it only through 1e-4 times its gradient and its
+// slack, and an objective measured in large units dominates it. The
+// certificate measures each block of K in the units where a tolerance means
+// the same thing for every problem. With sigma_s > 0 the scale of objective
+// s (Solver::Summary::scalarization documents the choice: the range
+// nadir - utopia when known) and f the shifted objectives of K:
+//
+//   simplex          |sum_s omega_s - 1|
+//   stationarity     ||sum_s omega_s lambda_s grad f_s + J_h^T nu||_inf
+//                      / sum_s omega_s lambda_s sigma_s
+//                    (the stationarity of the convex combination of the
+//                    normalized objectives f_s / sigma_s that the
+//                    multipliers form; independent of how lambda is scaled)
+//   complementarity  max_s |min(omega_s, (rho - lambda_s f_s) /
+//                    (lambda_s sigma_s))|   (the slack of objective s in
+//                    units of its own scale, whatever its weight)
+//   feasibility      ||h||_inf   (absolute, in the constraints' units)
+//
+// A point is certified when simplex and stationarity are <=
+// stationarity_tolerance, complementarity <= complementarity_tolerance and
+// feasibility <= feasibility_tolerance. At a non-degenerate point (LICQ,
+// strict complementarity) the slack and feasibility tests bound the error of
+// each active objective by about complementarity_tolerance * sigma_s (rho
+// itself is only second order in the stationarity error), and z lies within
+// O(stationarity_tolerance) of a KKT point in the norm that the objectives'
+// curvature defines.
+struct KktCertificate {
+  double simplex = std::numeric_limits<double>::infinity();
+  double stationarity = std::numeric_limits<double>::infinity();
+  double complementarity = std::numeric_limits<double>::infinity();
+  double feasibility = std::numeric_limits<double>::infinity();
+  // The largest block divided by its tolerance: <= 1 means certified.
+  double Ratio(double stationarity_tolerance,
+               double complementarity_tolerance,
+               double feasibility_tolerance) const;
+  bool Certifies(double stationarity_tolerance,
+                 double complementarity_tolerance,
+                 double feasibility_tolerance) const {
+    return Ratio(stationarity_tolerance, complementarity_tolerance,
+                 feasibility_tolerance) <= 1.0;
+  }
+};
+
+// The certificate of `residual` (computed at rho, lambda, f with `omega`);
+// sigma (size S, > 0) are the objective scales.
+KktCertificate ComputeKktCertificate(double rho,
+                                     const Eigen::VectorXd& lambda,
+                                     const Eigen::VectorXd& f,
+                                     const Eigen::VectorXd& sigma,
+                                     const Eigen::VectorXd& omega,
+                                     const KktResidual& residual);
+
 // The KKT system linearized at one point (rho, z): evaluates the problem
 // once, then scores any multipliers and computes the least-squares ones.
 // Holds a pointer to the evaluator, whose linearization must stay at z while
@@ -114,6 +168,15 @@ class KktSystem {
   // min() is active (at most 2^12 cases; greedy beyond) and solving a small
   // box-constrained quadratic program for each.
   KktMultipliers LeastSquaresMultipliers() const;
+  // The same for the blocks of KktCertificate: minimizes
+  // (sum omega - 1)^2 + ||stationarity||^2 / m^2
+  //   + sum_s min(omega_s, (rho - lambda_s f_s) / (lambda_s sigma_s))^2
+  // with m = sum_s omega_s lambda_s sigma_s taken at the raw least-squares
+  // multipliers (refined once). sigma: size S, > 0.
+  KktMultipliers LeastSquaresMultipliers(const Eigen::VectorXd& sigma) const;
+  // KktCertificate of the given multipliers at this point.
+  KktCertificate Certificate(const KktMultipliers& multipliers,
+                             const Eigen::VectorXd& sigma) const;
 
   double rho() const { return rho_; }
   const Eigen::VectorXd& f() const { return f_; }
@@ -123,6 +186,11 @@ class KktSystem {
   const Eigen::VectorXd& lambda() const { return lambda_; }
 
  private:
+  // The enumeration behind both LeastSquaresMultipliers: minimizes
+  // (sum w - 1)^2 + stationarity_weight^2 ||R w||^2
+  //   + sum_s min(w_s, comp_scale_s (rho - lambda_s f_s))^2 over w >= 0.
+  KktMultipliers MinimizeOverMultipliers(const Eigen::VectorXd& comp_scale,
+                                         double stationarity_weight) const;
   // Least-squares nu for a given stationarity vector g: argmin ||g + J^T nu||.
   Eigen::VectorXd SolveNu(const Eigen::VectorXd& g) const;
   // out (k_t) = P^T J_h^T v and out (q) = J_h P x, with P = PlusJacobian(z)
@@ -150,9 +218,25 @@ struct KktReport {
   KktResidual with_solver_multipliers;
   KktMultipliers least_squares_multipliers;
   KktResidual with_least_squares_multipliers;
+  // The scale-invariant certificate (see KktCertificate) with the solver's
+  // multipliers, and with the multipliers that minimize the certificate's
+  // blocks in the least-squares sense (KktSystem::LeastSquaresMultipliers
+  // with the scales); objective_scale is the sigma used. Filled by
+  // ComputeKktReport when it is given the scales.
+  Eigen::VectorXd objective_scale;
+  KktCertificate certificate_with_solver_multipliers;
+  KktMultipliers scaled_least_squares_multipliers;
+  KktCertificate certificate_with_least_squares_multipliers;
+  // The better of the two certificates for these tolerances (smaller
+  // KktCertificate::Ratio).
+  const KktCertificate& BestCertificate(double stationarity_tolerance,
+                                        double complementarity_tolerance,
+                                        double feasibility_tolerance) const;
 };
 
 // Scores (rho, z) with the given multipliers and with the least-squares ones.
+// With objective_scale (size S, > 0) it also fills the certificates; with
+// an empty one they stay at infinity.
 bool ComputeKktReport(Evaluator* evaluator,
                       const Eigen::VectorXd& lambda,
                       const Eigen::VectorXd& offset,
@@ -160,7 +244,9 @@ bool ComputeKktReport(Evaluator* evaluator,
                       const Eigen::VectorXd& z,
                       const KktMultipliers& solver_multipliers,
                       KktReport* report,
-                      std::string* error);
+                      std::string* error,
+                      const Eigen::VectorXd& objective_scale =
+                          Eigen::VectorXd());
 
 }  // namespace ecmo
 

@@ -2,11 +2,14 @@
 //
 // Solving one weighted-Chebyshev (WC) subproblem of an ECMO problem:
 //
-//   min_{rho, z} rho  s.t.  lambda_s (f_s(z) + offset_s) <= rho,  h(z) = 0,
+//   min_{rho, z} rho  s.t.  lambda_s (f_s(z) - r_s) / w_s <= rho,  h(z) = 0,
 //
-// for a preference lambda in the open simplex. Its solution is a (locally)
-// weakly Pareto optimal point of the ECMO problem; sweeping lambda traces the
-// front. The API follows Ceres: a plain Options struct with documented
+// for a preference lambda in the open simplex, a reference point r and
+// objective scales w (ecmo/scalarization.h: by default r is the utopia
+// point from S single-objective solves and w = 1; the paper's form is
+// r = -objective_offset). Its solution is a (locally) weakly Pareto optimal
+// point of the ECMO problem; sweeping lambda traces the front. No sign
+// condition on the objectives is needed. The API follows Ceres: a plain Options struct with documented
 // defaults and IsValid(), a Summary with BriefReport()/FullReport(), and a
 // free Solve() function.
 //
@@ -32,6 +35,7 @@
 #include "ceres/gradient_problem_solver.h"
 #include "ecmo/evaluator.h"
 #include "ecmo/kkt.h"
+#include "ecmo/scalarization.h"
 #include "ecmo/types.h"
 
 namespace ecmo {
@@ -96,28 +100,62 @@ class Solver {
     // iterations over all outer iterations.
     int max_iterations = 10000;
 
-    // Stop as soon as ||K||^2 (strategy multipliers) <= kkt_tolerance.
-    // 0 disables the test for WC_PENALTY_PGD (the paper's algorithm runs
-    // exactly T steps). The quasi-Newton strategies always stop on ||K||^2:
-    // for them 0 means kDefaultQuasiNewtonKktTolerance (1e-12).
+    // The paper's absolute test: stop as soon as ||K||^2 <= kkt_tolerance
+    // (strategy multipliers, or least-squares ones). 0 (default): the
+    // quasi-Newton strategies stop on the scale-invariant certificate below
+    // instead, and WC_PENALTY_PGD runs exactly T steps (the paper's
+    // algorithm). When > 0 it replaces the certificate as the stopping test
+    // of every strategy. Finite and < 1.
     double kkt_tolerance = 0.0;
+    // The raw tolerance the quasi-Newton strategies used before the
+    // certificate existed; kept for callers that want the old absolute test.
     static constexpr double kDefaultQuasiNewtonKktTolerance = 1e-12;
+
+    // The default stopping test of the quasi-Newton strategies: the
+    // scale-invariant KKT certificate (ecmo/kkt.h, KktCertificate) with the
+    // strategy's or the least-squares multipliers: |sum omega - 1| and the
+    // stationarity of the normalized Lagrangian <= stationarity_tolerance,
+    // the complementarity slack of each objective in units of its scale <=
+    // complementarity_tolerance, and ||h||_inf <= feasibility_tolerance.
+    // At the defaults a certified non-degenerate point has ||h||_inf <=
+    // 1e-8 and each active objective within about 1e-8 times its scale of
+    // the exact WC point, whatever the weights (tests/scalarization_test.cc
+    // checks both, down to weights of 1e-4). The stationarity tolerance is
+    // looser because rho is only second order in it, and because first-
+    // order inner solves run out of precision near 1e-7 at degenerate
+    // points. All in (0, 1).
+    double stationarity_tolerance = 1e-6;
+    double complementarity_tolerance = 1e-8;
+    double feasibility_tolerance = 1e-8;
 
     // Wall-clock budget in seconds.
     double max_solver_time_in_seconds = 1e9;
 
-    // Constant added to each objective before scalarization. The WC theory
-    // needs f_s > 0; adding a constant keeps the Pareto set (but changes
-    // which point a given lambda selects). Empty means zeros; otherwise the
-    // size must equal the number of objectives.
+    // ---- Scalarization (ecmo/scalarization.h) ----
+    // The paper's form: constants added to the objectives, i.e. the
+    // reference point r = -objective_offset. Empty (default): not given.
+    // Otherwise one finite entry per objective.
     std::vector<double> objective_offset;
-    // If true, objective_offset is ignored and offset_s =
-    // 1 + max(0, -f_s(z0)) is used, so every shifted objective starts at or
-    // above 1. Documented in the Summary (objective_offset_used).
+    // Legacy: offset_s = 1 + max(0, -f_s(z0)) (r = -offset). Prefer the
+    // automatic utopia reference point, which is below the whole front.
     bool automatic_objective_offset = false;
+    // The reference point r (size S, finite). Empty (default): the utopia
+    // point for S > 1, r = 0 for S = 1. Not together with objective_offset.
+    std::vector<double> reference_point;
+    // Margin of the automatic utopia point below the ideal point, relative
+    // to the objective's range (nadir - ideal). In (0, 1].
+    double utopia_margin = 1e-2;
+    // Divide each objective by nadir_s - utopia_s (estimated by the
+    // single-objective solves), so that a uniform preference grid spreads
+    // points evenly. ParetoSweep turns it on by default.
+    bool normalize_objectives = false;
+    // Explicit objective scales w (size S, finite, > 0); overrides
+    // normalize_objectives. Empty: ones, or the normalization. A sweep sets
+    // reference_point and objective_scale once for all its points.
+    std::vector<double> objective_scale;
 
-    // Initial rho. NaN (default) means max_s lambda_s f_s(z0), which makes
-    // the start feasible for the inequality constraints.
+    // Initial rho. NaN (default) means max_s lambda_s (f_s(z0) - r_s) / w_s,
+    // which makes the start feasible for the inequality constraints.
     double initial_rho = std::numeric_limits<double>::quiet_NaN();
 
     // Warm start of the quasi-Newton strategies from a nearby solution,
@@ -301,9 +339,11 @@ class Solver {
     int num_objectives = -1;   // S
     int num_constraints = -1;  // q
 
-    // Preference as given, and the objective offset used.
+    // Preference as given, and the objective offset used (-r).
     std::vector<double> preference;
     std::vector<double> objective_offset_used;
+    // Reference point, scales, where they came from and what they cost.
+    Scalarization scalarization;
 
     // Schedule of WC_PENALTY_PGD: eta, u and v as used (-1 if not used), and
     // the number of iterations on which backtracking shortened the step.
@@ -369,6 +409,19 @@ void Solve(const Solver::Options& options,
            const std::vector<double>& preference,
            Eigen::VectorXd* z,
            Solver::Summary* summary);
+
+// Computes the reference point and objective scales that Solve would use
+// for these options at start point z (runs the single-objective solves when
+// the utopia point or the normalization needs them). A sweep calls it once
+// and passes the result to every point through
+// Options::reference_point / objective_scale. False with a message when a
+// single-objective solve fails (e.g. an objective unbounded below on the
+// feasible set) or the options are inconsistent.
+bool ComputeScalarization(const Solver::Options& options,
+                          Evaluator* evaluator,
+                          const Eigen::VectorXd& z,
+                          Scalarization* scalarization,
+                          std::string* error);
 
 // Checks that a preference lies in the open simplex: size S, finite, every
 // entry > 0, sum 1 within 1e-9 relative. Message says what to change.

@@ -71,6 +71,10 @@ class WcReducedPenalty final : public ceres::FirstOrderFunction {
                  ? -1.0
                  : gradient_sq + feasibility_sq + complementarity_sq;
     }
+    // The blocks of the scale-invariant certificate (ecmo/kkt.h,
+    // KktCertificate) at (omega+, nu+), with the scales of
+    // SetObjectiveScales; stationarity is infinite without the gradient.
+    KktCertificate certificate;
   };
 
   // The evaluator must outlive this object. lambda (S, in the simplex) and
@@ -86,6 +90,10 @@ class WcReducedPenalty final : public ceres::FirstOrderFunction {
   // pure penalty. Returns false on a size mismatch.
   bool SetMultiplierShifts(const Eigen::VectorXd& omega,
                            const Eigen::VectorXd& nu);
+
+  // Objective scales sigma (size S, > 0) of the certificate recorded in
+  // every Point; ones by default. Returns false on a size mismatch.
+  bool SetObjectiveScales(const Eigen::VectorXd& sigma);
 
   double u() const { return u_; }
   double v() const { return v_; }
@@ -135,6 +143,7 @@ class WcReducedPenalty final : public ceres::FirstOrderFunction {
   Eigen::VectorXd offset_;
   double u_ = 1.0;
   double v_ = 1.0;
+  Eigen::VectorXd sigma_;
   Eigen::VectorXd omega_shift_;
   Eigen::VectorXd nu_shift_;
 

@@ -1,0 +1,88 @@
+// ceres-ecmo: equality-constrained multi-objective optimization on Ceres.
+//
+// The weighted-Chebyshev (WC) scalarization as ecmo::Solve poses it:
+//
+//   min_{rho, z} rho  s.t.  lambda_s (f_s(z) - r_s) / w_s <= rho  (s = 1..S),
+//                           h(z) = 0,
+//
+// with the preference lambda in the open simplex, a reference point r and
+// positive objective scales w. Every locally optimal (rho, z) is locally
+// weakly Pareto optimal for ANY r and w (the max is monotone in F), so r and
+// w only decide which Pareto point a preference selects:
+//
+//   * r below the attainable objective values (the utopia point) makes the
+//     selected point the intersection of the front with the ray
+//     r + t (w_1 / lambda_1, ..., w_S / lambda_S): larger lambda_s, smaller
+//     f_s. With r above some attainable values the preference can act
+//     backwards (a negative f_s - r_s shrinks when multiplied by a larger
+//     lambda_s), which is why the paper takes r = 0 and assumes f_s > 0.
+//   * w = nadir - utopia (normalization) makes objectives of different
+//     units comparable: a uniform preference grid then spreads points evenly
+//     over the front (exactly evenly when the normalized front is linear).
+//
+// No sign condition on f is needed anywhere: iterates below r (e.g.
+// infeasible ones) are ordinary. The paper's form, lambda_s (f_s + offset_s)
+// <= rho, is r = -offset and w = 1 (Solver::Options::objective_offset).
+//
+// Where r comes from (Solver::Options, first match wins):
+//   OBJECTIVE_OFFSET  r = -objective_offset (or the legacy automatic offset);
+//   GIVEN             Solver::Options::reference_point;
+//   SINGLE_OBJECTIVE  S = 1: r = 0 (the scalarization is min f; r is moot);
+//   UTOPIA            the ideal point minus a margin, from S single-objective
+//                     solves min f_s s.t. h = 0 (same strategy and start
+//                     point as the WC solve): utopia_s = ideal_s -
+//                     utopia_margin * max(nadir_s - ideal_s, 1e-8 max(1,
+//                     |ideal_s|)), where nadir_s = max_j f_s(z_j*) over the
+//                     single-objective minimizers z_j* (the payoff table).
+// Scales: Solver::Options::objective_scale when given; nadir - utopia when
+// Solver::Options::normalize_objectives (the single-objective solves run
+// for it even when r is given); otherwise ones.
+
+#ifndef ECMO_SCALARIZATION_H_
+#define ECMO_SCALARIZATION_H_
+
+#include <string>
+
+#include "Eigen/Core"
+#include "ecmo/evaluator.h"
+#include "ecmo/types.h"
+
+namespace ecmo {
+
+enum class ReferencePointType {
+  OBJECTIVE_OFFSET,
+  GIVEN,
+  SINGLE_OBJECTIVE,
+  UTOPIA,
+};
+const char* ReferencePointTypeToString(ReferencePointType type);
+
+// The scalarization a solve used, and what computing it cost.
+struct Scalarization {
+  ReferencePointType reference_point_type = ReferencePointType::UTOPIA;
+  // r and w (size S each; w > 0).
+  Eigen::VectorXd reference_point;
+  Eigen::VectorXd objective_scale;
+  // True when objective_scale = nadir - utopia.
+  bool normalized = false;
+
+  // From the single-objective solves (empty when none ran): the ideal point
+  // (min of each objective found), the payoff-table nadir estimate, and
+  // each solve's termination and objective values (row j: F at the
+  // minimizer of f_j).
+  Eigen::VectorXd ideal_point;
+  Eigen::VectorXd nadir_point;
+  Eigen::MatrixXd payoff_table;
+  int num_single_objective_solves = 0;
+  // Work of those solves (zeros when none ran). A Pareto sweep computes the
+  // scalarization once and reports the cost once.
+  EvaluationCounts evaluations;
+  double time_in_seconds = 0.0;
+  // Empty, or why an estimate is unreliable (e.g. a single-objective solve
+  // that did not converge).
+  std::string message;
+};
+
+}  // namespace ecmo
+
+#endif  // ECMO_SCALARIZATION_H_

@@ -1,0 +1,227 @@
+// Reference point and objective scales of the WC scalarization
+// (ecmo/scalarization.h): the single-objective solves behind the utopia
+// point and the normalization.
+
+#include "ecmo/scalarization.h"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "ecmo/solver.h"
+#include "strategy.h"
+
+namespace ecmo {
+
+const char* ReferencePointTypeToString(ReferencePointType type) {
+  switch (type) {
+    case ReferencePointType::OBJECTIVE_OFFSET:
+      return "OBJECTIVE_OFFSET";
+    case ReferencePointType::GIVEN:
+      return "GIVEN";
+    case ReferencePointType::SINGLE_OBJECTIVE:
+      return "SINGLE_OBJECTIVE";
+    case ReferencePointType::UTOPIA:
+      return "UTOPIA";
+  }
+  return "UNKNOWN";
+}
+
+namespace {
+
+// One objective of another evaluator, with all of its constraints: the
+// problem min f_s s.t. h = 0. Evaluations are counted by the wrapped
+// evaluator (and by this one).
+class SingleObjectiveEvaluator final : public Evaluator {
+ public:
+  SingleObjectiveEvaluator(Evaluator* inner, int objective)
+      : inner_(inner),
+        objective_(objective),
+        f_(inner->NumObjectives()),
+        grad_f_(inner->NumParameters(), inner->NumObjectives()) {}
+
+  int NumParameters() const override { return inner_->NumParameters(); }
+  int NumObjectives() const override { return 1; }
+  int NumConstraints() const override { return inner_->NumConstraints(); }
+  const ceres::Manifold* manifold() const override {
+    return inner_->manifold();
+  }
+
+ protected:
+  bool DoEvaluate(const double* z,
+                  double* f,
+                  double* h,
+                  double* grad_f,
+                  std::string* error) override {
+    if (!inner_->Evaluate(z, f_.data(), h,
+                          grad_f != nullptr ? grad_f_.data() : nullptr,
+                          error)) {
+      return false;
+    }
+    f[0] = f_[objective_];
+    if (grad_f != nullptr) {
+      Eigen::Map<Eigen::VectorXd>(grad_f, NumParameters()) =
+          grad_f_.col(objective_);
+    }
+    return true;
+  }
+  void DoJacobianTransposeMultiply(const double* v,
+                                   double* out) const override {
+    inner_->JacobianTransposeMultiply(v, out);
+  }
+  void DoJacobianMultiply(const double* x, double* out) const override {
+    inner_->JacobianMultiply(x, out);
+  }
+
+ private:
+  Evaluator* inner_;
+  int objective_;
+  Eigen::VectorXd f_;
+  Eigen::MatrixXd grad_f_;
+};
+
+EvaluationCounts Difference(const EvaluationCounts& a,
+                            const EvaluationCounts& b) {
+  EvaluationCounts d;
+  d.value_evaluations = a.value_evaluations - b.value_evaluations;
+  d.gradient_evaluations = a.gradient_evaluations - b.gradient_evaluations;
+  d.jacobian_transpose_products =
+      a.jacobian_transpose_products - b.jacobian_transpose_products;
+  d.jacobian_products = a.jacobian_products - b.jacobian_products;
+  return d;
+}
+
+// The payoff table: row j holds F at the minimizer of f_j found from z.
+bool SolvePayoffTable(const Solver::Options& options,
+                      Evaluator* evaluator,
+                      const Eigen::VectorXd& z,
+                      Scalarization* out,
+                      std::string* error) {
+  const int S = evaluator->NumObjectives();
+  const int q = evaluator->NumConstraints();
+  Solver::Options single = options;
+  single.objective_offset.clear();
+  single.automatic_objective_offset = false;
+  single.reference_point.clear();
+  single.objective_scale.clear();
+  single.normalize_objectives = false;
+  single.warm_start = Solver::Options::WarmStart();
+  single.callbacks.clear();
+  single.record_history = false;
+  single.minimizer_progress_to_stdout = false;
+  single.initial_rho = std::numeric_limits<double>::quiet_NaN();
+
+  internal::WallTimer timer;
+  const EvaluationCounts before = evaluator->counts();
+  out->payoff_table.resize(S, S);
+  out->ideal_point.resize(S);
+  std::ostringstream notes;
+  for (int s = 0; s < S; ++s) {
+    SingleObjectiveEvaluator one(evaluator, s);
+    Eigen::VectorXd zs = z;
+    Solver::Summary summary;
+    Solve(single, &one, {1.0}, &zs, &summary);
+    ++out->num_single_objective_solves;
+    if (!summary.IsSolutionUsable() || summary.z.size() != z.size()) {
+      std::ostringstream os;
+      os << "Computing the automatic reference point (utopia): the "
+            "single-objective solve min f_"
+         << s << " s.t. h = 0 ended in "
+         << TerminationTypeName(summary.termination_type) << ": "
+         << summary.message
+         << " Give Solver::Options::reference_point (a point below every "
+            "attainable objective value) or objective_offset instead.";
+      *error = os.str();
+      return false;
+    }
+    if (summary.termination_type != ceres::CONVERGENCE) {
+      notes << "The single-objective solve of objective " << s << " ended "
+            << TerminationTypeName(summary.termination_type)
+            << "; its value is used as the ideal estimate. ";
+    }
+    Eigen::VectorXd f(S), h(q);
+    if (!evaluator->Evaluate(summary.z.data(), f.data(), h.data(), nullptr,
+                             error)) {
+      return false;
+    }
+    out->payoff_table.row(s) = f.transpose();
+  }
+  for (int s = 0; s < S; ++s) {
+    out->ideal_point[s] = out->payoff_table.col(s).minCoeff();
+  }
+  out->nadir_point = out->payoff_table.colwise().maxCoeff().transpose();
+  out->evaluations = Difference(evaluator->counts(), before);
+  out->time_in_seconds = timer.Seconds();
+  out->message = notes.str();
+  return true;
+}
+
+}  // namespace
+
+bool ComputeScalarization(const Solver::Options& options,
+                          Evaluator* evaluator,
+                          const Eigen::VectorXd& z,
+                          Scalarization* out,
+                          std::string* error) {
+  *out = Scalarization();
+  const int S = evaluator->NumObjectives();
+  const int q = evaluator->NumConstraints();
+  Eigen::VectorXd f0(S), h0(q);
+  if (!evaluator->Evaluate(z.data(), f0.data(), h0.data(), nullptr, error)) {
+    *error = "At the start point: " + *error;
+    return false;
+  }
+  const bool given_scale = !options.objective_scale.empty();
+  if (options.automatic_objective_offset) {
+    out->reference_point_type = ReferencePointType::OBJECTIVE_OFFSET;
+    out->reference_point.resize(S);
+    for (int s = 0; s < S; ++s) {
+      out->reference_point[s] = -(1.0 + std::max(0.0, -f0[s]));
+    }
+  } else if (!options.objective_offset.empty()) {
+    out->reference_point_type = ReferencePointType::OBJECTIVE_OFFSET;
+    out->reference_point =
+        -Eigen::Map<const Eigen::VectorXd>(options.objective_offset.data(), S);
+  } else if (!options.reference_point.empty()) {
+    out->reference_point_type = ReferencePointType::GIVEN;
+    out->reference_point =
+        Eigen::Map<const Eigen::VectorXd>(options.reference_point.data(), S);
+  } else if (S == 1) {
+    out->reference_point_type = ReferencePointType::SINGLE_OBJECTIVE;
+    out->reference_point = Eigen::VectorXd::Zero(1);
+  } else {
+    out->reference_point_type = ReferencePointType::UTOPIA;
+  }
+  const bool need_table =
+      S > 1 && (out->reference_point_type == ReferencePointType::UTOPIA ||
+                (options.normalize_objectives && !given_scale));
+  if (need_table && !SolvePayoffTable(options, evaluator, z, out, error)) {
+    return false;
+  }
+  Eigen::VectorXd utopia;
+  if (need_table) {
+    utopia.resize(S);
+    for (int s = 0; s < S; ++s) {
+      const double ideal = out->ideal_point[s];
+      const double range =
+          std::max(out->nadir_point[s] - ideal,
+                   1e-8 * std::max(1.0, std::abs(ideal)));
+      utopia[s] = ideal - options.utopia_margin * range;
+    }
+  }
+  if (out->reference_point_type == ReferencePointType::UTOPIA) {
+    out->reference_point = utopia;
+  }
+  if (given_scale) {
+    out->objective_scale =
+        Eigen::Map<const Eigen::VectorXd>(options.objective_scale.data(), S);
+  } else if (options.normalize_objectives && need_table) {
+    out->normalized = true;
+    out->objective_scale = out->nadir_point - utopia;
+  } else {
+    out->objective_scale = Eigen::VectorXd::Ones(S);
+  }
+  return true;
+}
+
+}  // namespace ecmo
