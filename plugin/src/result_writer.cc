@@ -570,9 +570,20 @@ std::string DirectoryOf(const std::string& path) {
 }  // namespace
 
 std::string CanonicalPath(const std::string& path) {
+  namespace fs = std::filesystem;
   std::error_code ec;
-  const std::filesystem::path p = std::filesystem::weakly_canonical(path, ec);
-  return ec ? path : p.string();
+  fs::path p = path;
+  // Follow the last component's links first: weakly_canonical keeps a
+  // dangling link as it is, and writing "through" it must create its
+  // target, not replace the link.
+  for (int hops = 0; hops < 40 && fs::is_symlink(fs::symlink_status(p, ec));
+       ++hops) {
+    const fs::path target = fs::read_symlink(p, ec);
+    if (ec) break;
+    p = target.is_absolute() ? target : p.parent_path() / target;
+  }
+  const fs::path canonical = fs::weakly_canonical(p, ec);
+  return ec ? p.string() : canonical.string();
 }
 
 bool WriteFileAtomically(const std::string& path,
