@@ -75,121 +75,6 @@ std::string Dump(const nlohmann::json& j) {
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
-std::string Errno(const std::string& path, const std::string& what) {
-  return path + ": " + what + ": " + std::strerror(errno);
-}
-
-// Appends whole lines to a file with one write(2) per line (so a kill
-// leaves at most the line under way cut short) and no user-space buffer.
-// Every failure is kept in error() with the path and strerror: a full disk
-// must never pass silently.
-class LineWriter {
- public:
-  LineWriter() = default;
-  ~LineWriter() { Close(); }
-  LineWriter(const LineWriter&) = delete;
-  LineWriter& operator=(const LineWriter&) = delete;
-
-  bool Open(const std::string& path, bool truncate) {
-    Close();
-    path_ = path;
-    const int flags =
-        O_WRONLY | O_CREAT | O_CLOEXEC | (truncate ? O_TRUNC : O_APPEND);
-    fd_ = ::open(path.c_str(), flags, 0644);
-    if (fd_ < 0) error_ = Errno(path, "cannot open for writing");
-    return fd_ >= 0;
-  }
-  // Opens for reading and appending (creating the file, truncating
-  // nothing) and takes an exclusive advisory lock for as long as it is
-  // open, so that two sweeps never interleave their lines in one file.
-  bool OpenLocked(const std::string& path) {
-    Close();
-    path_ = path;
-    fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-    if (fd_ < 0) {
-      error_ = Errno(path, "cannot open for writing");
-      return false;
-    }
-    struct stat st;
-    if (::fstat(fd_, &st) == 0 && !S_ISREG(st.st_mode)) {
-      // A device (e.g. /dev/full) cannot be locked or read back; write it.
-      return true;
-    }
-    if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
-      error_ = errno == EWOULDBLOCK
-                   ? "another ecmo_solve (or ecmo::Sweep) is writing " + path +
-                         " (it holds the file's lock); wait for it to "
-                         "finish, or use another JSON-lines file"
-                   : Errno(path, "cannot lock");
-      Close();
-      return false;
-    }
-    return true;
-  }
-  bool ReadAll(std::string* text) {
-    text->clear();
-    char buffer[65536];
-    off_t offset = 0;
-    while (true) {
-      const ssize_t n = ::pread(fd_, buffer, sizeof(buffer), offset);
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        error_ = Errno(path_, "read failed");
-        return false;
-      }
-      if (n == 0) return true;
-      text->append(buffer, static_cast<size_t>(n));
-      offset += n;
-    }
-  }
-  bool Truncate(int64_t size) {
-    struct stat st;
-    if (::fstat(fd_, &st) == 0 && !S_ISREG(st.st_mode)) return true;
-    if (::ftruncate(fd_, static_cast<off_t>(size)) != 0) {
-      error_ = Errno(path_, "cannot truncate");
-      return false;
-    }
-    return true;
-  }
-  bool is_open() const { return fd_ >= 0; }
-  const std::string& error() const { return error_; }
-  bool Write(const std::string& text) {
-    if (fd_ < 0) return false;
-    size_t done = 0;
-    while (done < text.size()) {
-      const ssize_t n = ::write(fd_, text.data() + done, text.size() - done);
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        error_ = Errno(path_, "write failed");
-        return false;
-      }
-      done += static_cast<size_t>(n);
-    }
-    return true;
-  }
-  // False (with error()) when the file was open and close(2) failed: on
-  // NFS and some full disks that is where a lost write shows.
-  bool Close() {
-    bool ok = true;
-    if (fd_ >= 0 && ::close(fd_) != 0) {
-      error_ = Errno(path_, "close failed");
-      ok = false;
-    }
-    fd_ = -1;
-    return ok;
-  }
-  void Swap(LineWriter* other) {
-    std::swap(fd_, other->fd_);
-    std::swap(path_, other->path_);
-    std::swap(error_, other->error_);
-  }
-
- private:
-  int fd_ = -1;
-  std::string path_;
-  std::string error_;
-};
-
 // Checks a preference before the floor: size S, finite, >= 0, not all 0.
 bool CheckPreference(const std::vector<double>& w,
                      int num_objectives,
@@ -309,7 +194,7 @@ class SweepRunner {
   bool OpenOutputs();
   bool UpdateJsonlForResume();
   int StartThreads(int threads, std::vector<std::thread>* pool);
-  void RecordWriteError(LineWriter* writer);
+  void RecordWriteError(internal::LineWriter* writer);
   void ChooseThreads(int num_todo);
   int NextTask(int thread);
   int NearestFinished(const std::vector<double>& preference) const;
@@ -345,8 +230,8 @@ class SweepRunner {
   int num_constraints_ = 0;
   Eigen::VectorXd start_point_;
 
-  LineWriter jsonl_;
-  LineWriter csv_;
+  internal::LineWriter jsonl_;
+  internal::LineWriter csv_;
   std::string write_error_;
   // What SweepSettings records in every JSON line.
   nlohmann::json settings_;
@@ -537,7 +422,7 @@ bool SweepRunner::UpdateJsonlForResume() {
       return Fail("Resume: cannot rewrite the JSON-lines file without its "
                   "duplicate lines: " + error + " (the file is unchanged).");
     }
-    LineWriter rewritten;
+    internal::LineWriter rewritten;
     if (!rewritten.OpenLocked(options_.jsonl_path)) {
       return Fail("Resume: " + rewritten.error() + ".");
     }
@@ -572,7 +457,7 @@ bool SweepRunner::OpenOutputs() {
   return UpdateJsonlForResume();
 }
 
-void SweepRunner::RecordWriteError(LineWriter* writer) {
+void SweepRunner::RecordWriteError(internal::LineWriter* writer) {
   // Called with mutex_ held. Stop writing to the file: a line cut short by
   // a full disk stays the last one, which a resume drops and reports.
   if (write_error_.empty()) write_error_ = writer->error();
@@ -1087,10 +972,6 @@ void SweepRunner::Run() {
   summary_->total_time_in_seconds = SecondsSince(start_);
 }
 
-std::vector<double> ToStd(const Eigen::VectorXd& v) {
-  return std::vector<double>(v.data(), v.data() + v.size());
-}
-
 }  // namespace
 
 const char* ThreadSafetyToString(ThreadSafety safety) {
@@ -1281,59 +1162,6 @@ void ThinHistory(int max_entries, std::vector<IterationSummary>* history) {
   }
   kept.push_back(h.back());
   *history = std::move(kept);
-}
-
-nlohmann::json SweepPointToJson(const SweepPoint& point,
-                                const std::string& problem_name) {
-  nlohmann::json j = SummaryToJson(point.summary, problem_name);
-  j["index"] = point.index;
-  j["preference"] = point.preference;
-  j["preference_given"] = point.preference_given;
-  j["warm_start_from"] = point.warm_start_from;
-  if (point.extra.is_object()) j.update(point.extra);
-  return j;
-}
-
-nlohmann::json SweepToJson(const ParetoSweep::Summary& summary,
-                           const std::string& problem_name) {
-  nlohmann::json points = nlohmann::json::array();
-  StrategyType strategy = StrategyType::WC_PENALTY_PGD;
-  bool have_strategy = false;
-  for (const SweepPoint& p : summary.points) {
-    if (p.status == SweepPoint::NOT_SOLVED) continue;
-    if (!have_strategy) {
-      strategy = p.summary.strategy;
-      have_strategy = true;
-    }
-    points.push_back(SweepPointToJson(p, problem_name));
-  }
-  nlohmann::json j = {
-      {"problem", problem_name},
-      {"points", points},
-      {"hypervolume", summary.hypervolume},
-      {"reference_point", ToStd(summary.reference_point)},
-      {"ideal", ToStd(summary.ideal)},
-      {"nadir", ToStd(summary.nadir)},
-      {"non_dominated", summary.non_dominated},
-      {"num_points", summary.num_points},
-      {"num_solved", summary.num_solved},
-      {"num_resumed", summary.num_resumed},
-      {"num_usable", summary.num_usable},
-      {"gradient_evaluations", summary.gradient_evaluations},
-      {"num_threads_given", summary.num_threads_given},
-      {"num_threads_used", summary.num_threads_used},
-      {"warm_start", summary.warm_start},
-      {"preference_floor", summary.preference_floor},
-      {"changed_preferences", summary.changed_preferences},
-      {"worst_kkt_residual_sq", summary.worst_kkt_residual_sq},
-      {"worst_kkt_residual_sq_least_squares",
-       summary.worst_kkt_residual_sq_least_squares},
-      {"termination", TerminationTypeName(summary.termination_type)},
-      {"message", summary.message},
-      {"wall_time_seconds", summary.total_time_in_seconds},
-  };
-  if (have_strategy) j["strategy"] = StrategyTypeToString(strategy);
-  return j;
 }
 
 void Sweep(const ParetoSweep::Options& options,

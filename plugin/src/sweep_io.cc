@@ -1,10 +1,12 @@
 #include "sweep_io.h"
 
 #include <cmath>
+#include <cstring>
 #include <sstream>
 #include <utility>
 
 #include "ecmo/result_writer.h"
+#include "ecmo/sweep.h"
 #include "ecmo/types.h"
 
 namespace ecmo {
@@ -173,6 +175,10 @@ bool CheckLine(const nlohmann::json& j,
 
 }  // namespace
 
+std::string Errno(const std::string& path, const std::string& what) {
+  return path + ": " + what + ": " + std::strerror(errno);
+}
+
 bool ParseResumeText(const std::string& text,
                      const ResumeExpectation& expect,
                      ResumeContents* contents,
@@ -270,6 +276,10 @@ nlohmann::json SweepSettings(const Solver::Options& solver,
          qn.least_squares_certification_factor},
         {"inner_max_num_iterations", qn.inner.max_num_iterations},
         {"inner_max_lbfgs_rank", qn.inner.max_lbfgs_rank}}},
+      // They change what a point records, not its solution, but the CLI
+      // sets them: a resumed file keeps one kind of history throughout.
+      {"record_history", solver.record_history},
+      {"history_stride", solver.history_stride},
       {"warm_start", warm_start},
       {"preference_floor", preference_floor},
   };
@@ -318,4 +328,66 @@ std::string DescribeSettingsDifference(const nlohmann::json& file,
 }
 
 }  // namespace internal
+
+namespace {
+
+std::vector<double> ToStd(const Eigen::VectorXd& v) {
+  return std::vector<double>(v.data(), v.data() + v.size());
+}
+
+}  // namespace
+
+nlohmann::json SweepPointToJson(const SweepPoint& point,
+                                const std::string& problem_name) {
+  nlohmann::json j = SummaryToJson(point.summary, problem_name);
+  j["index"] = point.index;
+  j["preference"] = point.preference;
+  j["preference_given"] = point.preference_given;
+  j["warm_start_from"] = point.warm_start_from;
+  if (point.extra.is_object()) j.update(point.extra);
+  return j;
+}
+
+nlohmann::json SweepToJson(const ParetoSweep::Summary& summary,
+                           const std::string& problem_name) {
+  nlohmann::json points = nlohmann::json::array();
+  StrategyType strategy = StrategyType::WC_PENALTY_PGD;
+  bool have_strategy = false;
+  for (const SweepPoint& p : summary.points) {
+    if (p.status == SweepPoint::NOT_SOLVED) continue;
+    if (!have_strategy) {
+      strategy = p.summary.strategy;
+      have_strategy = true;
+    }
+    points.push_back(SweepPointToJson(p, problem_name));
+  }
+  nlohmann::json j = {
+      {"problem", problem_name},
+      {"points", points},
+      {"hypervolume", summary.hypervolume},
+      {"reference_point", ToStd(summary.reference_point)},
+      {"ideal", ToStd(summary.ideal)},
+      {"nadir", ToStd(summary.nadir)},
+      {"non_dominated", summary.non_dominated},
+      {"num_points", summary.num_points},
+      {"num_solved", summary.num_solved},
+      {"num_resumed", summary.num_resumed},
+      {"num_usable", summary.num_usable},
+      {"gradient_evaluations", summary.gradient_evaluations},
+      {"num_threads_given", summary.num_threads_given},
+      {"num_threads_used", summary.num_threads_used},
+      {"warm_start", summary.warm_start},
+      {"preference_floor", summary.preference_floor},
+      {"changed_preferences", summary.changed_preferences},
+      {"worst_kkt_residual_sq", summary.worst_kkt_residual_sq},
+      {"worst_kkt_residual_sq_least_squares",
+       summary.worst_kkt_residual_sq_least_squares},
+      {"termination", TerminationTypeName(summary.termination_type)},
+      {"message", summary.message},
+      {"wall_time_seconds", summary.total_time_in_seconds},
+  };
+  if (have_strategy) j["strategy"] = StrategyTypeToString(strategy);
+  return j;
+}
+
 }  // namespace ecmo

@@ -214,7 +214,8 @@ class ParetoSweep {
     //
     // Every line carries "settings": the solver options that determine the
     // point (strategy, max_iterations, kkt_tolerance, the objective offsets
-    // used, initial_rho, the pgd and quasi_newton options), warm_start,
+    // used, initial_rho, the pgd and quasi_newton options, record_history
+    // and history_stride), warm_start,
     // preference_floor and, under "extra", Options::settings.
     //
     // The JSON-lines file is held under an exclusive advisory lock
