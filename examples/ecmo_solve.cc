@@ -418,10 +418,10 @@ int main(int argc, char** argv) {
     }
   }
   for (const auto& [flag, path] : outputs) {
+    // The plot's side files sit next to its image: checking it suffices.
     if (flag == "--plot" && path != FLAGS_plot) continue;
     if (!ecmo::CheckWritable(path, &error)) {
-      const std::string name = flag == "--output" ? "--output" : flag;
-      return Usage("cannot write " + name + " file '" + path + "': " + error +
+      return Usage("cannot write " + flag + " file '" + path + "': " + error +
                    ".");
     }
   }
