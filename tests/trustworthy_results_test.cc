@@ -44,9 +44,11 @@ bool Exists(const std::string& path) {
   return ::lstat(path.c_str(), &st) == 0;
 }
 
-// A fresh, empty directory per test.
+// A fresh, empty directory per test and process (TempDir() is shared with
+// test runs of other checkouts on the machine).
 std::string TestDir(const std::string& name) {
-  const std::string dir = ::testing::TempDir() + "/trust_" + name;
+  const std::string dir = ::testing::TempDir() + "/trust_" + name + "_" +
+                          std::to_string(::getpid());
   std::system(("rm -rf '" + dir + "' && mkdir -p '" + dir + "'").c_str());
   return dir;
 }
