@@ -14,9 +14,17 @@
 // starts from the nearest finished point, every point streamed to --jsonl
 // and --csv as soon as it is done, --resume to finish an interrupted sweep.
 //
-// Exit status: 0 when every point's solution is usable (Ceres'
-// IsSolutionUsable) and, with --reference=ipopt, agrees with the reference;
-// 1 otherwise; 2 on bad command-line input.
+// Exit status (kExitUsage below), so that a script can trust it:
+//   0  every point converged (CONVERGENCE: certified by ||K||^2) and, with
+//      --reference=ipopt, agrees with the reference;
+//   3  every point is usable but some are not certified (NO_CONVERGENCE,
+//      USER_SUCCESS);
+//   1  some point failed or is unusable, or disagrees with the reference;
+//   2  bad input (flags, preference / resume files, a locked or unwritable
+//      output path) found before solving; nothing was written;
+//   4  an I/O error while writing the results (disk full, file-size limit):
+//      the message names the file; files replaced whole (--output, plot
+//      data) keep their old contents.
 
 #include <algorithm>
 #include <cctype>
@@ -37,6 +45,7 @@
 #include "ecmo/result_writer.h"
 #include "ecmo/solver.h"
 #include "ecmo/sweep.h"
+#include "ecmo/types.h"
 #include "gflags/gflags.h"
 #include "glog/logging.h"
 
@@ -125,35 +134,84 @@ DEFINE_double(reference_tolerance,
 
 namespace {
 
+constexpr int kExitCertified = 0;
+constexpr int kExitFailure = 1;
+constexpr int kExitUsage = 2;
+constexpr int kExitNotCertified = 3;
+constexpr int kExitWriteError = 4;
+
+constexpr char kUsage[] =
+    "Solve a built-in ECMO problem with a weighted-Chebyshev strategy.\n"
+    "  ecmo_solve --problem=gebken_circle --sweep=11 --csv=front.csv\n"
+    "Exit status:\n"
+    "  0  every point converged (CONVERGENCE, certified by ||K||^2) and, "
+    "with --reference=ipopt, agrees with the reference\n"
+    "  3  every point usable, some not certified (NO_CONVERGENCE, "
+    "USER_SUCCESS)\n"
+    "  1  some point failed (FAILURE, unusable) or disagrees with the "
+    "reference\n"
+    "  2  bad input (flags, preference or resume files, a locked or "
+    "unwritable output path), found before solving\n"
+    "  4  I/O error while writing the results (the message names the file)";
+
+// Comma-separated numbers; an empty field ("0.5,0.5," or "0.5,,0.5") is an
+// error, not a shorter list.
 bool ParseList(const std::string& text,
                std::vector<double>* values,
                std::string* error) {
   values->clear();
-  std::stringstream ss(text);
-  std::string item;
-  while (std::getline(ss, item, ',')) {
+  size_t start = 0;
+  int field = 0;
+  while (true) {
+    ++field;
+    const size_t comma = text.find(',', start);
+    const std::string item = text.substr(
+        start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (item.empty()) {
+      *error = "field " + std::to_string(field) +
+               " is empty (a trailing or doubled comma?); give one number "
+               "per field";
+      return false;
+    }
     char* end = nullptr;
     const double v = std::strtod(item.c_str(), &end);
-    if (item.empty() || end == item.c_str() || *end != '\0') {
+    if (end == item.c_str() || *end != '\0') {
       *error = "'" + item + "' is not a number";
       return false;
     }
     values->push_back(v);
+    if (comma == std::string::npos) return true;
+    start = comma + 1;
   }
-  return true;
 }
 
 int Usage(const std::string& message) {
   std::cerr << "ecmo_solve: " << message << "\n";
-  return 2;
+  return kExitUsage;
+}
+
+int WriteError(const std::string& message) {
+  std::cerr << "ecmo_solve: " << message << "\n";
+  return kExitWriteError;
+}
+
+bool FlagGiven(const char* name) {
+  return !gflags::GetCommandLineFlagInfoOrDie(name).is_default;
+}
+
+// The files a --plot=FILE.png writes besides the image (see ecmo/plot.h).
+std::vector<std::string> PlotFiles(const std::string& image) {
+  const size_t dot = image.rfind('.');
+  const std::string stem = image.substr(0, dot);
+  const std::string ext = image.substr(dot);
+  return {image, stem + ".dat", stem + ".gp", stem + "_convergence" + ext,
+          stem + "_convergence.dat", stem + "_convergence.gp"};
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  gflags::SetUsageMessage(
-      "Solve a built-in ECMO problem with a weighted-Chebyshev strategy.\n"
-      "  ecmo_solve --problem=gebken_circle --sweep=11 --csv=front.csv");
+  gflags::SetUsageMessage(kUsage);
   gflags::ParseCommandLineFlags(&argc, &argv, true);
   FLAGS_logtostderr = true;
   google::InitGoogleLogging(argv[0]);
@@ -190,6 +248,17 @@ int main(int argc, char** argv) {
     return Usage("unknown step rule '" + FLAGS_step_rule +
                  "'; valid: fixed, backtracking.");
   }
+  if (options.strategy != ecmo::StrategyType::WC_PENALTY_PGD) {
+    // These only steer the faithful strategy: given with another one they
+    // would be ignored while the user believes they took effect.
+    for (const char* flag : {"eta0", "c0", "step_rule"}) {
+      if (FlagGiven(flag)) {
+        return Usage(std::string("--") + flag +
+                     " only applies to --strategy=wc-penalty-pgd, not '" +
+                     FLAGS_strategy + "'; drop it or select wc-penalty-pgd.");
+      }
+    }
+  }
   options.max_iterations = FLAGS_max_iterations;
   options.kkt_tolerance = FLAGS_kkt_tolerance;
   options.pgd.eta0 = FLAGS_eta0;
@@ -224,6 +293,13 @@ int main(int argc, char** argv) {
   double preference_floor = FLAGS_preference_floor;
   if (!(preference_floor > 0.0 && preference_floor < 1.0)) {
     return Usage("--preference_floor must be in (0, 1).");
+  }
+  if (preference_floor * S >= 1.0) {
+    return Usage("--preference_floor = " + std::to_string(preference_floor) +
+                 " is >= 1/S = " + std::to_string(1.0 / S) + " for '" +
+                 info->name +
+                 "': it would raise every preference to the centre of the "
+                 "simplex. Use a floor well below 1/S (default 1e-4).");
   }
   if (!FLAGS_preference.empty() && !FLAGS_preferences.empty()) {
     return Usage(
@@ -288,6 +364,13 @@ int main(int argc, char** argv) {
   sweep_options.progress_to_stderr = true;
   sweep_options.progress_every_n_seconds = FLAGS_progress_every_n_seconds;
   sweep_options.max_history_entries = FLAGS_history_entries;
+  if (cross_check) {
+    // The reference's options change what a point holds: recorded in every
+    // JSON line so that --resume refuses points checked otherwise.
+    sweep_options.settings = {{"reference", FLAGS_reference},
+                              {"reference_tolerance",
+                               FLAGS_reference_tolerance}};
+  }
   // Side-by-side reports of the cross-check, printed for a single point.
   std::mutex reports_mutex;
   std::vector<std::string> reports;
@@ -310,15 +393,37 @@ int main(int argc, char** argv) {
         };
   }
   if (!sweep_options.IsValid(&error)) return Usage(error);
-  if (!FLAGS_csv.empty()) {
-    // Fail early (exit 2) on an unwritable path, before any solve.
-    std::ofstream probe(FLAGS_csv, std::ios::app);
-    if (!probe) return Usage("cannot write --csv file '" + FLAGS_csv + "'.");
+
+  // Output paths: fail early (exit 2), before any solve, when one cannot be
+  // written or two name the same file (symbolic links resolved), which
+  // would overwrite one result with another.
+  std::vector<std::pair<std::string, std::string>> outputs;  // flag, path
+  if (!FLAGS_output.empty()) outputs.push_back({"--output", FLAGS_output});
+  if (!FLAGS_csv.empty()) outputs.push_back({"--csv", FLAGS_csv});
+  if (!FLAGS_jsonl.empty()) outputs.push_back({"--jsonl", FLAGS_jsonl});
+  if (!FLAGS_plot.empty()) {
+    for (const std::string& file : PlotFiles(FLAGS_plot)) {
+      outputs.push_back({"--plot", file});
+    }
   }
-  if (!FLAGS_jsonl.empty()) {
-    std::ofstream probe(FLAGS_jsonl, std::ios::app);
-    if (!probe)
-      return Usage("cannot write --jsonl file '" + FLAGS_jsonl + "'.");
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    for (size_t j = 0; j < i; ++j) {
+      if (ecmo::CanonicalPath(outputs[i].second) ==
+          ecmo::CanonicalPath(outputs[j].second)) {
+        return Usage(outputs[j].first + " and " + outputs[i].first +
+                     " name the same file '" + outputs[i].second +
+                     "'; one would overwrite the other. Give each output "
+                     "its own file.");
+      }
+    }
+  }
+  for (const auto& [flag, path] : outputs) {
+    // The plot's side files sit next to its image: checking it suffices.
+    if (flag == "--plot" && path != FLAGS_plot) continue;
+    if (!ecmo::CheckWritable(path, &error)) {
+      return Usage("cannot write " + flag + " file '" + path + "': " + error +
+                   ".");
+    }
   }
 
   ecmo::ParetoSweep::Summary sweep;
@@ -328,8 +433,11 @@ int main(int argc, char** argv) {
               &sweep);
   if (sweep.termination_type == ceres::FAILURE && sweep.num_solved == 0 &&
       sweep.num_resumed == 0) {
+    // Options were checked above: what is left is a refused input file (a
+    // resume file from another sweep, not JSON lines, locked by another
+    // run) or an output that could not be opened. Nothing was solved.
     std::cerr << "ecmo_solve: " << sweep.message << "\n";
-    return 1;
+    return kExitUsage;
   }
   if (!sweep.resume_message.empty()) {
     std::cerr << "ecmo_solve: " << sweep.resume_message << "\n";
@@ -491,12 +599,17 @@ int main(int argc, char** argv) {
   const auto dump = [](const nlohmann::json& j) {
     return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
   };
-  if (FLAGS_json) std::cout << dump(result) << "\n";
-  if (!FLAGS_output.empty()) {
-    std::ofstream out(FLAGS_output);
-    if (!out)
-      return Usage("cannot write --output file '" + FLAGS_output + "'.");
-    out << dump(result) << "\n";
+  std::string write_error = sweep.write_error;
+  if (FLAGS_json) {
+    std::cout << dump(result) << "\n" << std::flush;
+    if (!std::cout && write_error.empty()) {
+      write_error = "writing the JSON result to stdout failed";
+    }
+  }
+  if (!FLAGS_output.empty() &&
+      !ecmo::WriteFileAtomically(FLAGS_output, dump(result) + "\n", &error)) {
+    if (!write_error.empty()) write_error += "; ";
+    write_error += "--output: " + error;
   }
   if (!FLAGS_plot.empty()) {
     ecmo::PlotOptions plot_options;
@@ -511,8 +624,20 @@ int main(int argc, char** argv) {
           std::cout << "Plot written to " << r.image_path << "\n";
       } else {
         std::cerr << "ecmo_solve: --plot: " << r.message << "\n";
+        if (r.message.rfind("Cannot write", 0) == 0) {
+          if (!write_error.empty()) write_error += "; ";
+          write_error += "--plot: " + r.message;
+        }
       }
     }
+  }
+  if (!write_error.empty()) {
+    // Never "written to" after a failed write: the files miss results.
+    return WriteError("writing the results failed: " + write_error +
+                      ". The files named are incomplete (a replaced file "
+                      "keeps its old contents); free space or fix the path "
+                      "and rerun (with --resume to keep the points in "
+                      "--jsonl).");
   }
   if (!FLAGS_json) {
     if (!FLAGS_output.empty())
@@ -524,5 +649,7 @@ int main(int argc, char** argv) {
   }
   const bool all_agree =
       !cross_check || num_agree == static_cast<int>(preferences.size());
-  return all_usable && all_agree ? 0 : 1;
+  if (!all_usable || !all_agree) return kExitFailure;
+  return sweep.num_converged == sweep.num_points ? kExitCertified
+                                                 : kExitNotCertified;
 }

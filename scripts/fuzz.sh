@@ -12,8 +12,8 @@ SAN="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
 CC=clang CXX=clang++ cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DECMO_FUZZ=ON -DBUILD_TESTING=OFF -DBUILD_EXAMPLES=OFF -DBUILD_BENCHMARKS=OFF \
   -DCMAKE_CXX_FLAGS="$SAN" > build-fuzz.log 2>&1 || { cat build-fuzz.log; exit 1; }
-cmake --build build-fuzz -j"$(nproc)" --target problem_fuzzer text_fuzzer
-for target in problem_fuzzer text_fuzzer; do
+cmake --build build-fuzz -j"$(nproc)" --target problem_fuzzer text_fuzzer resume_fuzzer
+for target in problem_fuzzer text_fuzzer resume_fuzzer; do
   work="build-fuzz/corpus-$target"
   mkdir -p "$work"
   echo "fuzz: $target for ${SECONDS_PER_TARGET}s"

@@ -59,6 +59,16 @@ TEST(Solver, InvalidOptionsNameTheField) {
   options = Solver::Options();
   options.kkt_tolerance = -1.0;
   ExpectFailure(SolveGebken(options, {0.5, 0.5}), "kkt_tolerance = -1");
+  // A tolerance of 1 or more (or inf, NaN) certified the start point.
+  for (double tolerance : {std::numeric_limits<double>::infinity(), 1e300,
+                           1.0, std::numeric_limits<double>::quiet_NaN()}) {
+    options = Solver::Options();
+    options.kkt_tolerance = tolerance;
+    const Solver::Summary summary = SolveGebken(options, {0.5, 0.5});
+    ExpectFailure(summary, "kkt_tolerance");
+    EXPECT_NE(summary.message.find("in [0, 1)"), std::string::npos)
+        << summary.message;
+  }
   options = Solver::Options();
   options.callbacks.push_back(nullptr);
   ExpectFailure(SolveGebken(options, {0.5, 0.5}), "callbacks[0] is null");
@@ -123,6 +133,9 @@ TEST(Solver, NanDuringTheSolveNeverConverges) {
     problem.AddObjective(
         new ceres::AutoDiffCostFunction<PullRight, 1, 2>(new PullRight), {z});
     Solver::Options options;
+    // The step rules belong to the faithful strategy: select it, or the
+    // loop tests the default strategy twice.
+    options.strategy = StrategyType::WC_PENALTY_PGD;
     options.max_iterations = 20000;
     options.pgd.eta0 = 0.5;
     options.pgd.step_rule = rule;

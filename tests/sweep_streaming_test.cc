@@ -253,7 +253,11 @@ int CountCompleteLines(const std::string& path) {
 }
 
 TEST(SweepStreaming, KilledEcmoSolveResumesWithEveryPointExactlyOnce) {
-  const std::string dir = ::testing::TempDir();
+  // A directory of this process's own: TempDir() is /tmp, shared with test
+  // runs of other checkouts on the machine, whose sweeps on the same file
+  // name truncated this one's lines mid-test.
+  std::string dir = ::testing::TempDir() + "/killed_XXXXXX";
+  ASSERT_NE(::mkdtemp(&dir[0]), nullptr) << dir;
   const std::string jsonl = dir + "/killed.jsonl";
   const std::string output = dir + "/killed.json";
   std::remove(jsonl.c_str());

@@ -22,12 +22,18 @@ TEST(Sweep, FaithfulStrategyLandsOnTheGebkenArc) {
   for (double l1 : {0.2, 0.35, 0.5, 0.65, 0.8}) {
     auto instance = info->build();
     Solver::Options options;
+    // The tolerances below are the faithful strategy's (penalty bias of
+    // order T^(-1/4)); the default strategy would pass them trivially.
+    options.strategy = StrategyType::WC_PENALTY_PGD;
     options.max_iterations = 100000;
     options.record_history = false;
     options.objective_offset = {0.0, 0.0};  // the paper's form, r = 0
     Solver::Summary summary;
     Solve(options, instance->problem, {l1, 1.0 - l1}, &summary);
     ASSERT_TRUE(summary.IsSolutionUsable()) << summary.message;
+    ASSERT_EQ(summary.strategy, StrategyType::WC_PENALTY_PGD);
+    // kkt_tolerance = 0: the paper's algorithm runs exactly T steps.
+    EXPECT_EQ(summary.iterations, 100000);
     const Eigen::VectorXd expected =
         info->pareto_point(Eigen::Vector2d(l1, 1 - l1), Eigen::Vector2d::Zero());
     EXPECT_LT((summary.z - expected).norm(), 0.05) << "lambda1 = " << l1;
@@ -45,12 +51,18 @@ TEST(Sweep, FaithfulStrategyMatchesTheConvexLineParetoSet) {
   for (double l1 : {0.1, 0.25, 0.5, 0.75, 0.9}) {
     auto instance = info->build();
     Solver::Options options;
+    // The tolerances below are the faithful strategy's (penalty bias of
+    // order T^(-1/4)); the default strategy would pass them trivially.
+    options.strategy = StrategyType::WC_PENALTY_PGD;
     options.max_iterations = 100000;
     options.record_history = false;
     options.objective_offset = {0.0, 0.0};  // the paper's form, r = 0
     Solver::Summary summary;
     Solve(options, instance->problem, {l1, 1.0 - l1}, &summary);
     ASSERT_TRUE(summary.IsSolutionUsable()) << summary.message;
+    ASSERT_EQ(summary.strategy, StrategyType::WC_PENALTY_PGD);
+    // kkt_tolerance = 0: the paper's algorithm runs exactly T steps.
+    EXPECT_EQ(summary.iterations, 100000);
     const double t = summary.z[0];
     EXPECT_GE(t, 0.1 - 0.1);
     EXPECT_LE(t, 18.1 / 8.5 + 0.1);

@@ -143,7 +143,9 @@ bool LinearScalarizationOptions::IsValid(std::string* error) const {
                 lipschitz_increase > 1.0 && std::isfinite(lipschitz_increase),
                 "> 1 and finite");
   ECMO_LS_CHECK(max_lipschitz_increases, max_lipschitz_increases >= 0, ">= 0");
-  ECMO_LS_CHECK(kkt_tolerance, kkt_tolerance >= 0.0, ">= 0");
+  ECMO_LS_CHECK(kkt_tolerance,
+                kkt_tolerance >= 0.0 && kkt_tolerance < 1.0,
+                "in [0, 1) (0: run all iterations)");
   ECMO_LS_CHECK(affinity_tolerance,
                 affinity_tolerance > 0.0 && std::isfinite(affinity_tolerance),
                 "> 0 and finite");

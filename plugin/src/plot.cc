@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "ecmo/indicators.h"
+#include "ecmo/result_writer.h"
 
 extern char** environ;
 
@@ -112,25 +113,23 @@ PlotResult Render(const PlotOptions& options,
   SplitExtension(image_path, &stem, &extension);
   result.data_path = stem + ".dat";
   result.script_path = stem + ".gp";
-  {
-    std::ofstream out(result.data_path);
-    out << data;
-    if (!out) {
-      result.message = "Cannot write the plot data '" + result.data_path + "'.";
-      return result;
-    }
+  // Replaced atomically: a full disk never leaves a truncated data file
+  // in place of a good one.
+  std::string error;
+  if (!WriteFileAtomically(result.data_path, data, &error)) {
+    result.message = "Cannot write the plot data: " + error + ".";
+    return result;
   }
   {
-    std::ofstream out(result.script_path);
+    std::ostringstream out;
     out << "# Written by ceres-ecmo; draw with: gnuplot " << result.script_path
         << "\n"
         << Terminal(options, format) << "set output " << Quote(image_path)
         << "\n"
         << "data = " << Quote(result.data_path) << "\n"
         << script_body << "unset output\n";
-    if (!out) {
-      result.message =
-          "Cannot write the plot script '" + result.script_path + "'.";
+    if (!WriteFileAtomically(result.script_path, out.str(), &error)) {
+      result.message = "Cannot write the plot script: " + error + ".";
       return result;
     }
   }

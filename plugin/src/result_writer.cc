@@ -1,5 +1,13 @@
 #include "ecmo/result_writer.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -179,7 +187,20 @@ bool ReadInt(const nlohmann::json& j,
     *error = std::string("\"") + key + "\" is not a number";
     return false;
   }
-  *out = static_cast<Int>(it->get<double>());
+  // Converting a double outside Int's range is undefined behaviour (1e300
+  // iterations read back as -2147483648): refuse it instead.
+  const double value = it->get<double>();
+  if (!(value >= static_cast<double>(std::numeric_limits<Int>::min()) &&
+        value < static_cast<double>(std::numeric_limits<Int>::max()) + 1.0) ||
+      value != std::floor(value)) {
+    std::ostringstream os;
+    os << "\"" << key << "\" = " << value << " is not an integer in ["
+       << std::numeric_limits<Int>::min() << ", "
+       << std::numeric_limits<Int>::max() << "]";
+    *error = os.str();
+    return false;
+  }
+  *out = static_cast<Int>(value);
   return true;
 }
 
@@ -518,6 +539,143 @@ bool ReadResultFile(const std::string& path,
                 "JSON-lines output of ecmo_solve)");
   }
   *points = std::move(result);
+  return true;
+}
+
+namespace {
+
+std::string Errno(const std::string& path, const std::string& what) {
+  return path + ": " + what + ": " + std::strerror(errno);
+}
+
+// Writes all of `text` to `fd`, retrying short writes and EINTR.
+bool WriteAll(int fd, const std::string& text) {
+  size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    done += static_cast<size_t>(n);
+  }
+  return true;
+}
+
+std::string DirectoryOf(const std::string& path) {
+  const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  return parent.empty() ? std::string(".") : parent.string();
+}
+
+}  // namespace
+
+std::string CanonicalPath(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::path p = path;
+  // Follow the last component's links first: weakly_canonical keeps a
+  // dangling link as it is, and writing "through" it must create its
+  // target, not replace the link.
+  for (int hops = 0; hops < 40 && fs::is_symlink(fs::symlink_status(p, ec));
+       ++hops) {
+    const fs::path target = fs::read_symlink(p, ec);
+    if (ec) break;
+    p = target.is_absolute() ? target : p.parent_path() / target;
+  }
+  const fs::path canonical = fs::weakly_canonical(p, ec);
+  return ec ? p.string() : canonical.string();
+}
+
+bool WriteFileAtomically(const std::string& path,
+                         const std::string& text,
+                         std::string* error) {
+  std::string scratch;
+  if (error == nullptr) error = &scratch;
+  // Write through a symbolic link: replace its target, keep the link.
+  std::string target = path;
+  struct stat st;
+  if (::lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
+    target = CanonicalPath(path);
+  }
+  const bool exists = ::stat(target.c_str(), &st) == 0;
+  if (exists && !S_ISREG(st.st_mode)) {
+    // A device or FIFO cannot be renamed over; write it in place.
+    const int fd = ::open(target.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
+    if (fd < 0) {
+      *error = Errno(path, "cannot open for writing");
+      return false;
+    }
+    if (!WriteAll(fd, text)) {
+      *error = Errno(path, "write failed");
+      ::close(fd);
+      return false;
+    }
+    if (::close(fd) != 0) {
+      *error = Errno(path, "close failed");
+      return false;
+    }
+    return true;
+  }
+  std::string tmp = target + ".tmp.XXXXXX";
+  const int fd = ::mkstemp(&tmp[0]);
+  if (fd < 0) {
+    *error = Errno(path, "cannot create a temporary file in " +
+                             DirectoryOf(target));
+    return false;
+  }
+  const auto fail = [&](const std::string& what) {
+    *error = Errno(path, what);
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    return false;
+  };
+  // mkstemp creates mode 0600: keep the old file's mode, or the usual one.
+  const mode_t mode = exists ? (st.st_mode & 07777) : 0644;
+  if (::fchmod(fd, mode) != 0) return fail("chmod of " + tmp + " failed");
+  if (!WriteAll(fd, text)) return fail("write of " + tmp + " failed");
+  if (::fsync(fd) != 0) return fail("fsync of " + tmp + " failed");
+  if (::close(fd) != 0) {
+    *error = Errno(path, "close of " + tmp + " failed");
+    ::unlink(tmp.c_str());
+    return false;
+  }
+  if (std::rename(tmp.c_str(), target.c_str()) != 0) {
+    *error = Errno(path, "cannot rename " + tmp + " over it");
+    ::unlink(tmp.c_str());
+    return false;
+  }
+  return true;
+}
+
+bool CheckWritable(const std::string& path, std::string* error) {
+  std::string scratch;
+  if (error == nullptr) error = &scratch;
+  if (path.empty()) {
+    *error = "the path is empty";
+    return false;
+  }
+  struct stat st;
+  const std::string target = CanonicalPath(path);
+  if (::stat(target.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) {
+      *error = path + ": is a directory; give a file name";
+      return false;
+    }
+    if (::access(target.c_str(), W_OK) != 0) {
+      *error = Errno(path, "not writable");
+      return false;
+    }
+    if (!S_ISREG(st.st_mode)) return true;  // a device: written in place
+  }
+  const std::string dir = DirectoryOf(target);
+  if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+    *error = path + ": the directory " + dir + " does not exist";
+    return false;
+  }
+  if (::access(dir.c_str(), W_OK) != 0) {
+    *error = Errno(path, "the directory " + dir + " is not writable");
+    return false;
+  }
   return true;
 }
 

@@ -44,10 +44,12 @@ std::string FormatVector(const Eigen::VectorXd& v, int max_entries = 6) {
 
 bool Solver::Options::IsValid(std::string* error) const {
   ECMO_OPTION_CHECK(max_iterations, max_iterations > 0, "> 0");
+  // ||K||^2 of the start point of a typical problem is O(1): a tolerance
+  // of 1 or more (or inf) would certify points that were never solved.
   ECMO_OPTION_CHECK(kkt_tolerance,
                     kkt_tolerance >= 0.0 && kkt_tolerance < 1.0,
-                    "in [0, 1) (0: the scale-invariant certificate; a "
-                    "||K||^2 of 1 or more certifies nothing)");
+                    "in [0, 1) (0: the scale-invariant certificate; "
+                    "meaningful values are about 1e-16 to 1e-4)");
   ECMO_OPTION_CHECK(stationarity_tolerance,
                     stationarity_tolerance > 0.0 && stationarity_tolerance < 1.0,
                     "in (0, 1)");
@@ -107,14 +109,17 @@ bool Solver::Options::IsValid(std::string* error) const {
                     quasi_newton.inner.max_solver_time_in_seconds > 0.0,
                     "> 0");
   ECMO_OPTION_CHECK(quasi_newton.inner.function_tolerance,
-                    quasi_newton.inner.function_tolerance >= 0.0,
-                    ">= 0");
+                    quasi_newton.inner.function_tolerance >= 0.0 &&
+                        quasi_newton.inner.function_tolerance < 1.0,
+                    "in [0, 1)");
   ECMO_OPTION_CHECK(quasi_newton.inner.gradient_tolerance,
-                    quasi_newton.inner.gradient_tolerance >= 0.0,
-                    ">= 0");
+                    quasi_newton.inner.gradient_tolerance >= 0.0 &&
+                        quasi_newton.inner.gradient_tolerance < 1.0,
+                    "in [0, 1)");
   ECMO_OPTION_CHECK(quasi_newton.inner.parameter_tolerance,
-                    quasi_newton.inner.parameter_tolerance >= 0.0,
-                    ">= 0");
+                    quasi_newton.inner.parameter_tolerance >= 0.0 &&
+                        quasi_newton.inner.parameter_tolerance < 1.0,
+                    "in [0, 1)");
   ECMO_OPTION_CHECK(quasi_newton.inner.max_lbfgs_rank,
                     quasi_newton.inner.max_lbfgs_rank > 0,
                     "> 0");

@@ -1,6 +1,8 @@
 #include "ecmo/sweep.h"
 
 #include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -9,24 +11,25 @@
 #include <cmath>
 #include <condition_variable>
 #include <cstdio>
+#include <cstring>
 #include <iostream>
 #include <limits>
 #include <memory>
 #include <mutex>
 #include <sstream>
+#include <system_error>
 #include <thread>
 #include <utility>
 
 #include "ecmo/evaluator.h"
 #include "ecmo/indicators.h"
 #include "ecmo/result_writer.h"
+#include "sweep_io.h"
 
 namespace ecmo {
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-// Preferences of a resumed line must match this sweep's within this.
-constexpr double kResumeTolerance = 1e-12;
 // Greedy nearest-neighbour walks cost O(n^2); beyond this many points the
 // walk is the lexicographic order.
 constexpr int kMaxGreedyWalk = 20000;
@@ -71,50 +74,6 @@ std::string FormatVector(const Eigen::VectorXd& v, int precision = 6) {
 std::string Dump(const nlohmann::json& j) {
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
-
-bool SameDouble(double a, double b) {
-  if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
-  return std::abs(a - b) <= kResumeTolerance;
-}
-
-// Appends whole lines to a file with one write(2) per line (so a kill
-// leaves at most the line under way cut short) and no user-space buffer.
-class LineWriter {
- public:
-  LineWriter() = default;
-  ~LineWriter() { Close(); }
-  LineWriter(const LineWriter&) = delete;
-  LineWriter& operator=(const LineWriter&) = delete;
-
-  bool Open(const std::string& path, bool truncate) {
-    Close();
-    const int flags =
-        O_WRONLY | O_CREAT | O_CLOEXEC | (truncate ? O_TRUNC : O_APPEND);
-    fd_ = ::open(path.c_str(), flags, 0644);
-    return fd_ >= 0;
-  }
-  bool is_open() const { return fd_ >= 0; }
-  bool Write(const std::string& text) {
-    if (fd_ < 0) return false;
-    size_t done = 0;
-    while (done < text.size()) {
-      const ssize_t n = ::write(fd_, text.data() + done, text.size() - done);
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        return false;
-      }
-      done += static_cast<size_t>(n);
-    }
-    return true;
-  }
-  void Close() {
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = -1;
-  }
-
- private:
-  int fd_ = -1;
-};
 
 // Checks a preference before the floor: size S, finite, >= 0, not all 0.
 bool CheckPreference(const std::vector<double>& w,
@@ -233,6 +192,9 @@ class SweepRunner {
   bool PrepareOffsets();
   bool Resume();
   bool OpenOutputs();
+  bool UpdateJsonlForResume();
+  int StartThreads(int threads, std::vector<std::thread>* pool);
+  void RecordWriteError(internal::LineWriter* writer);
   void ChooseThreads(int num_todo);
   int NextTask(int thread);
   int NearestFinished(const std::vector<double>& preference) const;
@@ -268,9 +230,12 @@ class SweepRunner {
   int num_constraints_ = 0;
   Eigen::VectorXd start_point_;
 
-  LineWriter jsonl_;
-  LineWriter csv_;
+  internal::LineWriter jsonl_;
+  internal::LineWriter csv_;
   std::string write_error_;
+  // What SweepSettings records in every JSON line.
+  nlohmann::json settings_;
+  internal::ResumeContents resume_;
 
   // Shared state, guarded by mutex_.
   mutable std::mutex mutex_;
@@ -325,6 +290,18 @@ bool SweepRunner::Prepare() {
   num_constraints_ = problem->NumConstraints();
   summary_->num_objectives = num_objectives_;
   summary_->num_parameters = num_parameters_;
+  if (options_.preference_floor * num_objectives_ >= 1.0) {
+    // Every entry would be raised to at least 1/S: all preferences become
+    // (1/S, ..., 1/S) and the sweep would solve one point n times.
+    std::ostringstream os;
+    os << "Invalid configuration. ParetoSweep::Options::preference_floor = "
+       << options_.preference_floor << " is >= 1/S = "
+       << 1.0 / num_objectives_ << " for " << num_objectives_
+       << " objectives: it would collapse every preference to the centre. "
+       << "Use a floor well below 1/S (default " << kDefaultPreferenceFloor
+       << ").";
+    return Fail(os.str());
+  }
   start_point_.resize(num_parameters_);
   problem->GetParameters(start_point_.data());
   if (factory_ == nullptr) {
@@ -343,7 +320,12 @@ bool SweepRunner::Prepare() {
     if (p.preference_changed) summary_->changed_preferences.push_back(i);
   }
   solver_options_ = options_.solver;
-  return PrepareOffsets();
+  if (!PrepareOffsets()) return false;
+  // After PrepareOffsets: the offsets every point actually uses.
+  settings_ = internal::SweepSettings(solver_options_, options_.warm_start,
+                                      options_.preference_floor,
+                                      options_.settings);
+  return true;
 }
 
 // Fixes automatic objective offsets once, at the problem's start point.
@@ -365,131 +347,102 @@ bool SweepRunner::PrepareOffsets() {
   return true;
 }
 
+// Opens and locks the JSON-lines file and reads it back when resuming.
+// Nothing in the file changes here: a file that is refused stays as it was
+// (UpdateJsonlForResume edits it once every output could be opened).
 bool SweepRunner::Resume() {
+  if (options_.jsonl_path.empty()) return true;
+  const bool existed = ::access(options_.jsonl_path.c_str(), F_OK) == 0;
+  if (!jsonl_.OpenLocked(options_.jsonl_path)) {
+    return Fail("Cannot write the JSON-lines file: " + jsonl_.error() + ".");
+  }
   if (!options_.resume) return true;
-  if (::access(options_.jsonl_path.c_str(), F_OK) != 0) {
+  if (!existed) {
     summary_->resume_message =
         options_.jsonl_path + " does not exist; starting a fresh sweep";
     return true;
   }
-  JsonLines lines;
+  std::string text;
+  if (!jsonl_.ReadAll(&text)) return Fail("Resume: " + jsonl_.error() + ".");
+  internal::ResumeExpectation expect;
+  expect.path = options_.jsonl_path;
+  expect.problem_name = options_.problem_name;
+  expect.num_objectives = num_objectives_;
+  expect.num_parameters = num_parameters_;
+  expect.num_constraints = num_constraints_;
+  expect.settings = settings_;
+  for (const SweepPoint& p : summary_->points) {
+    expect.preferences.push_back(p.preference);
+  }
   std::string error;
-  if (!ReadJsonLines(options_.jsonl_path, &lines, &error)) {
+  if (!internal::ParseResumeText(text, expect, &resume_, &error)) {
     return Fail("Resume: " + error);
   }
-  const int n = summary_->num_points;
-  std::vector<int> kept;  // positions in lines.values
-  int duplicates = 0;
-  std::vector<char> seen(n, 0);
-  for (size_t l = 0; l < lines.values.size(); ++l) {
-    const nlohmann::json& j = lines.values[l];
-    const std::string where = "Resume: " + options_.jsonl_path + ":" +
-                              std::to_string(lines.line_numbers[l]) + ": ";
-    const std::string advice =
-        " It belongs to another sweep: use another jsonl file, or drop "
-        "resume to overwrite it.";
-    const auto index_it = j.find("index");
-    if (!j.is_object() || index_it == j.end() || !index_it->is_number()) {
-      return Fail(where + "not a sweep point (no \"index\")." + advice);
-    }
-    const double raw_index = index_it->get<double>();
-    if (!(raw_index >= 0 && raw_index < n) ||
-        raw_index != std::floor(raw_index)) {
-      std::ostringstream os;
-      os << where << "index " << raw_index << " is not in [0, " << n
-         << ") for this sweep of " << n << " preferences." << advice;
-      return Fail(os.str());
-    }
-    const int index = static_cast<int>(raw_index);
-    const auto problem_it = j.find("problem");
-    if (problem_it != j.end() && problem_it->is_string() &&
-        problem_it->get<std::string>() != options_.problem_name) {
-      return Fail(where + "problem \"" + problem_it->get<std::string>() +
-                  "\" differs from this sweep's \"" + options_.problem_name +
-                  "\"." + advice);
-    }
-    Solver::Summary restored;
-    if (!SummaryFromJson(j, &restored, &error)) {
-      return Fail(where + "not a sweep point: " + error + "." + advice);
-    }
-    SweepPoint& point = summary_->points[index];
-    bool same = restored.preference.size() == point.preference.size();
-    for (size_t s = 0; same && s < point.preference.size(); ++s) {
-      same = SameDouble(restored.preference[s], point.preference[s]);
-    }
-    if (!same) {
-      return Fail(where + "point " + std::to_string(index) +
-                  " has preference " + FormatVector(restored.preference, 17) +
-                  " but this sweep's is " + FormatVector(point.preference, 17) +
-                  "." + advice);
-    }
-    if (seen[index]) {
-      ++duplicates;
-      continue;
-    }
-    seen[index] = 1;
-    kept.push_back(static_cast<int>(l));
+  for (internal::ResumedLine& line : resume_.points) {
+    SweepPoint& point = summary_->points[line.index];
     point.status = SweepPoint::RESUMED;
-    point.summary = std::move(restored);
-    const auto warm = j.find("warm_start_from");
-    if (warm != j.end() && warm->is_number()) {
-      point.warm_start_from = warm->get<int>();
-    }
-    point.extra = j;
+    point.summary = std::move(line.summary);
+    point.warm_start_from = line.warm_start_from;
+    point.extra = line.json;
   }
-
-  // Drop bad and duplicate lines from the file before appending.
-  const int dropped = static_cast<int>(lines.bad_lines.size()) + duplicates;
-  summary_->resume_dropped_lines = dropped;
-  summary_->resume_dropped_truncated_line = lines.last_line_truncated;
-  if (dropped > 0) {
-    if (duplicates == 0 && lines.bad_lines.size() == 1 &&
-        lines.last_line_truncated) {
-      if (::truncate(options_.jsonl_path.c_str(),
-                     static_cast<off_t>(lines.valid_prefix_bytes)) != 0) {
-        return Fail("Resume: cannot truncate " + options_.jsonl_path + ".");
-      }
-    } else {
-      const std::string tmp = options_.jsonl_path + ".tmp";
-      LineWriter out;
-      if (!out.Open(tmp, /*truncate=*/true)) {
-        return Fail("Resume: cannot write " + tmp + ".");
-      }
-      for (int l : kept) {
-        if (!out.Write(Dump(lines.values[l]) + "\n")) {
-          return Fail("Resume: cannot write " + tmp + ".");
-        }
-      }
-      out.Close();
-      if (std::rename(tmp.c_str(), options_.jsonl_path.c_str()) != 0) {
-        return Fail("Resume: cannot replace " + options_.jsonl_path + ".");
-      }
-    }
-  }
+  summary_->resume_dropped_lines =
+      resume_.num_duplicates + (resume_.truncated_last_line ? 1 : 0);
+  summary_->resume_dropped_truncated_line = resume_.truncated_last_line;
   std::ostringstream os;
-  os << "resumed " << kept.size() << " of " << n << " points from "
-     << options_.jsonl_path;
-  if (lines.last_line_truncated) {
-    os << "; dropped a truncated last line (line " << lines.bad_lines.back()
-       << ", the writer was interrupted)";
+  os << "resumed " << resume_.points.size() << " of " << summary_->num_points
+     << " points from " << options_.jsonl_path;
+  if (resume_.truncated_last_line) {
+    os << "; dropped a truncated last line (line "
+       << resume_.truncated_line_number << ", the writer was interrupted)";
   }
-  const int other_bad = static_cast<int>(lines.bad_lines.size()) -
-                        (lines.last_line_truncated ? 1 : 0);
-  if (other_bad > 0) os << "; dropped " << other_bad << " unreadable line(s)";
-  if (duplicates > 0) os << "; dropped " << duplicates << " duplicate(s)";
+  if (resume_.num_duplicates > 0) {
+    os << "; dropped " << resume_.num_duplicates << " duplicate(s)";
+  }
   summary_->resume_message = os.str();
   return true;
 }
 
-bool SweepRunner::OpenOutputs() {
-  if (!options_.jsonl_path.empty() &&
-      !jsonl_.Open(options_.jsonl_path, /*truncate=*/!options_.resume)) {
-    return Fail("Cannot write the JSON-lines file '" + options_.jsonl_path +
-                "'.");
+// Makes the JSON-lines file hold exactly the resumed points (or nothing,
+// for a fresh sweep) before new lines are appended.
+bool SweepRunner::UpdateJsonlForResume() {
+  if (!jsonl_.is_open()) return true;
+  if (!options_.resume) {
+    if (!jsonl_.Truncate(0)) return Fail(jsonl_.error() + ".");
+    return true;
   }
+  if (resume_.num_duplicates > 0) {
+    // Replace the file atomically (through a symbolic link, to its
+    // target), then lock the new file before letting go of the old one.
+    std::string text;
+    for (const internal::ResumedLine& line : resume_.points) {
+      text += line.text + "\n";
+    }
+    std::string error;
+    if (!WriteFileAtomically(options_.jsonl_path, text, &error)) {
+      return Fail("Resume: cannot rewrite the JSON-lines file without its "
+                  "duplicate lines: " + error + " (the file is unchanged).");
+    }
+    internal::LineWriter rewritten;
+    if (!rewritten.OpenLocked(options_.jsonl_path)) {
+      return Fail("Resume: " + rewritten.error() + ".");
+    }
+    jsonl_.Swap(&rewritten);
+    return true;
+  }
+  if (resume_.truncated_last_line &&
+      !jsonl_.Truncate(resume_.valid_prefix_bytes)) {
+    return Fail("Resume: " + jsonl_.error() + ".");
+  }
+  if (resume_.needs_newline && !jsonl_.Write("\n")) {
+    return Fail("Resume: " + jsonl_.error() + ".");
+  }
+  return true;
+}
+
+bool SweepRunner::OpenOutputs() {
   if (!options_.csv_path.empty()) {
     if (!csv_.Open(options_.csv_path, /*truncate=*/true)) {
-      return Fail("Cannot write the CSV file '" + options_.csv_path + "'.");
+      return Fail("Cannot write the CSV file: " + csv_.error() + ".");
     }
     std::string text = CsvHeader(num_objectives_, num_parameters_) + "\n";
     for (const SweepPoint& p : summary_->points) {
@@ -498,10 +451,38 @@ bool SweepRunner::OpenOutputs() {
       }
     }
     if (!csv_.Write(text)) {
-      return Fail("Cannot write the CSV file '" + options_.csv_path + "'.");
+      return Fail("Cannot write the CSV file: " + csv_.error() + ".");
     }
   }
-  return true;
+  return UpdateJsonlForResume();
+}
+
+void SweepRunner::RecordWriteError(internal::LineWriter* writer) {
+  // Called with mutex_ held. Stop writing to the file: a line cut short by
+  // a full disk stays the last one, which a resume drops and reports.
+  if (write_error_.empty()) write_error_ = writer->error();
+  writer->Close();
+}
+
+// Starts workers 1 .. threads-1 (the caller is worker 0). When the system
+// refuses a thread (std::system_error: no memory for its stack, a process
+// limit), the sweep goes on with the threads it has: the chunks of the
+// missing workers are taken by the others' work stealing.
+int SweepRunner::StartThreads(int threads, std::vector<std::thread>* pool) {
+  for (int t = 1; t < threads; ++t) {
+    try {
+      pool->emplace_back([this, t] { WorkerLoop(t); });
+    } catch (const std::system_error& e) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      summary_->num_threads_used = t;
+      summary_->threads_message =
+          "could create only " + std::to_string(t) + " of " +
+          std::to_string(threads) + " threads (" + e.what() +
+          "); lower num_threads or raise the memory / process limits";
+      break;
+    }
+  }
+  return static_cast<int>(pool->size()) + 1;
 }
 
 void SweepRunner::ChooseThreads(int num_todo) {
@@ -719,15 +700,16 @@ void SweepRunner::Finish(SweepPoint* point) {
         std::max(worst_kkt_, s.kkt.with_solver_multipliers.SquaredNorm());
   }
   ++num_finished_;
+  // The options that computed the point travel with it, so that a resume
+  // with other options refuses it.
+  if (point->extra.is_object()) point->extra["settings"] = settings_;
   if (jsonl_.is_open() &&
       !jsonl_.Write(Dump(SweepPointToJson(*point, options_.problem_name)) +
-                    "\n") &&
-      write_error_.empty()) {
-    write_error_ = "writing " + options_.jsonl_path + " failed";
+                    "\n")) {
+    RecordWriteError(&jsonl_);
   }
-  if (csv_.is_open() && !csv_.Write(CsvRow(s, options_.problem_name) + "\n") &&
-      write_error_.empty()) {
-    write_error_ = "writing " + options_.csv_path + " failed";
+  if (csv_.is_open() && !csv_.Write(CsvRow(s, options_.problem_name) + "\n")) {
+    RecordWriteError(&csv_);
   }
   for (SweepCallback* callback : options_.callbacks) {
     const CallbackReturnType r = (*callback)(*point);
@@ -765,7 +747,9 @@ void SweepRunner::WorkerLoop(int thread) {
           // prediction error drops from O(step) to O(step^2).
           const int before = summary_->points[from].warm_start_from;
           double t = 0.0;
-          if (have_warm && before >= 0 && before != from && done_[before] &&
+          if (have_warm && before >= 0 &&
+              before < static_cast<int>(done_.size()) && before != from &&
+              done_[before] &&
               SecantStep(point->preference, from, before, &t)) {
             const Solver::Summary& b = summary_->points[before].summary;
             Solver::Options::WarmStart wb;
@@ -918,8 +902,9 @@ void SweepRunner::Summarize() {
     sum.termination_type = ceres::NO_CONVERGENCE;
   }
   if (!write_error_.empty()) {
-    os << " Warning: " << write_error_ << ".";
+    os << " Writing the results failed: " << write_error_ << ".";
   }
+  sum.write_error = write_error_;
   sum.message = os.str();
 }
 
@@ -929,6 +914,8 @@ void SweepRunner::Run() {
   summary_->warm_start = options_.warm_start;
   summary_->preference_floor = options_.preference_floor;
   if (!Prepare() || !Resume() || !OpenOutputs()) {
+    jsonl_.Close();
+    csv_.Close();
     summary_->num_not_solved = summary_->num_points;
     return;
   }
@@ -963,31 +950,26 @@ void SweepRunner::Run() {
 
   std::thread progress;
   if (options_.progress_to_stderr && num_todo_ > 0) {
-    progress = std::thread([this] { ProgressLoop(); });
-  }
-  if (threads == 1) {
-    WorkerLoop(0);
-  } else {
-    std::vector<std::thread> pool;
-    for (int t = 0; t < threads; ++t) {
-      pool.emplace_back([this, t] { WorkerLoop(t); });
+    try {
+      progress = std::thread([this] { ProgressLoop(); });
+    } catch (const std::system_error&) {
+      // No progress lines then; the sweep itself does not need them.
     }
-    for (std::thread& t : pool) t.join();
   }
+  std::vector<std::thread> pool;
+  StartThreads(threads, &pool);
+  WorkerLoop(0);  // the calling thread is worker 0
+  for (std::thread& t : pool) t.join();
   {
     std::lock_guard<std::mutex> lock(mutex_);
     finished_ = true;
   }
   progress_cv_.notify_all();
   if (progress.joinable()) progress.join();
-  jsonl_.Close();
-  csv_.Close();
+  if (!jsonl_.Close() && write_error_.empty()) write_error_ = jsonl_.error();
+  if (!csv_.Close() && write_error_.empty()) write_error_ = csv_.error();
   Summarize();
   summary_->total_time_in_seconds = SecondsSince(start_);
-}
-
-std::vector<double> ToStd(const Eigen::VectorXd& v) {
-  return std::vector<double>(v.data(), v.data() + v.size());
 }
 
 }  // namespace
@@ -1027,6 +1009,14 @@ bool ParetoSweep::Options::IsValid(std::string* error) const {
       }
       return false;
     }
+  }
+  if (!settings.is_object()) {
+    if (error != nullptr) {
+      *error =
+          "Invalid configuration. ParetoSweep::Options::settings must be a "
+          "JSON object.";
+    }
+    return false;
   }
   if (resume && jsonl_path.empty()) {
     if (error != nullptr) {
@@ -1172,59 +1162,6 @@ void ThinHistory(int max_entries, std::vector<IterationSummary>* history) {
   }
   kept.push_back(h.back());
   *history = std::move(kept);
-}
-
-nlohmann::json SweepPointToJson(const SweepPoint& point,
-                                const std::string& problem_name) {
-  nlohmann::json j = SummaryToJson(point.summary, problem_name);
-  j["index"] = point.index;
-  j["preference"] = point.preference;
-  j["preference_given"] = point.preference_given;
-  j["warm_start_from"] = point.warm_start_from;
-  if (point.extra.is_object()) j.update(point.extra);
-  return j;
-}
-
-nlohmann::json SweepToJson(const ParetoSweep::Summary& summary,
-                           const std::string& problem_name) {
-  nlohmann::json points = nlohmann::json::array();
-  StrategyType strategy = StrategyType::WC_PENALTY_PGD;
-  bool have_strategy = false;
-  for (const SweepPoint& p : summary.points) {
-    if (p.status == SweepPoint::NOT_SOLVED) continue;
-    if (!have_strategy) {
-      strategy = p.summary.strategy;
-      have_strategy = true;
-    }
-    points.push_back(SweepPointToJson(p, problem_name));
-  }
-  nlohmann::json j = {
-      {"problem", problem_name},
-      {"points", points},
-      {"hypervolume", summary.hypervolume},
-      {"reference_point", ToStd(summary.reference_point)},
-      {"ideal", ToStd(summary.ideal)},
-      {"nadir", ToStd(summary.nadir)},
-      {"non_dominated", summary.non_dominated},
-      {"num_points", summary.num_points},
-      {"num_solved", summary.num_solved},
-      {"num_resumed", summary.num_resumed},
-      {"num_usable", summary.num_usable},
-      {"gradient_evaluations", summary.gradient_evaluations},
-      {"num_threads_given", summary.num_threads_given},
-      {"num_threads_used", summary.num_threads_used},
-      {"warm_start", summary.warm_start},
-      {"preference_floor", summary.preference_floor},
-      {"changed_preferences", summary.changed_preferences},
-      {"worst_kkt_residual_sq", summary.worst_kkt_residual_sq},
-      {"worst_kkt_residual_sq_least_squares",
-       summary.worst_kkt_residual_sq_least_squares},
-      {"termination", TerminationTypeName(summary.termination_type)},
-      {"message", summary.message},
-      {"wall_time_seconds", summary.total_time_in_seconds},
-  };
-  if (have_strategy) j["strategy"] = StrategyTypeToString(strategy);
-  return j;
 }
 
 void Sweep(const ParetoSweep::Options& options,

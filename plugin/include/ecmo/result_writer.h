@@ -104,6 +104,27 @@ bool ReadResultFile(const std::string& path,
                     int* num_skipped_lines,
                     std::string* error);
 
+// Replaces the file at `path` with `text` so that a failure never leaves a
+// truncated file in place of a good one: the text goes to a temporary file
+// in the same directory, which is fsync'ed and renamed over the target. A
+// symbolic link stays a link (its target is replaced). A path that exists
+// and is not a regular file (a device such as /dev/stdout, a FIFO) is
+// written in place. Every write, fsync and close is checked: false with
+// "PATH: what failed: strerror" (the old file, if any, is left as it was).
+bool WriteFileAtomically(const std::string& path,
+                         const std::string& text,
+                         std::string* error);
+
+// Checks, before long work, that `path` can be (re)written: its directory
+// exists and is writable and, if the file exists, it is writable. Creates
+// nothing. False with a message naming the path and the reason.
+bool CheckWritable(const std::string& path, std::string* error);
+
+// The path with symbolic links resolved (std::filesystem::weakly_canonical:
+// components that do not exist yet are kept as given), for comparing two
+// output paths; the path itself if that fails.
+std::string CanonicalPath(const std::string& path);
+
 }  // namespace ecmo
 
 #endif  // ECMO_RESULT_WRITER_H_

@@ -168,7 +168,8 @@ class ParetoSweep {
     Solver::Options solver;
 
     // Worker threads. > 0. Fewer are used when there are fewer points to
-    // solve, when a shared Problem is declared ThreadSafety::NONE, or when a
+    // solve, when the system refuses to create more threads (the sweep
+    // goes on with those it has, at least the calling thread), when a shared Problem is declared ThreadSafety::NONE, or when a
     // shared Problem is combined with a point_solver (which needs the
     // parameter blocks); Summary::num_threads_used and threads_message say
     // so.
@@ -199,13 +200,34 @@ class ParetoSweep {
     // "preference" match a point of this sweep (every entry within 1e-12)
     // are taken as done and not solved again; the rest are solved and
     // appended. A last line cut short (the writer was killed mid-write) is
-    // dropped from the file and reported; other lines that do not parse are
-    // dropped and reported too. A line whose index is out of range, whose
-    // preference differs or whose problem name differs makes the sweep fail
-    // (FAILURE, nothing solved, file untouched): it belongs to another
-    // sweep. A missing file starts a fresh sweep. The CSV file is rewritten:
-    // header, the resumed points, then the new ones.
+    // dropped from the file and reported; later lines repeating an index
+    // are dropped (the file is replaced atomically). Any other line makes
+    // the sweep fail (FAILURE, nothing solved, file untouched byte for
+    // byte) with "PATH:LINE: field ..." : a line that is not JSON (the file
+    // is not a sweep's JSON-lines file), an index out of range, another
+    // problem or preference (another sweep), other "settings" (the options
+    // that determine a point, see below; the message lists the differing
+    // ones), sizes of z / objectives / multipliers that are not this
+    // problem's, counts that do not fit an int, or a warm_start_from that
+    // is not -1 or another index. A missing file starts a fresh sweep. The
+    // CSV file is rewritten: header, the resumed points, then the new ones.
+    //
+    // Every line carries "settings": the solver options that determine the
+    // point (strategy, max_iterations, kkt_tolerance, the objective offsets
+    // used, initial_rho, the pgd and quasi_newton options, record_history
+    // and history_stride), warm_start,
+    // preference_floor and, under "extra", Options::settings.
+    //
+    // The JSON-lines file is held under an exclusive advisory lock
+    // (flock) for the whole sweep: a second sweep on the same file fails
+    // with "another ecmo_solve (or ecmo::Sweep) is writing PATH". A
+    // symbolic link stays a link: lines go to its target.
     bool resume = false;
+
+    // Further settings that determine a point's result and are not in
+    // `solver` (e.g. a point_solver's own options). Recorded in every JSON
+    // line and compared on resume. A JSON object.
+    nlohmann::json settings = nlohmann::json::object();
 
     // Progress line on stderr ("points done/total, worst ||K||^2, elapsed,
     // remaining") every progress_every_n_seconds, starting only once the
@@ -281,6 +303,12 @@ class ParetoSweep {
     std::string resume_message;
     bool resume_dropped_truncated_line = false;
     int resume_dropped_lines = 0;
+
+    // Empty unless writing the JSON-lines or CSV file failed (disk full, a
+    // file-size limit, ...): the path and strerror. The points are in this
+    // summary but the files miss some of them; nothing more was written to
+    // the file that failed.
+    std::string write_error;
 
     // Gradient evaluations summed over the points solved by this call.
     int64_t gradient_evaluations = 0;

@@ -1,0 +1,449 @@
+// "Trustworthy results": ecmo_solve and ecmo::Sweep never crash, never
+// hang and never lose data silently. A resume file is validated field by
+// field and refused untouched (byte for byte) when it is not this sweep's;
+// write errors exit 4 and never leave a truncated file in place of a good
+// one; thread creation failures fall back; exit codes say whether a front
+// is certified (0), usable (3), failed (1), bad input (2) or unsaved (4).
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <limits>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "ecmo/problems/registry.h"
+#include "ecmo/sweep.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "sweep_io.h"
+
+namespace ecmo {
+namespace {
+
+std::string ReadText(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+void WriteText(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::trunc | std::ios::binary);
+  out << text;
+}
+
+bool Exists(const std::string& path) {
+  struct stat st;
+  return ::lstat(path.c_str(), &st) == 0;
+}
+
+// A fresh, empty directory per test and process (TempDir() is shared with
+// test runs of other checkouts on the machine).
+std::string TestDir(const std::string& name) {
+  const std::string dir = ::testing::TempDir() + "/trust_" + name + "_" +
+                          std::to_string(::getpid());
+  std::system(("rm -rf '" + dir + "' && mkdir -p '" + dir + "'").c_str());
+  return dir;
+}
+
+std::vector<nlohmann::json> ParseLines(const std::string& text) {
+  std::vector<nlohmann::json> lines;
+  std::stringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (!line.empty()) lines.push_back(nlohmann::json::parse(line));
+  }
+  return lines;
+}
+
+std::string JoinLines(const std::vector<nlohmann::json>& lines) {
+  std::string text;
+  for (const nlohmann::json& j : lines) text += j.dump() + "\n";
+  return text;
+}
+
+#ifdef ECMO_SOLVE_PATH
+struct RunResult {
+  int exit_code;
+  std::string output;  // stdout and stderr
+};
+
+// Runs `prefix ecmo_solve args` through sh (prefix: e.g. "ulimit -v ...;").
+RunResult RunSolve(const std::string& args, const std::string& prefix = "") {
+  const std::string command = prefix + " " + std::string(ECMO_SOLVE_PATH) +
+                              " " + args + " 2>&1";
+  FILE* pipe = popen(command.c_str(), "r");
+  RunResult run{-1, ""};
+  if (pipe == nullptr) return run;
+  char buffer[4096];
+  size_t n;
+  while ((n = fread(buffer, 1, sizeof(buffer), pipe)) > 0) {
+    run.output.append(buffer, n);
+  }
+  const int status = pclose(pipe);
+  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return run;
+}
+
+#define EXPECT_RUN(run, code, text)                                  \
+  do {                                                               \
+    EXPECT_EQ((run).exit_code, (code)) << (run).output;              \
+    EXPECT_NE((run).output.find(text), std::string::npos) << (run).output; \
+  } while (0)
+
+// A good 3-point sweep in dir/front.jsonl; returns its lines.
+std::vector<nlohmann::json> GoodSweep(const std::string& path) {
+  const RunResult run = RunSolve("--sweep=3 --jsonl=" + path);
+  EXPECT_EQ(run.exit_code, 0) << run.output;
+  return ParseLines(ReadText(path));
+}
+
+TEST(TrustworthyResults, ResumeRefusesBadFieldsAndLeavesTheFileUntouched) {
+  const std::string dir = TestDir("fields");
+  const std::string path = dir + "/front.jsonl";
+  const std::vector<nlohmann::json> good = GoodSweep(path);
+  ASSERT_EQ(good.size(), 3u);
+  struct Case {
+    const char* field;
+    nlohmann::json value;
+    const char* message;
+  };
+  const std::vector<Case> cases = {
+      // Used to index done_[] unchecked: a segfault.
+      {"warm_start_from", 5, "field \"warm_start_from\" = 5"},
+      {"warm_start_from", 1000000, "field \"warm_start_from\" = 1000000"},
+      {"warm_start_from", -2, "field \"warm_start_from\" = -2"},
+      {"warm_start_from", 1.5, "field \"warm_start_from\" = 1.5"},
+      // Used to read back as -2147483648.
+      {"iterations", 1e300, "\"iterations\" = 1e+300 is not an integer"},
+      {"index", 3, "field \"index\" = 3 is not an integer in [0, 3)"},
+      {"index", -1, "field \"index\" = -1"},
+      {"z", nlohmann::json::array({1.0, 2.0, 3.0}),
+       "field \"z\" has 3 entries but the problem has 2 parameters"},
+      {"objectives", nlohmann::json::array({1.0}),
+       "field \"objectives\" has 1 entries"},
+      {"settings", nullptr, "field \"settings\" is missing"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(std::string(c.field) + " = " + c.value.dump());
+    std::vector<nlohmann::json> lines = good;
+    lines[1][c.field] = c.value;
+    if (c.value.is_null()) lines[1].erase(c.field);
+    const std::string text = JoinLines(lines);
+    WriteText(path, text);
+    const RunResult run = RunSolve("--sweep=3 --resume --jsonl=" + path);
+    EXPECT_RUN(run, 2, path + ":2: ");
+    EXPECT_NE(run.output.find(c.message), std::string::npos) << run.output;
+    EXPECT_NE(run.output.find("left untouched"), std::string::npos);
+    EXPECT_EQ(ReadText(path), text);
+  }
+}
+
+TEST(TrustworthyResults, ResumeRefusesAFileThatIsNotJsonLines) {
+  const std::string dir = TestDir("foreign");
+  const std::string path = dir + "/front.jsonl";
+  const std::vector<std::string> texts = {
+      "my notes about the front\nsecond line\n",
+      "problem,strategy,lambda_1,lambda_2\ngebken_circle,x,0.5,0.5\n",
+      std::string("\x7f" "ELF\x02\x01\x01\0\0\0binary\n\xff\xfe", 20),
+      "[1, 2, 3]\n",
+      "{\"a\": 1}\n",
+  };
+  for (const std::string& text : texts) {
+    SCOPED_TRACE(text);
+    WriteText(path, text);
+    const RunResult run = RunSolve("--sweep=3 --resume --jsonl=" + path);
+    EXPECT_RUN(run, 2, path + ":1: ");
+    EXPECT_EQ(ReadText(path), text) << "the file must stay byte for byte";
+  }
+  // A JSON line in the middle that does not parse is not a kill: refused.
+  const std::vector<nlohmann::json> good = GoodSweep(path);
+  const std::string broken =
+      good[0].dump() + "\n{\"index\": 1, \"cut\n" + good[2].dump() + "\n";
+  WriteText(path, broken);
+  EXPECT_RUN(RunSolve("--sweep=3 --resume --jsonl=" + path), 2,
+             path + ":2: not JSON");
+  EXPECT_EQ(ReadText(path), broken);
+  // Only a last line cut short by a kill is dropped (and reported).
+  const std::string cut = good[0].dump() + "\n" + good[1].dump() + "\n" +
+                          good[2].dump().substr(0, 40);
+  WriteText(path, cut);
+  const RunResult resumed = RunSolve("--sweep=3 --resume --jsonl=" + path);
+  EXPECT_RUN(resumed, 0, "truncated last line (line 3");
+  EXPECT_EQ(ParseLines(ReadText(path)).size(), 3u);
+}
+
+TEST(TrustworthyResults, ResumeRefusesPointsComputedWithOtherOptions) {
+  const std::string dir = TestDir("settings");
+  const std::string path = dir + "/front.jsonl";
+  GoodSweep(path);
+  const std::string text = ReadText(path);
+  EXPECT_RUN(RunSolve("--sweep=3 --resume --max_iterations=200 --jsonl=" +
+                      path),
+             2, "max_iterations (file: 10000, this run: 200)");
+  EXPECT_RUN(RunSolve("--sweep=3 --resume --strategy=wc-penalty-lbfgs "
+                      "--jsonl=" + path),
+             2, "strategy (file: \"wc-augmented-lagrangian\", this run: "
+                "\"wc-penalty-lbfgs\")");
+  EXPECT_RUN(RunSolve("--sweep=3 --resume --objective_offset=2,2 --jsonl=" +
+                      path),
+             2, "objective_offset");
+  EXPECT_RUN(RunSolve("--sweep=3 --resume --kkt_tolerance=1e-8 --jsonl=" +
+                      path),
+             2, "kkt_tolerance");
+  EXPECT_EQ(ReadText(path), text);
+  // The same options resume.
+  EXPECT_RUN(RunSolve("--sweep=3 --resume --jsonl=" + path), 0,
+             "resumed 3 of 3 points");
+}
+
+TEST(TrustworthyResults, ConcurrentRunsOnOneFileAreRefused) {
+  const std::string dir = TestDir("lock");
+  const std::string path = dir + "/front.jsonl";
+  GoodSweep(path);
+  const std::string text = ReadText(path);
+  const int fd = ::open(path.c_str(), O_RDONLY);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::flock(fd, LOCK_EX | LOCK_NB), 0);
+  EXPECT_RUN(RunSolve("--sweep=3 --resume --jsonl=" + path), 2,
+             "another ecmo_solve (or ecmo::Sweep) is writing " + path);
+  EXPECT_RUN(RunSolve("--sweep=3 --jsonl=" + path), 2, "is writing");
+  EXPECT_EQ(ReadText(path), text);
+  ::close(fd);
+  EXPECT_RUN(RunSolve("--sweep=3 --resume --jsonl=" + path), 0,
+             "resumed 3 of 3");
+}
+
+TEST(TrustworthyResults, SymlinkedJsonlStaysALink) {
+  const std::string dir = TestDir("symlink");
+  const std::string target = dir + "/data.jsonl";
+  const std::string link = dir + "/front.jsonl";
+  std::vector<nlohmann::json> good = GoodSweep(target);
+  ASSERT_EQ(::symlink("data.jsonl", link.c_str()), 0);
+  // A duplicate makes the resume rewrite the file: the target is
+  // replaced, the link stays.
+  good.push_back(good[0]);
+  good.erase(good.begin() + 1);  // and point 1 is solved again
+  WriteText(target, JoinLines(good));
+  const RunResult run = RunSolve("--sweep=3 --resume --jsonl=" + link);
+  EXPECT_RUN(run, 0, "dropped 1 duplicate(s)");
+  struct stat st;
+  ASSERT_EQ(::lstat(link.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISLNK(st.st_mode));
+  EXPECT_EQ(ParseLines(ReadText(target)).size(), 3u);
+}
+
+TEST(TrustworthyResults, CoincidingOutputPathsAreRefusedBeforeSolving) {
+  const std::string dir = TestDir("paths");
+  const std::string jsonl = dir + "/front.jsonl";
+  EXPECT_RUN(RunSolve("--sweep=3 --jsonl=" + jsonl + " --csv=" + jsonl), 2,
+             "--csv and --jsonl name the same file");
+  EXPECT_RUN(RunSolve("--sweep=3 --jsonl=" + jsonl + " --output=" + dir +
+                      "/./front.jsonl"),
+             2, "--output and --jsonl name the same file");
+  EXPECT_RUN(RunSolve("--sweep=3 --jsonl=" + dir + "/front.dat --plot=" + dir +
+                      "/front.png"),
+             2, "name the same file");
+  ASSERT_EQ(::symlink("front.jsonl", (dir + "/alias.json").c_str()), 0);
+  EXPECT_RUN(RunSolve("--sweep=3 --jsonl=" + jsonl + " --output=" + dir +
+                      "/alias.json"),
+             2, "name the same file");
+  EXPECT_FALSE(Exists(jsonl));
+}
+
+TEST(TrustworthyResults, WriteErrorsExitFourAndNeverTruncateAGoodFile) {
+  const std::string dir = TestDir("write");
+  for (const char* flag : {"--output", "--jsonl"}) {
+    SCOPED_TRACE(flag);
+    const RunResult run = RunSolve(std::string("--sweep=3 ") + flag +
+                                   "=/dev/full");
+    EXPECT_RUN(run, 4, "/dev/full");
+    EXPECT_NE(run.output.find("No space left on device"), std::string::npos);
+    EXPECT_EQ(run.output.find("written to /dev/full"), std::string::npos);
+  }
+  // The CSV header is written before solving: an I/O error then is exit 2.
+  EXPECT_RUN(RunSolve("--sweep=3 --csv=/dev/full"), 2, "/dev/full");
+  // Unwritable --output is found before the sweep, not after it.
+  const RunResult early = RunSolve("--sweep=3 --output=" + dir +
+                                   "/missing/dir/x.json");
+  EXPECT_RUN(early, 2, "cannot write --output file");
+  EXPECT_EQ(early.output.find("CONVERGENCE"), std::string::npos);
+  // A file-size limit mid-write leaves the previous --output intact (the
+  // new one goes to a temporary file renamed over it only when complete).
+  const std::string out = dir + "/front.json";
+  const std::string old_text = "{\"previous\": \"good result\"}\n";
+  WriteText(out, old_text);
+  const RunResult limited = RunSolve(
+      "--sweep=40 --output=" + out, "trap '' XFSZ; ulimit -f 8;");
+  EXPECT_RUN(limited, 4, out);
+  EXPECT_EQ(ReadText(out), old_text);
+  EXPECT_EQ(limited.output.find("JSON written to"), std::string::npos);
+}
+
+TEST(TrustworthyResults, ThreadCreationFailureFallsBackInsteadOfAborting) {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  GTEST_SKIP() << "sanitizers reserve more address space than ulimit -v";
+#endif
+  const RunResult run =
+      RunSolve("--num_threads=1000 --sweep=2000 --history=false --json",
+               "ulimit -v 3000000;");
+  ASSERT_EQ(run.exit_code, 0) << run.output.substr(0, 2000);
+  const size_t start = run.output.find('{');
+  ASSERT_NE(start, std::string::npos);
+  const nlohmann::json j =
+      nlohmann::json::parse(run.output.substr(start), nullptr, false);
+  ASSERT_FALSE(j.is_discarded());
+  EXPECT_EQ(j["num_points"], 2000);
+  EXPECT_EQ(j["num_solved"], 2000);
+  EXPECT_GE(j["num_threads_used"].get<int>(), 1);
+  EXPECT_LT(j["num_threads_used"].get<int>(), 1000);
+  EXPECT_NE(run.output.find("could create only"), std::string::npos);
+}
+
+TEST(TrustworthyResults, ExitCodesSayWhetherTheFrontIsCertified) {
+  // 0: every point CONVERGENCE.
+  EXPECT_EQ(RunSolve("--sweep=3").exit_code, 0);
+  // 3: usable, not certified (infeasibly large offsets, a useless c0).
+  EXPECT_RUN(RunSolve("--sweep=2 --objective_offset=1e300,1e300"), 3,
+             "NO_CONVERGENCE");
+  EXPECT_RUN(RunSolve("--sweep=2 --strategy=wc-penalty-pgd --c0=1e-300 "
+                      "--max_iterations=200"),
+             3, "NO_CONVERGENCE");
+  // 1: a disagreement with the reference.
+  EXPECT_EQ(RunSolve("--preference=0.3,0.7 --strategy=wc-penalty-pgd "
+                     "--max_iterations=20 --reference=ipopt")
+                .exit_code,
+            1);
+  // 2: bad input; 4: an unsaved result (above). The help text says so.
+  EXPECT_EQ(RunSolve("--sweep=0").exit_code, 2);
+  const RunResult help = RunSolve("--help");
+  EXPECT_NE(help.output.find("3  every point usable, some not certified"),
+            std::string::npos);
+  EXPECT_NE(help.output.find("4  I/O error while writing the results"),
+            std::string::npos);
+}
+
+TEST(TrustworthyResults, MeaninglessFlagsAreRefused) {
+  for (const char* tolerance : {"inf", "1e300", "1", "nan"}) {
+    EXPECT_RUN(RunSolve(std::string("--sweep=2 --kkt_tolerance=") + tolerance),
+               2, "kkt_tolerance");
+  }
+  EXPECT_RUN(RunSolve("--preference_floor=0.5"), 2, "is >= 1/S = 0.5");
+  EXPECT_RUN(RunSolve("--preference=0.5,0.5,"), 2, "field 3 is empty");
+  EXPECT_RUN(RunSolve("--preference=0.5,,0.5"), 2, "field 2 is empty");
+  EXPECT_RUN(RunSolve("--objective_offset=1,"), 2, "field 2 is empty");
+  for (const char* flag : {"--eta0=0.1", "--c0=2", "--step_rule=fixed"}) {
+    EXPECT_RUN(RunSolve(std::string("--sweep=2 ") + flag), 2,
+               "only applies to --strategy=wc-penalty-pgd");
+    EXPECT_RUN(RunSolve(std::string("--sweep=2 --strategy=wc-penalty-lbfgs ") +
+                        flag),
+               2, "not 'wc-penalty-lbfgs'");
+  }
+  EXPECT_NE(RunSolve("--sweep=2 --strategy=wc-penalty-pgd --eta0=0.02 "
+                     "--max_iterations=100")
+                .exit_code,
+            2);
+}
+#endif  // ECMO_SOLVE_PATH
+
+// The reader itself, on in-memory text (what fuzz/resume_fuzzer.cc runs).
+internal::ResumeExpectation Expectation() {
+  internal::ResumeExpectation expect;
+  expect.path = "mem.jsonl";
+  expect.problem_name = "p";
+  expect.num_objectives = 2;
+  expect.num_parameters = 2;
+  expect.num_constraints = 1;
+  expect.preferences = {{0.25, 0.75}, {0.5, 0.5}, {0.75, 0.25}};
+  expect.settings = internal::SweepSettings(Solver::Options(), true, 1e-4,
+                                            nlohmann::json::object());
+  return expect;
+}
+
+nlohmann::json Line(int index, const internal::ResumeExpectation& expect) {
+  return {{"problem", "p"},
+          {"settings", expect.settings},
+          {"index", index},
+          {"preference", expect.preferences[index]},
+          {"termination", "CONVERGENCE"},
+          {"z", {1.0, 0.0}},
+          {"objectives", {2.0, 3.0}},
+          {"warm_start_from", -1}};
+}
+
+TEST(ResumeReader, AcceptsGoodLinesAndACutLastLine) {
+  const internal::ResumeExpectation expect = Expectation();
+  const std::string text = Line(0, expect).dump() + "\n" +
+                           Line(2, expect).dump() + "\n" +
+                           Line(0, expect).dump() + "\n{\"index\": 1, \"pr";
+  internal::ResumeContents contents;
+  std::string error;
+  ASSERT_TRUE(internal::ParseResumeText(text, expect, &contents, &error))
+      << error;
+  ASSERT_EQ(contents.points.size(), 2u);
+  EXPECT_EQ(contents.points[1].index, 2);
+  EXPECT_EQ(contents.num_duplicates, 1);
+  EXPECT_TRUE(contents.truncated_last_line);
+  EXPECT_EQ(contents.truncated_line_number, 4);
+  EXPECT_EQ(contents.valid_prefix_bytes,
+            static_cast<int64_t>(text.rfind('\n') + 1));
+  // A last line that parses but has no newline needs one before appending.
+  ASSERT_TRUE(internal::ParseResumeText(Line(1, expect).dump(), expect,
+                                        &contents, &error));
+  EXPECT_TRUE(contents.needs_newline);
+}
+
+TEST(ResumeReader, RefusesEveryBadFieldWithFileLineAndField) {
+  const internal::ResumeExpectation expect = Expectation();
+  const double inf = std::numeric_limits<double>::infinity();
+  const std::vector<std::pair<nlohmann::json, std::string>> cases = {
+      {{{"warm_start_from", 3}}, "field \"warm_start_from\" = 3"},
+      {{{"warm_start_from", 1}}, "field \"warm_start_from\" = 1"},  // itself
+      {{{"index", 1e300}}, "field \"index\" = 1e+300"},
+      {{{"index", "1"}}, "field \"index\" = \"1\""},
+      {{{"iterations", -1e300}}, "\"iterations\" = -1e+300"},
+      {{{"gradient_evaluations", -3}}, "\"gradient_evaluations\" = -3"},
+      {{{"problem", "q"}}, "problem \"q\" differs"},
+      {{{"preference", {0.4, 0.6}}}, "field \"preference\""},
+      {{{"z", nlohmann::json::array()}}, "field \"z\" is empty"},
+      {{{"kkt", {{"omega", {1.0, 2.0, 3.0}}}}}, "field \"kkt.omega\""},
+      {{{"settings", {{"strategy", "x"}}}}, "field \"settings\""},
+      {{{"objectives", {inf}}}, "field \"objectives\" has 1 entries"},
+  };
+  for (const auto& [patch, message] : cases) {
+    SCOPED_TRACE(patch.dump());
+    nlohmann::json line = Line(1, expect);
+    line.update(patch);
+    const std::string text = Line(0, expect).dump() + "\n" + line.dump() + "\n";
+    internal::ResumeContents contents;
+    std::string error;
+    EXPECT_FALSE(internal::ParseResumeText(text, expect, &contents, &error));
+    EXPECT_EQ(error.rfind("mem.jsonl:2: ", 0), 0u) << error;
+    EXPECT_NE(error.find(message), std::string::npos) << error;
+  }
+}
+
+TEST(ResumeReader, SweepRefusesAFloorThatCollapsesThePreferences) {
+  const problems::ProblemInfo* info = problems::Find("gebken_circle");
+  ASSERT_NE(info, nullptr);
+  ParetoSweep::Options options;
+  options.preference_floor = 0.5;  // = 1/S
+  ParetoSweep::Summary summary;
+  Sweep(options, MakeProblemFactory(info->build), {{0.3, 0.7}, {1.0, 0.0}},
+        &summary);
+  EXPECT_EQ(summary.termination_type, ceres::FAILURE);
+  EXPECT_NE(summary.message.find("preference_floor = 0.5 is >= 1/S"),
+            std::string::npos)
+      << summary.message;
+  EXPECT_EQ(summary.num_solved, 0);
+}
+
+}  // namespace
+}  // namespace ecmo
