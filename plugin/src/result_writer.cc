@@ -36,7 +36,30 @@ std::string Num(double x) {
   return buffer;
 }
 
+nlohmann::json CertificateToJson(const KktCertificate& c) {
+  return {{"simplex", c.simplex},
+          {"stationarity", c.stationarity},
+          {"complementarity", c.complementarity},
+          {"feasibility", c.feasibility}};
+}
+
 }  // namespace
+
+nlohmann::json ScalarizationToJson(const Scalarization& s) {
+  return {
+      {"reference_point_type", ReferencePointTypeToString(s.reference_point_type)},
+      {"reference_point", ToVector(s.reference_point)},
+      {"objective_scale", ToVector(s.objective_scale)},
+      {"normalized", s.normalized},
+      {"ideal", ToVector(s.ideal_point)},
+      {"nadir", ToVector(s.nadir_point)},
+      {"single_objective_solves", s.num_single_objective_solves},
+      {"objective_evaluations", s.evaluations.value_evaluations},
+      {"gradient_evaluations", s.evaluations.gradient_evaluations},
+      {"time_seconds", s.time_in_seconds},
+      {"message", s.message},
+  };
+}
 
 nlohmann::json SummaryToJson(const Solver::Summary& summary,
                              const std::string& problem_name) {
@@ -54,6 +77,13 @@ nlohmann::json SummaryToJson(const Solver::Summary& summary,
        ToVector(summary.kkt.least_squares_multipliers.omega)},
       {"nu_least_squares", ToVector(summary.kkt.least_squares_multipliers.nu)},
   };
+  if (summary.kkt.objective_scale.size() > 0) {
+    kkt["objective_scale"] = ToVector(summary.kkt.objective_scale);
+    kkt["certificate"] =
+        CertificateToJson(summary.kkt.certificate_with_solver_multipliers);
+    kkt["certificate_least_squares"] = CertificateToJson(
+        summary.kkt.certificate_with_least_squares_multipliers);
+  }
   nlohmann::json j = {
       {"problem", problem_name},
       {"strategy", StrategyTypeToString(summary.strategy)},
@@ -70,6 +100,8 @@ nlohmann::json SummaryToJson(const Solver::Summary& summary,
       {"objectives", ToVector(summary.objectives)},
       {"constraint_norm", summary.constraint_norm},
       {"kkt", kkt},
+      {"constraint_max_norm", summary.constraint_max_norm},
+      {"scalarization", ScalarizationToJson(summary.scalarization)},
   };
   if (summary.strategy == StrategyType::WC_PENALTY_PGD && summary.eta > 0.0) {
     j["schedule"] = {{"step_rule", StepRuleToString(summary.step_rule)},
@@ -300,6 +332,22 @@ bool TerminationFromName(const std::string& name, TerminationType* type) {
   return false;
 }
 
+bool ReadCertificate(const nlohmann::json& kkt,
+                     const char* key,
+                     KktCertificate* out,
+                     std::string* error) {
+  const auto it = kkt.find(key);
+  if (it == kkt.end()) return true;
+  if (!it->is_object()) {
+    *error = std::string("\"kkt.") + key + "\" is not an object";
+    return false;
+  }
+  return ReadDouble(*it, "simplex", &out->simplex, error) &&
+         ReadDouble(*it, "stationarity", &out->stationarity, error) &&
+         ReadDouble(*it, "complementarity", &out->complementarity, error) &&
+         ReadDouble(*it, "feasibility", &out->feasibility, error);
+}
+
 bool SummaryFromJsonImpl(const nlohmann::json& j,
                          Solver::Summary* s,
                          std::string* error) {
@@ -373,6 +421,22 @@ bool SummaryFromJsonImpl(const nlohmann::json& j,
     }
     s->num_constraints =
         static_cast<int>(s->kkt.least_squares_multipliers.nu.size());
+    if (!ReadVector(*kkt, "objective_scale", &s->kkt.objective_scale, error) ||
+        !ReadCertificate(*kkt, "certificate",
+                         &s->kkt.certificate_with_solver_multipliers, error) ||
+        !ReadCertificate(*kkt, "certificate_least_squares",
+                         &s->kkt.certificate_with_least_squares_multipliers,
+                         error)) {
+      return false;
+    }
+  }
+  if (!ReadDouble(j, "constraint_max_norm", &s->constraint_max_norm, error)) {
+    return false;
+  }
+  const auto scalarization = j.find("scalarization");
+  if (scalarization != j.end() &&
+      !ScalarizationFromJson(*scalarization, &s->scalarization, error)) {
+    return false;
   }
   const auto schedule = j.find("schedule");
   if (schedule != j.end() && schedule->is_object()) {
@@ -676,6 +740,57 @@ bool CheckWritable(const std::string& path, std::string* error) {
     *error = Errno(path, "the directory " + dir + " is not writable");
     return false;
   }
+  return true;
+}
+
+bool ScalarizationFromJson(const nlohmann::json& j,
+                           Scalarization* out,
+                           std::string* error) {
+  std::string scratch;
+  if (error == nullptr) error = &scratch;
+  if (!j.is_object()) {
+    *error = "\"scalarization\" is not an object";
+    return false;
+  }
+  Scalarization s;
+  std::string type;
+  if (!ReadString(j, "reference_point_type", &type, error)) return false;
+  bool known = type.empty();
+  for (ReferencePointType t :
+       {ReferencePointType::OBJECTIVE_OFFSET, ReferencePointType::GIVEN,
+        ReferencePointType::SINGLE_OBJECTIVE, ReferencePointType::UTOPIA}) {
+    if (type == ReferencePointTypeToString(t)) {
+      s.reference_point_type = t;
+      known = true;
+    }
+  }
+  if (!known) {
+    *error = "unknown scalarization.reference_point_type \"" + type + "\"";
+    return false;
+  }
+  const auto normalized = j.find("normalized");
+  if (normalized != j.end()) {
+    if (!normalized->is_boolean()) {
+      *error = "\"scalarization.normalized\" is not a boolean";
+      return false;
+    }
+    s.normalized = normalized->get<bool>();
+  }
+  if (!ReadVector(j, "reference_point", &s.reference_point, error) ||
+      !ReadVector(j, "objective_scale", &s.objective_scale, error) ||
+      !ReadVector(j, "ideal", &s.ideal_point, error) ||
+      !ReadVector(j, "nadir", &s.nadir_point, error) ||
+      !ReadInt(j, "single_objective_solves", &s.num_single_objective_solves,
+               error) ||
+      !ReadInt(j, "objective_evaluations", &s.evaluations.value_evaluations,
+               error) ||
+      !ReadInt(j, "gradient_evaluations", &s.evaluations.gradient_evaluations,
+               error) ||
+      !ReadDouble(j, "time_seconds", &s.time_in_seconds, error) ||
+      !ReadString(j, "message", &s.message, error)) {
+    return false;
+  }
+  *out = std::move(s);
   return true;
 }
 

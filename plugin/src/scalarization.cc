@@ -166,6 +166,38 @@ bool ComputeScalarization(const Solver::Options& options,
   *out = Scalarization();
   const int S = evaluator->NumObjectives();
   const int q = evaluator->NumConstraints();
+  if (options.scalarization != nullptr) {
+    const Scalarization& given = *options.scalarization;
+    if (given.reference_point.size() != S ||
+        given.objective_scale.size() != S ||
+        !given.reference_point.allFinite() ||
+        !(given.objective_scale.array() > 0.0).all() ||
+        !given.objective_scale.allFinite()) {
+      std::ostringstream os;
+      os << "Solver::Options::scalarization has a reference point of size "
+         << given.reference_point.size() << " and scales of size "
+         << given.objective_scale.size() << " for " << S
+         << " objectives (or non-finite / non-positive entries); compute it "
+            "with ComputeScalarization for this problem.";
+      *error = os.str();
+      return false;
+    }
+    if (!options.objective_offset.empty() || !options.reference_point.empty() ||
+        !options.objective_scale.empty() ||
+        options.automatic_objective_offset) {
+      *error =
+          "Solver::Options::scalarization is set together with "
+          "objective_offset, reference_point, objective_scale or "
+          "automatic_objective_offset; give one of them.";
+      return false;
+    }
+    // Shared: its cost belongs to whoever computed it, not to this solve.
+    *out = given;
+    out->evaluations = EvaluationCounts();
+    out->time_in_seconds = 0.0;
+    out->num_single_objective_solves = 0;
+    return true;
+  }
   Eigen::VectorXd f0(S), h0(q);
   if (!evaluator->Evaluate(z.data(), f0.data(), h0.data(), nullptr, error)) {
     *error = "At the start point: " + *error;

@@ -16,6 +16,7 @@
 #include <limits>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <sstream>
 #include <system_error>
 #include <thread>
@@ -24,6 +25,7 @@
 #include "ecmo/evaluator.h"
 #include "ecmo/indicators.h"
 #include "ecmo/result_writer.h"
+#include "front_refinement.h"
 #include "sweep_io.h"
 
 namespace ecmo {
@@ -189,7 +191,9 @@ class SweepRunner {
     return false;
   }
   bool Prepare();
-  bool PrepareOffsets();
+  bool PrepareScalarization();
+  void Refine();
+  void SolveAndFinish(Worker* worker, int thread, SweepPoint* point);
   bool Resume();
   bool OpenOutputs();
   bool UpdateJsonlForResume();
@@ -320,30 +324,45 @@ bool SweepRunner::Prepare() {
     if (p.preference_changed) summary_->changed_preferences.push_back(i);
   }
   solver_options_ = options_.solver;
-  if (!PrepareOffsets()) return false;
-  // After PrepareOffsets: the offsets every point actually uses.
-  settings_ = internal::SweepSettings(solver_options_, options_.warm_start,
-                                      options_.preference_floor,
-                                      options_.settings);
-  return true;
+  return PrepareScalarization();
 }
 
-// Fixes automatic objective offsets once, at the problem's start point.
-bool SweepRunner::PrepareOffsets() {
-  if (!solver_options_.automatic_objective_offset) return true;
-  ProblemEvaluator evaluator(workers_[0].problem);
-  Eigen::VectorXd f(num_objectives_), h(workers_[0].problem->NumConstraints());
-  std::string error;
-  if (!evaluator.Evaluate(
-          start_point_.data(), f.data(), h.data(), nullptr, &error)) {
-    // Leave the option on: every point reports the failing evaluation.
+// Computes the scalarization once, at the problem's start point, and hands
+// it to every point (Solver::Options::scalarization): the single-objective
+// solves run once, and warm starts never change which problem is solved.
+bool SweepRunner::PrepareScalarization() {
+  Solver::Options& o = solver_options_;
+  const bool automatic = o.scalarization == nullptr &&
+                         o.objective_offset.empty() &&
+                         o.reference_point.empty() &&
+                         o.objective_scale.empty() &&
+                         !o.automatic_objective_offset;
+  if (automatic && options_.normalize_objectives) o.normalize_objectives = true;
+  // The options as the user means them (plus the normalization): what a
+  // resumed run must match.
+  settings_ = internal::SweepSettings(o, options_.warm_start,
+                                      options_.preference_floor,
+                                      options_.settings);
+  if (o.scalarization != nullptr) {
+    summary_->scalarization = *o.scalarization;
     return true;
   }
-  solver_options_.objective_offset.resize(num_objectives_);
-  for (int s = 0; s < num_objectives_; ++s) {
-    solver_options_.objective_offset[s] = 1.0 + std::max(0.0, -f[s]);
+  std::string error;
+  if (!o.IsValid(&error)) return Fail(error);
+  ProblemEvaluator evaluator(workers_[0].problem);
+  auto computed = std::make_shared<Scalarization>();
+  if (!ComputeScalarization(o, &evaluator, start_point_, computed.get(),
+                            &error)) {
+    return Fail("The sweep's scalarization (computed once, at the start "
+                "point): " + error);
   }
-  solver_options_.automatic_objective_offset = false;
+  summary_->scalarization = *computed;
+  o.objective_offset.clear();
+  o.reference_point.clear();
+  o.objective_scale.clear();
+  o.automatic_objective_offset = false;
+  o.normalize_objectives = false;
+  o.scalarization = computed;
   return true;
 }
 
@@ -374,12 +393,47 @@ bool SweepRunner::Resume() {
   for (const SweepPoint& p : summary_->points) {
     expect.preferences.push_back(p.preference);
   }
+  const int given = summary_->num_points;
+  expect.num_refinable = std::max(0, options_.refine_to - given);
   std::string error;
   if (!internal::ParseResumeText(text, expect, &resume_, &error)) {
     return Fail("Resume: " + error);
   }
+  // Refined points (index >= the number of preferences) extend the list;
+  // they are solved one after another, so a file holds a contiguous run.
+  int last_refined = given - 1;
+  for (const internal::ResumedLine& line : resume_.points) {
+    last_refined = std::max(last_refined, line.index);
+  }
+  if (last_refined >= given) {
+    std::vector<char> present(last_refined + 1 - given, 0);
+    for (const internal::ResumedLine& line : resume_.points) {
+      if (line.index >= given) present[line.index - given] = 1;
+    }
+    for (size_t i = 0; i < present.size(); ++i) {
+      if (!present[i]) {
+        return Fail("Resume: " + options_.jsonl_path + ": refined point " +
+                    std::to_string(given + static_cast<int>(i)) +
+                    " is missing while later refined points are present; "
+                    "refined points are written one after another, so the "
+                    "file was edited. The file is left untouched: give "
+                    "another JSON-lines file, or drop resume to overwrite "
+                    "it.");
+      }
+    }
+    for (int index = given; index <= last_refined; ++index) {
+      SweepPoint point;
+      point.index = index;
+      point.refined = true;
+      summary_->points.push_back(std::move(point));
+    }
+  }
   for (internal::ResumedLine& line : resume_.points) {
     SweepPoint& point = summary_->points[line.index];
+    if (point.refined) {
+      point.preference = line.summary.preference;
+      point.preference_given = line.summary.preference;
+    }
     point.status = SweepPoint::RESUMED;
     point.summary = std::move(line.summary);
     point.warm_start_from = line.warm_start_from;
@@ -646,14 +700,7 @@ bool SweepRunner::UsableStart(Worker* worker, const Eigen::VectorXd& z) const {
           z.data(), f.data(), h.data(), nullptr, &error)) {
     return false;
   }
-  if (!f.allFinite() || !h.allFinite()) return false;
-  const std::vector<double>& offset = solver_options_.objective_offset;
-  for (int s = 0; s < num_objectives_; ++s) {
-    const double o =
-        static_cast<int>(offset.size()) == num_objectives_ ? offset[s] : 0.0;
-    if (f[s] + o <= 0.0) return false;
-  }
-  return true;
+  return f.allFinite() && h.allFinite();
 }
 
 void SweepRunner::SolvePoint(Worker* worker,
@@ -687,8 +734,53 @@ void SweepRunner::SolvePoint(Worker* worker,
     return;
   }
   Eigen::VectorXd z = z0;
-  worker->evaluator->ResetCounts();  // counts are per point
   Solve(options, worker->evaluator.get(), point->preference, &z, &summary);
+  if (warm == nullptr || summary.termination_type == ceres::CONVERGENCE) {
+    return;
+  }
+  // A warm start can inherit a neighbour's saturated region or penalties
+  // and end worse than a cold start would: retry from the problem's start
+  // point and keep the better of the two (converged first, then the
+  // smaller certificate ratio), saying so in the message.
+  Solver::Summary cold;
+  Eigen::VectorXd z_cold = start_point_;
+  Solve(solver_options_, worker->evaluator.get(), point->preference, &z_cold,
+        &cold);
+  const auto ratio = [&](const Solver::Summary& s) {
+    if (!s.IsSolutionUsable() || s.kkt.objective_scale.size() == 0) {
+      return std::numeric_limits<double>::infinity();
+    }
+    return s.kkt
+        .BestCertificate(options.stationarity_tolerance,
+                         options.complementarity_tolerance,
+                         options.feasibility_tolerance)
+        .Ratio(options.stationarity_tolerance,
+               options.complementarity_tolerance,
+               options.feasibility_tolerance);
+  };
+  const bool cold_better =
+      cold.termination_type == ceres::CONVERGENCE ||
+      (cold.IsSolutionUsable() && ratio(cold) < ratio(summary));
+  const std::string warm_outcome =
+      std::string(TerminationTypeName(summary.termination_type));
+  if (cold_better) {
+    const EvaluationCounts warm_counts = summary.evaluations;
+    summary = std::move(cold);
+    summary.evaluations.value_evaluations += warm_counts.value_evaluations;
+    summary.evaluations.gradient_evaluations +=
+        warm_counts.gradient_evaluations;
+    summary.evaluations.jacobian_transpose_products +=
+        warm_counts.jacobian_transpose_products;
+    summary.evaluations.jacobian_products += warm_counts.jacobian_products;
+    summary.message += " (Solved cold after the warm start from point " +
+                       std::to_string(point->warm_start_from) + " ended " +
+                       warm_outcome + ".)";
+    point->warm_start_from = -1;
+  } else {
+    summary.message += " (A cold retry did no better: it ended " +
+                       std::string(TerminationTypeName(cold.termination_type)) +
+                       ".)";
+  }
 }
 
 void SweepRunner::Finish(SweepPoint* point) {
@@ -832,9 +924,12 @@ void SweepRunner::Summarize() {
   const int S = num_objectives_;
   std::vector<int> usable_index;
   sum.num_solved = sum.num_usable = sum.num_converged = sum.num_not_solved = 0;
+  sum.num_refined = 0;
+  sum.num_points = static_cast<int>(sum.points.size());
   sum.gradient_evaluations = 0;
   for (const SweepPoint& p : sum.points) {
     const Solver::Summary& s = p.summary;
+    if (p.refined && p.status != SweepPoint::NOT_SOLVED) ++sum.num_refined;
     if (p.status == SweepPoint::NOT_SOLVED) {
       ++sum.num_not_solved;
       continue;
@@ -908,6 +1003,104 @@ void SweepRunner::Summarize() {
   sum.message = os.str();
 }
 
+// Adaptive refinement (Options::refine_to): one point at a time, each aimed
+// at the largest hole of the front found so far (front_refinement.h) and
+// warm-started from the nearest finished point.
+void SweepRunner::Refine() {
+  const int S = num_objectives_;
+  const Scalarization& scalarization = summary_->scalarization;
+  if (scalarization.reference_point.size() != S ||
+      scalarization.objective_scale.size() != S) {
+    return;
+  }
+  summary_->points.reserve(options_.refine_to);
+  Worker* worker = &workers_[0];
+  std::set<std::pair<int, int>> tried;  // pairs of point indices
+  const int max_attempts = 4 * options_.refine_to;
+  for (int attempt = 0;
+       attempt < max_attempts &&
+       static_cast<int>(summary_->points.size()) < options_.refine_to;
+       ++attempt) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (stop_) return;
+    }
+    std::vector<int> usable;
+    for (const SweepPoint& p : summary_->points) {
+      if (p.summary.IsSolutionUsable() && p.summary.objectives.size() == S &&
+          p.summary.objectives.allFinite()) {
+        usable.push_back(p.index);
+      }
+    }
+    if (usable.size() < 2) return;
+    Eigen::MatrixXd objectives(usable.size(), S);
+    for (size_t r = 0; r < usable.size(); ++r) {
+      objectives.row(r) =
+          summary_->points[usable[r]].summary.objectives.transpose();
+    }
+    // The spread that measures holes: nadir - r when the payoff table gave
+    // one, else the points' own spread above r.
+    Eigen::VectorXd range =
+        scalarization.nadir_point.size() == S
+            ? Eigen::VectorXd(scalarization.nadir_point -
+                              scalarization.reference_point)
+            : Eigen::VectorXd(objectives.colwise().maxCoeff().transpose() -
+                              scalarization.reference_point);
+    for (int s = 0; s < S; ++s) {
+      if (!(range[s] > 0.0)) range[s] = 1.0;
+    }
+    std::set<std::pair<int, int>> tried_rows;
+    for (size_t a = 0; a < usable.size(); ++a) {
+      for (size_t b = a + 1; b < usable.size(); ++b) {
+        if (tried.count({usable[a], usable[b]}) > 0) {
+          tried_rows.insert({static_cast<int>(a), static_cast<int>(b)});
+        }
+      }
+    }
+    internal::RefinementCandidate candidate;
+    if (!internal::NextRefinement(objectives, scalarization.reference_point,
+                                  scalarization.objective_scale, range,
+                                  tried_rows, &candidate)) {
+      return;
+    }
+    tried.insert({usable[candidate.a], usable[candidate.b]});
+
+    SweepPoint* point = nullptr;
+    Eigen::VectorXd z0 = start_point_;
+    Solver::Options::WarmStart warm;
+    bool have_warm = false;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      SweepPoint fresh;
+      fresh.index = static_cast<int>(summary_->points.size());
+      fresh.refined = true;
+      fresh.preference_given = candidate.preference;
+      fresh.preference = ToOpenSimplex(candidate.preference,
+                                       options_.preference_floor,
+                                       &fresh.preference_changed);
+      summary_->points.push_back(std::move(fresh));
+      done_.push_back(0);
+      point = &summary_->points.back();
+      if (options_.warm_start) {
+        const int from = NearestFinished(point->preference);
+        if (from >= 0) {
+          point->warm_start_from = from;
+          z0 = summary_->points[from].summary.z;
+          have_warm = WarmStartFrom(summary_->points[from].summary, &warm);
+        }
+      }
+    }
+    point->thread = 0;
+    SolvePoint(worker, point, z0, have_warm ? &warm : nullptr);
+    if (options_.max_history_entries > 0) {
+      ThinHistory(options_.max_history_entries, &point->summary.history);
+    }
+    std::lock_guard<std::mutex> lock(mutex_);
+    point->status = SweepPoint::SOLVED;
+    Finish(point);
+  }
+}
+
 void SweepRunner::Run() {
   *summary_ = ParetoSweep::Summary();
   summary_->num_threads_given = options_.num_threads;
@@ -919,7 +1112,7 @@ void SweepRunner::Run() {
     summary_->num_not_solved = summary_->num_points;
     return;
   }
-  const int n = summary_->num_points;
+  const int n = static_cast<int>(summary_->points.size());
   done_.assign(n, 0);
   std::vector<int> todo;
   for (SweepPoint& p : summary_->points) {
@@ -966,6 +1159,10 @@ void SweepRunner::Run() {
   }
   progress_cv_.notify_all();
   if (progress.joinable()) progress.join();
+  if (options_.refine_to > static_cast<int>(summary_->points.size()) &&
+      write_error_.empty()) {
+    Refine();
+  }
   if (!jsonl_.Close() && write_error_.empty()) write_error_ = jsonl_.error();
   if (!csv_.Close() && write_error_.empty()) write_error_ = csv_.error();
   Summarize();
@@ -995,6 +1192,7 @@ bool ParetoSweep::Options::IsValid(std::string* error) const {
       "> 0 and finite");
   ECMO_SWEEP_OPTION_CHECK(
       max_history_entries, max_history_entries >= 0, ">= 0");
+  ECMO_SWEEP_OPTION_CHECK(refine_to, refine_to >= 0, ">= 0 (0: no refinement)");
   ECMO_SWEEP_OPTION_CHECK(
       reference_point_offset,
       reference_point_offset >= 0.0 && std::isfinite(reference_point_offset),

@@ -55,7 +55,8 @@ bool CheckLine(const nlohmann::json& j,
   const std::string advice =
       " The file is left untouched: give another JSON-lines file, or drop "
       "resume to overwrite it.";
-  const int n = static_cast<int>(expect.preferences.size());
+  const int n_given = static_cast<int>(expect.preferences.size());
+  const int n = n_given + std::max(0, expect.num_refinable);
   const auto fail = [&](const std::string& what) {
     *error = where + what + advice;
     return false;
@@ -69,8 +70,11 @@ bool CheckLine(const nlohmann::json& j,
   if (!IntegerIn(*index_it, 0, n, &line->index)) {
     return fail("field \"index\" = " + Dump(*index_it) +
                 " is not an integer in [0, " + std::to_string(n) +
-                ") for this sweep of " + std::to_string(n) +
-                " preferences; the line belongs to another sweep.");
+                ") for this sweep of " + std::to_string(n_given) +
+                " preferences" +
+                (n > n_given ? " refined to " + std::to_string(n) + " points"
+                             : std::string()) +
+                "; the line belongs to another sweep.");
   }
   const auto problem_it = j.find("problem");
   if (problem_it == j.end() || !problem_it->is_string()) {
@@ -100,7 +104,18 @@ bool CheckLine(const nlohmann::json& j,
     return fail("not a sweep point: " + summary_error + ".");
   }
   const Solver::Summary& s = line->summary;
-  const std::vector<double>& wanted = expect.preferences[line->index];
+  if (line->index >= n_given) {
+    // A refined point: its preference was chosen by the sweep that wrote
+    // it; it only has to be one.
+    std::string preference_error;
+    if (!ValidatePreference(s.preference, expect.num_objectives,
+                            &preference_error)) {
+      return fail("field \"preference\" of refined point " +
+                  std::to_string(line->index) + ": " + preference_error);
+    }
+  }
+  const std::vector<double>& wanted =
+      line->index < n_given ? expect.preferences[line->index] : s.preference;
   bool same = s.preference.size() == wanted.size();
   for (size_t i = 0; same && i < wanted.size(); ++i) {
     same = SameDouble(s.preference[i], wanted[i]);
@@ -190,7 +205,8 @@ bool ParseResumeText(const std::string& text,
     return false;
   }
   ResumeContents result;
-  const int n = static_cast<int>(expect.preferences.size());
+  const int n = static_cast<int>(expect.preferences.size()) +
+                std::max(0, expect.num_refinable);
   std::vector<char> seen(n, 0);
   size_t start = 0;
   int line_number = 0;
@@ -258,6 +274,13 @@ nlohmann::json SweepSettings(const Solver::Options& solver,
       {"kkt_tolerance", solver.kkt_tolerance},
       {"objective_offset", solver.objective_offset},
       {"automatic_objective_offset", solver.automatic_objective_offset},
+      {"reference_point", solver.reference_point},
+      {"objective_scale", solver.objective_scale},
+      {"normalize_objectives", solver.normalize_objectives},
+      {"utopia_margin", solver.utopia_margin},
+      {"stationarity_tolerance", solver.stationarity_tolerance},
+      {"complementarity_tolerance", solver.complementarity_tolerance},
+      {"feasibility_tolerance", solver.feasibility_tolerance},
       {"initial_rho", solver.initial_rho},
       {"pgd",
        {{"eta0", solver.pgd.eta0},
@@ -344,6 +367,7 @@ nlohmann::json SweepPointToJson(const SweepPoint& point,
   j["preference"] = point.preference;
   j["preference_given"] = point.preference_given;
   j["warm_start_from"] = point.warm_start_from;
+  if (point.refined) j["refined"] = true;
   if (point.extra.is_object()) j.update(point.extra);
   return j;
 }
@@ -372,6 +396,8 @@ nlohmann::json SweepToJson(const ParetoSweep::Summary& summary,
       {"num_points", summary.num_points},
       {"num_solved", summary.num_solved},
       {"num_resumed", summary.num_resumed},
+      {"num_refined", summary.num_refined},
+      {"scalarization", ScalarizationToJson(summary.scalarization)},
       {"num_usable", summary.num_usable},
       {"gradient_evaluations", summary.gradient_evaluations},
       {"num_threads_given", summary.num_threads_given},

@@ -148,6 +148,11 @@ struct ResumeExpectation {
   int num_constraints = 0;
   // One per point of the sweep: the preference as used (after the floor).
   std::vector<std::vector<double>> preferences;
+  // Adaptive refinement (ParetoSweep::Options::refine_to): lines with an
+  // index in [n, n + num_refinable) are refined points, whose preference is
+  // read from the line (it must lie in the open simplex) instead of being
+  // matched against `preferences`.
+  int num_refinable = 0;
   // The options that determine a point (SweepSettings): every line must
   // carry an equal "settings" object.
   nlohmann::json settings = nlohmann::json::object();

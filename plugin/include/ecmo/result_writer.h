@@ -45,6 +45,20 @@ namespace ecmo {
 nlohmann::json SummaryToJson(const Solver::Summary& summary,
                              const std::string& problem_name);
 
+// {"reference_point_type", "reference_point", "objective_scale",
+//  "normalized", "ideal", "nadir", "single_objective_solves",
+//  "gradient_evaluations", "objective_evaluations", "time_seconds",
+//  "message"}: where a solve's (or a sweep's) r and w came from and what
+// computing them cost (ecmo/scalarization.h). A point's JSON holds it under
+// "scalarization", and its KKT certificate under "kkt"."certificate" and
+// "kkt"."certificate_least_squares" ({"simplex", "stationarity",
+// "complementarity", "feasibility"}, with "objective_scale" sigma).
+nlohmann::json ScalarizationToJson(const Scalarization& scalarization);
+// The inverse; false with a message naming the first bad key.
+bool ScalarizationFromJson(const nlohmann::json& json,
+                           Scalarization* scalarization,
+                           std::string* error);
+
 // CSV: CsvHeader(S, k) once, then one CsvRow per point. Columns:
 // problem,strategy,lambda_1..S,f_1..S,rho,constraint_norm,kkt_residual_sq,
 // kkt_residual_sq_least_squares,average_kkt_residual_sq,termination,

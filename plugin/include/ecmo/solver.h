@@ -28,6 +28,7 @@
 #define ECMO_SOLVER_H_
 
 #include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -153,6 +154,12 @@ class Solver {
     // normalize_objectives. Empty: ones, or the normalization. A sweep sets
     // reference_point and objective_scale once for all its points.
     std::vector<double> objective_scale;
+    // A scalarization computed beforehand by ComputeScalarization, used as
+    // is instead of the fields above (which must then be left empty):
+    // ParetoSweep computes one for the whole sweep and shares it with every
+    // point, so the single-objective solves run once. Its reference point
+    // and scales must have one entry per objective.
+    std::shared_ptr<const Scalarization> scalarization;
 
     // Initial rho. NaN (default) means max_s lambda_s (f_s(z0) - r_s) / w_s,
     // which makes the start feasible for the inequality constraints.

@@ -109,6 +109,8 @@ struct SweepPoint {
   std::vector<double> preference;
   // True when the floor raised an entry of this preference.
   bool preference_changed = false;
+  // True for points added by adaptive refinement (Options::refine_to).
+  bool refined = false;
 
   // SOLVED: solved by this call. RESUMED: read back from the JSON-lines file
   // (Options::resume). NOT_SOLVED: not reached (a callback stopped the
@@ -247,6 +249,28 @@ class ParetoSweep {
     // plots keep their shape. 0 keeps the history as recorded. >= 0.
     int max_history_entries = 0;
 
+    // Scalarization (ecmo/scalarization.h). The reference point and scales
+    // are computed ONCE, at the problem's start point, and shared by every
+    // point (Solver::Options::scalarization), so the single-objective
+    // solves of the automatic utopia point run once and warm starts never
+    // change the scalarization; Summary::scalarization reports them and
+    // their cost. With normalize_objectives (default) the objectives are
+    // divided by nadir - utopia whenever solver leaves the scalarization
+    // automatic (no objective_offset, reference_point or objective_scale),
+    // so that a uniform preference grid spreads points evenly.
+    bool normalize_objectives = true;
+
+    // Adaptive refinement: after the given preferences, add points where
+    // the front has its largest holes (front_refinement: midpoints of
+    // neighbouring points in normalized objective space, each aimed at by
+    // the preference whose Chebyshev ray passes through it) until the sweep
+    // has refine_to points. Each new point is warm-started from the
+    // nearest finished point, solved one at a time after the grid, written
+    // and resumable like the others (index >= the number of preferences,
+    // SweepPoint::refined). 0 (default) or fewer than the preferences: no
+    // refinement. For any S >= 2.
+    int refine_to = 0;
+
     // Optional replacement for ecmo::Solve (see PointSolver).
     PointSolver point_solver;
 
@@ -296,6 +320,12 @@ class ParetoSweep {
     int num_usable = 0;     // IsSolutionUsable, solved or resumed
     int num_converged = 0;  // CONVERGENCE
     int num_not_solved = 0;
+    // Points added by adaptive refinement (solved or resumed).
+    int num_refined = 0;
+
+    // The scalarization every point used, computed once (see
+    // Options::normalize_objectives), with the cost of computing it.
+    Scalarization scalarization;
 
     // Resume: what was found in the JSON-lines file (empty when not
     // resuming), e.g. "resumed 40 points from front.jsonl; dropped a

@@ -1,0 +1,75 @@
+#include "front_refinement.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace ecmo {
+namespace internal {
+
+bool NextRefinement(const Eigen::MatrixXd& objectives,
+                    const Eigen::VectorXd& reference,
+                    const Eigen::VectorXd& scale,
+                    const Eigen::VectorXd& range,
+                    const std::set<std::pair<int, int>>& tried,
+                    RefinementCandidate* candidate) {
+  const int n = static_cast<int>(objectives.rows());
+  const int S = static_cast<int>(objectives.cols());
+  if (n < 2 || reference.size() != S || scale.size() != S ||
+      range.size() != S) {
+    return false;
+  }
+  Eigen::MatrixXd d(n, S);
+  for (int i = 0; i < n; ++i) {
+    d.row(i) = ((objectives.row(i).transpose() - reference).array() /
+                range.array())
+                   .matrix()
+                   .transpose();
+  }
+  // Neighbours: for S = 2 the front is a curve, so the two nearest points
+  // are its neighbours; beyond, a few more span the surface around a point.
+  const int num_neighbours = std::min(n - 1, S == 2 ? 2 : 2 * S);
+  candidate->hole = -1.0;
+  candidate->a = candidate->b = -1;
+  std::vector<std::pair<double, int>> by_distance(n);
+  for (int i = 0; i < n; ++i) {
+    for (int j = 0; j < n; ++j) {
+      by_distance[j] = {j == i ? std::numeric_limits<double>::infinity()
+                               : (d.row(i) - d.row(j)).squaredNorm(),
+                        j};
+    }
+    std::partial_sort(by_distance.begin(),
+                      by_distance.begin() + num_neighbours, by_distance.end());
+    for (int m = 0; m < num_neighbours; ++m) {
+      const int j = by_distance[m].second;
+      const std::pair<int, int> pair(std::min(i, j), std::max(i, j));
+      if (tried.count(pair) > 0) continue;
+      const Eigen::RowVectorXd midpoint = 0.5 * (d.row(i) + d.row(j));
+      double hole = std::numeric_limits<double>::infinity();
+      for (int l = 0; l < n; ++l) {
+        hole = std::min(hole, (d.row(l) - midpoint).norm());
+      }
+      if (hole > candidate->hole) {
+        candidate->hole = hole;
+        candidate->a = pair.first;
+        candidate->b = pair.second;
+      }
+    }
+  }
+  if (candidate->a < 0 || !(candidate->hole > 0.0)) return false;
+  // lambda_s ~ w_s / (M_s - r_s), M in objective units.
+  const Eigen::VectorXd midpoint_d =
+      0.5 * (d.row(candidate->a) + d.row(candidate->b)).transpose();
+  Eigen::VectorXd lambda(S);
+  for (int s = 0; s < S; ++s) {
+    const double offset = std::max(midpoint_d[s], 1e-12) * range[s];
+    lambda[s] = scale[s] / offset;
+  }
+  if (!lambda.allFinite() || !(lambda.sum() > 0.0)) return false;
+  lambda /= lambda.sum();
+  candidate->preference.assign(lambda.data(), lambda.data() + S);
+  return true;
+}
+
+}  // namespace internal
+}  // namespace ecmo
