@@ -180,6 +180,17 @@ void ExpectExactWcPointOnRegistryProblem(const std::string& name,
     EXPECT_NEAR(summary.objectives[s], exact[s], 1e-6)
         << "objective " << s << "\n" << summary.FullReport();
   }
+  // What the certificate promises (solver.h): ||h||_inf <= 1e-8 and each
+  // ACTIVE objective (exact z_s < 0; inactive ones sit at z_s = 0) within
+  // about complementarity_tolerance times its scale (1.01 here): 3e-8.
+  // Inactive objectives are only bounded through stationarity_tolerance
+  // (up to about 1.4e-6 for (1e-4, 0.5, 0.5 - 1e-4)), hence the 1e-6 above.
+  EXPECT_LE(summary.constraint_max_norm, options.feasibility_tolerance);
+  for (int s = 0; s < S; ++s) {
+    if (exact[s] < -1e-3) {
+      EXPECT_NEAR(summary.objectives[s], exact[s], 3e-8) << "active " << s;
+    }
+  }
 }
 
 // The default strategy (wc-augmented-lagrangian) must certify every point.
