@@ -1,0 +1,665 @@
+// The weighted-Chebyshev scalarization with a reference point r and scales
+// w (ecmo/scalarization.h), checked against closed forms only:
+//   * single-objective problems with NEGATIVE optima (HS collection) reach
+//     f* with default options (no offset, no reference point);
+//   * corner preferences (weights 1e-4) on sphere_octant / circle_quarter
+//     reach the exact WC point F* = pareto_point(lambda ./ w, -r) to 1e-6
+//     with the automatic utopia reference, whose ideal point is (-1, ...);
+//   * iterates below r while infeasible do not end a solve; truly
+//     unbounded problems still end in FAILURE ("likely unbounded below");
+//   * normalization (w = nadir - utopia) and explicit scales;
+//   * the scale-invariant KKT certificate (hand-computed case) and the
+//     kkt_tolerance switch;
+//   * validation of the scalarization options (message names the field).
+
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ceres/autodiff_cost_function.h"
+#include "ecmo/kkt.h"
+#include "ecmo/problem.h"
+#include "ecmo/problems/registry.h"
+#include "ecmo/scalarization.h"
+#include "ecmo/solver.h"
+#include "gtest/gtest.h"
+#include "single_objective_problems.h"
+
+namespace ecmo {
+namespace {
+
+const StrategyType kQuasiNewton[] = {StrategyType::WC_AUGMENTED_LAGRANGIAN,
+                                     StrategyType::WC_PENALTY_LBFGS};
+
+Eigen::VectorXd ToEigen(const std::vector<double>& v) {
+  return Eigen::Map<const Eigen::VectorXd>(v.data(),
+                                           static_cast<int>(v.size()));
+}
+
+bool Contains(const std::string& text, const std::string& fragment) {
+  return text.find(fragment) != std::string::npos;
+}
+
+// f_s = scale_s z_s on the unit circle h = z0^2 + z1^2 - 1 (circle_quarter
+// when both scales are 1).
+struct ScaledCoordinate {
+  ScaledCoordinate(int index, double scale) : index(index), scale(scale) {}
+  template <typename T>
+  bool operator()(const T* z, T* f) const {
+    f[0] = scale * z[index];
+    return true;
+  }
+  int index;
+  double scale;
+};
+struct UnitCircle {
+  template <typename T>
+  bool operator()(const T* z, T* h) const {
+    h[0] = z[0] * z[0] + z[1] * z[1] - 1.0;
+    return true;
+  }
+};
+void BuildScaledCircle(double* z, double scale1, double scale2,
+                       Problem* problem) {
+  problem->AddObjective(
+      new ceres::AutoDiffCostFunction<ScaledCoordinate, 1, 2>(
+          new ScaledCoordinate(0, scale1)),
+      {z}, "f1");
+  problem->AddObjective(
+      new ceres::AutoDiffCostFunction<ScaledCoordinate, 1, 2>(
+          new ScaledCoordinate(1, scale2)),
+      {z}, "f2");
+  problem->AddConstraint(
+      new ceres::AutoDiffCostFunction<UnitCircle, 1, 2>(new UnitCircle), {z},
+      "unit_circle");
+}
+
+// The exact WC point in z of  min rho s.t. lambda_s (c_s z_s - r_s) / w_s
+// <= rho, ||z|| = 1: with lambda'_s = c_s lambda_s / w_s and offset
+// o_s = -r_s / c_s it is the registry's SphereWcPoint(lambda', o) (valid
+// for r_s / c_s below -1).
+Eigen::VectorXd ExactCircleZ(const std::vector<double>& preference,
+                             const Eigen::VectorXd& scales,
+                             const Scalarization& scalarization) {
+  const problems::ProblemInfo* info = problems::Find("circle_quarter");
+  Eigen::VectorXd lambda(2), offset(2);
+  for (int s = 0; s < 2; ++s) {
+    lambda[s] =
+        scales[s] * preference[s] / scalarization.objective_scale[s];
+    offset[s] = -scalarization.reference_point[s] / scales[s];
+  }
+  return info->pareto_point(lambda, offset);
+}
+
+// ---------------------------------------------------------------------- 1 --
+
+TEST(Scalarization, SingleObjectiveProblemsReachTheirNegativeOptimum) {
+  for (StrategyType strategy : kQuasiNewton) {
+    for (const testing::SingleObjectiveProblem& p :
+         testing::SingleObjectiveProblems()) {
+      SCOPED_TRACE(std::string(StrategyTypeToString(strategy)) + " " +
+                   p.name);
+      std::vector<double> z = p.start;
+      Problem problem;
+      p.build(z.data(), &problem);
+      Solver::Options options;  // no offset, no reference point
+      options.strategy = strategy;
+      Solver::Summary summary;
+      Solve(options, problem, {1.0}, &summary);
+      EXPECT_EQ(summary.termination_type, ceres::CONVERGENCE)
+          << summary.message;
+      EXPECT_EQ(summary.scalarization.reference_point_type,
+                ReferencePointType::SINGLE_OBJECTIVE);
+      EXPECT_EQ(summary.scalarization.num_single_objective_solves, 0);
+      ASSERT_EQ(summary.objectives.size(), 1);
+      const double f_star = p.optimal_value;
+      EXPECT_NEAR(summary.objectives[0], f_star,
+                  1e-6 * std::max(1.0, std::abs(f_star)))
+          << summary.FullReport();
+      EXPECT_LE(summary.constraint_max_norm, options.feasibility_tolerance);
+    }
+  }
+}
+
+// ---------------------------------------------------------------------- 2 --
+
+// Solves `name` from its start with default options (and `strategy`) and
+// checks the objectives against F* = pareto_point(lambda ./ w, -r), r and w
+// as reported. With must_converge false a NO_CONVERGENCE summary is
+// accepted (the pure penalty strategy, see below), but a CONVERGENCE one
+// must still be the exact point.
+void ExpectExactWcPointOnRegistryProblem(const std::string& name,
+                                         const std::vector<double>& preference,
+                                         StrategyType strategy,
+                                         bool must_converge = true) {
+  SCOPED_TRACE(name + " " + StrategyTypeToString(strategy));
+  const problems::ProblemInfo* info = problems::Find(name);
+  ASSERT_NE(info, nullptr);
+  const int S = info->num_objectives;
+  std::unique_ptr<problems::ProblemInstance> instance = info->build();
+  Solver::Options options;
+  options.strategy = strategy;
+  Solver::Summary summary;
+  Solve(options, instance->problem, preference, &summary);
+  if (must_converge) {
+    ASSERT_EQ(summary.termination_type, ceres::CONVERGENCE)
+        << summary.message;
+  } else if (summary.termination_type != ceres::CONVERGENCE) {
+    EXPECT_EQ(summary.termination_type, ceres::NO_CONVERGENCE)
+        << summary.message;
+    return;
+  }
+  const Scalarization& sc = summary.scalarization;
+  EXPECT_EQ(sc.reference_point_type, ReferencePointType::UTOPIA);
+  EXPECT_EQ(sc.num_single_objective_solves, S);
+  ASSERT_EQ(sc.ideal_point.size(), S);
+  ASSERT_EQ(sc.nadir_point.size(), S);
+  ASSERT_EQ(sc.reference_point.size(), S);
+  ASSERT_EQ(sc.objective_scale.size(), S);
+  for (int s = 0; s < S; ++s) {
+    // The ideal point of the octant / quarter circle is (-1, ..., -1) and
+    // the nadir (0, ..., 0), so r = -1 - utopia_margin * 1 = -1.01. The
+    // ideal values are objective values of certified minimizers (1e-6);
+    // the nadir entries are the OTHER coordinates of those minimizers,
+    // which the certificate only places within O(stationarity_tolerance)
+    // of the KKT point (the wc-penalty-lbfgs solves give 1.6e-6): 1e-5.
+    EXPECT_NEAR(sc.ideal_point[s], -1.0, 1e-6) << s;
+    EXPECT_NEAR(sc.nadir_point[s], 0.0, 1e-5) << s;
+    EXPECT_LT(sc.reference_point[s], sc.ideal_point[s]) << s;
+    EXPECT_NEAR(sc.reference_point[s], -1.0 - options.utopia_margin, 1e-6)
+        << s;
+    EXPECT_EQ(sc.objective_scale[s], 1.0) << s;
+  }
+  const Eigen::VectorXd lambda =
+      ToEigen(preference).cwiseQuotient(sc.objective_scale);
+  const Eigen::VectorXd exact = info->pareto_point(lambda, -sc.reference_point);
+  ASSERT_EQ(summary.objectives.size(), S);
+  for (int s = 0; s < S; ++s) {
+    EXPECT_NEAR(summary.objectives[s], exact[s], 1e-6)
+        << "objective " << s << "\n" << summary.FullReport();
+  }
+  // What the certificate promises (solver.h): ||h||_inf <= 1e-8 and each
+  // ACTIVE objective (exact z_s < 0; inactive ones sit at z_s = 0) within
+  // about complementarity_tolerance times its scale (1.01 here): 3e-8.
+  // Inactive objectives are only bounded through stationarity_tolerance
+  // (up to about 1.4e-6 for (1e-4, 0.5, 0.5 - 1e-4)), hence the 1e-6 above.
+  EXPECT_LE(summary.constraint_max_norm, options.feasibility_tolerance);
+  for (int s = 0; s < S; ++s) {
+    if (exact[s] < -1e-3) {
+      EXPECT_NEAR(summary.objectives[s], exact[s], 3e-8) << "active " << s;
+    }
+  }
+}
+
+// The default strategy (wc-augmented-lagrangian) must certify every point.
+// The pure penalty (wc-penalty-lbfgs) ends NO_CONVERGENCE on two corner
+// preferences of the octant, (1e-4, 0.5, 0.5 - 1e-4) and (1 - 2e-4, 1e-4,
+// 1e-4): its inner solves stall once u >= 1e6 with an inactive coordinate
+// still 3.4e-6 off zero (the least-squares certificate's stationarity is
+// 2.4e-6 > 1e-6). That is honest (not certified), so for it only a
+// CONVERGENCE claim is checked against the exact point.
+TEST(Scalarization, CornerPreferencesReachTheExactWcPointOnTheOctant) {
+  const double e = 1e-4;
+  const std::vector<std::vector<double>> preferences = {
+      {e, e, 1.0 - 2.0 * e},
+      {e, 0.5, 0.5 - e},
+      {1.0 / 3.0, 1.0 / 3.0, 1.0 / 3.0},
+      {1.0 - 2.0 * e, e, e},
+      {e, 1.0 - 2.0 * e, e}};
+  for (const std::vector<double>& preference : preferences) {
+    SCOPED_TRACE(::testing::Message()
+                 << "preference (" << preference[0] << ", " << preference[1]
+                 << ", " << preference[2] << ")");
+    ExpectExactWcPointOnRegistryProblem(
+        "sphere_octant", preference, StrategyType::WC_AUGMENTED_LAGRANGIAN);
+    ExpectExactWcPointOnRegistryProblem("sphere_octant", preference,
+                                        StrategyType::WC_PENALTY_LBFGS,
+                                        /*must_converge=*/false);
+  }
+}
+
+TEST(Scalarization, CornerPreferencesReachTheExactWcPointOnTheQuarterCircle) {
+  for (double lambda1 : {1e-4, 0.1, 0.5, 0.9, 1.0 - 1e-4}) {
+    for (StrategyType strategy : kQuasiNewton) {
+      SCOPED_TRACE(::testing::Message() << "lambda1 = " << lambda1);
+      ExpectExactWcPointOnRegistryProblem("circle_quarter",
+                                          {lambda1, 1.0 - lambda1}, strategy);
+    }
+  }
+}
+
+// ---------------------------------------------------------------------- 3 --
+
+// f = z on the unit circle from (-5, -5): infeasible and far below r.
+TEST(Scalarization, InfeasibleIteratesBelowTheReferencePointAreOrdinary) {
+  struct Case {
+    const char* label;
+    std::vector<double> reference_point;
+    std::vector<double> objective_offset;
+  };
+  const Case cases[] = {{"reference_point (-1.5, -1.5)", {-1.5, -1.5}, {}},
+                        {"objective_offset (1.5, 1.5)", {}, {1.5, 1.5}},
+                        {"automatic utopia", {}, {}}};
+  for (const Case& c : cases) {
+    for (const std::vector<double>& preference :
+         std::vector<std::vector<double>>{{0.5, 0.5}, {0.2, 0.8}}) {
+      for (StrategyType strategy : kQuasiNewton) {
+        SCOPED_TRACE(::testing::Message()
+                     << c.label << ", " << StrategyTypeToString(strategy)
+                     << ", lambda1 = " << preference[0]);
+        double z[2] = {-5.0, -5.0};
+        Problem problem;
+        BuildScaledCircle(z, 1.0, 1.0, &problem);
+        Solver::Options options;
+        options.strategy = strategy;
+        options.reference_point = c.reference_point;
+        options.objective_offset = c.objective_offset;
+        Solver::Summary summary;
+        Solve(options, problem, preference, &summary);
+        ASSERT_EQ(summary.termination_type, ceres::CONVERGENCE)
+            << summary.message;
+        EXPECT_LT(summary.initial_objectives.maxCoeff(),
+                  summary.scalarization.reference_point.minCoeff());
+        if (!c.reference_point.empty() || !c.objective_offset.empty()) {
+          EXPECT_NEAR(summary.scalarization.reference_point[0], -1.5, 0.0);
+          EXPECT_NEAR(summary.scalarization.reference_point[1], -1.5, 0.0);
+        }
+        const Eigen::VectorXd exact =
+            ExactCircleZ(preference, Eigen::Vector2d(1.0, 1.0),
+                         summary.scalarization);
+        EXPECT_NEAR(summary.objectives[0], exact[0], 1e-6);
+        EXPECT_NEAR(summary.objectives[1], exact[1], 1e-6);
+        EXPECT_NEAR(z[0], exact[0], 1e-6);
+        EXPECT_NEAR(z[1], exact[1], 1e-6);
+      }
+    }
+  }
+  // The faithful strategy (Algorithm 1, T steps) is not stopped either.
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.label);
+    double z[2] = {-5.0, -5.0};
+    Problem problem;
+    BuildScaledCircle(z, 1.0, 1.0, &problem);
+    Solver::Options options;
+    options.strategy = StrategyType::WC_PENALTY_PGD;
+    options.max_iterations = 20000;
+    options.reference_point = c.reference_point;
+    options.objective_offset = c.objective_offset;
+    Solver::Summary summary;
+    Solve(options, problem, {0.5, 0.5}, &summary);
+    EXPECT_NE(summary.termination_type, ceres::FAILURE) << summary.message;
+    EXPECT_TRUE(summary.IsSolutionUsable()) << summary.message;
+    EXPECT_EQ(summary.iterations, options.max_iterations) << summary.message;
+  }
+}
+
+// f1 = f2 = z0 (or f = z0 alone) on {z1 = 0}: unbounded below.
+struct FirstCoordinate {
+  template <typename T>
+  bool operator()(const T* z, T* f) const {
+    f[0] = z[0];
+    return true;
+  }
+};
+struct SecondCoordinateIsZero {
+  template <typename T>
+  bool operator()(const T* z, T* h) const {
+    h[0] = z[1];
+    return true;
+  }
+};
+
+TEST(Scalarization, UnboundedProblemsStillFailForEveryStrategy) {
+  struct Case {
+    const char* label;
+    int num_objectives;
+    std::vector<double> reference_point;
+    std::vector<double> objective_offset;
+  };
+  const Case cases[] = {{"S = 2, automatic utopia", 2, {}, {}},
+                        {"S = 2, reference_point", 2, {-2.0, -2.0}, {}},
+                        {"S = 2, objective_offset", 2, {}, {2.0, 2.0}},
+                        {"S = 1, default (r = 0)", 1, {}, {}},
+                        {"S = 1, reference_point", 1, {-2.0}, {}}};
+  for (const Case& c : cases) {
+    for (const std::string& name : StrategyTypeNames()) {
+      SCOPED_TRACE(std::string(c.label) + ", " + name);
+      double z[2] = {1.0, 0.5};
+      Problem problem;
+      for (int s = 0; s < c.num_objectives; ++s) {
+        problem.AddObjective(
+            new ceres::AutoDiffCostFunction<FirstCoordinate, 1, 2>(
+                new FirstCoordinate),
+            {z});
+      }
+      problem.AddConstraint(
+          new ceres::AutoDiffCostFunction<SecondCoordinateIsZero, 1, 2>(
+              new SecondCoordinateIsZero),
+          {z});
+      Solver::Options options;
+      ASSERT_TRUE(StringToStrategyType(name, &options.strategy));
+      options.max_iterations = 100000;
+      options.reference_point = c.reference_point;
+      options.objective_offset = c.objective_offset;
+      Solver::Summary summary;
+      const std::vector<double> preference =
+          c.num_objectives == 1 ? std::vector<double>{1.0}
+                                : std::vector<double>{0.5, 0.5};
+      Solve(options, problem, preference, &summary);
+      const bool lower_bound_given =
+          !c.reference_point.empty() || !c.objective_offset.empty();
+      if (options.strategy == StrategyType::WC_PENALTY_PGD &&
+          !lower_bound_given) {
+        // Known limitation (reported, not fixed): without an asserted lower
+        // bound the only evidence is rho below -1e8 times its scale, which
+        // Algorithm 1 with eta = eta0 T^(-1/4) cannot reach in T steps
+        // (rho moves by about eta per step). It ends NO_CONVERGENCE after
+        // T steps; with the automatic reference the single-objective solve
+        // ends the same way and is used with a note. Never CONVERGENCE.
+        EXPECT_EQ(summary.termination_type, ceres::NO_CONVERGENCE)
+            << summary.message;
+        EXPECT_EQ(summary.iterations, options.max_iterations);
+        if (c.num_objectives == 2) {
+          EXPECT_TRUE(Contains(summary.scalarization.message,
+                               "ended NO_CONVERGENCE"))
+              << summary.scalarization.message;
+        }
+        continue;
+      }
+      EXPECT_EQ(summary.termination_type, ceres::FAILURE) << summary.message;
+      EXPECT_TRUE(Contains(summary.message, "likely unbounded below"))
+          << summary.message;
+      EXPECT_FALSE(summary.IsSolutionUsable());
+      if (c.num_objectives == 2 && !lower_bound_given) {
+        // The single-objective solve behind the utopia point reports it.
+        EXPECT_TRUE(Contains(summary.message,
+                             "Computing the automatic reference point"))
+            << summary.message;
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------------- 4 --
+
+TEST(Scalarization, NormalizationMakesUnitsIrrelevant) {
+  const double inv_sqrt2 = 1.0 / std::sqrt(2.0);
+  // Unscaled circle, default options (w = 1, r = utopia): equal weights
+  // select (-1/sqrt 2, -1/sqrt 2) by symmetry.
+  {
+    double z[2] = {0.6, -0.8};
+    Problem problem;
+    BuildScaledCircle(z, 1.0, 1.0, &problem);
+    Solver::Summary summary;
+    Solve(Solver::Options(), problem, {0.5, 0.5}, &summary);
+    ASSERT_EQ(summary.termination_type, ceres::CONVERGENCE) << summary.message;
+    EXPECT_NEAR(z[0], -inv_sqrt2, 1e-6);
+    EXPECT_NEAR(z[1], -inv_sqrt2, 1e-6);
+  }
+  // f2 = 1000 z2. Ideal (-1, -1000), nadir (0, 0), utopia = ideal - 0.01
+  // (nadir - ideal) = (-1.01, -1010), so w = nadir - utopia = (1.01, 1010)
+  // and the normalized objectives (f_s - r_s) / w_s = (z_s + 1.01) / 1.01
+  // are those of the unscaled circle: the same point.
+  const double margin = Solver::Options().utopia_margin;
+  for (StrategyType strategy : kQuasiNewton) {
+    SCOPED_TRACE(StrategyTypeToString(strategy));
+    double z[2] = {0.6, -0.8};
+    Problem problem;
+    BuildScaledCircle(z, 1.0, 1000.0, &problem);
+    Solver::Options options;
+    options.strategy = strategy;
+    options.normalize_objectives = true;
+    Solver::Summary summary;
+    Solve(options, problem, {0.5, 0.5}, &summary);
+    ASSERT_EQ(summary.termination_type, ceres::CONVERGENCE) << summary.message;
+    const Scalarization& sc = summary.scalarization;
+    EXPECT_TRUE(sc.normalized);
+    EXPECT_EQ(sc.reference_point_type, ReferencePointType::UTOPIA);
+    const Eigen::Vector2d ideal(-1.0, -1000.0), nadir(0.0, 0.0);
+    const Eigen::Vector2d utopia = ideal - margin * (nadir - ideal);
+    for (int s = 0; s < 2; ++s) {
+      const double unit = s == 0 ? 1.0 : 1000.0;
+      EXPECT_NEAR(sc.ideal_point[s], ideal[s], 1e-6 * unit);
+      // Nadir entries are coordinates of the single-objective minimizers:
+      // O(stationarity_tolerance) accurate, see above; r only moves by
+      // utopia_margin times that.
+      EXPECT_NEAR(sc.nadir_point[s], nadir[s], 1e-5 * unit);
+      EXPECT_NEAR(sc.reference_point[s], utopia[s], 1e-6 * unit);
+      EXPECT_NEAR(sc.objective_scale[s], nadir[s] - utopia[s], 1e-5 * unit);
+      EXPECT_NEAR(sc.objective_scale[s],
+                  sc.nadir_point[s] - sc.reference_point[s], 1e-12 * unit);
+    }
+    EXPECT_NEAR(z[0], -inv_sqrt2, 1e-6);
+    EXPECT_NEAR(z[1], -inv_sqrt2, 1e-6);
+    EXPECT_NEAR(summary.objectives[0], -inv_sqrt2, 1e-6);
+    EXPECT_NEAR(summary.objectives[1], -1000.0 * inv_sqrt2, 1e-3);
+    // The work is reported.
+    EXPECT_EQ(sc.num_single_objective_solves, 2);
+    EXPECT_GT(sc.evaluations.value_evaluations, 0);
+    EXPECT_GT(sc.evaluations.gradient_evaluations, 0);
+    EXPECT_GT(summary.evaluations.value_evaluations, 0);
+    EXPECT_GT(summary.evaluations.gradient_evaluations, 0);
+    EXPECT_GE(sc.time_in_seconds, 0.0);
+
+    // Without normalization the same weights pick another point: the
+    // exact WC point with lambda' = (0.5, 500), far from the diagonal.
+    z[0] = 0.6;
+    z[1] = -0.8;
+    options.normalize_objectives = false;
+    Solve(options, problem, {0.5, 0.5}, &summary);
+    ASSERT_EQ(summary.termination_type, ceres::CONVERGENCE) << summary.message;
+    EXPECT_FALSE(summary.scalarization.normalized);
+    const Eigen::VectorXd unnormalized = ExactCircleZ(
+        {0.5, 0.5}, Eigen::Vector2d(1.0, 1000.0), summary.scalarization);
+    EXPECT_NEAR(z[0], unnormalized[0], 1e-6);
+    EXPECT_NEAR(z[1], unnormalized[1], 1e-6);
+    EXPECT_GT(std::abs(unnormalized[0] + inv_sqrt2), 0.1);
+
+    // An explicit objective_scale overrides the normalization (the utopia
+    // reference point is still computed).
+    z[0] = 0.6;
+    z[1] = -0.8;
+    options.normalize_objectives = true;
+    options.objective_scale = {1.0, 2000.0};
+    Solve(options, problem, {0.5, 0.5}, &summary);
+    ASSERT_EQ(summary.termination_type, ceres::CONVERGENCE) << summary.message;
+    EXPECT_FALSE(summary.scalarization.normalized);
+    EXPECT_EQ(summary.scalarization.objective_scale[0], 1.0);
+    EXPECT_EQ(summary.scalarization.objective_scale[1], 2000.0);
+    EXPECT_EQ(summary.scalarization.num_single_objective_solves, 2);
+    const Eigen::VectorXd given = ExactCircleZ(
+        {0.5, 0.5}, Eigen::Vector2d(1.0, 1000.0), summary.scalarization);
+    EXPECT_NEAR(z[0], given[0], 1e-6);
+    EXPECT_NEAR(z[1], given[1], 1e-6);
+    EXPECT_GT(std::abs(given[0] + inv_sqrt2), 0.01);
+  }
+}
+
+// ---------------------------------------------------------------------- 5 --
+
+TEST(Scalarization, ReturnedPointsCarryTheCertificate) {
+  const problems::ProblemInfo* info = problems::Find("sphere_octant");
+  ASSERT_NE(info, nullptr);
+  for (StrategyType strategy : kQuasiNewton) {
+    SCOPED_TRACE(StrategyTypeToString(strategy));
+    std::unique_ptr<problems::ProblemInstance> instance = info->build();
+    Solver::Options options;
+    options.strategy = strategy;
+    Solver::Summary summary;
+    Solve(options, instance->problem, {0.2, 0.3, 0.5}, &summary);
+    ASSERT_EQ(summary.termination_type, ceres::CONVERGENCE) << summary.message;
+    EXPECT_TRUE(Contains(summary.message, "certificate")) << summary.message;
+    ASSERT_EQ(summary.kkt.objective_scale.size(), 3);
+    const KktCertificate& best = summary.kkt.BestCertificate(
+        options.stationarity_tolerance, options.complementarity_tolerance,
+        options.feasibility_tolerance);
+    EXPECT_TRUE(best.Certifies(options.stationarity_tolerance,
+                               options.complementarity_tolerance,
+                               options.feasibility_tolerance))
+        << summary.FullReport();
+    EXPECT_LE(best.feasibility, options.feasibility_tolerance);
+    EXPECT_LE(summary.constraint_max_norm, options.feasibility_tolerance);
+
+    // kkt_tolerance > 0: the paper's raw test decides instead.
+    instance->ResetToStart();
+    options.kkt_tolerance = 1e-12;
+    Solve(options, instance->problem, {0.2, 0.3, 0.5}, &summary);
+    ASSERT_EQ(summary.termination_type, ceres::CONVERGENCE) << summary.message;
+    EXPECT_TRUE(Contains(summary.message, "kkt_tolerance")) << summary.message;
+    EXPECT_LE(std::min(summary.kkt.with_solver_multipliers.SquaredNorm(),
+                       summary.kkt.with_least_squares_multipliers.SquaredNorm()),
+              options.kkt_tolerance)
+        << summary.FullReport();
+  }
+}
+
+TEST(Scalarization, CertificateOfAHandBuiltResidual) {
+  // S = 2, k = 2, q = 2.
+  const double rho = 0.5;
+  const Eigen::Vector2d lambda(0.25, 0.75), f(2.0, 1.0), sigma(1.0, 4.0),
+      omega(0.6, 0.5);
+  KktResidual residual;
+  residual.simplex = omega.sum() - 1.0;
+  residual.stationarity = Eigen::Vector2d(0.3, -0.4);
+  residual.feasibility = Eigen::Vector2d(1e-3, -2e-3);
+  residual.complementarity = Eigen::Vector2d(0.0, -0.25);
+  const KktCertificate c =
+      ComputeKktCertificate(rho, lambda, f, sigma, omega, residual);
+  // simplex: |0.6 + 0.5 - 1| = 0.1.
+  EXPECT_NEAR(c.simplex, 0.1, 1e-15);
+  // stationarity: ||(0.3, -0.4)||_inf / (0.6 0.25 1 + 0.5 0.75 4) = 0.4 /
+  // 1.65.
+  EXPECT_NEAR(c.stationarity, 0.4 / 1.65, 1e-15);
+  // complementarity: slacks (0.5 - 0.25 * 2) / (0.25 * 1) = 0 and
+  // (0.5 - 0.75 * 1) / (0.75 * 4) = -1/12; max |min(omega_s, slack_s)| =
+  // 1/12.
+  EXPECT_NEAR(c.complementarity, 1.0 / 12.0, 1e-15);
+  // feasibility: ||h||_inf = 2e-3.
+  EXPECT_NEAR(c.feasibility, 2e-3, 1e-18);
+  // Ratio: max(max(0.1, 0.2424) / 0.5, (1/12) / 0.1, 2e-3 / 0.01) = 5/6.
+  EXPECT_NEAR(c.Ratio(0.5, 0.1, 0.01), 5.0 / 6.0, 1e-15);
+  EXPECT_TRUE(c.Certifies(0.5, 0.1, 0.01));
+  EXPECT_FALSE(c.Certifies(0.5, 0.05, 0.01));   // complementarity 1.67
+  EXPECT_FALSE(c.Certifies(0.2, 0.1, 0.01));    // stationarity 1.21
+  EXPECT_FALSE(c.Certifies(0.5, 0.1, 1e-3));    // feasibility 2
+
+  // Multipliers far from the simplex: the weight floor min_s lambda_s
+  // sigma_s = 0.25 divides the stationarity.
+  const Eigen::Vector2d zero(0.0, 0.0);
+  KktResidual at_zero = residual;
+  at_zero.simplex = -1.0;
+  const KktCertificate c0 =
+      ComputeKktCertificate(rho, lambda, f, sigma, zero, at_zero);
+  EXPECT_NEAR(c0.simplex, 1.0, 1e-15);
+  EXPECT_NEAR(c0.stationarity, 0.4 / 0.25, 1e-15);
+  EXPECT_NEAR(c0.complementarity, 1.0 / 12.0, 1e-15);  // min(0, -1/12)
+
+  // Wrong sizes: nothing is certified.
+  const KktCertificate bad = ComputeKktCertificate(
+      rho, lambda, f, sigma, Eigen::VectorXd::Ones(3), residual);
+  EXPECT_FALSE(bad.Certifies(0.5, 0.5, 0.5));
+
+  // BestCertificate: the one with the smaller ratio for these tolerances.
+  KktReport report;
+  report.certificate_with_solver_multipliers = c;
+  report.certificate_with_least_squares_multipliers = c0;
+  EXPECT_EQ(&report.BestCertificate(0.5, 0.1, 0.01),
+            &report.certificate_with_solver_multipliers);
+  report.certificate_with_solver_multipliers.feasibility = 1.0;  // ratio 100
+  EXPECT_EQ(&report.BestCertificate(0.5, 0.1, 0.01),
+            &report.certificate_with_least_squares_multipliers);
+}
+
+// ---------------------------------------------------------------------- 6 --
+
+// IsValid (when it can tell without the problem) and Solve on the quarter
+// circle both refuse `options`, naming `field`.
+void ExpectRefused(const Solver::Options& options, const std::string& field,
+                   bool is_valid_can_tell = true) {
+  std::string error;
+  if (is_valid_can_tell) {
+    EXPECT_FALSE(options.IsValid(&error));
+    EXPECT_TRUE(Contains(error, field)) << error;
+  } else {
+    EXPECT_TRUE(options.IsValid(&error)) << error;
+  }
+  std::unique_ptr<problems::ProblemInstance> instance =
+      problems::Find("circle_quarter")->build();
+  Solver::Summary summary;
+  Solve(options, instance->problem, {0.5, 0.5}, &summary);
+  EXPECT_EQ(summary.termination_type, ceres::FAILURE);
+  EXPECT_TRUE(Contains(summary.message, field)) << summary.message;
+  EXPECT_FALSE(summary.IsSolutionUsable());
+}
+
+TEST(Scalarization, InvalidScalarizationOptionsNameTheField) {
+  const double inf = std::numeric_limits<double>::infinity();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  {
+    SCOPED_TRACE("reference_point of the wrong size");
+    Solver::Options options;
+    options.reference_point = {-2.0, -2.0, -2.0};
+    ExpectRefused(options,
+                  "reference_point has 3 entries but the problem has 2",
+                  /*is_valid_can_tell=*/false);
+    options.reference_point = {-2.0};
+    ExpectRefused(options, "reference_point has 1 entries", false);
+  }
+  for (double bad : {nan, inf, -inf}) {
+    SCOPED_TRACE(::testing::Message() << "reference_point entry " << bad);
+    Solver::Options options;
+    options.reference_point = {-2.0, bad};
+    ExpectRefused(options, "reference_point[1]");
+  }
+  for (double bad : {0.0, -1.0, nan, inf}) {
+    SCOPED_TRACE(::testing::Message() << "objective_scale entry " << bad);
+    Solver::Options options;
+    options.objective_scale = {1.0, bad};
+    ExpectRefused(options, "objective_scale[1]");
+  }
+  {
+    SCOPED_TRACE("objective_scale of the wrong size");
+    Solver::Options options;
+    options.objective_scale = {1.0, 1.0, 1.0};
+    ExpectRefused(options, "objective_scale has 3 entries", false);
+  }
+  {
+    SCOPED_TRACE("reference_point and objective_offset");
+    Solver::Options options;
+    options.reference_point = {-2.0, -2.0};
+    options.objective_offset = {2.0, 2.0};
+    ExpectRefused(options, "reference_point and objective_offset");
+    options.objective_offset.clear();
+    options.automatic_objective_offset = true;
+    ExpectRefused(options, "reference_point and objective_offset");
+  }
+  for (double bad : {0.0, -0.5, 1.5, nan, inf}) {
+    SCOPED_TRACE(::testing::Message() << "utopia_margin " << bad);
+    Solver::Options options;
+    options.utopia_margin = bad;
+    ExpectRefused(options, "utopia_margin");
+  }
+  {
+    Solver::Options options;
+    options.utopia_margin = 1.0;  // the closed end
+    std::string error;
+    EXPECT_TRUE(options.IsValid(&error)) << error;
+  }
+  for (double bad : {0.0, -1e-8, 1.0, 2.0, nan, inf}) {
+    SCOPED_TRACE(::testing::Message() << "tolerance " << bad);
+    Solver::Options options;
+    options.stationarity_tolerance = bad;
+    ExpectRefused(options, "stationarity_tolerance");
+    options = Solver::Options();
+    options.complementarity_tolerance = bad;
+    ExpectRefused(options, "complementarity_tolerance");
+    options = Solver::Options();
+    options.feasibility_tolerance = bad;
+    ExpectRefused(options, "feasibility_tolerance");
+  }
+}
+
+}  // namespace
+}  // namespace ecmo
