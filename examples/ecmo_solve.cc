@@ -104,7 +104,38 @@ DEFINE_string(strategy, "wc-augmented-lagrangian",
 DEFINE_int32(max_iterations, 10000, "Iteration budget T.");
 DEFINE_double(kkt_tolerance,
               0.0,
-              "Stop when ||K||^2 <= this (0: run all T iterations).");
+              "The paper's absolute test: stop when ||K||^2 <= this, instead "
+              "of the scale-invariant certificate (0, default: the "
+              "certificate for wc-augmented-lagrangian and wc-penalty-lbfgs; "
+              "wc-penalty-pgd runs all T iterations).");
+DEFINE_double(stationarity_tolerance,
+              1e-6,
+              "Certificate: |sum omega - 1| and the normalized stationarity.");
+DEFINE_double(complementarity_tolerance,
+              1e-8,
+              "Certificate: each objective's slack in units of its scale.");
+DEFINE_double(feasibility_tolerance, 1e-8, "Certificate: ||h||_inf.");
+DEFINE_string(reference_point,
+              "auto",
+              "Reference point r of the scalarization lambda_s (f_s - r_s) / "
+              "w_s <= rho: auto (the utopia point from one single-objective "
+              "solve per objective; r = 0 for one objective), offset (the "
+              "paper's form r = -objective_offset with the problem's own "
+              "offsets or --objective_offset), or r_1,...,r_S.");
+DEFINE_double(utopia_margin,
+              1e-2,
+              "Margin of the automatic utopia point below the ideal point, "
+              "relative to the objective's range.");
+DEFINE_string(normalize,
+              "auto",
+              "Divide the objectives by nadir - utopia so that a uniform "
+              "preference grid spreads points evenly: auto (on for sweeps "
+              "with an automatic reference point, off for one --preference), "
+              "true or false.");
+DEFINE_int32(refine,
+             0,
+             "Sweeps: add points where the front has its largest gaps until "
+             "it has this many points (0: off).");
 DEFINE_double(eta0, 0.01, "wc-penalty-pgd: eta = eta0 T^(-1/4).");
 DEFINE_double(c0, 1.0, "wc-penalty-pgd: u = v = c0 T^(1/4).");
 DEFINE_string(step_rule,
@@ -112,11 +143,12 @@ DEFINE_string(step_rule,
               "wc-penalty-pgd step rule: fixed or backtracking.");
 DEFINE_string(objective_offset,
               "",
-              "Comma-separated offsets added to the objectives (default: the "
-              "problem's own).");
+              "The paper's form: comma-separated offsets added to the "
+              "objectives (r = -offset); implies --reference_point=offset.");
 DEFINE_bool(automatic_objective_offset,
             false,
-            "Pick offsets 1 + max(0, -f_s(z0)).");
+            "Legacy: offsets 1 + max(0, -f_s(z0)) (prefer the automatic "
+            "reference point).");
 DEFINE_bool(json,
             false,
             "Print the JSON result on stdout instead of the "
@@ -268,13 +300,48 @@ int main(int argc, char** argv) {
   options.history_stride = FLAGS_history_stride > 0
                                ? FLAGS_history_stride
                                : std::max(1, FLAGS_max_iterations / 10000);
+  options.stationarity_tolerance = FLAGS_stationarity_tolerance;
+  options.complementarity_tolerance = FLAGS_complementarity_tolerance;
+  options.feasibility_tolerance = FLAGS_feasibility_tolerance;
+  options.utopia_margin = FLAGS_utopia_margin;
   options.automatic_objective_offset = FLAGS_automatic_objective_offset;
-  options.objective_offset = info->objective_offset;
   std::string error;
-  if (!FLAGS_objective_offset.empty() &&
+  // The scalarization: the paper's offsets, a given reference point, or the
+  // automatic utopia point.
+  const bool offset_given = !FLAGS_objective_offset.empty();
+  if (offset_given &&
       !ParseList(FLAGS_objective_offset, &options.objective_offset, &error)) {
     return Usage("--objective_offset: " + error + ".");
   }
+  if (FLAGS_reference_point == "offset") {
+    if (!offset_given && !FLAGS_automatic_objective_offset) {
+      options.objective_offset = info->objective_offset;
+    }
+  } else if (FLAGS_reference_point != "auto") {
+    if (offset_given || FLAGS_automatic_objective_offset) {
+      return Usage(
+          "--reference_point=" + FLAGS_reference_point +
+          " and --objective_offset / --automatic_objective_offset say the "
+          "same thing (r = -offset); give one.");
+    }
+    if (!ParseList(FLAGS_reference_point, &options.reference_point, &error)) {
+      return Usage("--reference_point: " + error +
+                   " (valid: auto, offset, or r_1,...,r_S).");
+    }
+    if (static_cast<int>(options.reference_point.size()) !=
+        info->num_objectives) {
+      return Usage("--reference_point has " +
+                   std::to_string(options.reference_point.size()) +
+                   " entries but '" + info->name + "' has " +
+                   std::to_string(info->num_objectives) + " objectives.");
+    }
+  }
+  if (FLAGS_normalize != "auto" && FLAGS_normalize != "true" &&
+      FLAGS_normalize != "false") {
+    return Usage("--normalize=" + FLAGS_normalize +
+                 ": valid values are auto, true and false.");
+  }
+  if (FLAGS_normalize == "true") options.normalize_objectives = true;
   if (!options.IsValid(&error)) return Usage(error);
   if (FLAGS_reference != "none" && FLAGS_reference != "ipopt") {
     return Usage("unknown reference '" + FLAGS_reference +
@@ -364,6 +431,17 @@ int main(int argc, char** argv) {
   sweep_options.progress_to_stderr = true;
   sweep_options.progress_every_n_seconds = FLAGS_progress_every_n_seconds;
   sweep_options.max_history_entries = FLAGS_history_entries;
+  // Normalization: on for sweeps with an automatic scalarization unless
+  // --normalize=false; never for a single --preference unless asked.
+  sweep_options.normalize_objectives =
+      FLAGS_normalize == "true" ||
+      (FLAGS_normalize == "auto" && FLAGS_preference.empty());
+  if (FLAGS_refine < 0) return Usage("--refine must be >= 0.");
+  if (FLAGS_refine > 0 && !FLAGS_preference.empty()) {
+    return Usage("--refine needs a sweep (--sweep or --preferences), not a "
+                 "single --preference.");
+  }
+  sweep_options.refine_to = FLAGS_refine;
   if (cross_check) {
     // The reference's options change what a point holds: recorded in every
     // JSON line so that --resume refuses points checked otherwise.

@@ -635,16 +635,21 @@ std::string Solver::Summary::FullReport() const {
     row(scalarization.normalized ? "  Objective scales w (nadir - utopia)"
                                  : "  Objective scales w",
         FormatVector(scalarization.objective_scale));
-    if (scalarization.num_single_objective_solves > 0) {
+    if (scalarization.ideal_point.size() > 0) {
       row("  Ideal point", FormatVector(scalarization.ideal_point));
       row("  Nadir estimate (payoff table)",
           FormatVector(scalarization.nadir_point));
-      row("  Single-objective solves",
-          std::to_string(scalarization.num_single_objective_solves) + " (" +
-              std::to_string(
-                  scalarization.evaluations.gradient_evaluations) +
-              " gradient evaluations, " + num(scalarization.time_in_seconds) +
-              " s)");
+      if (scalarization.num_single_objective_solves > 0) {
+        row("  Single-objective solves",
+            std::to_string(scalarization.num_single_objective_solves) +
+                " (" +
+                std::to_string(
+                    scalarization.evaluations.gradient_evaluations) +
+                " gradient evaluations, " +
+                num(scalarization.time_in_seconds) + " s)");
+      } else {
+        row("  Single-objective solves", "shared (computed by the caller)");
+      }
     }
     if (!scalarization.message.empty()) row("  Note", scalarization.message);
   }

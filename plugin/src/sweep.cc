@@ -1293,7 +1293,25 @@ std::string ParetoSweep::Summary::FullReport() const {
   row("  not solved", std::to_string(num_not_solved));
   row("  usable", std::to_string(num_usable));
   row("  converged", std::to_string(num_converged));
+  if (num_refined > 0) row("  added by refinement", std::to_string(num_refined));
   if (!resume_message.empty()) row("Resume", resume_message);
+  if (scalarization.reference_point.size() > 0) {
+    row("Reference point r",
+        std::string(
+            ReferencePointTypeToString(scalarization.reference_point_type)) +
+            " " + FormatVector(scalarization.reference_point));
+    row(scalarization.normalized ? "Objective scales (nadir - utopia)"
+                                 : "Objective scales",
+        FormatVector(scalarization.objective_scale));
+    if (scalarization.num_single_objective_solves > 0) {
+      row("Single-objective solves (once)",
+          std::to_string(scalarization.num_single_objective_solves) + " (" +
+              std::to_string(scalarization.evaluations.gradient_evaluations) +
+              " gradient evaluations, " + num(scalarization.time_in_seconds) +
+              " s)");
+    }
+    if (!scalarization.message.empty()) row("  note", scalarization.message);
+  }
   row("Gradient evaluations (solved)", std::to_string(gradient_evaluations));
   row("Worst ||K||^2", num(worst_kkt_residual_sq));
   row("Worst ||K||^2 (least squares)",
