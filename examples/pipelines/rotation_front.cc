@@ -204,8 +204,8 @@ int main(int argc, char** argv) {
   // either end would select the same end point, because cost_A and cost_B
   // are far from 0 there. The default r is the utopia point: each sensor's
   // best fit under the equality (one single-objective solve per objective),
-  // minus a margin, so below every attainable cost, infeasible iterates
-  // included, and a preference picks the front point on the ray
+  // minus a margin, so below every attainable cost (infeasible iterates
+  // that dip below it do no harm), and a preference picks the point on the ray
   // r + t (w_A / lambda_A, w_B / lambda_B). Computing it once for the whole
   // front (rather than in every Solve) gives all points the same r, and
   // normalize_objectives sets w = nadir - utopia, so that 9 evenly spaced
