@@ -19,11 +19,19 @@
 // residual block (a constraint group) instead of the manifold, traces that
 // front too, and prints the largest difference between the two fronts.
 //
+// It checks its own results (CTest runs it as example_line_fit_front) and
+// exits 1 when a check fails: every solve of both fronts ends in
+// CONVERGENCE, the two fronts agree, the front is monotone (no point
+// dominates another), and sensor A's end of the front has the cost of the
+// closed-form best line through A's points (orthogonal regression: n is the
+// eigenvector of the smallest eigenvalue of A's scatter matrix).
+//
 //   line_fit_front [--out=PREFIX] [--points=40]
 //
 // writes PREFIX.csv (ecmo::CsvHeader / CsvRow) and PREFIX.json (an array of
 // ecmo::SummaryToJson objects); PREFIX defaults to "line_fit_front".
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -33,6 +41,8 @@
 #include <string>
 #include <vector>
 
+#include "Eigen/Core"
+#include "Eigen/Eigenvalues"
 #include "ceres/autodiff_cost_function.h"
 #include "ceres/loss_function.h"
 #include "ceres/problem.h"
@@ -127,6 +137,24 @@ void BuildProblem(const Data& data,
   }
 }
 
+// The smallest cost_A over all lines, in closed form: with residuals
+// n . p_i - d and |n| = 1, the best d is n . mean and the best n the
+// eigenvector of the smallest eigenvalue of the scatter matrix
+// sum_i (p_i - mean)(p_i - mean)^T, so min cost_A = 1/2 that eigenvalue.
+double OrthogonalRegressionCost(const std::vector<double>& x,
+                                const std::vector<double>& y) {
+  Eigen::Vector2d mean = Eigen::Vector2d::Zero();
+  for (size_t i = 0; i < x.size(); ++i) mean += Eigen::Vector2d(x[i], y[i]);
+  mean /= x.size();
+  Eigen::Matrix2d scatter = Eigen::Matrix2d::Zero();
+  for (size_t i = 0; i < x.size(); ++i) {
+    const Eigen::Vector2d p = Eigen::Vector2d(x[i], y[i]) - mean;
+    scatter += p * p.transpose();
+  }
+  return 0.5 * Eigen::SelfAdjointEigenSolver<Eigen::Matrix2d>(scatter)
+                   .eigenvalues()[0];
+}
+
 std::string Flag(int argc, char** argv, const char* name, const char* value) {
   const std::string prefix = std::string("--") + name + "=";
   for (int i = 1; i < argc; ++i) {
@@ -210,14 +238,35 @@ int main(int argc, char** argv) {
   ecmo::Solver::Options options;
   options.strategy = ecmo::StrategyType::WC_AUGMENTED_LAGRANGIAN;
   options.max_iterations = 20000;
-  options.kkt_tolerance = 1e-14;
   options.record_history = false;
+  // Weighted Chebyshev measures lambda_s (f_s - r_s) / w_s from a reference
+  // point r below the front. By default every Solve finds r, the utopia
+  // point, with one single-objective solve per objective. For a front,
+  // compute it once: the same r for every preference and for both
+  // formulations (so their points are comparable), and the scales
+  // w = nadir - utopia, so that the 11 preferences spread over the front
+  // although cost_A spans a range 25 times larger than cost_B.
+  options.normalize_objectives = true;
+  ecmo::Scalarization scalarization;
+  if (!ecmo::ComputeScalarization(options, &adapter, adapter.GetParameters(),
+                                  &scalarization, &error)) {
+    std::fprintf(stderr, "%s\n", error.c_str());
+    return 1;
+  }
+  const Eigen::VectorXd& r = scalarization.reference_point;
+  const Eigen::VectorXd& w = scalarization.objective_scale;
+  options.reference_point = {r[0], r[1]};
+  options.objective_scale = {w[0], w[1]};
+  std::printf("reference point (utopia) r = (%.6f, %.6f), scales w = (%.6f, "
+              "%.6f)\n\n", r[0], r[1], w[0], w[1]);
 
   std::ofstream csv(out + ".csv");
   csv << ecmo::CsvHeader(2, adapter.NumParameters()) << "\n";
   nlohmann::json json = nlohmann::json::array();
 
-  std::printf("%9s %12s %12s %11s %11s %11s %12s %s\n",
+  // The answer at sensor A's end of the front, in closed form.
+  const double best_cost_a = OrthogonalRegressionCost(data.ax, data.ay);
+  std::printf("%9s %12s %12s %11s %11s %11s %12s %-12s %s\n",
               "lambda_A",
               "cost_A",
               "cost_B",
@@ -225,16 +274,23 @@ int main(int argc, char** argv) {
               "n_y",
               "d",
               "||K||^2 LS",
-              "termination");
+              "termination",
+              "check");
   double max_gap = 0.0;
   int failures = 0;
-  // Walk from "A only" to "B only", warm-starting each solve from the last.
-  for (const auto& weights : ecmo::EvenlySpaced2(11)) {
+  double previous_a = INFINITY, previous_b = -INFINITY;
+  // Walk from "B only" to "A only" (EvenlySpaced2 lists the two ends first,
+  // so sort by lambda_A), warm-starting each solve from the last.
+  std::vector<std::vector<double>> grid = ecmo::EvenlySpaced2(11);
+  std::sort(grid.begin(), grid.end());
+  for (const auto& weights : grid) {
     const std::vector<double> lambda = ecmo::ToOpenSimplex(weights);
     ecmo::Solver::Summary summary, summary2;
     ecmo::Solve(options, &adapter, lambda, &summary);
     ecmo::Solve(options, &adapter2, lambda, &summary2);
-    std::printf("%9.4f %12.6f %12.6f %11.6f %11.6f %11.6f %12.3e %s\n",
+    const bool converged = summary.termination_type == ceres::CONVERGENCE &&
+                           summary2.termination_type == ceres::CONVERGENCE;
+    std::printf("%9.4f %12.6f %12.6f %11.6f %11.6f %11.6f %12.3e %-12s ",
                 lambda[0],
                 summary.objectives.size() ? summary.objectives[0] : NAN,
                 summary.objectives.size() ? summary.objectives[1] : NAN,
@@ -243,25 +299,52 @@ int main(int argc, char** argv) {
                 d[0],
                 summary.kkt.with_least_squares_multipliers.SquaredNorm(),
                 ecmo::TerminationTypeName(summary.termination_type));
-    if (!summary.IsSolutionUsable() || !summary2.IsSolutionUsable()) {
+    if (!converged) {
       ++failures;
-      std::printf(
-          "  %s\n  %s\n", summary.message.c_str(), summary2.message.c_str());
+      std::printf("FAIL: not converged\n  manifold: %s\n  |n|^2 - 1 = 0: "
+                  "%s (%s)\n",
+                  summary.message.c_str(),
+                  summary2.message.c_str(),
+                  ecmo::TerminationTypeName(summary2.termination_type));
       continue;
     }
-    max_gap =
-        std::max({max_gap,
-                  std::abs(summary.objectives[0] - summary2.objectives[0]),
-                  std::abs(summary.objectives[1] - summary2.objectives[1])});
+    const double cost_a = summary.objectives[0], cost_b = summary.objectives[1];
+    // The two formulations find the same point.
+    const double gap = std::max(std::abs(cost_a - summary2.objectives[0]),
+                                std::abs(cost_b - summary2.objectives[1]));
+    max_gap = std::max(max_gap, gap);
+    std::string why;
+    if (gap > 1e-5) why += " fronts differ by " + std::to_string(gap) + ";";
+    // Moving towards A never makes cost_A worse or cost_B better.
+    if (cost_a > previous_a + 1e-7 || cost_b < previous_b - 1e-7) {
+      why += " not monotone (dominated by or dominating the last point);";
+    }
+    // No line fits A better than the orthogonal regression, and the end of
+    // the front (lambda_A ~ 1) attains it.
+    if (cost_a < best_cost_a * (1 - 1e-7) ||
+        (weights[0] == 1.0 && cost_a > best_cost_a * (1 + 1e-6))) {
+      why += " cost_A " + std::to_string(cost_a) + " vs closed form " +
+             std::to_string(best_cost_a) + ";";
+    }
+    previous_a = cost_a;
+    previous_b = cost_b;
+    if (!why.empty()) ++failures;
+    std::printf("%s%s\n", why.empty() ? "PASS" : "FAIL:", why.c_str());
     csv << ecmo::CsvRow(summary, "line_fit") << "\n";
     json.push_back(ecmo::SummaryToJson(summary, "line_fit"));
   }
   std::ofstream(out + ".json") << json.dump(2) << "\n";
   std::printf(
       "\nLargest |objective| difference between the SphereManifold front and "
-      "the |n|^2 - 1 = 0 front: %.2e\nWrote %s.csv and %s.json\n",
+      "the |n|^2 - 1 = 0 front: %.2e\nClosed-form best cost_A (orthogonal "
+      "regression): %.6f\nWrote %s.csv and %s.json\n%s: %d of %zu points "
+      "failed a check\n",
       max_gap,
+      best_cost_a,
       out.c_str(),
-      out.c_str());
+      out.c_str(),
+      failures == 0 ? "PASS" : "FAIL",
+      failures,
+      grid.size());
   return failures == 0 ? 0 : 1;
 }
