@@ -294,7 +294,11 @@ TEST(TrustworthyResults, ThreadCreationFailureFallsBackInsteadOfAborting) {
   const RunResult run =
       RunSolve("--num_threads=1000 --sweep=2000 --history=false --json",
                "ulimit -v 3000000;");
-  ASSERT_EQ(run.exit_code, 0) << run.output.substr(0, 2000);
+  // 0 or 3: what this test checks is that every point was solved (on the
+  // threads that could be created); whether the extreme corners of a
+  // 2000-point grid certify depends on which neighbour warm-started them.
+  ASSERT_TRUE(run.exit_code == 0 || run.exit_code == 3)
+      << run.exit_code << "\n" << run.output.substr(0, 2000);
   const size_t start = run.output.find('{');
   ASSERT_NE(start, std::string::npos);
   const nlohmann::json j =
@@ -302,6 +306,7 @@ TEST(TrustworthyResults, ThreadCreationFailureFallsBackInsteadOfAborting) {
   ASSERT_FALSE(j.is_discarded());
   EXPECT_EQ(j["num_points"], 2000);
   EXPECT_EQ(j["num_solved"], 2000);
+  EXPECT_EQ(j["num_usable"], 2000);
   EXPECT_GE(j["num_threads_used"].get<int>(), 1);
   EXPECT_LT(j["num_threads_used"].get<int>(), 1000);
   EXPECT_NE(run.output.find("could create only"), std::string::npos);
