@@ -4,8 +4,8 @@
 //   null callback, non-finite offset); invalid problem; preference of wrong
 //   length, negative, zero entry, zero sum / not summing to 1, NaN;
 //   objective offset of the wrong size; NaN from a cost function at the
-//   start point and during the solve; non-positive objective without an
-//   offset (and the automatic offset that fixes it); non-finite start point.
+//   start point and during the solve; non-finite start point. Negative
+//   objectives are not bad input: they are solved without an offset.
 
 #include "ecmo/solver.h"
 
