@@ -264,3 +264,63 @@ TEST(Solver, UnboundedObjectiveIsReportedNotConverged) {
 
 }  // namespace
 }  // namespace ecmo
+
+namespace ecmo {
+namespace {
+
+// f_s = 1e6 ((z0 - c_s)^2 + (z1 - c_s)^2 + z2^2): huge objective
+// gradients; with z0 fixed the front runs along z1 in [-1, 1].
+struct Steep {
+  explicit Steep(double c) : c(c) {}
+  template <typename T>
+  bool operator()(const T* z, T* f) const {
+    f[0] = 1e6 * ((z[0] - c) * (z[0] - c) + (z[1] - c) * (z[1] - c) +
+                  z[2] * z[2]);
+    return true;
+  }
+  double c;
+};
+// h = z0 - 0.3: an anchor, Jacobian exactly [1 0].
+struct Anchor {
+  template <typename T>
+  bool operator()(const T* z, T* h) const {
+    h[0] = z[0] - 0.3;
+    return true;
+  }
+};
+
+TEST(Solver, LargeMultiplierOfAnAnchorIsNotALicqFailure) {
+  // The multiplier of the anchor is of the size of the objective gradients
+  // (about 1e6): large, but the constraint Jacobian [1 0] is perfectly
+  // regular, so no LICQ diagnosis may appear.
+  for (const std::string& name : {std::string("wc-augmented-lagrangian"),
+                                  std::string("wc-penalty-lbfgs")}) {
+    SCOPED_TRACE(name);
+    double z[3] = {0.9, 0.4, 0.2};
+    Problem problem;
+    problem.AddObjective(
+        new ceres::AutoDiffCostFunction<Steep, 1, 3>(new Steep(1.0)), {z});
+    problem.AddObjective(
+        new ceres::AutoDiffCostFunction<Steep, 1, 3>(new Steep(-1.0)), {z});
+    problem.AddConstraint(
+        new ceres::AutoDiffCostFunction<Anchor, 1, 3>(new Anchor), {z});
+    Solver::Options options;
+    ASSERT_TRUE(StringToStrategyType(name, &options.strategy));
+    Solver::Summary summary;
+    Solve(options, problem, {0.5, 0.5}, &summary);
+    EXPECT_TRUE(summary.IsSolutionUsable()) << summary.message;
+    EXPECT_EQ(summary.message.find("LICQ"), std::string::npos)
+        << summary.message;
+    // Feasible points have z0 = 0.3; by symmetry the WC point of equal
+    // weights (the utopia point is symmetric too) has z1 = z2 = 0.
+    EXPECT_EQ(summary.termination_type, ceres::CONVERGENCE)
+        << summary.FullReport();
+    EXPECT_LT(summary.objective_scaling, 1e-3);
+    EXPECT_NEAR(z[0], 0.3, 1e-8);
+    EXPECT_NEAR(z[1], 0.0, 1e-6);
+    EXPECT_NEAR(z[2], 0.0, 1e-6);
+  }
+}
+
+}  // namespace
+}  // namespace ecmo

@@ -230,15 +230,20 @@ bool ComputeScalarization(const Solver::Options& options,
   if (need_table && !SolvePayoffTable(options, evaluator, z, out, error)) {
     return false;
   }
+  // An objective that does not trade off (nadir = ideal) has no range: its
+  // magnitude sets the floor, so that margins and scales stay well above
+  // rounding (1e-4 of the magnitude is 1e12 ulps).
+  const auto range_of = [&](int s) {
+    const double ideal = out->ideal_point[s];
+    const double nadir = out->nadir_point[s];
+    return std::max(nadir - ideal,
+                    1e-4 * std::max({1.0, std::abs(ideal), std::abs(nadir)}));
+  };
   Eigen::VectorXd utopia;
   if (need_table) {
     utopia.resize(S);
     for (int s = 0; s < S; ++s) {
-      const double ideal = out->ideal_point[s];
-      const double range =
-          std::max(out->nadir_point[s] - ideal,
-                   1e-8 * std::max(1.0, std::abs(ideal)));
-      utopia[s] = ideal - options.utopia_margin * range;
+      utopia[s] = out->ideal_point[s] - options.utopia_margin * range_of(s);
     }
   }
   if (out->reference_point_type == ReferencePointType::UTOPIA) {
@@ -249,7 +254,11 @@ bool ComputeScalarization(const Solver::Options& options,
         Eigen::Map<const Eigen::VectorXd>(options.objective_scale.data(), S);
   } else if (options.normalize_objectives && need_table) {
     out->normalized = true;
-    out->objective_scale = out->nadir_point - utopia;
+    out->objective_scale.resize(S);
+    for (int s = 0; s < S; ++s) {
+      out->objective_scale[s] =
+          std::max(out->nadir_point[s] - utopia[s], range_of(s));
+    }
   } else {
     out->objective_scale = Eigen::VectorXd::Ones(S);
   }

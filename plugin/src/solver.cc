@@ -452,8 +452,20 @@ void Solve(const Solver::Options& options,
   }
   const Scalarization& scalarization = summary->scalarization;
   const EvaluationCounts counts_before = evaluator->counts();
+  // Internal scaling (the quasi-Newton strategies on the certificate only;
+  // the faithful strategy and the paper's absolute test see the problem as
+  // posed): like Ipopt's gradient-based scaling, lambda is multiplied by
+  // s <= 1 so that the largest weighted objective gradient at the start is
+  // at most 100. The WC point, omega and the certificate do not change with
+  // s; rho and nu scale with it and are reported unscaled. Without it the
+  // penalties, sized for O(1) values, cannot enforce feasibility against
+  // objectives in large units (1e6 and up).
+  const bool scale_problem = options.kkt_tolerance == 0.0 &&
+                             options.strategy != StrategyType::WC_PENALTY_PGD;
   Eigen::VectorXd f0(S), h0(q);
-  if (!evaluator->Evaluate(z->data(), f0.data(), h0.data(), nullptr, &error)) {
+  Eigen::MatrixXd grad0(k, S);
+  if (!evaluator->Evaluate(z->data(), f0.data(), h0.data(),
+                           scale_problem ? grad0.data() : nullptr, &error)) {
     return fail("At the start point: " + error);
   }
   summary->initial_objectives = f0;
@@ -473,9 +485,12 @@ void Solve(const Solver::Options& options,
     if (scalarization.normalized) {
       sigma[s] = scalarization.objective_scale[s];
     } else if (scalarization.nadir_point.size() == S) {
+      // At least 1e-4 of the objective's magnitude: an objective that does
+      // not trade off has no range to measure its slack in.
       sigma[s] = std::max(
           scalarization.nadir_point[s] - scalarization.reference_point[s],
-          1e-8 * std::max(1.0, std::abs(scalarization.reference_point[s])));
+          1e-4 * std::max({1.0, std::abs(scalarization.reference_point[s]),
+                           std::abs(scalarization.nadir_point[s])}));
     } else {
       sigma[s] = std::max(1.0, std::abs(f0[s] + input.offset[s]));
     }
@@ -491,10 +506,31 @@ void Solve(const Solver::Options& options,
   input.stop.feasibility_tolerance = options.feasibility_tolerance;
   input.stop.sigma = sigma;
 
+  double s_scale = 1.0;
+  if (scale_problem) {
+    double largest = 0.0;
+    for (int s = 0; s < S; ++s) {
+      largest = std::max(largest, input.lambda[s] *
+                                      grad0.col(s).lpNorm<Eigen::Infinity>());
+    }
+    if (std::isfinite(largest) && largest > 100.0) s_scale = 100.0 / largest;
+  }
+  summary->objective_scaling = s_scale;
+  Solver::Options scaled_options;
+  if (s_scale != 1.0) {
+    input.lambda *= s_scale;
+    scaled_options = options;
+    if (scaled_options.warm_start.nu.size() > 0) {
+      scaled_options.warm_start.nu *= s_scale;
+    }
+    input.options = &scaled_options;
+  }
+
   const Eigen::VectorXd weighted0 = input.lambda.cwiseProduct(f0 + input.offset);
-  input.rho0 = std::isnan(options.initial_rho) ? weighted0.maxCoeff()
-                                               : options.initial_rho;
-  summary->initial_rho = input.rho0;
+  input.rho0 = std::isnan(options.initial_rho)
+                   ? weighted0.maxCoeff()
+                   : options.initial_rho * s_scale;
+  summary->initial_rho = input.rho0 / s_scale;
   // Far below anything attainable: every feasible point has rho >= the
   // smallest weighted value that is possible, which is >= 0 when r is below
   // the front; 1e8 times the scale of rho is beyond any honest front.
@@ -531,6 +567,14 @@ void Solve(const Solver::Options& options,
     summary->evaluations.jacobian_products =
         after.jacobian_products - counts_before.jacobian_products;
   }
+  if (s_scale != 1.0) {
+    // Back to the problem as posed.
+    output.rho /= s_scale;
+    output.delta /= s_scale;
+    if (output.multipliers.nu.size() > 0) output.multipliers.nu /= s_scale;
+    input.lambda /= s_scale;
+    for (IterationSummary& it : summary->history) it.rho /= s_scale;
+  }
   summary->iterations = output.iterations;
   summary->termination_type = output.termination_type;
   summary->message = output.message;
@@ -555,6 +599,12 @@ void Solve(const Solver::Options& options,
       summary->objectives = f;
       summary->constraint_norm = h.norm();
       summary->constraint_max_norm = q > 0 ? h.cwiseAbs().maxCoeff() : 0.0;
+      if (!std::isfinite(summary->kkt.with_solver_multipliers.SquaredNorm())) {
+        summary->message +=
+            " Note: the raw ||K||^2 of the problem as posed overflows "
+            "(objectives or gradients near the limit of double precision); "
+            "the scale-invariant certificate is what certifies the point.";
+      }
     } else if (summary->IsSolutionUsable()) {
       summary->termination_type = ceres::FAILURE;
       summary->message = "At the final point: " + error;

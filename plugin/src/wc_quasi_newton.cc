@@ -180,6 +180,45 @@ class ScopedQuietGlog {
   bool active_;
 };
 
+// The largest singular value of J_h at the last linearization point, by
+// power iteration on J_h J_h^T (products only; 30 steps are plenty for a
+// threshold test).
+double LargestSingularValue(Evaluator* evaluator, int k, int q) {
+  Eigen::VectorXd u = Eigen::VectorXd::Ones(q) / std::sqrt(q);
+  Eigen::VectorXd jt_u(k), jj_u(q);
+  double sigma = 0.0;
+  for (int i = 0; i < 30; ++i) {
+    evaluator->JacobianTransposeMultiply(u.data(), jt_u.data());
+    sigma = jt_u.norm();
+    if (!(sigma > 0.0) || !std::isfinite(sigma)) return sigma;
+    evaluator->JacobianMultiply(jt_u.data(), jj_u.data());
+    const double n = jj_u.norm();
+    if (!(n > 0.0)) return sigma;
+    u = jj_u / n;
+  }
+  return sigma;
+}
+
+// The largest singular value of J_h at the current point x and at the start
+// point (the larger of the two); leaves the evaluator linearized at x.
+double JacobianScale(Evaluator* evaluator,
+                     const StrategyInput& input,
+                     const Eigen::VectorXd& x,
+                     int k,
+                     int S,
+                     int q) {
+  double scale = LargestSingularValue(evaluator, k, q);
+  Eigen::VectorXd f(S), h(q);
+  Eigen::MatrixXd grad_f(k, S);
+  std::string error;
+  if (evaluator->Evaluate(input.z0.data(), f.data(), h.data(), grad_f.data(),
+                          &error)) {
+    scale = std::max(scale, LargestSingularValue(evaluator, k, q));
+  }
+  evaluator->Evaluate(x.data() + 1, f.data(), h.data(), grad_f.data(), &error);
+  return scale;
+}
+
 std::string Sci(double x) {
   char buffer[32];
   std::snprintf(buffer, sizeof(buffer), "%.3e", x);
@@ -262,7 +301,7 @@ void RunQuasiNewton(Method method,
   if (u <= 0.0) {
     u = 10.0 * std::max(1.0, std::abs(input.rho0)) /
         std::max(1.0, point.feasibility_sq);
-    u = std::min(std::max(u, 1e-2), 1e4);
+    u = std::min(std::max(u, 1e-2), 1e8);
   }
   u = std::min(u, qn.max_penalty);
   double v =
@@ -793,10 +832,15 @@ void RunQuasiNewton(Method method,
       output->message += os.str();
     }
   }
-  // LICQ diagnosis, when the equality multipliers grew a lot: if
-  // ||J_h^T nu|| / ||nu|| is tiny next to the objective gradients, J_h is
-  // (nearly) rank-deficient along nu. Costs one gradient evaluation, only in
-  // that case.
+  // LICQ diagnosis, when the equality multipliers grew a lot: if the gain
+  // ||J_h^T nu|| / ||nu|| of the Jacobian along nu is tiny next to its
+  // largest gain here or at the start point (a ratio of the Jacobian with
+  // itself: neither the objectives' size nor the constraints' units matter;
+  // the start point catches Jacobians that vanish on the feasible set), J_h
+  // is (nearly) rank-deficient along nu. A well-posed constraint whose
+  // multiplier is simply large (an anchor h = z - z0 against objectives of
+  // size 1e6) is not flagged. Costs two gradient evaluations and a few
+  // dozen Jacobian products, only in that case.
   if (q > 0 && output->termination_type != ceres::FAILURE &&
       multipliers.nu.size() == q &&
       multipliers.nu.norm() > 10.0 * std::max(1.0, first_multiplier_norm)) {
@@ -833,7 +877,7 @@ void RunQuasiNewton(Method method,
             ", gradients " + Sci(scale) +
             ") that the penalty terms overflow; scale them (e.g. divide by a "
             "constant) or change units.";
-      } else if (sigma < 1e-2 * scale) {
+      } else if (sigma < 1e-2 * JacobianScale(evaluator, input, x, k, S, q)) {
         std::ostringstream os;
         os << (output->termination_type == ceres::CONVERGENCE ? " Note: t"
                                                               : " T")

@@ -31,10 +31,12 @@
 //   UTOPIA            the ideal point minus a margin, from S single-objective
 //                     solves min f_s s.t. h = 0 (same strategy and start
 //                     point as the WC solve): utopia_s = ideal_s -
-//                     utopia_margin * max(nadir_s - ideal_s, 1e-8 max(1,
-//                     |ideal_s|)), where nadir_s = max_j f_s(z_j*) over the
-//                     single-objective minimizers z_j* (the payoff table).
-// Scales: Solver::Options::objective_scale when given; nadir - utopia when
+//                     utopia_margin * range_s, where range_s = max(nadir_s -
+//                     ideal_s, 1e-4 max(1, |ideal_s|, |nadir_s|)) and
+//                     nadir_s = max_j f_s(z_j*) over the single-objective
+//                     minimizers z_j* (the payoff table).
+// Scales: Solver::Options::objective_scale when given; nadir - utopia (at
+// least range_s) when
 // Solver::Options::normalize_objectives (the single-objective solves run
 // for it even when r is given); otherwise ones.
 
