@@ -29,6 +29,12 @@
 //                 [--repetitions=5]
 //
 // (--blocks is m, the residual blocks PER objective group.)
+//
+//   adapter_bench --smoke   (CTest: 50 points, 200 blocks, 3 closures, one
+//       repetition of >= 5 ms batches; exits 1 unless the three routes agree
+//       on F and grad F to 1e-10 and every time is finite and positive)
+//
+// No solves: nothing here depends on a strategy or a scalarization.
 
 #include <algorithm>
 #include <chrono>
@@ -147,15 +153,18 @@ double Now() {
       .count();
 }
 
+// Minimum wall time of one timed batch: 0.2 s, 5 ms under --smoke.
+double g_min_batch_seconds = 0.2;
+
 // Seconds per call: minimum over `repetitions` of the mean over a batch
-// sized to take >= 0.2 s.
+// sized to take >= g_min_batch_seconds.
 double Time(const std::function<void()>& call, int repetitions) {
   call();  // warm up
   int batch = 1;
   for (;;) {
     const double start = Now();
     for (int i = 0; i < batch; ++i) call();
-    if (Now() - start >= 0.2 || batch >= (1 << 20)) break;
+    if (Now() - start >= g_min_batch_seconds || batch >= (1 << 20)) break;
     batch *= 2;
   }
   double best = std::numeric_limits<double>::infinity();
@@ -180,10 +189,15 @@ int IntFlag(int argc, char** argv, const char* name, int fallback) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const int n = IntFlag(argc, argv, "points", 2000);
-  const int m = IntFlag(argc, argv, "blocks", 10000);
-  const int closures = IntFlag(argc, argv, "closures", 20);
-  const int repetitions = IntFlag(argc, argv, "repetitions", 5);
+  bool smoke = false;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--smoke") == 0) smoke = true;
+  }
+  const int n = smoke ? 50 : IntFlag(argc, argv, "points", 2000);
+  const int m = smoke ? 200 : IntFlag(argc, argv, "blocks", 10000);
+  const int closures = smoke ? 3 : IntFlag(argc, argv, "closures", 20);
+  const int repetitions = smoke ? 1 : IntFlag(argc, argv, "repetitions", 5);
+  if (smoke) g_min_batch_seconds = 0.005;
   if (n < 2 || m < 1 || closures < 0 || repetitions < 1) {
     std::fprintf(stderr, "adapter_bench: bad arguments\n");
     return 1;
@@ -430,5 +444,22 @@ int main(int argc, char** argv) {
       "and gradient): %.3f ms.\n",
       ceres_problem.NumResidualBlocks(),
       ms(ceres_all));
+  if (smoke) {
+    bool ok = std::isfinite(value_gap) && value_gap <= 1e-10 &&
+              std::isfinite(gradient_gap) && gradient_gap <= 1e-10;
+    if (!ok) {
+      std::fprintf(stderr, "adapter_bench: the routes disagree on F or grad F\n");
+    }
+    bool times_ok = std::isfinite(ceres_all) && ceres_all > 0.0;
+    for (const Row& r : rows) {
+      for (double t : {r.direct, r.adapter, r.through}) {
+        times_ok = times_ok && std::isfinite(t) && t > 0.0;
+      }
+    }
+    if (!times_ok) {
+      std::fprintf(stderr, "adapter_bench: a time is not finite and positive\n");
+    }
+    return ok && times_ok ? 0 : 1;
+  }
   return 0;
 }

@@ -10,8 +10,15 @@
 //      MtblProblem (run-time sized autodiff, dense ny x (1 + ny) Jacobian)
 //      and through MtblEvaluator (hand-written Hessian-vector products).
 //
+// No solves: nothing here depends on a strategy or a scalarization.
+//
 //   mtbl_bench [--max_dense_ny=1000] [--max_ny=100000]
+//   mtbl_bench --smoke   (CTest: 2e4 calls per row, ny <= 100, dense ny <= 30,
+//       short timing batches; exits 1 unless the derived h and its Jacobian
+//       match the hand-written ones, both routes of table 2 agree on F and h,
+//       and every time is finite and positive)
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -27,6 +34,49 @@
 #include "ecmo/problems/registry.h"
 
 namespace {
+
+// Smoke test: failures found by the checks below (they run outside the
+// timed loops in every mode; only --smoke turns them into the exit code).
+int g_failures = 0;
+
+void Check(bool ok, const std::string& what) {
+  if (ok) return;
+  std::fprintf(stderr, "mtbl_bench: %s\n", what.c_str());
+  ++g_failures;
+}
+
+bool Close(double a, double b) {
+  return std::isfinite(a) && std::isfinite(b) &&
+         std::abs(a - b) <= 1e-12 * std::max(1.0, std::abs(b));
+}
+
+// Values and Jacobians of two cost functions of the blocks (x, y) agree.
+bool SameOutputs(const ceres::CostFunction& a,
+                 const ceres::CostFunction& b,
+                 const double* x,
+                 const double* y,
+                 int ny,
+                 int nx) {
+  std::vector<double> ha(ny), hb(ny), jxa(ny * nx), jxb(ny * nx),
+      jya(ny * ny), jyb(ny * ny);
+  const double* parameters[2] = {x, y};
+  double* ja[2] = {jxa.data(), jya.data()};
+  double* jb[2] = {jxb.data(), jyb.data()};
+  if (!a.Evaluate(parameters, ha.data(), ja) ||
+      !b.Evaluate(parameters, hb.data(), jb)) {
+    return false;
+  }
+  for (int i = 0; i < ny; ++i) {
+    if (!Close(ha[i], hb[i])) return false;
+  }
+  for (size_t i = 0; i < jxa.size(); ++i) {
+    if (!Close(jxa[i], jxb[i])) return false;
+  }
+  for (size_t i = 0; i < jya.size(); ++i) {
+    if (!Close(jya[i], jyb[i])) return false;
+  }
+  return true;
+}
 
 double Now() {
   return std::chrono::duration<double>(
@@ -94,8 +144,7 @@ double TimeCost(const ceres::CostFunction& cost,
   return 1e9 * seconds / repetitions;
 }
 
-void AdapterOverhead() {
-  const int repetitions = 2000000;
+void AdapterOverhead(int repetitions) {
   std::printf(
       "| example | evaluation | hand-written h (ns) | derived h (ns) | "
       "ratio |\n|---|---|---|---|---|\n");
@@ -110,9 +159,13 @@ void AdapterOverhead() {
     const ceres::CostFunction& derived =
         *mtbl.problem().constraints()[0].cost_function;
     ceres::AutoDiffCostFunction<HandHExampleI, 1, 1, 1> hand(new HandHExampleI);
+    Check(SameOutputs(hand, derived, x, y, 1, 1),
+          "(i): derived h or its Jacobian differs from the hand-written h");
     for (bool jacobian : {false, true}) {
       const double a = TimeCost(hand, x, y, 1, 1, jacobian, repetitions);
       const double b = TimeCost(derived, x, y, 1, 1, jacobian, repetitions);
+      Check(std::isfinite(b / a) && a > 0.0 && b > 0.0,
+            "(i): time not finite and positive");
       std::printf("| (i) | %s | %.1f | %.1f | %.2f |\n",
                   jacobian ? "value + Jacobian" : "value",
                   a,
@@ -133,9 +186,13 @@ void AdapterOverhead() {
     mtbl.SetLowerLevelObjective<1, 3>(new GExampleIii);
     const ceres::CostFunction& derived =
         *mtbl.problem().constraints()[0].cost_function;
+    Check(SameOutputs(hand, derived, x, y, 3, 1),
+          "(iii): derived h or its Jacobian differs from the registry's h");
     for (bool jacobian : {false, true}) {
       const double a = TimeCost(hand, x, y, 3, 1, jacobian, repetitions);
       const double b = TimeCost(derived, x, y, 3, 1, jacobian, repetitions);
+      Check(std::isfinite(b / a) && a > 0.0 && b > 0.0,
+            "(iii): time not finite and positive");
       std::printf("| (iii) | %s | %.1f | %.1f | %.2f |\n",
                   jacobian ? "value + Jacobian" : "value",
                   a,
@@ -223,10 +280,13 @@ class HalfSquaredDistance final : public ceres::CostFunction {
   std::vector<double> target_;
 };
 
-// Seconds per (Evaluate with gradients + one J^T v) on the evaluator.
+// Seconds per (Evaluate with gradients + one J^T v) on the evaluator; F and
+// h of the last call in *f_out, *h_out (empty when an evaluation failed).
 double TimeEvaluator(ecmo::Evaluator* evaluator,
                      const Eigen::VectorXd& z,
-                     double min_seconds) {
+                     double min_seconds,
+                     Eigen::VectorXd* f_out,
+                     Eigen::VectorXd* h_out) {
   const int k = evaluator->NumParameters();
   const int S = evaluator->NumObjectives();
   const int q = evaluator->NumConstraints();
@@ -234,18 +294,22 @@ double TimeEvaluator(ecmo::Evaluator* evaluator,
   Eigen::MatrixXd grad(k, S);
   std::string error;
   int n = 0;
+  bool ok = true;
   const double start = Now();
   double elapsed = 0.0;
   do {
-    evaluator->Evaluate(z.data(), f.data(), h.data(), grad.data(), &error);
+    ok &= evaluator->Evaluate(z.data(), f.data(), h.data(), grad.data(),
+                              &error);
     evaluator->JacobianTransposeMultiply(v.data(), out.data());
     ++n;
     elapsed = Now() - start;
   } while (elapsed < min_seconds);
+  *f_out = ok ? f : Eigen::VectorXd();
+  *h_out = ok ? h : Eigen::VectorXd();
   return elapsed / n;
 }
 
-void GrowingY(int max_dense_ny, int max_ny) {
+void GrowingY(int max_dense_ny, int max_ny, double min_seconds) {
   std::printf(
       "\n| ny | dense: MtblProblem (ms) | dense Jacobian entries | "
       "matrix-free: MtblEvaluator (ms) | dense / matrix-free |\n"
@@ -264,6 +328,7 @@ void GrowingY(int max_dense_ny, int max_ny) {
     for (int i = 0; i < ny; ++i) z[1 + i] = 0.1 * std::sin(i);
 
     double dense_ms = -1.0;
+    Eigen::VectorXd dense_f, dense_h, free_f, free_h;
     if (ny <= max_dense_ny) {
       std::vector<double> x(1, z[0]), y(z.data() + 1, z.data() + 1 + ny);
       ecmo::MtblProblem mtbl;
@@ -276,7 +341,8 @@ void GrowingY(int max_dense_ny, int max_ny) {
       mtbl.AddUpperObjective(new HalfSquaredDistance(plus), {y.data()});
       mtbl.AddUpperObjective(new HalfSquaredDistance(minus), {y.data()});
       ecmo::ProblemEvaluator evaluator(&mtbl.problem());
-      dense_ms = 1e3 * TimeEvaluator(&evaluator, z, 0.5);
+      dense_ms = 1e3 * TimeEvaluator(&evaluator, z, 0.5 * min_seconds,
+                                     &dense_f, &dense_h);
     }
     SeparableLowerLevel lower(a, b);
     ecmo::MtblEvaluator evaluator(&lower);
@@ -284,7 +350,27 @@ void GrowingY(int max_dense_ny, int max_ny) {
                                 {ecmo::MtblBlock::Y});
     evaluator.AddUpperObjective(new HalfSquaredDistance(minus),
                                 {ecmo::MtblBlock::Y});
-    const double free_ms = 1e3 * TimeEvaluator(&evaluator, z, 0.3);
+    const double free_ms = 1e3 * TimeEvaluator(&evaluator, z, 0.3 * min_seconds,
+                                               &free_f, &free_h);
+    const std::string row = "ny = " + std::to_string(ny) + ": ";
+    Check(free_f.size() == 2 && free_h.size() == ny && free_f.allFinite() &&
+              free_h.allFinite(),
+          row + "matrix-free evaluation failed");
+    Check(std::isfinite(free_ms) && free_ms > 0.0,
+          row + "matrix-free time not finite and positive");
+    if (ny <= max_dense_ny) {
+      bool same = dense_f.size() == free_f.size() &&
+                  dense_h.size() == free_h.size();
+      for (int i = 0; same && i < free_f.size(); ++i) {
+        same = Close(dense_f[i], free_f[i]);
+      }
+      for (int i = 0; same && i < free_h.size(); ++i) {
+        same = Close(dense_h[i], free_h[i]);
+      }
+      Check(same, row + "dense and matrix-free F or h differ");
+      Check(std::isfinite(dense_ms) && dense_ms > 0.0,
+            row + "dense time not finite and positive");
+    }
     if (dense_ms >= 0.0) {
       std::printf("| %d | %.4g | %.3g | %.4g | %.0f |\n",
                   ny,
@@ -306,18 +392,26 @@ void GrowingY(int max_dense_ny, int max_ny) {
 
 int main(int argc, char** argv) {
   int max_dense_ny = 1000, max_ny = 100000;
+  bool smoke = false;
   for (int i = 1; i < argc; ++i) {
-    if (std::strncmp(argv[i], "--max_dense_ny=", 15) == 0) {
+    if (std::strcmp(argv[i], "--smoke") == 0) {
+      smoke = true;
+    } else if (std::strncmp(argv[i], "--max_dense_ny=", 15) == 0) {
       max_dense_ny = std::atoi(argv[i] + 15);
     } else if (std::strncmp(argv[i], "--max_ny=", 9) == 0) {
       max_ny = std::atoi(argv[i] + 9);
     } else {
       std::fprintf(stderr,
-                   "usage: mtbl_bench [--max_dense_ny=N] [--max_ny=N]\n");
+                   "usage: mtbl_bench [--max_dense_ny=N] [--max_ny=N] "
+                   "[--smoke]\n");
       return 1;
     }
   }
-  AdapterOverhead();
-  GrowingY(max_dense_ny, max_ny);
-  return 0;
+  if (smoke) {
+    max_dense_ny = 30;
+    max_ny = 100;
+  }
+  AdapterOverhead(smoke ? 20000 : 2000000);
+  GrowingY(max_dense_ny, max_ny, smoke ? 0.02 : 1.0);
+  return smoke && g_failures > 0 ? 1 : 0;
 }

@@ -6,7 +6,12 @@
 // theorem schedule: eta = eta0 T^(-1/4), u = v = T^(1/4),
 // B = T_batch = ceil(0.5 T^(5/4)).
 //
+// Offsets: zeros (StochasticSolver's default; the objectives are positive).
+//
 //   stochastic_bench [--seeds=5] [--max_t=1024]
+//   stochastic_bench --smoke   (CTest: --seeds=2 --max_t=128; exits 1 unless
+//       every run is usable with finite scores and the mean average
+//       ||K_t||^2 falls with every doubling of T)
 
 #include <algorithm>
 #include <chrono>
@@ -99,16 +104,26 @@ class NoisyPlane final : public ecmo::SingleSampleFunction {
 
 int main(int argc, char** argv) {
   int seeds = 5, max_t = 1024;
+  bool smoke = false;
   for (int i = 1; i < argc; ++i) {
-    if (std::strncmp(argv[i], "--seeds=", 8) == 0) {
+    if (std::strcmp(argv[i], "--smoke") == 0) {
+      smoke = true;
+    } else if (std::strncmp(argv[i], "--seeds=", 8) == 0) {
       seeds = std::atoi(argv[i] + 8);
     } else if (std::strncmp(argv[i], "--max_t=", 8) == 0) {
       max_t = std::atoi(argv[i] + 8);
     } else {
-      std::fprintf(stderr, "usage: stochastic_bench [--seeds=N] [--max_t=N]\n");
+      std::fprintf(stderr,
+                   "usage: stochastic_bench [--seeds=N] [--max_t=N] [--smoke]\n");
       return 1;
     }
   }
+  if (smoke) {
+    seeds = 2;
+    max_t = 128;
+  }
+  int failures = 0;
+  double previous_mean = INFINITY;
   std::printf(
       "| T | batch B | samples drawn | avg ||K_t||^2 mean | avg ||K_t||^2 "
       "min..max | final ||K||^2 (LS) mean | final ||K||^2 (LS) min..max | "
@@ -164,6 +179,20 @@ int main(int argc, char** argv) {
         *std::max_element(final_kkt.begin(), final_kkt.end()),
         seconds / seeds);
     std::fflush(stdout);
+    if (smoke) {
+      bool finite = true;
+      for (double v : average) finite = finite && std::isfinite(v) && v >= 0.0;
+      for (double v : final_kkt) finite = finite && std::isfinite(v);
+      if (!finite || !(mean(average) < previous_mean)) {
+        std::fprintf(stderr,
+                     "stochastic_bench: T = %d: %s\n",
+                     T,
+                     finite ? "average ||K_t||^2 did not fall with T"
+                            : "non-finite KKT score");
+        ++failures;
+      }
+      previous_mean = mean(average);
+    }
   }
-  return 0;
+  return failures == 0 ? 0 : 1;
 }

@@ -19,8 +19,17 @@
 // evaluations and time of the faithful strategy (to 1e-3) and of Ipopt over
 // the strategy's. A summary per strategy follows.
 //
+// Every solve sets its strategy and the paper's form of the scalarization,
+// objective_offset = the registry's ProblemInfo::objective_offset (the
+// analytic z* and the Ipopt reference use the same offsets).
+//
 //   strategies_bench [--pgd_iterations=100000] [--repeats=21]
 //                    [--tolerance=1e-12] [--no_pgd] [--no_ipopt]
+//   strategies_bench --smoke   (CTest: lambda_1 in {0.3, 0.7}, one repeat,
+//       T = 20000 for pgd; exits 1 unless the fast strategies and Ipopt
+//       converge on every point to a finite ||K||^2 <= tolerance and,
+//       where the registry knows z*, to |z - z*| <= 1e-3; wc-penalty-lbfgs
+//       on circle_quarter, a known limitation, only to ||K||^2 <= 1e-10)
 
 #include <algorithm>
 #include <chrono>
@@ -52,6 +61,7 @@ struct Flags {
   double tolerance = 1e-12;
   bool pgd = true;
   bool ipopt = ECMO_BENCH_HAVE_IPOPT;
+  bool smoke = false;
 };
 
 bool ParseFlags(int argc, char** argv, Flags* flags) {
@@ -74,10 +84,12 @@ bool ParseFlags(int argc, char** argv, Flags* flags) {
       flags->pgd = false;
     } else if (arg == "--no_ipopt") {
       flags->ipopt = false;
+    } else if (arg == "--smoke") {
+      flags->smoke = true;
     } else {
       std::fprintf(stderr,
                    "usage: %s [--pgd_iterations=N] [--repeats=N] "
-                   "[--tolerance=X] [--no_pgd] [--no_ipopt]\n",
+                   "[--tolerance=X] [--no_pgd] [--no_ipopt] [--smoke]\n",
                    argv[0]);
       return false;
     }
@@ -183,6 +195,13 @@ struct Aggregate {
 int main(int argc, char** argv) {
   Flags flags;
   if (!ParseFlags(argc, argv, &flags)) return 1;
+  std::vector<double> l1_values = {0.1, 0.3, 0.5, 0.7, 0.9};
+  if (flags.smoke) {
+    flags.pgd_iterations = 20000;
+    flags.repeats = 1;
+    l1_values = {0.3, 0.7};
+  }
+  int failures = 0;
 
   const std::vector<ecmo::StrategyType> fast = {
       ecmo::StrategyType::WC_PENALTY_LBFGS,
@@ -217,7 +236,7 @@ int main(int argc, char** argv) {
     std::unique_ptr<ecmo::problems::ProblemInstance> instance = info.build();
     const int S = info.num_objectives;
     if (S != 2) continue;  // the preference grid below is for S = 2
-    for (double l1 : {0.1, 0.3, 0.5, 0.7, 0.9}) {
+    for (double l1 : l1_values) {
       const std::vector<double> preference = {l1, 1.0 - l1};
       Eigen::VectorXd expected;
       if (info.pareto_point) {
@@ -291,6 +310,41 @@ int main(int argc, char** argv) {
             pgd_ev,
             pgd_t,
             ipopt_t);
+        // Smoke test: what the full table expects of every point (the
+        // faithful strategy is not expected to reach 1e-3 within T).
+        if (flags.smoke && !is_pgd) {
+          double kkt_target =
+              name == "ipopt-reference" ? 1e-12 : flags.tolerance;
+          // Known limitation (tests/wc_penalty_lbfgs_test.cc, AllCases): on
+          // the negative-front circle_quarter the pure penalty path ends at
+          // max_penalty with ||K||^2 ~ 5e-12, so it is not expected to
+          // converge to 1e-12 there; it must still get below 1e-10.
+          const bool known_limitation =
+              name == "wc-penalty-lbfgs" && info.name == "circle_quarter";
+          if (known_limitation) kkt_target = std::max(kkt_target, 1e-10);
+          const bool ok =
+              (r.converged || known_limitation) && std::isfinite(r.kkt_ls) &&
+              r.kkt_ls <= kkt_target && std::isfinite(r.seconds) &&
+              (expected.size() == 0 ||
+               (std::isfinite(r.z_error) && r.z_error <= 1e-3));
+          if (!ok) {
+            std::fprintf(stderr,
+                         "strategies_bench: %s, lambda_1 = %.1f, %s failed\n",
+                         info.name.c_str(),
+                         l1,
+                         name.c_str());
+            ++failures;
+          }
+        } else if (flags.smoke && (!std::isfinite(r.kkt_ls) ||
+                                   r.gradient_evaluations <= 0)) {
+          std::fprintf(stderr,
+                       "strategies_bench: %s, lambda_1 = %.1f, %s: no finite "
+                       "score\n",
+                       info.name.c_str(),
+                       l1,
+                       name.c_str());
+          ++failures;
+        }
         Aggregate& a = totals[name];
         ++a.points;
         a.converged += r.converged ? 1 : 0;
@@ -329,5 +383,5 @@ int main(int argc, char** argv) {
                 a.worst_kkt_ls,
                 ratio);
   }
-  return 0;
+  return failures == 0 ? 0 : 1;
 }

@@ -4,6 +4,14 @@
 //
 //   build/benchmarks/sweep_bench [--points=101] [--repeats=3]
 //                                [--tables=all|warm|threads]
+//   build/benchmarks/sweep_bench --smoke   (CTest: 11 points, one repeat,
+//       T = 2e3 in table 2, a short calibration loop; exits 1 unless every
+//       point of every sweep is usable, the quasi-Newton sweeps converge
+//       everywhere, and warm and cold sweeps find the same points)
+//
+// Every case sets its strategy, and every sweep the paper's scalarization,
+// objective_offset = the registry's ProblemInfo::objective_offset (so the
+// sweep's default normalization and utopia point do not apply).
 //
 // Table 1: a sweep of gebken_circle over `points` evenly spaced preferences
 // (lambda_1 = 0, 1/(n-1), ..., 1; the corners are floored to 1e-4), warm
@@ -18,6 +26,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <string>
 #include <thread>
@@ -31,8 +40,21 @@
 DEFINE_int32(points, 101, "Preferences per sweep.");
 DEFINE_int32(repeats, 3, "Runs per timing (the best is reported).");
 DEFINE_string(tables, "all", "Which tables: all, warm or threads.");
+DEFINE_bool(smoke, false,
+            "Smoke test for CTest: --points=11 --repeats=1, T = 2e3 in table "
+            "2, a short calibration; exit 1 if a sweep has an unusable point, "
+            "a quasi-Newton point does not converge, or warm and cold sweeps "
+            "disagree.");
 
 namespace {
+
+int g_failures = 0;
+
+void Check(bool ok, const std::string& label, const char* what) {
+  if (ok || !FLAGS_smoke) return;
+  std::fprintf(stderr, "sweep_bench: %s: %s\n", label.c_str(), what);
+  ++g_failures;
+}
 
 // Keeps the calibration loop from being optimized away.
 std::atomic<double> g_sink{0.0};
@@ -76,6 +98,11 @@ double MaxZDistance(const ecmo::ParetoSweep::Summary& a,
 
 int main(int argc, char** argv) {
   gflags::ParseCommandLineFlags(&argc, &argv, true);
+  if (FLAGS_smoke) {
+    FLAGS_points = 11;
+    FLAGS_repeats = 1;
+  }
+  const int heavy_iterations = FLAGS_smoke ? 2000 : 20000;
   std::string error;
   const std::vector<std::vector<double>> w =
       ecmo::EvenlySpaced2(FLAGS_points, &error);
@@ -132,18 +159,33 @@ int main(int argc, char** argv) {
         warm.num_usable,
         MaxZDistance(warm, cold));
     std::fflush(stdout);
+    const bool quasi_newton =
+        c.options.strategy != ecmo::StrategyType::WC_PENALTY_PGD;
+    const double z_distance = MaxZDistance(warm, cold);
+    Check(cold.num_usable == FLAGS_points && warm.num_usable == FLAGS_points,
+          c.label, "a point is not usable");
+    Check(!quasi_newton || (cold.num_converged == FLAGS_points &&
+                            warm.num_converged == FLAGS_points),
+          c.label, "a point did not converge");
+    Check(z_distance >= 0.0 && z_distance <= (quasi_newton ? 1e-4 : 1e-1),
+          c.label, "warm and cold sweeps found different points");
+    Check(std::isfinite(warm.worst_kkt_residual_sq) &&
+              warm.worst_kkt_residual_sq >= 0.0 &&
+              warm.gradient_evaluations > 0 && cold.gradient_evaluations > 0,
+          c.label, "no finite KKT score or no gradient evaluations");
   }
 
   // Throughput: points that cost milliseconds each.
   std::vector<Case> heavy;
   {
     Case c;
-    c.label = "mtbl_example_iii, wc-penalty-pgd, T = 2e4";
+    const std::string t = FLAGS_smoke ? "2e3" : "2e4";
+    c.label = "mtbl_example_iii, wc-penalty-pgd, T = " + t;
     c.problem = "mtbl_example_iii";
     c.options.strategy = ecmo::StrategyType::WC_PENALTY_PGD;
-    c.options.max_iterations = 20000;
+    c.options.max_iterations = heavy_iterations;
     heavy.push_back(c);
-    c.label = "gebken_circle, wc-penalty-pgd, T = 2e4";
+    c.label = "gebken_circle, wc-penalty-pgd, T = " + t;
     c.problem = "gebken_circle";
     heavy.push_back(c);
   }
@@ -157,7 +199,7 @@ int main(int argc, char** argv) {
       heavy.push_back(c);
     }
   }
-  if (FLAGS_tables == "warm") return 0;
+  if (FLAGS_tables == "warm") return g_failures == 0 ? 0 : 1;
   std::printf(
       "\n| sweep (%d points, warm starts) | time per point, 1 thread (ms) | "
       "wall time, 1 thread (s) | wall time, 2 threads (s) | speed-up |\n"
@@ -169,6 +211,7 @@ int main(int argc, char** argv) {
       for (int threads : {1, 2}) {
         const ecmo::ParetoSweep::Summary s = RunSweep(c, w, true, threads);
         best[threads] = std::min(best[threads], s.total_time_in_seconds);
+        Check(s.num_usable == FLAGS_points, c.label, "a point is not usable");
       }
     }
     std::printf("| %s | %.2f | %.3f | %.3f | %.2fx |\n",
@@ -183,7 +226,7 @@ int main(int argc, char** argv) {
   // memory traffic) over 1 and 2 std::threads shows how much parallelism
   // the machine offers right now; on a loaded machine both rows drop.
   double best[3] = {1e300, 1e300, 1e300};
-  const long work = 200000000L;
+  const long work = FLAGS_smoke ? 20000000L : 200000000L;
   for (int r = 0; r < FLAGS_repeats; ++r) {
     for (int threads : {1, 2}) {
       const auto start = std::chrono::steady_clock::now();
@@ -208,5 +251,5 @@ int main(int argc, char** argv) {
       best[1],
       best[2],
       best[1] / best[2]);
-  return 0;
+  return g_failures == 0 ? 0 : 1;
 }
