@@ -5,8 +5,9 @@
 #      `consumer_plugin` with find_package(PkgConfig) disabled, which proves
 #      the plugin component does not look for Ipopt;
 #   3. find_package(ecmo COMPONENTS problems) imports the adapters and
-#      plugin it needs (configure only);
-#   4. an unknown component fails with a message naming it;
+#      plugin it needs (configure only), and an unknown component among
+#      OPTIONAL_COMPONENTS is only reported not found;
+#   4. an unknown (required) component fails with a message naming it;
 #   5. pkg-config --cflags --libs ecmo (ecmo.pc in the install tree)
 #      succeeds, names -lecmo_plugin, and builds and runs `consumer` without
 #      CMake.
@@ -49,7 +50,8 @@ endfunction()
 consumer(all consumer)
 consumer(plugin_only consumer_plugin -DECMO_COMPONENTS=plugin
          -DCMAKE_DISABLE_FIND_PACKAGE_PkgConfig=ON)
-consumer(problems_only "" -DECMO_COMPONENTS=problems)
+consumer(problems_only "" -DECMO_COMPONENTS=problems
+         -DECMO_OPTIONAL_COMPONENTS=gui)
 
 execute_process(COMMAND "${CMAKE_COMMAND}" -S "${SRC}/tests/install_consumer"
                         -B "${WORK}/unknown" "-DCMAKE_PREFIX_PATH=${WORK}/prefix"
