@@ -2,6 +2,8 @@
 //
 //   ecmo_plot --input=front.json --output=front.png
 //   ecmo_plot --input=front.jsonl --output=front.svg
+//   ecmo_plot --help        (this tool's flags; --helpfull: all)
+//   ecmo_plot --version
 //
 // Reads the sweep JSON (--output of ecmo_solve), a single point's JSON, or
 // the JSON-lines stream (--jsonl; a truncated last line is skipped), and
@@ -26,6 +28,7 @@
 #include "ecmo/result_writer.h"
 #include "gflags/gflags.h"
 #include "glog/logging.h"
+#include "tool_flags.h"
 
 DEFINE_string(input, "", "Result file: JSON or JSON-lines from ecmo_solve.");
 DEFINE_string(output,
@@ -57,10 +60,19 @@ std::string StringField(const nlohmann::json& j, const char* key) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  gflags::SetUsageMessage(
-      "Plot a saved ecmo_solve result.\n"
-      "  ecmo_plot --input=front.jsonl --output=front.png");
-  gflags::ParseCommandLineFlags(&argc, &argv, true);
+  ecmo::tools::ParseToolFlags(
+      "Plot a saved ecmo_solve result (sweep JSON, a point's JSON or JSON\n"
+      "lines) with gnuplot. All options are --flags; this tool's flags are\n"
+      "listed below (--helpfull adds those of glog and gflags, --version\n"
+      "the version).\n"
+      "\n"
+      "Examples:\n"
+      "  ecmo_plot --input=front.json --output=front.png\n"
+      "  ecmo_plot --input=front.jsonl --output=front.svg --analytic=false\n"
+      "\n"
+      "Exit status: 0 every picture drawn, 1 one was not (e.g. no\n"
+      "gnuplot), 2 bad input or an unreadable file.",
+      "ecmo_plot.cc", &argc, &argv);
   FLAGS_logtostderr = true;
   google::InitGoogleLogging(argv[0]);
   if (argc > 1) {

@@ -9,13 +9,19 @@
 //   ecmo_solve --problem=gebken_circle --preferences=das-dennis:100
 //              --strategy=wc-augmented-lagrangian --num_threads=2
 //              --jsonl=front.jsonl --resume --plot=front.png
+//   ecmo_solve --help      (this tool's flags; --helpfull: all)
+//   ecmo_solve --version
 //
 // Sweeps run through ecmo::Sweep (ecmo/sweep.h): several threads, warm
 // starts from the nearest finished point, every point streamed to --jsonl
 // and --csv as soon as it is done, --resume to finish an interrupted sweep.
+// The CSV is streamed in completion order (the crash-safe copy) and, once
+// the sweep is done, replaced atomically by the same rows in index order
+// with an "index" column first.
 //
 // Exit status (kExitUsage below), so that a script can trust it:
-//   0  every point converged (CONVERGENCE: certified by ||K||^2) and, with
+//   0  every point converged (CONVERGENCE: certified by the scale-invariant
+//      KKT certificate, or ||K||^2 <= --kkt_tolerance) and, with
 //      --reference=ipopt, agrees with the reference;
 //   3  every point is usable but some are not certified (NO_CONVERGENCE,
 //      USER_SUCCESS);
@@ -48,6 +54,7 @@
 #include "ecmo/types.h"
 #include "gflags/gflags.h"
 #include "glog/logging.h"
+#include "tool_flags.h"
 
 DEFINE_bool(list_problems, false, "List the built-in problems and exit.");
 DEFINE_string(problem, "gebken_circle", "Name of a built-in problem.");
@@ -67,7 +74,9 @@ DEFINE_string(preferences,
 DEFINE_double(preference_floor,
               ecmo::kDefaultPreferenceFloor,
               "Sweeps: weights below this are raised to it (open simplex).");
-DEFINE_int32(num_threads, 1, "Sweeps: worker threads.");
+DEFINE_int32(num_threads,
+             1,
+             "Sweeps: worker threads (one problem instance each).");
 DEFINE_bool(warm_start,
             true,
             "Sweeps: start each point from the nearest finished point.");
@@ -101,7 +110,11 @@ DEFINE_int32(history_entries,
 DEFINE_string(strategy, "wc-augmented-lagrangian",
               "Solver strategy: wc-augmented-lagrangian (fastest, default), "
               "wc-penalty-lbfgs, or wc-penalty-pgd (the paper's Algorithm 1).");
-DEFINE_int32(max_iterations, 10000, "Iteration budget T.");
+DEFINE_int32(max_iterations,
+             10000,
+             "Iteration budget: T of wc-penalty-pgd (also sets its "
+             "schedule); the total inner L-BFGS iterations of the other "
+             "strategies.");
 DEFINE_double(kkt_tolerance,
               0.0,
               "The paper's absolute test: stop when ||K||^2 <= this, instead "
@@ -154,8 +167,22 @@ DEFINE_bool(json,
             "Print the JSON result on stdout instead of the "
             "report.");
 DEFINE_string(output, "", "Write the JSON result to this file.");
-DEFINE_string(csv, "", "Write one CSV row per point to this file.");
-DEFINE_bool(progress, false, "Print solver progress.");
+DEFINE_string(csv,
+              "",
+              "Write one CSV row per point to this file: streamed as points "
+              "finish, then replaced by the rows in index order (the "
+              "preferences as given, then --refine's points) with an index "
+              "column first.");
+DEFINE_string(hypervolume_reference,
+              "",
+              "Sweeps: reference point R_1,...,R_S of the reported "
+              "hypervolume (finite, one entry per objective). Empty: the "
+              "nadir of the usable points pushed out by 10% of their range "
+              "(ecmo::DefaultReferencePoint).");
+DEFINE_bool(progress,
+            false,
+            "Print the solver's progress per iteration on stdout (not with "
+            "--json).");
 DEFINE_string(reference,
               "none",
               "Cross-check every point against a reference solver: none or "
@@ -173,11 +200,27 @@ constexpr int kExitNotCertified = 3;
 constexpr int kExitWriteError = 4;
 
 constexpr char kUsage[] =
-    "Solve a built-in ECMO problem with a weighted-Chebyshev strategy.\n"
-    "  ecmo_solve --problem=gebken_circle --sweep=11 --csv=front.csv\n"
+    "Solve a built-in equality-constrained multi-objective problem for one\n"
+    "preference or a Pareto sweep of preferences (weighted-Chebyshev\n"
+    "scalarization), print a report and write JSON / CSV / JSON lines /\n"
+    "plots. All options are --flags; this tool's flags are listed below\n"
+    "(--helpfull adds those of glog and gflags, --version the version).\n"
+    "\n"
+    "Examples:\n"
+    "  ecmo_solve --list_problems\n"
+    "  ecmo_solve --problem=gebken_circle --preference=0.3,0.7\n"
+    "  ecmo_solve --problem=convex_line --sweep=21 --output=front.json "
+    "--csv=front.csv\n"
+    "  ecmo_solve --problem=sphere_octant --preferences=das-dennis:6 "
+    "--refine=60 --num_threads=2 --jsonl=front.jsonl --plot=front.png\n"
+    "      (interrupted? the same command with --resume finishes it)\n"
+    "  ecmo_solve --problem=gebken_circle --sweep=11 "
+    "--hypervolume_reference=4,4 --json\n"
+    "\n"
     "Exit status:\n"
-    "  0  every point converged (CONVERGENCE, certified by ||K||^2) and, "
-    "with --reference=ipopt, agrees with the reference\n"
+    "  0  every point converged (CONVERGENCE: certified by the KKT "
+    "certificate, or ||K||^2 <= --kkt_tolerance) and, with "
+    "--reference=ipopt, agrees with the reference\n"
     "  3  every point usable, some not certified (NO_CONVERGENCE, "
     "USER_SUCCESS)\n"
     "  1  some point failed (FAILURE, unusable) or disagrees with the "
@@ -243,8 +286,7 @@ std::vector<std::string> PlotFiles(const std::string& image) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  gflags::SetUsageMessage(kUsage);
-  gflags::ParseCommandLineFlags(&argc, &argv, true);
+  ecmo::tools::ParseToolFlags(kUsage, "ecmo_solve.cc", &argc, &argv);
   FLAGS_logtostderr = true;
   google::InitGoogleLogging(argv[0]);
   if (argc > 1)
@@ -442,6 +484,25 @@ int main(int argc, char** argv) {
                  "single --preference.");
   }
   sweep_options.refine_to = FLAGS_refine;
+  if (!FLAGS_hypervolume_reference.empty()) {
+    std::vector<double>& r = sweep_options.reference_point;
+    if (!ParseList(FLAGS_hypervolume_reference, &r, &error)) {
+      return Usage("--hypervolume_reference: " + error + ".");
+    }
+    if (static_cast<int>(r.size()) != S) {
+      return Usage("--hypervolume_reference has " + std::to_string(r.size()) +
+                   " entries but '" + info->name + "' has " +
+                   std::to_string(S) + " objectives; give R_1,...,R_" +
+                   std::to_string(S) + ".");
+    }
+    for (size_t i = 0; i < r.size(); ++i) {
+      if (!std::isfinite(r[i])) {
+        return Usage("--hypervolume_reference: entry " +
+                     std::to_string(i + 1) + " is " + std::to_string(r[i]) +
+                     "; every entry must be a finite number.");
+      }
+    }
+  }
   if (cross_check) {
     // The reference's options change what a point holds: recorded in every
     // JSON line so that --resume refuses points checked otherwise.
@@ -558,6 +619,12 @@ int main(int argc, char** argv) {
     const ecmo::Solver::Summary& summary = p.summary;
     summaries.push_back(summary);
     nlohmann::json point = ecmo::SweepPointToJson(p, info->name);
+    if (p.status == ecmo::SweepPoint::RESUMED && p.extra.is_object() &&
+        !p.extra.contains("version")) {
+      // A line written before 0.2.0, which recorded no version: do not
+      // stamp this library's version on a point it did not compute.
+      point.erase("version");
+    }
     bool agree = false;
     double z_distance = -1.0;
     std::string verdict;
@@ -688,6 +755,30 @@ int main(int argc, char** argv) {
       !ecmo::WriteFileAtomically(FLAGS_output, dump(result) + "\n", &error)) {
     if (!write_error.empty()) write_error += "; ";
     write_error += "--output: " + error;
+  }
+  if (!FLAGS_csv.empty()) {
+    // The sweep streamed the rows in completion order; that file stays the
+    // crash-safe copy until the rename inside WriteFileAtomically replaces
+    // it by the same rows in index (preference) order, index column first.
+    std::vector<const ecmo::SweepPoint*> ordered;
+    for (const ecmo::SweepPoint& p : sweep.points) {
+      if (p.status != ecmo::SweepPoint::NOT_SOLVED) ordered.push_back(&p);
+    }
+    std::stable_sort(ordered.begin(), ordered.end(),
+                     [](const ecmo::SweepPoint* a, const ecmo::SweepPoint* b) {
+                       return a->index < b->index;
+                     });
+    const int k = sweep.num_parameters >= 0 ? sweep.num_parameters
+                                            : info->num_parameters;
+    std::string text = "index," + ecmo::CsvHeader(S, k) + "\n";
+    for (const ecmo::SweepPoint* p : ordered) {
+      text += std::to_string(p->index) + "," +
+              ecmo::CsvRow(p->summary, info->name) + "\n";
+    }
+    if (!ecmo::WriteFileAtomically(FLAGS_csv, text, &error)) {
+      if (!write_error.empty()) write_error += "; ";
+      write_error += "--csv: " + error;
+    }
   }
   if (!FLAGS_plot.empty()) {
     ecmo::PlotOptions plot_options;

@@ -114,7 +114,8 @@ TEST(EcmoSolve, SweepWritesJsonAndCsv) {
   std::ifstream csv(csv_path);
   std::string header, line;
   std::getline(csv, header);
-  EXPECT_EQ(header.rfind("problem,strategy,lambda_1,lambda_2,f_1,f_2,rho", 0),
+  EXPECT_EQ(header.rfind("index,problem,strategy,lambda_1,lambda_2,f_1,f_2,rho",
+                         0),
             0u)
       << header;
   int rows = 0;

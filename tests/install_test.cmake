@@ -1,26 +1,100 @@
-# Installs the build tree into a scratch prefix, then configures, builds and
-# runs tests/install_consumer against it with find_package(ecmo).
-# Variables: SRC (source dir), BIN (build dir), WORK (scratch dir).
+# Installs the build tree into a scratch prefix, then uses it from outside:
+#   1. find_package(ecmo) (all components): configures, builds and runs
+#      tests/install_consumer's `consumer` (plugin, adapters, problems);
+#   2. find_package(ecmo COMPONENTS plugin): builds and runs
+#      `consumer_plugin` with find_package(PkgConfig) disabled, which proves
+#      the plugin component does not look for Ipopt;
+#   3. find_package(ecmo COMPONENTS problems) imports the adapters and
+#      plugin it needs (configure only), and an unknown component among
+#      OPTIONAL_COMPONENTS is only reported not found;
+#   4. an unknown (required) component fails with a message naming it;
+#   5. pkg-config --cflags --libs ecmo (ecmo.pc in the install tree)
+#      succeeds, names -lecmo_plugin, and builds and runs `consumer` without
+#      CMake.
+# Variables: SRC (source dir), BIN (build dir), WORK (scratch dir),
+# LIBDIR (CMAKE_INSTALL_LIBDIR), CXX (the C++ compiler).
 file(REMOVE_RECURSE "${WORK}")
 execute_process(COMMAND "${CMAKE_COMMAND}" --install "${BIN}" --prefix "${WORK}/prefix"
                 RESULT_VARIABLE rc OUTPUT_QUIET)
 if(rc)
   message(FATAL_ERROR "cmake --install failed (${rc})")
 endif()
+
+# Configures tests/install_consumer in WORK/<name> with extra arguments;
+# builds `target` unless it is empty, then runs it.
+function(consumer name target)
+  execute_process(COMMAND "${CMAKE_COMMAND}" -S "${SRC}/tests/install_consumer"
+                          -B "${WORK}/${name}" "-DCMAKE_PREFIX_PATH=${WORK}/prefix"
+                          -DCMAKE_BUILD_TYPE=Release ${ARGN}
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(rc)
+    message(FATAL_ERROR "${name}: configuring the consumer failed:\n${out}\n${err}")
+  endif()
+  if(target STREQUAL "")
+    message(STATUS "${name}: configured")
+    return()
+  endif()
+  execute_process(COMMAND "${CMAKE_COMMAND}" --build "${WORK}/${name}" -j2
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(rc)
+    message(FATAL_ERROR "${name}: building the consumer failed:\n${out}\n${err}")
+  endif()
+  execute_process(COMMAND "${WORK}/${name}/${target}" RESULT_VARIABLE rc
+                  OUTPUT_VARIABLE out)
+  message(STATUS "${name}: ${out}")
+  if(rc)
+    message(FATAL_ERROR "${name}: ${target} failed (${rc})")
+  endif()
+endfunction()
+
+consumer(all consumer)
+consumer(plugin_only consumer_plugin -DECMO_COMPONENTS=plugin
+         -DCMAKE_DISABLE_FIND_PACKAGE_PkgConfig=ON)
+consumer(problems_only "" -DECMO_COMPONENTS=problems
+         -DECMO_OPTIONAL_COMPONENTS=gui)
+
 execute_process(COMMAND "${CMAKE_COMMAND}" -S "${SRC}/tests/install_consumer"
-                        -B "${WORK}/build" "-DCMAKE_PREFIX_PATH=${WORK}/prefix"
+                        -B "${WORK}/unknown" "-DCMAKE_PREFIX_PATH=${WORK}/prefix"
+                        "-DECMO_COMPONENTS=plugin;solvers"
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc)
+  message(FATAL_ERROR "find_package(ecmo COMPONENTS plugin solvers) succeeded")
+endif()
+if(NOT "${out}${err}" MATCHES "ecmo has no component 'solvers'")
+  message(FATAL_ERROR "unknown component: no clear message:\n${out}\n${err}")
+endif()
+message(STATUS "unknown component refused")
+
+# pkg-config, against the install tree only.
+find_program(PKG_CONFIG_EXECUTABLE NAMES pkg-config pkgconf REQUIRED)
+set(ENV{PKG_CONFIG_PATH} "${WORK}/prefix/${LIBDIR}/pkgconfig")
+execute_process(COMMAND "${PKG_CONFIG_EXECUTABLE}" --cflags --libs ecmo
+                RESULT_VARIABLE rc OUTPUT_VARIABLE flags ERROR_VARIABLE err
+                OUTPUT_STRIP_TRAILING_WHITESPACE)
+if(rc)
+  message(FATAL_ERROR "pkg-config --cflags --libs ecmo failed:\n${err}")
+endif()
+if(NOT flags MATCHES "-lecmo_plugin")
+  message(FATAL_ERROR "pkg-config flags lack -lecmo_plugin: ${flags}")
+endif()
+message(STATUS "pkg-config --cflags --libs ecmo: ${flags}")
+execute_process(COMMAND "${PKG_CONFIG_EXECUTABLE}" --modversion ecmo
+                OUTPUT_VARIABLE version OUTPUT_STRIP_TRAILING_WHITESPACE)
+file(STRINGS "${WORK}/prefix/include/ecmo/version.h" version_line
+     REGEX "define ECMO_VERSION_STRING")
+if(NOT version_line MATCHES "\"${version}\"")
+  message(FATAL_ERROR "ecmo.pc version ${version} is not ecmo/version.h's: ${version_line}")
+endif()
+separate_arguments(flag_list UNIX_COMMAND "${flags}")
+execute_process(COMMAND "${CXX}" -O1 "${SRC}/tests/install_consumer/consumer.cc"
+                        -o "${WORK}/consumer_pkgconfig" ${flag_list}
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(rc)
-  message(FATAL_ERROR "configuring the consumer failed:\n${out}\n${err}")
+  message(FATAL_ERROR "building the consumer with pkg-config's flags failed:\n${out}\n${err}")
 endif()
-execute_process(COMMAND "${CMAKE_COMMAND}" --build "${WORK}/build" -j2
-                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-if(rc)
-  message(FATAL_ERROR "building the consumer failed:\n${out}\n${err}")
-endif()
-execute_process(COMMAND "${WORK}/build/consumer" RESULT_VARIABLE rc
+execute_process(COMMAND "${WORK}/consumer_pkgconfig" RESULT_VARIABLE rc
                 OUTPUT_VARIABLE out)
-message(STATUS "${out}")
+message(STATUS "pkg-config consumer: ${out}")
 if(rc)
-  message(FATAL_ERROR "the consumer failed (${rc})")
+  message(FATAL_ERROR "the pkg-config consumer failed (${rc})")
 endif()

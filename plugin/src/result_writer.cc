@@ -15,6 +15,8 @@
 #include <sstream>
 #include <vector>
 
+#include "ecmo/version.h"
+
 namespace ecmo {
 namespace {
 
@@ -85,6 +87,7 @@ nlohmann::json SummaryToJson(const Solver::Summary& summary,
         summary.kkt.certificate_with_least_squares_multipliers);
   }
   nlohmann::json j = {
+      {"version", VersionString()},
       {"problem", problem_name},
       {"strategy", StrategyTypeToString(summary.strategy)},
       {"preference", summary.preference},

@@ -8,6 +8,7 @@
 #include "ecmo/result_writer.h"
 #include "ecmo/sweep.h"
 #include "ecmo/types.h"
+#include "ecmo/version.h"
 
 namespace ecmo {
 namespace internal {
@@ -386,6 +387,7 @@ nlohmann::json SweepToJson(const ParetoSweep::Summary& summary,
     points.push_back(SweepPointToJson(p, problem_name));
   }
   nlohmann::json j = {
+      {"version", VersionString()},
       {"problem", problem_name},
       {"points", points},
       {"hypervolume", summary.hypervolume},

@@ -4,9 +4,11 @@
 // as CSV rows with a header, in one schema shared by every tool.
 //
 // JSON point schema (keys always present):
-//   problem, strategy, preference[], objective_offset[], termination,
-//   message, iterations, objective_evaluations, gradient_evaluations,
-//   wall_time_seconds, rho, z[], objectives[], constraint_norm,
+//   version (ecmo::VersionString() of the library that wrote it, see
+//   ecmo/version.h), problem, strategy, preference[], objective_offset[],
+//   termination, message, iterations, objective_evaluations,
+//   gradient_evaluations, wall_time_seconds, rho, z[], objectives[],
+//   constraint_norm,
 //   kkt: { residual_sq, residual_sq_least_squares, average_residual_sq,
 //          blocks: { simplex_sq, stationarity_sq, feasibility_sq,
 //                    complementarity_sq } (solver multipliers),
