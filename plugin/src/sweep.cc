@@ -443,7 +443,8 @@ bool SweepRunner::Resume() {
       resume_.num_duplicates + (resume_.truncated_last_line ? 1 : 0);
   summary_->resume_dropped_truncated_line = resume_.truncated_last_line;
   std::ostringstream os;
-  os << "resumed " << resume_.points.size() << " of " << summary_->num_points
+  os << "resumed " << resume_.points.size() << " of "
+     << std::max<int>(summary_->num_points, options_.refine_to)
      << " points from " << options_.jsonl_path;
   if (resume_.truncated_last_line) {
     os << "; dropped a truncated last line (line "
