@@ -324,3 +324,24 @@ TEST(Solver, LargeMultiplierOfAnAnchorIsNotALicqFailure) {
 
 }  // namespace
 }  // namespace ecmo
+
+namespace ecmo {
+namespace {
+
+TEST(Solver, RefusedSolveDoesNotLookCertified) {
+  // A FAILURE before any point was scored reports ||K||^2 = NaN, not 0.
+  double z[2] = {0.3, 0.2};
+  Problem problem;
+  testing::BuildGebken(z, &problem);
+  Solver::Summary summary;
+  Solve(Solver::Options(), problem, {0.5, 0.6}, &summary);
+  ASSERT_EQ(summary.termination_type, ceres::FAILURE);
+  EXPECT_TRUE(std::isnan(summary.kkt.with_solver_multipliers.SquaredNorm()));
+  EXPECT_TRUE(
+      std::isnan(summary.kkt.with_least_squares_multipliers.SquaredNorm()));
+  EXPECT_FALSE(summary.kkt.BestCertificate(1e-6, 1e-8, 1e-8)
+                   .Certifies(1e-6, 1e-8, 1e-8));
+}
+
+}  // namespace
+}  // namespace ecmo

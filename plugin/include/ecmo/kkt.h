@@ -57,7 +57,10 @@ struct KktMultipliers {
 
 // The four blocks of K and their squared norms.
 struct KktResidual {
-  double simplex = 0.0;              // sum_s omega_s - 1
+  // sum_s omega_s - 1. NaN until computed, so that a summary that never
+  // scored a point (a refused solve) cannot look certified: its ||K||^2 is
+  // NaN, not 0.
+  double simplex = std::numeric_limits<double>::quiet_NaN();
   Eigen::VectorXd stationarity;      // k (k_t in a tangent space)
   Eigen::VectorXd feasibility;       // h(z), q
   Eigen::VectorXd complementarity;   // min(omega_s, rho - lambda_s f_s), S
