@@ -11,7 +11,9 @@
 
 #include "ceres/autodiff_cost_function.h"
 #include "ceres/dynamic_autodiff_cost_function.h"
+#include "ceres/manifold.h"
 #include "ceres/numeric_diff_cost_function.h"
+#include "ceres/sized_cost_function.h"
 #include "ecmo/evaluator.h"
 #include "ecmo/problem.h"
 #include "gtest/gtest.h"
@@ -196,6 +198,85 @@ TEST(Problem, ParametersPackAndUnpackInRegistrationOrder) {
   EXPECT_EQ(y[0], 7.0);
   EXPECT_EQ(y[1], 8.0);
   EXPECT_EQ(x[0], 9.0);
+}
+
+}  // namespace
+}  // namespace ecmo
+
+namespace ecmo {
+namespace {
+
+struct Square {
+  template <typename T>
+  bool operator()(const T* z, T* f) const {
+    f[0] = z[0] * z[0] + z[1] * z[1];
+    return true;
+  }
+};
+
+// Counts live instances, so a test can see deletions.
+class CountedCost final : public ceres::SizedCostFunction<1, 2> {
+ public:
+  explicit CountedCost(int* live) : live_(live) { ++*live_; }
+  ~CountedCost() override { --*live_; }
+  bool Evaluate(double const* const* p, double* r, double** j) const override {
+    r[0] = p[0][0] * p[0][0] + p[0][1];
+    if (j != nullptr && j[0] != nullptr) {
+      j[0][0] = 2.0 * p[0][0];
+      j[0][1] = 1.0;
+    }
+    return true;
+  }
+
+ private:
+  int* live_;
+};
+
+TEST(ProblemOwnership, SharedCostFunctionIsDeletedExactlyOnce) {
+  // The crash of the issue: the same pointer as two objectives (and a
+  // constraint) used to be deleted once per term. Run under ASan this also
+  // proves there is no double delete.
+  int live = 0;
+  double z[2] = {1.0, 2.0};
+  {
+    Problem problem;
+    CountedCost* shared = new CountedCost(&live);
+    EXPECT_EQ(problem.AddObjective(shared, {z}), 0);
+    EXPECT_EQ(problem.AddObjective(shared, {z}), 1);
+    EXPECT_EQ(problem.AddConstraint(shared, {z}), 0);
+    // A failing call with the same pointer must not delete it either.
+    double w[3] = {0.0, 0.0, 0.0};
+    EXPECT_EQ(problem.AddObjective(shared, {z, w}), -1);
+    EXPECT_EQ(live, 1);
+    EXPECT_EQ(problem.objectives()[0].cost_function,
+              problem.objectives()[1].cost_function);
+  }
+  EXPECT_EQ(live, 0);
+}
+
+TEST(ProblemOwnership, DoNotTakeOwnershipLeavesCostFunctionsToTheCaller) {
+  int live = 0;
+  double z[2] = {1.0, 2.0};
+  CountedCost a(&live);
+  {
+    Problem::Options options;
+    options.cost_function_ownership = ceres::DO_NOT_TAKE_OWNERSHIP;
+    options.manifold_ownership = ceres::DO_NOT_TAKE_OWNERSHIP;
+    Problem problem(options);
+    EXPECT_EQ(problem.AddObjective(&a, {z}), 0);
+    EXPECT_EQ(problem.AddObjective(&a, {z}), 1);
+    ceres::SubsetManifold manifold(2, {1});
+    EXPECT_TRUE(problem.SetManifold(z, &manifold));
+    // A unique_ptr always hands ownership over.
+    EXPECT_EQ(problem.AddObjective(
+                  std::make_unique<ceres::AutoDiffCostFunction<Square, 1, 2>>(
+                      new Square),
+                  {z}),
+              2);
+    EXPECT_TRUE(problem.IsValid(nullptr));
+  }
+  // The stack objects are still alive (and destroyed by their own scope).
+  EXPECT_EQ(live, 1);
 }
 
 }  // namespace

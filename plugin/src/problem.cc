@@ -6,6 +6,7 @@
 namespace ecmo {
 
 Problem::Problem() = default;
+Problem::Problem(const Options& options) : options_(options) {}
 Problem::~Problem() = default;
 Problem::Problem(Problem&&) noexcept = default;
 Problem& Problem::operator=(Problem&&) noexcept = default;
@@ -64,10 +65,23 @@ bool Problem::AddParameterBlock(double* values, int size) {
   return true;
 }
 
-int Problem::AddTerm(std::unique_ptr<ceres::CostFunction> cost_function,
+void Problem::AdoptCostFunction(ceres::CostFunction* cost_function) {
+  if (cost_function == nullptr) return;
+  for (const auto& owned : owned_cost_functions_) {
+    if (owned.get() == cost_function) return;
+  }
+  owned_cost_functions_.emplace_back(cost_function);
+}
+
+int Problem::AddTerm(ceres::CostFunction* cost_function,
+                     bool adopt,
                      const std::vector<double*>& parameter_blocks,
                      const std::string& name,
                      bool is_objective) {
+  // Owned from here on, also on failure: a pointer shared with an earlier
+  // term must not be deleted now (Ceres deletes shared cost functions
+  // once, at the end).
+  if (adopt) AdoptCostFunction(cost_function);
   const char* what = is_objective ? "AddObjective" : "AddConstraint";
   const int index = is_objective ? NumObjectives() : NumConstraintBlocks();
   const std::string label =
@@ -123,7 +137,7 @@ int Problem::AddTerm(std::unique_ptr<ceres::CostFunction> cost_function,
     }
     term.blocks.push_back(block_index_.at(parameter_blocks[j]));
   }
-  term.cost_function = std::move(cost_function);
+  term.cost_function = cost_function;
   term.name = label;
   if (is_objective) {
     objectives_.push_back(std::move(term));
@@ -138,35 +152,39 @@ int Problem::AddTerm(std::unique_ptr<ceres::CostFunction> cost_function,
 int Problem::AddObjective(std::unique_ptr<ceres::CostFunction> cost_function,
                           const std::vector<double*>& parameter_blocks,
                           const std::string& name) {
-  return AddTerm(std::move(cost_function), parameter_blocks, name, true);
+  return AddTerm(cost_function.release(), /*adopt=*/true, parameter_blocks,
+                 name, true);
 }
 
 int Problem::AddObjective(ceres::CostFunction* cost_function,
                           const std::vector<double*>& parameter_blocks,
                           const std::string& name) {
-  return AddObjective(std::unique_ptr<ceres::CostFunction>(cost_function),
-                      parameter_blocks,
-                      name);
+  return AddTerm(cost_function,
+                 options_.cost_function_ownership == ceres::TAKE_OWNERSHIP,
+                 parameter_blocks, name, true);
 }
 
 int Problem::AddConstraint(std::unique_ptr<ceres::CostFunction> cost_function,
                            const std::vector<double*>& parameter_blocks,
                            const std::string& name) {
-  return AddTerm(std::move(cost_function), parameter_blocks, name, false);
+  return AddTerm(cost_function.release(), /*adopt=*/true, parameter_blocks,
+                 name, false);
 }
 
 int Problem::AddConstraint(ceres::CostFunction* cost_function,
                            const std::vector<double*>& parameter_blocks,
                            const std::string& name) {
-  return AddConstraint(std::unique_ptr<ceres::CostFunction>(cost_function),
-                       parameter_blocks,
-                       name);
+  return AddTerm(cost_function,
+                 options_.cost_function_ownership == ceres::TAKE_OWNERSHIP,
+                 parameter_blocks, name, false);
 }
 
-bool Problem::SetManifoldImpl(double* values, ceres::Manifold* manifold) {
+bool Problem::SetManifoldImpl(double* values,
+                              ceres::Manifold* manifold,
+                              bool adopt) {
   bool owned = false;
   for (const auto& m : manifolds_) owned = owned || m.get() == manifold;
-  if (manifold != nullptr && !owned) {
+  if (manifold != nullptr && !owned && adopt) {
     manifolds_.emplace_back(manifold);  // adopted even on error: destroyed
   }                                     // with the problem
   auto it = block_index_.find(values);
@@ -194,11 +212,13 @@ bool Problem::SetManifoldImpl(double* values, ceres::Manifold* manifold) {
 
 bool Problem::SetManifold(double* values,
                           std::unique_ptr<ceres::Manifold> manifold) {
-  return SetManifoldImpl(values, manifold.release());
+  return SetManifoldImpl(values, manifold.release(), /*adopt=*/true);
 }
 
 bool Problem::SetManifold(double* values, ceres::Manifold* manifold) {
-  return SetManifoldImpl(values, manifold);
+  return SetManifoldImpl(
+      values, manifold,
+      options_.manifold_ownership == ceres::TAKE_OWNERSHIP);
 }
 
 const ceres::Manifold* Problem::GetManifold(const double* values) const {

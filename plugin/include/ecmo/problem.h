@@ -13,11 +13,15 @@
 // Any ceres::CostFunction works: AutoDiffCostFunction, NumericDiffCostFunction,
 // DynamicAutoDiffCostFunction and hand-written analytic ones.
 //
-// Ownership: the Problem owns the cost functions handed to it (as
-// std::unique_ptr, or as a raw pointer that it adopts, like Ceres with
-// TAKE_OWNERSHIP). It never owns parameter blocks: they must outlive the
-// Problem, and solvers read the start point from them and write the solution
-// back into them.
+// Ownership, as in ceres::Problem: with the default Options the Problem
+// owns the cost functions and manifolds handed to it as raw pointers
+// (TAKE_OWNERSHIP) and deletes each exactly once, even when the same pointer
+// is used by several terms or blocks; with
+// Options::cost_function_ownership (manifold_ownership) =
+// DO_NOT_TAKE_OWNERSHIP the caller keeps them and they must outlive the
+// Problem. A std::unique_ptr argument always hands ownership over. The
+// Problem never owns parameter blocks: they must outlive it, and solvers
+// read the start point from them and write the solution back into them.
 //
 // Manifolds: SetManifold puts a parameter block on a ceres::Manifold (a unit
 // quaternion, a sphere, ...), as ceres::Problem::SetManifold does. The
@@ -46,6 +50,7 @@
 
 #include "ceres/cost_function.h"
 #include "ceres/manifold.h"
+#include "ceres/types.h"
 
 namespace ecmo {
 
@@ -61,17 +66,27 @@ class Problem {
     const ceres::Manifold* manifold = nullptr;
   };
 
-  // One objective or constraint term: the cost function (owned), the
-  // parameter blocks it reads, in the order the cost function expects them,
-  // and a name used in reports and error messages.
+  struct Options {
+    // Who deletes the cost functions and manifolds passed as raw pointers
+    // (ceres::TAKE_OWNERSHIP: the Problem, once per distinct pointer;
+    // ceres::DO_NOT_TAKE_OWNERSHIP: the caller).
+    ceres::Ownership cost_function_ownership = ceres::TAKE_OWNERSHIP;
+    ceres::Ownership manifold_ownership = ceres::TAKE_OWNERSHIP;
+  };
+
+  // One objective or constraint term: the cost function (NOT owned by the
+  // term; see Ownership above), the parameter blocks it reads, in the order
+  // the cost function expects them, and a name used in reports and error
+  // messages. Several terms may share one cost function.
   struct Term {
-    std::unique_ptr<ceres::CostFunction> cost_function;
+    ceres::CostFunction* cost_function = nullptr;
     std::vector<int> blocks;  // indices into parameter_blocks()
     std::string name;
     int residual_offset = 0;  // constraints only: offset of its residuals in h
   };
 
   Problem();
+  explicit Problem(const Options& options);
   ~Problem();
   Problem(Problem&&) noexcept;
   Problem& operator=(Problem&&) noexcept;
@@ -87,12 +102,14 @@ class Problem {
 
   // Adds objective f_s. The cost function must have exactly one residual and
   // one parameter block per entry of `parameter_blocks`, with matching sizes.
-  // Returns the objective's index s (0-based), or -1 on error (the cost
-  // function is destroyed in that case). `name` defaults to "f<s+1>".
+  // Returns the objective's index s (0-based), or -1 on error (an owned
+  // cost function is then still deleted with the problem, never earlier,
+  // since another term may share it). `name` defaults to "f<s+1>".
   int AddObjective(std::unique_ptr<ceres::CostFunction> cost_function,
                    const std::vector<double*>& parameter_blocks,
                    const std::string& name = "");
-  // Same, adopting a raw pointer (Ceres' calling convention).
+  // Same with a raw pointer, owned according to
+  // Options::cost_function_ownership (Ceres' calling convention).
   int AddObjective(ceres::CostFunction* cost_function,
                    const std::vector<double*>& parameter_blocks,
                    const std::string& name = "");
@@ -110,11 +127,11 @@ class Problem {
   // Puts the registered parameter block `values` on `manifold`
   // (manifold->AmbientSize() must equal the block's size); a null manifold
   // makes the block Euclidean again. Register the block first (through
-  // AddParameterBlock or a term that uses it). Ownership: the Problem takes
-  // ownership of the manifold and deletes it once, even if the same raw
-  // pointer is set on several blocks (Ceres' convention), also when the
-  // call fails. Returns false and records the error on an unknown block or
-  // a size mismatch.
+  // AddParameterBlock or a term that uses it). Ownership: by default
+  // (Options::manifold_ownership = TAKE_OWNERSHIP) the Problem deletes the
+  // manifold once, even if the same raw pointer is set on several blocks
+  // (Ceres' convention), also when the call fails. Returns false and
+  // records the error on an unknown block or a size mismatch.
   bool SetManifold(double* values, std::unique_ptr<ceres::Manifold> manifold);
   bool SetManifold(double* values, ceres::Manifold* manifold);
   // The block's manifold, or null (also for unknown blocks).
@@ -146,19 +163,25 @@ class Problem {
   void SetParameters(const double* z) const;
 
  private:
-  int AddTerm(std::unique_ptr<ceres::CostFunction> cost_function,
+  int AddTerm(ceres::CostFunction* cost_function,
+              bool adopt,
               const std::vector<double*>& parameter_blocks,
               const std::string& name,
               bool is_objective);
+  // Takes ownership of a cost function unless it is already owned.
+  void AdoptCostFunction(ceres::CostFunction* cost_function);
   void RecordError(const std::string& error);
   // SetManifold with explicit ownership of a raw pointer.
-  bool SetManifoldImpl(double* values, ceres::Manifold* manifold);
+  bool SetManifoldImpl(double* values, ceres::Manifold* manifold, bool adopt);
 
   std::vector<ParameterBlock> parameter_blocks_;
   std::map<const double*, int> block_index_;
   std::vector<Term> objectives_;
   std::vector<Term> constraints_;
-  std::vector<std::unique_ptr<ceres::Manifold>> manifolds_;  // owned, unique
+  Options options_;
+  // Owned objects, each distinct pointer once.
+  std::vector<std::unique_ptr<ceres::CostFunction>> owned_cost_functions_;
+  std::vector<std::unique_ptr<ceres::Manifold>> manifolds_;
   int num_parameters_ = 0;
   int num_constraints_ = 0;
   std::string first_error_;
