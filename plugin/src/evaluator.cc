@@ -122,6 +122,18 @@ bool ProblemEvaluator::DoEvaluate(const double* z,
     const bool ok = term.cost_function->Evaluate(
         parameter_pointers_.data(), residuals,
         want_jacobian ? jacobian_pointers_.data() : nullptr);
+    // The common case, success, builds no message: a std::ostringstream per
+    // term evaluation cost 19% of a small solve.
+    int bad_block = -1;
+    const bool finite = ok && AllFinite(residuals, m);
+    if (finite && want_jacobian) {
+      for (size_t j = 0; j < term.blocks.size() && bad_block < 0; ++j) {
+        if (!AllFinite(jacobian_pointers_[j], jacobian_scratch_[j].size())) {
+          bad_block = static_cast<int>(j);
+        }
+      }
+    }
+    if (finite && bad_block < 0) return true;
     std::ostringstream os;
     if (!ok) {
       os << kind << " '" << term.name
@@ -129,21 +141,16 @@ bool ProblemEvaluator::DoEvaluate(const double* z,
          << FormatPoint(z, k)
          << ". Keep the iterates inside the function's domain (e.g. a "
             "better start point or an objective offset).";
-    } else if (!AllFinite(residuals, m)) {
+    } else if (!finite) {
       os << kind << " '" << term.name
          << "': its cost function returned a non-finite value (NaN or Inf) "
             "at "
          << FormatPoint(z, k) << ".";
-    } else if (want_jacobian) {
-      for (size_t j = 0; j < term.blocks.size(); ++j) {
-        if (!AllFinite(jacobian_pointers_[j], jacobian_scratch_[j].size())) {
-          os << kind << " '" << term.name
-             << "': its cost function returned a non-finite derivative "
-                "with respect to parameter block "
-             << j << " at " << FormatPoint(z, k) << ".";
-          break;
-        }
-      }
+    } else {
+      os << kind << " '" << term.name
+         << "': its cost function returned a non-finite derivative "
+            "with respect to parameter block "
+         << bad_block << " at " << FormatPoint(z, k) << ".";
     }
     if (!os.str().empty()) {
       if (error != nullptr) *error = os.str();
