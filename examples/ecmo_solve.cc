@@ -721,6 +721,28 @@ int main(int argc, char** argv) {
           worst_multiplier);
     }
   }
+  // One line on the scalarization every point used: where r came from, the
+  // scales, and what the automatic reference point cost.
+  const auto print_scalarization_line = [&](const ecmo::ParetoSweep::Summary& s) {
+    const ecmo::Scalarization& sc = s.scalarization;
+    if (sc.reference_point.size() == 0) return;
+    const auto vec = [&](const Eigen::VectorXd& v) {
+      return format_vector(std::vector<double>(v.data(), v.data() + v.size()),
+                           4);
+    };
+    std::printf("%d certified; reference point r = %s (%s), scales w = %s%s",
+                s.num_converged, vec(sc.reference_point).c_str(),
+                ecmo::ReferencePointTypeToString(sc.reference_point_type),
+                vec(sc.objective_scale).c_str(),
+                sc.normalized ? " (nadir - utopia)" : "");
+    if (sc.num_single_objective_solves > 0) {
+      std::printf("; %d single-objective solves, %lld gradient evaluations",
+                  sc.num_single_objective_solves,
+                  static_cast<long long>(sc.evaluations.gradient_evaluations));
+    }
+    if (s.num_refined > 0) std::printf("; %d points added by --refine", s.num_refined);
+    std::printf("\n");
+  };
   if (!FLAGS_json && preferences.size() > 1) {
     std::printf(
         "\n%d points (%d solved, %d resumed), %d usable; hypervolume %.6g "
@@ -740,6 +762,7 @@ int main(int argc, char** argv) {
         sweep.num_threads_used,
         sweep.warm_start ? "on" : "off",
         sweep.total_time_in_seconds);
+    print_scalarization_line(sweep);
   }
   const auto dump = [](const nlohmann::json& j) {
     return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
