@@ -403,7 +403,16 @@ class Solver {
 // Solves the WC subproblem for `preference` (size S, entries > 0, sum 1 up
 // to 1e-9 relative; it is renormalized to sum exactly 1). Reads the start
 // point from the problem's parameter blocks and writes the solution back when
-// it is usable.
+// it is usable (hence the pointer, as in ceres::Solve).
+void Solve(const Solver::Options& options,
+           Problem* problem,
+           const std::vector<double>& preference,
+           Solver::Summary* summary);
+
+// Legacy form, kept for existing callers: the same as the overload above
+// (the solution is written into the problem's parameter blocks, although
+// the problem is passed by const reference). Prefer Solve(options,
+// &problem, preference, &summary).
 void Solve(const Solver::Options& options,
            const Problem& problem,
            const std::vector<double>& preference,

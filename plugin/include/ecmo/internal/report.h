@@ -1,0 +1,119 @@
+// ceres-ecmo INTERNAL: not part of the public API. Installed only because
+// the adapters library (a separate target) shares it with the plugin; the
+// names may change without notice.
+//
+// Shared plumbing of every solver family (Ceres keeps the same things in
+// internal/ceres/solver.cc and solver_utils.h): the wall-clock timer, the
+// finiteness test, the number and vector formats of the reports, the
+// report layout (one label width for every FullReport) and the option
+// checks that write "Invalid configuration. X::Options::field = value.
+// Violated constraint: X::Options::field rule".
+
+#ifndef ECMO_INTERNAL_REPORT_H_
+#define ECMO_INTERNAL_REPORT_H_
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "Eigen/Core"
+
+namespace ecmo {
+namespace internal {
+
+// Seconds since construction (steady clock).
+class WallTimer {
+ public:
+  WallTimer() : start_(std::chrono::steady_clock::now()) {}
+  double Seconds() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                         start_)
+        .count();
+  }
+
+ private:
+  std::chrono::steady_clock::time_point start_;
+};
+
+// True when all n values are finite (no NaN, no inf).
+bool AllFinite(const double* values, size_t n);
+
+// "%.6e": how every report prints a real number.
+std::string FormatNumber(double x);
+
+// "[a, b, c]" with `precision` significant digits; vectors longer than
+// max_entries (> 0) end in ", ... (n entries)". max_entries <= 0 prints all.
+std::string FormatVector(const Eigen::VectorXd& v,
+                         int max_entries = 6,
+                         int precision = 6);
+std::string FormatVector(const std::vector<double>& v,
+                         int max_entries = 6,
+                         int precision = 6);
+
+// The layout of every FullReport: a title underlined with dashes, section
+// headings, and "label value" rows whose values start in one column.
+class ReportWriter {
+ public:
+  // Width of the label column of Row().
+  static constexpr int kLabelWidth = 40;
+
+  // Starts the report with "\n<title>\n<dashes>\n".
+  explicit ReportWriter(const std::string& title);
+
+  // "\n<heading>\n".
+  void Section(const std::string& heading);
+  // "<label padded to kLabelWidth> <value>\n".
+  void Row(const std::string& label, const std::string& value);
+  void Row(const std::string& label, double value);
+  void Row(const std::string& label, int value);
+  void Row(const std::string& label, int64_t value);
+  // Text as is (the caller adds the newline).
+  void Text(const std::string& text);
+  std::ostringstream& stream() { return os_; }
+
+  std::string str() const { return os_.str(); }
+
+ private:
+  std::ostringstream os_;
+};
+
+// The message of a failed option check: "Invalid configuration.
+// <options_name>::<field> = <value>. Violated constraint:
+// <options_name>::<field> <rule>".
+template <typename T>
+std::string OptionViolation(const char* options_name,
+                            const std::string& field,
+                            const T& value,
+                            const char* rule) {
+  std::ostringstream os;
+  os << "Invalid configuration. " << options_name << "::" << field << " = "
+     << value << ". Violated constraint: " << options_name << "::" << field
+     << " " << rule;
+  return os.str();
+}
+
+// "Invalid configuration. <options_name>::<what>" for checks that do not
+// fit the field = value form (null callbacks, conflicting fields).
+std::string OptionError(const char* options_name, const std::string& what);
+
+}  // namespace internal
+}  // namespace ecmo
+
+// Inside an IsValid(std::string* error) const: when `condition` is false,
+// writes OptionViolation(options_name, "field", field, rule) to *error
+// (when error is not null) and returns false.
+#define ECMO_OPTION_CHECK(options_name, field, condition, rule)          \
+  do {                                                                   \
+    if (!(condition)) {                                                  \
+      if (error != nullptr) {                                            \
+        *error = ::ecmo::internal::OptionViolation(options_name, #field, \
+                                                   field, rule);         \
+      }                                                                  \
+      return false;                                                      \
+    }                                                                    \
+  } while (0)
+
+#endif  // ECMO_INTERNAL_REPORT_H_
