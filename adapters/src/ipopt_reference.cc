@@ -17,6 +17,7 @@
 #include "IpJournalist.hpp"
 #include "IpTNLP.hpp"
 #include "ecmo/internal/report.h"
+#include "ecmo/internal/solve_on_problem.h"
 #include "ecmo/problem.h"
 #include "ecmo/solver.h"
 #include "ipopt_tnlp.h"
@@ -289,8 +290,6 @@ std::string IpoptReference::Summary::BriefReport() const {
 
 std::string IpoptReference::Summary::FullReport() const {
   internal::ReportWriter report("ceres-ecmo Ipopt Reference Report");
-  std::ostringstream& os = report.stream();
-  char line[512];
   report.Row("Parameters (k)", std::to_string(num_parameters));
   report.Row("Objectives (S)", std::to_string(num_objectives));
   report.Row("Constraint residuals (q)", std::to_string(num_constraints));
@@ -311,23 +310,7 @@ std::string IpoptReference::Summary::FullReport() const {
   report.Row("  ||h(z)||_inf", FormatNumber(constraint_max_norm));
   report.Row("  omega (Ipopt)", FormatVector(omega));
   report.Row("  nu (Ipopt)", FormatVector(nu));
-  report.Section("KKT system (||K||^2 and its blocks)");
-  std::snprintf(
-      line, sizeof(line), "  %-36s %14s %14s\n", "", "Ipopt", "least squares");
-  os << line;
-  auto kkt_row = [&](const char* label, double a, double b) {
-    std::snprintf(line, sizeof(line), "  %-36s %14.6e %14.6e\n", label, a, b);
-    os << line;
-  };
-  const KktResidual& a = kkt.with_solver_multipliers;
-  const KktResidual& b = kkt.with_least_squares_multipliers;
-  kkt_row("|sum omega - 1|^2", a.SimplexSq(), b.SimplexSq());
-  kkt_row("|stationarity|^2", a.StationaritySq(), b.StationaritySq());
-  kkt_row("|h|^2", a.FeasibilitySq(), b.FeasibilitySq());
-  kkt_row("|min(omega, rho - lambda f)|^2",
-          a.ComplementaritySq(),
-          b.ComplementaritySq());
-  kkt_row("||K||^2", a.SquaredNorm(), b.SquaredNorm());
+  internal::WriteKktBlocks(kkt, "Ipopt", &report);
   report.Row("  omega (least squares)",
       FormatVector(kkt.least_squares_multipliers.omega));
   report.Row("  nu (least squares)", FormatVector(kkt.least_squares_multipliers.nu));
@@ -338,8 +321,7 @@ std::string IpoptReference::Summary::FullReport() const {
       std::to_string(evaluations.gradient_evaluations));
   report.Row("  J x products", std::to_string(evaluations.jacobian_products));
   report.Row("  Total time (s)", FormatNumber(total_time_in_seconds));
-  os << "\nTermination: " << TerminationTypeName(termination_type) << " ("
-     << message << ")\n";
+  report.Termination(termination_type, message);
   return report.str();
 }
 
@@ -589,28 +571,6 @@ void Solve(const IpoptReference::Options& options,
 
 namespace {
 
-// Both Problem overloads: the blocks are read and written through the
-// problem (Problem::SetParameters writes the user's memory).
-void SolveProblem(const IpoptReference::Options& options,
-                  const Problem& problem,
-                  const std::vector<double>& preference,
-                  IpoptReference::Summary* summary) {
-  if (summary == nullptr) return;
-  std::string error;
-  if (!problem.IsValid(&error)) {
-    *summary = IpoptReference::Summary();
-    summary->preference = preference;
-    summary->termination_type = ceres::FAILURE;
-    summary->message = "Invalid problem: " + error;
-    return;
-  }
-  ProblemEvaluator evaluator(&problem);
-  Eigen::VectorXd z(problem.NumParameters());
-  problem.GetParameters(z.data());
-  Solve(options, &evaluator, preference, &z, summary);
-  if (summary->IsSolutionUsable()) problem.SetParameters(z.data());
-}
-
 // The legacy positional offset, moved into the options.
 IpoptReference::Options WithOffset(const IpoptReference::Options& options,
                                    const std::vector<double>& offset) {
@@ -625,14 +585,7 @@ void Solve(const IpoptReference::Options& options,
            Problem* problem,
            const std::vector<double>& preference,
            IpoptReference::Summary* summary) {
-  if (summary == nullptr) return;
-  if (problem == nullptr) {
-    *summary = IpoptReference::Summary();
-    summary->preference = preference;
-    summary->message = "ecmo::Solve (Ipopt reference): the problem is null.";
-    return;
-  }
-  SolveProblem(options, *problem, preference, summary);
+  internal::SolveOnProblem(options, problem, preference, summary);
 }
 
 void SolveReference(const IpoptReference::Options& options,
@@ -650,8 +603,8 @@ void SolveReference(const IpoptReference::Options& options,
                     const std::vector<double>& preference,
                     const std::vector<double>& objective_offset,
                     IpoptReference::Summary* summary) {
-  SolveProblem(WithOffset(options, objective_offset), problem, preference,
-               summary);
+  internal::SolveOnProblem(WithOffset(options, objective_offset), &problem,
+                           preference, summary);
 }
 
 }  // namespace ecmo

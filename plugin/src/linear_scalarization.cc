@@ -9,6 +9,7 @@
 #include "Eigen/Cholesky"
 #include "Eigen/SVD"
 #include "ecmo/internal/report.h"
+#include "ecmo/internal/solve_on_problem.h"
 #include "ecmo/problem.h"
 
 namespace ecmo {
@@ -275,7 +276,6 @@ std::string LinearScalarization::Summary::BriefReport() const {
 std::string LinearScalarization::Summary::FullReport() const {
   internal::ReportWriter report(
       "ceres-ecmo Linear Scalarization Report (Algorithm 2)");
-  std::ostringstream& os = report.stream();
   report.Row("Parameters (k)", std::to_string(num_parameters));
   report.Row("Objectives (S)", std::to_string(num_objectives));
   report.Row("Affine constraints (q)", std::to_string(num_constraints));
@@ -304,8 +304,7 @@ std::string LinearScalarization::Summary::FullReport() const {
   report.Row("  Gradient evaluations",
       std::to_string(evaluations.gradient_evaluations));
   report.Row("  Total time (s)", FormatNumber(total_time_in_seconds));
-  os << "\nTermination: " << TerminationTypeName(termination_type) << " ("
-     << message << ")\n";
+  report.Termination(termination_type, message);
   return report.str();
 }
 
@@ -559,43 +558,11 @@ void Solve(const LinearScalarization::Options& options,
   summary->total_time_in_seconds = timer.Seconds();
 }
 
-namespace {
-
-// Both Problem overloads: the blocks are read and written through the
-// problem (Problem::SetParameters writes the user's memory).
-void SolveProblem(const LinearScalarization::Options& options,
-                  const Problem& problem,
-                  const std::vector<double>& preference,
-                  LinearScalarization::Summary* summary) {
-  if (summary == nullptr) return;
-  std::string error;
-  if (!problem.IsValid(&error)) {
-    *summary = LinearScalarization::Summary();
-    summary->preference = preference;
-    summary->message = "Invalid problem: " + error;
-    return;
-  }
-  ProblemEvaluator evaluator(&problem);
-  Eigen::VectorXd z(problem.NumParameters());
-  problem.GetParameters(z.data());
-  Solve(options, &evaluator, preference, &z, summary);
-  if (summary->IsSolutionUsable()) problem.SetParameters(z.data());
-}
-
-}  // namespace
-
 void Solve(const LinearScalarization::Options& options,
            Problem* problem,
            const std::vector<double>& preference,
            LinearScalarization::Summary* summary) {
-  if (summary == nullptr) return;
-  if (problem == nullptr) {
-    *summary = LinearScalarization::Summary();
-    summary->preference = preference;
-    summary->message = "ecmo::Solve (linear scalarization): the problem is null.";
-    return;
-  }
-  SolveProblem(options, *problem, preference, summary);
+  internal::SolveOnProblem(options, problem, preference, summary);
 }
 
 void SolveLinearScalarization(const LinearScalarizationOptions& options,
@@ -618,7 +585,7 @@ void SolveLinearScalarization(const LinearScalarizationOptions& options,
                               const Problem& problem,
                               const std::vector<double>& preference,
                               LinearScalarizationSummary* summary) {
-  SolveProblem(options, problem, preference, summary);
+  internal::SolveOnProblem(options, &problem, preference, summary);
 }
 
 }  // namespace ecmo

@@ -71,7 +71,44 @@ void ReportWriter::Row(const std::string& label, int64_t value) {
   Row(label, std::to_string(value));
 }
 
+void ReportWriter::Columns(const std::string& first,
+                           const std::string& second) {
+  char line[256];
+  std::snprintf(line, sizeof(line), "  %-*s %14s %14s\n", kLabelWidth - 2, "",
+                first.c_str(), second.c_str());
+  os_ << line;
+}
+
+void ReportWriter::Row2(const std::string& label, double first,
+                        double second) {
+  char line[256];
+  std::snprintf(line, sizeof(line), "  %-*s %14.6e %14.6e\n", kLabelWidth - 2,
+                label.c_str(), first, second);
+  os_ << line;
+}
+
+void ReportWriter::Termination(TerminationType type,
+                               const std::string& message) {
+  os_ << "\nTermination: " << TerminationTypeName(type) << " (" << message
+      << ")\n";
+}
+
 void ReportWriter::Text(const std::string& text) { os_ << text; }
+
+void WriteKktBlocks(const KktReport& kkt,
+                    const std::string& own,
+                    ReportWriter* report) {
+  report->Section("KKT system (||K||^2 and its blocks)");
+  report->Columns(own, "least squares");
+  const KktResidual& a = kkt.with_solver_multipliers;
+  const KktResidual& b = kkt.with_least_squares_multipliers;
+  report->Row2("|sum omega - 1|^2", a.SimplexSq(), b.SimplexSq());
+  report->Row2("|stationarity|^2", a.StationaritySq(), b.StationaritySq());
+  report->Row2("|h|^2", a.FeasibilitySq(), b.FeasibilitySq());
+  report->Row2("|min(omega, rho - lambda f)|^2", a.ComplementaritySq(),
+               b.ComplementaritySq());
+  report->Row2("||K||^2", a.SquaredNorm(), b.SquaredNorm());
+}
 
 std::string OptionError(const char* options_name, const std::string& what) {
   return std::string("Invalid configuration. ") + options_name + "::" + what;

@@ -7,6 +7,7 @@
 
 #include "ecmo/problem.h"
 #include "ecmo/internal/report.h"
+#include "ecmo/internal/solve_on_problem.h"
 #include "strategy.h"
 
 namespace ecmo {
@@ -531,53 +532,22 @@ void Solve(const Solver::Options& options,
   summary->total_time_in_seconds = timer.Seconds();
 }
 
-namespace {
-
-// Both Problem overloads: the blocks are read and written through the
-// problem (Problem::SetParameters writes the user's memory).
-void SolveProblem(const Solver::Options& options,
-                  const Problem& problem,
-                  const std::vector<double>& preference,
-                  Solver::Summary* summary) {
-  std::string error;
-  if (!problem.IsValid(&error)) {
-    *summary = Solver::Summary();
-    summary->strategy = options.strategy;
-    summary->preference = preference;
-    summary->termination_type = ceres::FAILURE;
-    summary->message = "Invalid problem: " + error;
-    return;
-  }
-  ProblemEvaluator evaluator(&problem);
-  Eigen::VectorXd z(problem.NumParameters());
-  problem.GetParameters(z.data());
-  Solve(options, &evaluator, preference, &z, summary);
-  if (summary->IsSolutionUsable()) problem.SetParameters(z.data());
-}
-
-}  // namespace
-
 void Solve(const Solver::Options& options,
            Problem* problem,
            const std::vector<double>& preference,
            Solver::Summary* summary) {
-  if (summary == nullptr) return;
-  if (problem == nullptr) {
-    *summary = Solver::Summary();
-    summary->strategy = options.strategy;
-    summary->preference = preference;
-    summary->message = "ecmo::Solve: the problem is null.";
-    return;
-  }
-  SolveProblem(options, *problem, preference, summary);
+  internal::SolveOnProblem(options, problem, preference, summary);
+  // Also in a FAILURE summary of an invalid problem.
+  if (summary != nullptr) summary->strategy = options.strategy;
 }
 
 void Solve(const Solver::Options& options,
            const Problem& problem,
            const std::vector<double>& preference,
            Solver::Summary* summary) {
-  if (summary == nullptr) return;
-  SolveProblem(options, problem, preference, summary);
+  internal::SolveOnProblem(options, &problem, preference, summary);
+  // Also in a FAILURE summary of an invalid problem.
+  if (summary != nullptr) summary->strategy = options.strategy;
 }
 
 }  // namespace ecmo

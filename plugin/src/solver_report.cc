@@ -126,33 +126,18 @@ std::string Solver::Summary::FullReport() const {
   report.Row("  Final objectives", FormatVector(objectives));
   report.Row("  z", FormatVector(z));
   report.Row("  ||h(z)||_2", FormatNumber(constraint_norm));
-  report.Section("KKT system (||K||^2 and its blocks)");
-  std::snprintf(line, sizeof(line), "  %-36s %14s %14s\n", "", "solver",
-                "least squares");
-  os << line;
-  auto kkt_row = [&](const char* label, double a, double b) {
-    std::snprintf(line, sizeof(line), "  %-36s %14.6e %14.6e\n", label, a, b);
-    os << line;
-  };
-  const KktResidual& a = kkt.with_solver_multipliers;
-  const KktResidual& b = kkt.with_least_squares_multipliers;
-  kkt_row("|sum omega - 1|^2", a.SimplexSq(), b.SimplexSq());
-  kkt_row("|stationarity|^2", a.StationaritySq(), b.StationaritySq());
-  kkt_row("|h|^2", a.FeasibilitySq(), b.FeasibilitySq());
-  kkt_row("|min(omega, rho - lambda f)|^2", a.ComplementaritySq(),
-          b.ComplementaritySq());
-  kkt_row("||K||^2", a.SquaredNorm(), b.SquaredNorm());
+  internal::WriteKktBlocks(kkt, "solver", &report);
   if (kkt.objective_scale.size() > 0) {
     const KktCertificate& ca = kkt.certificate_with_solver_multipliers;
     const KktCertificate& cb = kkt.certificate_with_least_squares_multipliers;
     os << "\nCertificate (scale-invariant; least squares on its own "
           "scaling)\n";
-    kkt_row("|sum omega - 1|", ca.simplex, cb.simplex);
-    kkt_row("stationarity / sum omega lambda sigma", ca.stationarity,
+    report.Row2("|sum omega - 1|", ca.simplex, cb.simplex);
+    report.Row2("stationarity / sum omega lambda sigma", ca.stationarity,
             cb.stationarity);
-    kkt_row("max |min(omega, slack / lambda sigma)|", ca.complementarity,
+    report.Row2("max |min(omega, slack / lambda sigma)|", ca.complementarity,
             cb.complementarity);
-    kkt_row("||h||_inf", ca.feasibility, cb.feasibility);
+    report.Row2("||h||_inf", ca.feasibility, cb.feasibility);
     report.Row("  Objective scales sigma", FormatVector(kkt.objective_scale));
   }
   report.Row("  omega (solver)", FormatVector(kkt.solver_multipliers.omega));
@@ -175,8 +160,7 @@ std::string Solver::Summary::FullReport() const {
   report.Row("  J^T v products",
       std::to_string(evaluations.jacobian_transpose_products));
   report.Row("  Total time (s)", FormatNumber(total_time_in_seconds));
-  os << "\nTermination: " << TerminationTypeName(termination_type) << " ("
-     << message << ")\n";
+  report.Termination(termination_type, message);
   return report.str();
 }
 

@@ -121,7 +121,6 @@ std::string StochasticSolver::Summary::BriefReport() const {
 std::string StochasticSolver::Summary::FullReport() const {
   internal::ReportWriter report(
       "ceres-ecmo Stochastic WC-Penalty Report (Algorithm 3)");
-  std::ostringstream& os = report.stream();
   report.Row("Parameters (k)", std::to_string(num_parameters));
   report.Row("Objectives (S)", std::to_string(num_objectives));
   report.Row("Constraint residuals (q)", std::to_string(num_constraints));
@@ -160,8 +159,7 @@ std::string StochasticSolver::Summary::FullReport() const {
   report.Row("  Constraint samples", std::to_string(constraint_samples));
   report.Row("  Samples drawn", std::to_string(samples_drawn));
   report.Row("  Total time (s)", FormatNumber(total_time_in_seconds));
-  os << "\nTermination: " << TerminationTypeName(termination_type) << " ("
-     << message << ")\n";
+  report.Termination(termination_type, message);
   return report.str();
 }
 

@@ -112,8 +112,7 @@ std::string ParetoSweep::Summary::FullReport() const {
       os << line;
     }
   }
-  os << "\nTermination: " << TerminationTypeName(termination_type) << " ("
-     << message << ")\n";
+  report.Termination(termination_type, message);
   return report.str();
 }
 

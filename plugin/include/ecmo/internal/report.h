@@ -20,6 +20,8 @@
 #include <vector>
 
 #include "Eigen/Core"
+#include "ecmo/kkt.h"
+#include "ecmo/types.h"
 
 namespace ecmo {
 namespace internal {
@@ -70,6 +72,12 @@ class ReportWriter {
   void Row(const std::string& label, double value);
   void Row(const std::string& label, int value);
   void Row(const std::string& label, int64_t value);
+  // A two-column numeric table (the label column as for Row, indented by
+  // two): the column headings, then one row of two numbers.
+  void Columns(const std::string& first, const std::string& second);
+  void Row2(const std::string& label, double first, double second);
+  // The closing line: "\nTermination: <TYPE> (<message>)\n".
+  void Termination(TerminationType type, const std::string& message);
   // Text as is (the caller adds the newline).
   void Text(const std::string& text);
   std::ostringstream& stream() { return os_; }
@@ -79,6 +87,12 @@ class ReportWriter {
  private:
   std::ostringstream os_;
 };
+
+// The "KKT system" section of a WC report: the blocks of ||K||^2 with the
+// solver's own multipliers (column `own`) and with the least-squares ones.
+void WriteKktBlocks(const KktReport& kkt,
+                    const std::string& own,
+                    ReportWriter* report);
 
 // The message of a failed option check: "Invalid configuration.
 // <options_name>::<field> = <value>. Violated constraint:
