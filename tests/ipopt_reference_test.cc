@@ -259,6 +259,39 @@ TEST(IpoptReference, ObjectiveOffsetShiftsTheScalarization) {
   EXPECT_EQ(summary.objective_offset_used, std::vector<double>({3.0, 3.0}));
 }
 
+// The offset (or the reference point r = -offset) in the options, through
+// the Problem* overload, solves what the legacy positional offset solves.
+TEST(IpoptReference, ScalarizationInOptionsEqualsTheLegacyOffset) {
+  auto legacy_problem = MakeGebken();
+  IpoptReference::Summary legacy;
+  SolveReference(IpoptReference::Options(), legacy_problem->problem,
+                 {0.3, 0.7}, {3.0, 3.0}, &legacy);
+  ASSERT_EQ(legacy.termination_type, ceres::CONVERGENCE) << legacy.message;
+  for (bool as_reference_point : {false, true}) {
+    auto p = MakeGebken();
+    IpoptReference::Options options;
+    if (as_reference_point) {
+      options.reference_point = {-3.0, -3.0};
+    } else {
+      options.objective_offset = {3.0, 3.0};
+    }
+    IpoptReference::Summary summary;
+    Solve(options, &p->problem, {0.3, 0.7}, &summary);
+    ASSERT_EQ(summary.termination_type, ceres::CONVERGENCE) << summary.message;
+    EXPECT_EQ(summary.objective_offset_used, legacy.objective_offset_used);
+    EXPECT_NEAR(summary.final_rho, legacy.final_rho, 1e-12);
+    EXPECT_NEAR((summary.z - legacy.z).norm(), 0.0, 1e-12);
+    EXPECT_GE(summary.constraint_max_norm, 0.0);
+    EXPECT_LE(summary.constraint_max_norm, summary.constraint_norm + 1e-15);
+  }
+  IpoptReference::Options both;
+  both.objective_offset = {3.0, 3.0};
+  both.reference_point = {-3.0, -3.0};
+  std::string error;
+  EXPECT_FALSE(both.IsValid(&error));
+  EXPECT_NE(error.find("reference_point"), std::string::npos) << error;
+}
+
 // Forwards to a ProblemEvaluator through the public interface only, so the
 // reference cannot see the Jacobian blocks and must use Jacobian products.
 class OpaqueEvaluator : public Evaluator {

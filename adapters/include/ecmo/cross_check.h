@@ -10,8 +10,10 @@
 //   options.solver.max_iterations = 100000;
 //   ecmo::CrossCheck::Summary summary;
 //   ecmo::Solve(options, &problem, {0.5, 0.5}, &summary);
-//   std::cout << summary.FullReport() << "\n";   // side-by-side table
+//   std::cout << summary.FullReport() << "\n";
 //   if (!summary.agree) std::cerr << summary.verdict << "\n";
+//
+// FullReport() is a side-by-side table of both runs.
 //
 // Agreement. Let K_s and K_r be ||K||^2 with the least-squares multipliers
 // at the solver's and at the reference's point, and
