@@ -286,14 +286,17 @@ std::string CrossCheck::Summary::FullReport() const {
   row3("Termination",
        TerminationTypeName(solver.termination_type),
        TerminationTypeName(reference.termination_type));
-  row3("rho", FormatNumber(solver.final_rho), FormatNumber(reference.final_rho));
+  row3(
+      "rho", FormatNumber(solver.final_rho), FormatNumber(reference.final_rho));
   row3("||h(z)||_2",
        FormatNumber(solver.constraint_norm),
        FormatNumber(reference.constraint_norm));
   row3("||K||^2 (own multipliers)",
        FormatNumber(so.SquaredNorm()),
        FormatNumber(ro.SquaredNorm()));
-  row3("||K||^2 (least squares)", FormatNumber(sl.SquaredNorm()), FormatNumber(rl.SquaredNorm()));
+  row3("||K||^2 (least squares)",
+       FormatNumber(sl.SquaredNorm()),
+       FormatNumber(rl.SquaredNorm()));
   row3("Iterations",
        std::to_string(solver.iterations),
        std::to_string(reference.iterations));
@@ -317,9 +320,11 @@ std::string CrossCheck::Summary::FullReport() const {
       std::max(solver.objectives.size(), reference.objectives.size()));
   for (int s = 0; s < S; ++s) {
     const std::string label = "f" + std::to_string(s + 1) + "(z)";
-    row3(label.c_str(),
-         s < solver.objectives.size() ? FormatNumber(solver.objectives[s]) : "-",
-         s < reference.objectives.size() ? FormatNumber(reference.objectives[s]) : "-");
+    row3(
+        label.c_str(),
+        s < solver.objectives.size() ? FormatNumber(solver.objectives[s]) : "-",
+        s < reference.objectives.size() ? FormatNumber(reference.objectives[s])
+                                        : "-");
   }
   os << "\nAgreement                          distance                  "
         "bound\n";

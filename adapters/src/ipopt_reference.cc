@@ -201,34 +201,45 @@ bool SetIpoptOptions(const IpoptReference::Options& options,
 
 bool IpoptReference::Options::IsValid(std::string* error) const {
   static constexpr char kOptions[] = "IpoptReference::Options";
-  ECMO_OPTION_CHECK(kOptions, tolerance,
-                    tolerance > 0.0 && std::isfinite(tolerance), "> 0");
-  ECMO_OPTION_CHECK(kOptions, max_iterations, max_iterations >= 0, ">= 0");
-  ECMO_OPTION_CHECK(kOptions, max_cpu_time_in_seconds,
-                    max_cpu_time_in_seconds > 0.0, "> 0");
-  ECMO_OPTION_CHECK(kOptions, print_level,
-                    print_level >= 0 && print_level <= 12, "in [0, 12]");
-  ECMO_OPTION_CHECK(kOptions, linear_solver, !linear_solver.empty(),
-                    "is not empty");
-  ECMO_OPTION_CHECK(kOptions, limited_memory_max_history,
-                    limited_memory_max_history >= 1, ">= 1");
-  ECMO_OPTION_CHECK(kOptions, initial_rho, !std::isinf(initial_rho),
-                    "is finite or NaN");
   ECMO_OPTION_CHECK(
-      kOptions, warm_start_bound_push,
+      kOptions, tolerance, tolerance > 0.0 && std::isfinite(tolerance), "> 0");
+  ECMO_OPTION_CHECK(kOptions, max_iterations, max_iterations >= 0, ">= 0");
+  ECMO_OPTION_CHECK(
+      kOptions, max_cpu_time_in_seconds, max_cpu_time_in_seconds > 0.0, "> 0");
+  ECMO_OPTION_CHECK(kOptions,
+                    print_level,
+                    print_level >= 0 && print_level <= 12,
+                    "in [0, 12]");
+  ECMO_OPTION_CHECK(
+      kOptions, linear_solver, !linear_solver.empty(), "is not empty");
+  ECMO_OPTION_CHECK(kOptions,
+                    limited_memory_max_history,
+                    limited_memory_max_history >= 1,
+                    ">= 1");
+  ECMO_OPTION_CHECK(
+      kOptions, initial_rho, !std::isinf(initial_rho), "is finite or NaN");
+  ECMO_OPTION_CHECK(
+      kOptions,
+      warm_start_bound_push,
       warm_start_bound_push > 0.0 && std::isfinite(warm_start_bound_push),
       "> 0");
   ECMO_OPTION_CHECK(
-      kOptions, warm_start_mu_init,
-      warm_start_mu_init > 0.0 && std::isfinite(warm_start_mu_init), "> 0");
-  auto check_entries = [&](const char* name, const std::vector<double>& v,
-                           bool (*ok)(double), const char* rule) {
+      kOptions,
+      warm_start_mu_init,
+      warm_start_mu_init > 0.0 && std::isfinite(warm_start_mu_init),
+      "> 0");
+  auto check_entries = [&](const char* name,
+                           const std::vector<double>& v,
+                           bool (*ok)(double),
+                           const char* rule) {
     for (size_t i = 0; i < v.size(); ++i) {
       if (!ok(v[i])) {
         if (error != nullptr) {
           *error = internal::OptionViolation(
-              kOptions, std::string(name) + "[" + std::to_string(i) + "]",
-              v[i], rule);
+              kOptions,
+              std::string(name) + "[" + std::to_string(i) + "]",
+              v[i],
+              rule);
         }
         return false;
       }
@@ -241,12 +252,11 @@ bool IpoptReference::Options::IsValid(std::string* error) const {
   if (!check_entries("initial_z", initial_z, finite, "is finite") ||
       !check_entries("initial_omega", initial_omega, nonnegative, ">= 0") ||
       !check_entries("initial_nu", initial_nu, finite, "is finite") ||
-      !check_entries("objective_offset", objective_offset, finite,
-                     "is finite") ||
-      !check_entries("reference_point", reference_point, finite,
-                     "is finite") ||
-      !check_entries("objective_scale", objective_scale, positive,
-                     "> 0 and finite")) {
+      !check_entries(
+          "objective_offset", objective_offset, finite, "is finite") ||
+      !check_entries("reference_point", reference_point, finite, "is finite") ||
+      !check_entries(
+          "objective_scale", objective_scale, positive, "> 0 and finite")) {
     return false;
   }
   if (!initial_nu.empty() && initial_omega.empty()) {
@@ -296,7 +306,8 @@ std::string IpoptReference::Summary::FullReport() const {
   report.Row("Preference lambda", FormatVector(preference));
   report.Row("Objective offset", FormatVector(objective_offset_used));
   report.Section("Ipopt");
-  report.Row("  Status",
+  report.Row(
+      "  Status",
       ipopt_status_name.empty()
           ? std::string("not run")
           : ipopt_status_name + " (" + std::to_string(ipopt_status) + ")");
@@ -312,15 +323,13 @@ std::string IpoptReference::Summary::FullReport() const {
   report.Row("  nu (Ipopt)", FormatVector(nu));
   internal::WriteKktBlocks(kkt, "Ipopt", &report);
   report.Row("  omega (least squares)",
-      FormatVector(kkt.least_squares_multipliers.omega));
-  report.Row("  nu (least squares)", FormatVector(kkt.least_squares_multipliers.nu));
+             FormatVector(kkt.least_squares_multipliers.omega));
+  report.Row("  nu (least squares)",
+             FormatVector(kkt.least_squares_multipliers.nu));
   report.Section("Work");
   report.Row("  Iterations", std::to_string(iterations));
-  report.Row("  Value evaluations", std::to_string(evaluations.value_evaluations));
-  report.Row("  Gradient evaluations",
-      std::to_string(evaluations.gradient_evaluations));
-  report.Row("  J x products", std::to_string(evaluations.jacobian_products));
-  report.Row("  Total time (s)", FormatNumber(total_time_in_seconds));
+  report.Evaluations(evaluations);
+  report.TotalTime(total_time_in_seconds);
   report.Termination(termination_type, message);
   return report.str();
 }
@@ -594,8 +603,8 @@ void SolveReference(const IpoptReference::Options& options,
                     const std::vector<double>& objective_offset,
                     Eigen::VectorXd* z,
                     IpoptReference::Summary* summary) {
-  Solve(WithOffset(options, objective_offset), evaluator, preference, z,
-        summary);
+  Solve(
+      WithOffset(options, objective_offset), evaluator, preference, z, summary);
 }
 
 void SolveReference(const IpoptReference::Options& options,
@@ -603,8 +612,8 @@ void SolveReference(const IpoptReference::Options& options,
                     const std::vector<double>& preference,
                     const std::vector<double>& objective_offset,
                     IpoptReference::Summary* summary) {
-  internal::SolveOnProblem(WithOffset(options, objective_offset), &problem,
-                           preference, summary);
+  internal::SolveOnProblem(
+      WithOffset(options, objective_offset), &problem, preference, summary);
 }
 
 }  // namespace ecmo

@@ -420,16 +420,21 @@ bool ComputeMtblReport(MtblEvaluator* evaluator,
 bool MtblSolver::Options::IsValid(std::string* error) const {
   if (!solver.IsValid(error)) return false;
   static constexpr char kOptions[] = "MtblSolver::Options";
-  ECMO_OPTION_CHECK(kOptions, report.convexity_directions,
-                    report.convexity_directions >= 0, ">= 0");
-  ECMO_OPTION_CHECK(kOptions, report.convexity_tolerance,
+  ECMO_OPTION_CHECK(kOptions,
+                    report.convexity_directions,
+                    report.convexity_directions >= 0,
+                    ">= 0");
+  ECMO_OPTION_CHECK(kOptions,
+                    report.convexity_tolerance,
                     report.convexity_tolerance >= 0.0 &&
                         std::isfinite(report.convexity_tolerance),
                     ">= 0 and finite");
-  ECMO_OPTION_CHECK(kOptions, report.probe_steps, report.probe_steps >= 0,
+  ECMO_OPTION_CHECK(
+      kOptions, report.probe_steps, report.probe_steps >= 0, ">= 0");
+  ECMO_OPTION_CHECK(kOptions,
+                    report.probe_max_coordinates,
+                    report.probe_max_coordinates >= 0,
                     ">= 0");
-  ECMO_OPTION_CHECK(kOptions, report.probe_max_coordinates,
-                    report.probe_max_coordinates >= 0, ">= 0");
   std::string ceres_error;
   if (!report.lower_level_solver.IsValid(&ceres_error)) {
     if (error != nullptr) {
@@ -449,8 +454,8 @@ bool MtblSolver::Summary::IsSolutionUsable() const {
 }
 
 std::string MtblSolver::Summary::BriefReport() const {
-  return solver.BriefReport() + "; MTBL: " +
-         TerminationTypeName(termination_type) +
+  return solver.BriefReport() +
+         "; MTBL: " + TerminationTypeName(termination_type) +
          (report.unbounded_suspected ? " (unbounded suspected)" : "");
 }
 
@@ -487,15 +492,18 @@ void Solve(const MtblSolver::Options& options,
     summary->message = error;
     return;
   }
-  SolveMtbl(options.solver, problem, preference, &summary->solver,
-            &summary->report, options.report);
+  SolveMtbl(options.solver,
+            problem,
+            preference,
+            &summary->solver,
+            &summary->report,
+            options.report);
   const bool has_report =
       summary->report.x.size() > 0 || summary->report.y.size() > 0;
   summary->termination_type = has_report ? summary->report.termination_type
                                          : summary->solver.termination_type;
-  summary->message = summary->report.message.empty()
-                         ? summary->solver.message
-                         : summary->report.message;
+  summary->message = summary->report.message.empty() ? summary->solver.message
+                                                     : summary->report.message;
 }
 
 void SolveMtbl(const Solver::Options& options,

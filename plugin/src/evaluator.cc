@@ -38,8 +38,9 @@ namespace {
 
 // Formats at most the first 8 coordinates of z for error messages.
 std::string FormatPoint(const double* z, int k) {
-  return "z = " + internal::FormatVector(Eigen::Map<const Eigen::VectorXd>(z, k),
-                                         /*max_entries=*/8);
+  return "z = " +
+         internal::FormatVector(Eigen::Map<const Eigen::VectorXd>(z, k),
+                                /*max_entries=*/8);
 }
 
 }  // namespace

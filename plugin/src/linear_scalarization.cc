@@ -99,31 +99,42 @@ class AffineProjector {
 bool LinearScalarization::Options::IsValid(std::string* error) const {
   static constexpr char kOptions[] = "LinearScalarization::Options";
   ECMO_OPTION_CHECK(kOptions, max_iterations, max_iterations > 0, "> 0");
-  ECMO_OPTION_CHECK(kOptions, lipschitz_constant,
-                lipschitz_constant >= 0.0 && std::isfinite(lipschitz_constant),
-                ">= 0 and finite (0 = backtracking estimate)");
-  ECMO_OPTION_CHECK(kOptions, initial_lipschitz_estimate,
-                initial_lipschitz_estimate >= 0.0 &&
-                    std::isfinite(initial_lipschitz_estimate),
-                ">= 0 and finite (0 = secant estimate)");
-  ECMO_OPTION_CHECK(kOptions, lipschitz_increase,
-                lipschitz_increase > 1.0 && std::isfinite(lipschitz_increase),
-                "> 1 and finite");
-  ECMO_OPTION_CHECK(kOptions, max_lipschitz_increases, max_lipschitz_increases >= 0, ">= 0");
-  ECMO_OPTION_CHECK(kOptions, kkt_tolerance,
-                kkt_tolerance >= 0.0 && kkt_tolerance < 1.0,
-                "in [0, 1) (0: run all iterations)");
-  ECMO_OPTION_CHECK(kOptions, affinity_tolerance,
-                affinity_tolerance > 0.0 && std::isfinite(affinity_tolerance),
-                "> 0 and finite");
-  ECMO_OPTION_CHECK(kOptions, rank_tolerance,
-                rank_tolerance > 0.0 && rank_tolerance < 1.0,
-                "in (0, 1)");
-  ECMO_OPTION_CHECK(kOptions, 
-      max_solver_time_in_seconds, max_solver_time_in_seconds > 0.0, "> 0");
+  ECMO_OPTION_CHECK(
+      kOptions,
+      lipschitz_constant,
+      lipschitz_constant >= 0.0 && std::isfinite(lipschitz_constant),
+      ">= 0 and finite (0 = backtracking estimate)");
+  ECMO_OPTION_CHECK(kOptions,
+                    initial_lipschitz_estimate,
+                    initial_lipschitz_estimate >= 0.0 &&
+                        std::isfinite(initial_lipschitz_estimate),
+                    ">= 0 and finite (0 = secant estimate)");
+  ECMO_OPTION_CHECK(
+      kOptions,
+      lipschitz_increase,
+      lipschitz_increase > 1.0 && std::isfinite(lipschitz_increase),
+      "> 1 and finite");
+  ECMO_OPTION_CHECK(
+      kOptions, max_lipschitz_increases, max_lipschitz_increases >= 0, ">= 0");
+  ECMO_OPTION_CHECK(kOptions,
+                    kkt_tolerance,
+                    kkt_tolerance >= 0.0 && kkt_tolerance < 1.0,
+                    "in [0, 1) (0: run all iterations)");
+  ECMO_OPTION_CHECK(
+      kOptions,
+      affinity_tolerance,
+      affinity_tolerance > 0.0 && std::isfinite(affinity_tolerance),
+      "> 0 and finite");
+  ECMO_OPTION_CHECK(kOptions,
+                    rank_tolerance,
+                    rank_tolerance > 0.0 && rank_tolerance < 1.0,
+                    "in (0, 1)");
+  ECMO_OPTION_CHECK(kOptions,
+                    max_solver_time_in_seconds,
+                    max_solver_time_in_seconds > 0.0,
+                    "> 0");
   return true;
 }
-
 
 bool ValidateClosedSimplexPreference(const std::vector<double>& preference,
                                      int num_objectives,
@@ -283,27 +294,32 @@ std::string LinearScalarization::Summary::FullReport() const {
   report.Row("Preference lambda", FormatVector(preference));
   report.Section("Step");
   report.Row("  Lipschitz constant L", FormatNumber(lipschitz_constant));
-  report.Row("  L estimated by backtracking", lipschitz_estimated ? "yes" : "no");
-  report.Row("  Increases of the estimate", std::to_string(num_lipschitz_increases));
+  report.Row("  L estimated by backtracking",
+             lipschitz_estimated ? "yes" : "no");
+  report.Row("  Increases of the estimate",
+             std::to_string(num_lipschitz_increases));
   report.Section("Point");
-  report.Row("  z0 (projected onto A z = b)", FormatVector(projected_initial_z));
+  report.Row("  z0 (projected onto A z = b)",
+             FormatVector(projected_initial_z));
   report.Row("  z", FormatVector(z));
   report.Row("  Objectives", FormatVector(objectives));
   report.Row("  L_lambda(z0)", FormatNumber(initial_weighted_objective));
   report.Row("  L_lambda(z)", FormatNumber(weighted_objective));
   report.Section("KKT system of the LS problem");
-  report.Row("  ||grad F lambda + A^T v||^2",
-      FormatNumber(kkt_stationarity.size() ? kkt_stationarity.squaredNorm() : 0.0));
+  report.Row(
+      "  ||grad F lambda + A^T v||^2",
+      FormatNumber(kkt_stationarity.size() ? kkt_stationarity.squaredNorm()
+                                           : 0.0));
   report.Row("  ||A z - b||^2",
-      FormatNumber(kkt_feasibility.size() ? kkt_feasibility.squaredNorm() : 0.0));
+             FormatNumber(kkt_feasibility.size() ? kkt_feasibility.squaredNorm()
+                                                 : 0.0));
   report.Row("  ||K||^2", FormatNumber(kkt_residual_sq));
+  report.Row("  ||A z - b||_inf", FormatNumber(constraint_max_norm));
   report.Row("  v (least squares)", FormatVector(multiplier_v));
   report.Section("Work");
   report.Row("  Iterations", std::to_string(iterations));
-  report.Row("  Value evaluations", std::to_string(evaluations.value_evaluations));
-  report.Row("  Gradient evaluations",
-      std::to_string(evaluations.gradient_evaluations));
-  report.Row("  Total time (s)", FormatNumber(total_time_in_seconds));
+  report.Evaluations(evaluations);
+  report.TotalTime(total_time_in_seconds);
   report.Termination(termination_type, message);
   return report.str();
 }
@@ -326,7 +342,9 @@ void Solve(const LinearScalarization::Options& options,
   std::string error;
   if (!options.IsValid(&error)) return fail(error);
   if (evaluator == nullptr || z == nullptr) {
-    return fail("ecmo::Solve (linear scalarization): evaluator and z must not be null.");
+    return fail(
+        "ecmo::Solve (linear scalarization): evaluator and z must not be "
+        "null.");
   }
   const int k = evaluator->NumParameters();
   const int S = evaluator->NumObjectives();

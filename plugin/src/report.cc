@@ -37,10 +37,10 @@ std::string FormatVector(const Eigen::VectorXd& v,
 std::string FormatVector(const std::vector<double>& v,
                          int max_entries,
                          int precision) {
-  return FormatVector(
-      Eigen::Map<const Eigen::VectorXd>(v.data(),
-                                        static_cast<Eigen::Index>(v.size())),
-      max_entries, precision);
+  return FormatVector(Eigen::Map<const Eigen::VectorXd>(
+                          v.data(), static_cast<Eigen::Index>(v.size())),
+                      max_entries,
+                      precision);
 }
 
 ReportWriter::ReportWriter(const std::string& title) {
@@ -74,17 +74,37 @@ void ReportWriter::Row(const std::string& label, int64_t value) {
 void ReportWriter::Columns(const std::string& first,
                            const std::string& second) {
   char line[256];
-  std::snprintf(line, sizeof(line), "  %-*s %14s %14s\n", kLabelWidth - 2, "",
-                first.c_str(), second.c_str());
+  std::snprintf(line,
+                sizeof(line),
+                "  %-*s %14s %14s\n",
+                kLabelWidth - 2,
+                "",
+                first.c_str(),
+                second.c_str());
   os_ << line;
 }
 
-void ReportWriter::Row2(const std::string& label, double first,
-                        double second) {
+void ReportWriter::Row2(const std::string& label, double first, double second) {
   char line[256];
-  std::snprintf(line, sizeof(line), "  %-*s %14.6e %14.6e\n", kLabelWidth - 2,
-                label.c_str(), first, second);
+  std::snprintf(line,
+                sizeof(line),
+                "  %-*s %14.6e %14.6e\n",
+                kLabelWidth - 2,
+                label.c_str(),
+                first,
+                second);
   os_ << line;
+}
+
+void ReportWriter::Evaluations(const EvaluationCounts& evaluations) {
+  Row("  Value evaluations", evaluations.value_evaluations);
+  Row("  Gradient evaluations", evaluations.gradient_evaluations);
+  Row("  J^T v products", evaluations.jacobian_transpose_products);
+  Row("  J v products", evaluations.jacobian_products);
+}
+
+void ReportWriter::TotalTime(double seconds) {
+  Row("  Total time (s)", seconds);
 }
 
 void ReportWriter::Termination(TerminationType type,
@@ -105,7 +125,8 @@ void WriteKktBlocks(const KktReport& kkt,
   report->Row2("|sum omega - 1|^2", a.SimplexSq(), b.SimplexSq());
   report->Row2("|stationarity|^2", a.StationaritySq(), b.StationaritySq());
   report->Row2("|h|^2", a.FeasibilitySq(), b.FeasibilitySq());
-  report->Row2("|min(omega, rho - lambda f)|^2", a.ComplementaritySq(),
+  report->Row2("|min(omega, rho - lambda f)|^2",
+               a.ComplementaritySq(),
                b.ComplementaritySq());
   report->Row2("||K||^2", a.SquaredNorm(), b.SquaredNorm());
 }

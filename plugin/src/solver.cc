@@ -5,9 +5,9 @@
 #include <cstdio>
 #include <sstream>
 
-#include "ecmo/problem.h"
 #include "ecmo/internal/report.h"
 #include "ecmo/internal/solve_on_problem.h"
+#include "ecmo/problem.h"
 #include "strategy.h"
 
 namespace ecmo {
@@ -16,81 +16,109 @@ bool Solver::Options::IsValid(std::string* error) const {
   ECMO_OPTION_CHECK(kOptions, max_iterations, max_iterations > 0, "> 0");
   // ||K||^2 of the start point of a typical problem is O(1): a tolerance
   // of 1 or more (or inf) would certify points that were never solved.
-  ECMO_OPTION_CHECK(kOptions, kkt_tolerance,
+  ECMO_OPTION_CHECK(kOptions,
+                    kkt_tolerance,
                     kkt_tolerance >= 0.0 && kkt_tolerance < 1.0,
                     "in [0, 1) (0: the scale-invariant certificate; "
                     "meaningful values are about 1e-16 to 1e-4)");
-  ECMO_OPTION_CHECK(kOptions, stationarity_tolerance,
-                    stationarity_tolerance > 0.0 && stationarity_tolerance < 1.0,
-                    "in (0, 1)");
-  ECMO_OPTION_CHECK(kOptions,
+  ECMO_OPTION_CHECK(
+      kOptions,
+      stationarity_tolerance,
+      stationarity_tolerance > 0.0 && stationarity_tolerance < 1.0,
+      "in (0, 1)");
+  ECMO_OPTION_CHECK(
+      kOptions,
       complementarity_tolerance,
       complementarity_tolerance > 0.0 && complementarity_tolerance < 1.0,
       "in (0, 1)");
-  ECMO_OPTION_CHECK(kOptions, feasibility_tolerance,
+  ECMO_OPTION_CHECK(kOptions,
+                    feasibility_tolerance,
                     feasibility_tolerance > 0.0 && feasibility_tolerance < 1.0,
                     "in (0, 1)");
-  ECMO_OPTION_CHECK(kOptions, utopia_margin,
-                    utopia_margin > 0.0 && utopia_margin <= 1.0, "in (0, 1]");
-  ECMO_OPTION_CHECK(kOptions, max_solver_time_in_seconds,
-                    max_solver_time_in_seconds > 0.0, "> 0");
-  ECMO_OPTION_CHECK(kOptions, pgd.eta0, pgd.eta0 > 0.0 && std::isfinite(pgd.eta0),
+  ECMO_OPTION_CHECK(kOptions,
+                    utopia_margin,
+                    utopia_margin > 0.0 && utopia_margin <= 1.0,
+                    "in (0, 1]");
+  ECMO_OPTION_CHECK(kOptions,
+                    max_solver_time_in_seconds,
+                    max_solver_time_in_seconds > 0.0,
+                    "> 0");
+  ECMO_OPTION_CHECK(kOptions,
+                    pgd.eta0,
+                    pgd.eta0 > 0.0 && std::isfinite(pgd.eta0),
                     "> 0 and finite");
-  ECMO_OPTION_CHECK(kOptions, pgd.c0, pgd.c0 > 0.0 && std::isfinite(pgd.c0),
+  ECMO_OPTION_CHECK(kOptions,
+                    pgd.c0,
+                    pgd.c0 > 0.0 && std::isfinite(pgd.c0),
                     "> 0 and finite");
-  ECMO_OPTION_CHECK(kOptions, pgd.armijo, pgd.armijo >= 0.0 && pgd.armijo < 1.0,
-                    "in [0, 1)");
-  ECMO_OPTION_CHECK(kOptions, pgd.max_backtracking_steps,
-                    pgd.max_backtracking_steps >= 0, ">= 0");
-  ECMO_OPTION_CHECK(kOptions, quasi_newton.max_outer_iterations,
+  ECMO_OPTION_CHECK(
+      kOptions, pgd.armijo, pgd.armijo >= 0.0 && pgd.armijo < 1.0, "in [0, 1)");
+  ECMO_OPTION_CHECK(kOptions,
+                    pgd.max_backtracking_steps,
+                    pgd.max_backtracking_steps >= 0,
+                    ">= 0");
+  ECMO_OPTION_CHECK(kOptions,
+                    quasi_newton.max_outer_iterations,
                     quasi_newton.max_outer_iterations > 0,
                     "> 0");
-  ECMO_OPTION_CHECK(kOptions, quasi_newton.initial_penalty,
+  ECMO_OPTION_CHECK(kOptions,
+                    quasi_newton.initial_penalty,
                     quasi_newton.initial_penalty >= 0.0 &&
                         std::isfinite(quasi_newton.initial_penalty),
                     ">= 0 and finite (0 = automatic)");
-  ECMO_OPTION_CHECK(kOptions, quasi_newton.penalty_increase,
+  ECMO_OPTION_CHECK(kOptions,
+                    quasi_newton.penalty_increase,
                     quasi_newton.penalty_increase > 1.0 &&
                         std::isfinite(quasi_newton.penalty_increase),
                     "> 1 and finite");
-  ECMO_OPTION_CHECK(kOptions,
+  ECMO_OPTION_CHECK(
+      kOptions,
       quasi_newton.max_penalty,
       quasi_newton.max_penalty > 0.0 &&
           std::isfinite(quasi_newton.max_penalty) &&
           quasi_newton.max_penalty >= quasi_newton.initial_penalty,
       "> 0, finite and >= quasi_newton.initial_penalty");
-  ECMO_OPTION_CHECK(kOptions, quasi_newton.feasibility_decrease,
+  ECMO_OPTION_CHECK(kOptions,
+                    quasi_newton.feasibility_decrease,
                     quasi_newton.feasibility_decrease > 0.0 &&
                         quasi_newton.feasibility_decrease < 1.0,
                     "in (0, 1)");
-  ECMO_OPTION_CHECK(kOptions, quasi_newton.inner_tolerance_factor,
+  ECMO_OPTION_CHECK(kOptions,
+                    quasi_newton.inner_tolerance_factor,
                     quasi_newton.inner_tolerance_factor > 0.0 &&
                         quasi_newton.inner_tolerance_factor <= 1.0,
                     "in (0, 1]");
-  ECMO_OPTION_CHECK(kOptions,
+  ECMO_OPTION_CHECK(
+      kOptions,
       quasi_newton.least_squares_certification_factor,
       quasi_newton.least_squares_certification_factor >= 0.0 &&
           std::isfinite(quasi_newton.least_squares_certification_factor),
       ">= 0 and finite");
-  ECMO_OPTION_CHECK(kOptions, quasi_newton.inner.max_num_iterations,
+  ECMO_OPTION_CHECK(kOptions,
+                    quasi_newton.inner.max_num_iterations,
                     quasi_newton.inner.max_num_iterations > 0,
                     "> 0");
-  ECMO_OPTION_CHECK(kOptions, quasi_newton.inner.max_solver_time_in_seconds,
+  ECMO_OPTION_CHECK(kOptions,
+                    quasi_newton.inner.max_solver_time_in_seconds,
                     quasi_newton.inner.max_solver_time_in_seconds > 0.0,
                     "> 0");
-  ECMO_OPTION_CHECK(kOptions, quasi_newton.inner.function_tolerance,
+  ECMO_OPTION_CHECK(kOptions,
+                    quasi_newton.inner.function_tolerance,
                     quasi_newton.inner.function_tolerance >= 0.0 &&
                         quasi_newton.inner.function_tolerance < 1.0,
                     "in [0, 1)");
-  ECMO_OPTION_CHECK(kOptions, quasi_newton.inner.gradient_tolerance,
+  ECMO_OPTION_CHECK(kOptions,
+                    quasi_newton.inner.gradient_tolerance,
                     quasi_newton.inner.gradient_tolerance >= 0.0 &&
                         quasi_newton.inner.gradient_tolerance < 1.0,
                     "in [0, 1)");
-  ECMO_OPTION_CHECK(kOptions, quasi_newton.inner.parameter_tolerance,
+  ECMO_OPTION_CHECK(kOptions,
+                    quasi_newton.inner.parameter_tolerance,
                     quasi_newton.inner.parameter_tolerance >= 0.0 &&
                         quasi_newton.inner.parameter_tolerance < 1.0,
                     "in [0, 1)");
-  ECMO_OPTION_CHECK(kOptions, quasi_newton.inner.max_lbfgs_rank,
+  ECMO_OPTION_CHECK(kOptions,
+                    quasi_newton.inner.max_lbfgs_rank,
                     quasi_newton.inner.max_lbfgs_rank > 0,
                     "> 0");
   for (size_t i = 0; i < quasi_newton.inner.callbacks.size(); ++i) {
@@ -118,15 +146,21 @@ bool Solver::Options::IsValid(std::string* error) const {
     }
   }
   ECMO_OPTION_CHECK(kOptions, history_stride, history_stride >= 1, ">= 1");
-  ECMO_OPTION_CHECK(kOptions, progress_every_n_iterations,
-                    progress_every_n_iterations >= 1, ">= 1");
-  ECMO_OPTION_CHECK(kOptions, initial_rho, !std::isinf(initial_rho),
-                    "finite (or NaN for automatic)");
   ECMO_OPTION_CHECK(kOptions,
+                    progress_every_n_iterations,
+                    progress_every_n_iterations >= 1,
+                    ">= 1");
+  ECMO_OPTION_CHECK(kOptions,
+                    initial_rho,
+                    !std::isinf(initial_rho),
+                    "finite (or NaN for automatic)");
+  ECMO_OPTION_CHECK(
+      kOptions,
       warm_start.penalty_u,
       warm_start.penalty_u >= 0.0 && std::isfinite(warm_start.penalty_u),
       ">= 0 and finite (0 = automatic)");
-  ECMO_OPTION_CHECK(kOptions,
+  ECMO_OPTION_CHECK(
+      kOptions,
       warm_start.penalty_v,
       warm_start.penalty_v >= 0.0 && std::isfinite(warm_start.penalty_v),
       ">= 0 and finite (0 = automatic)");

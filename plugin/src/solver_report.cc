@@ -17,8 +17,8 @@ std::string Solver::Summary::BriefReport() const {
   std::ostringstream os;
   os.precision(6);
   os << "ecmo::Solve Report: Strategy: " << StrategyTypeToString(strategy)
-     << ", Iterations: " << iterations << ", ||K||^2: "
-     << kkt.with_solver_multipliers.SquaredNorm()
+     << ", Iterations: " << iterations
+     << ", ||K||^2: " << kkt.with_solver_multipliers.SquaredNorm()
      << " (least squares: " << kkt.with_least_squares_multipliers.SquaredNorm()
      << "), Termination: " << TerminationTypeName(termination_type);
   return os.str();
@@ -44,29 +44,31 @@ std::string Solver::Summary::FullReport() const {
   if (scalarization.reference_point.size() > 0) {
     report.Section("Scalarization");
     report.Row("  Reference point r",
-        std::string(ReferencePointTypeToString(
-            scalarization.reference_point_type)) +
-            " " + FormatVector(scalarization.reference_point));
-    report.Row(scalarization.normalized ? "  Objective scales w (nadir - utopia)"
-                                 : "  Objective scales w",
-        FormatVector(scalarization.objective_scale));
+               std::string(ReferencePointTypeToString(
+                   scalarization.reference_point_type)) +
+                   " " + FormatVector(scalarization.reference_point));
+    report.Row(scalarization.normalized
+                   ? "  Objective scales w (nadir - utopia)"
+                   : "  Objective scales w",
+               FormatVector(scalarization.objective_scale));
     if (scalarization.ideal_point.size() > 0) {
       report.Row("  Ideal point", FormatVector(scalarization.ideal_point));
       report.Row("  Nadir estimate (payoff table)",
-          FormatVector(scalarization.nadir_point));
+                 FormatVector(scalarization.nadir_point));
       if (scalarization.num_single_objective_solves > 0) {
-        report.Row("  Single-objective solves",
-            std::to_string(scalarization.num_single_objective_solves) +
-                " (" +
-                std::to_string(
-                    scalarization.evaluations.gradient_evaluations) +
+        report.Row(
+            "  Single-objective solves",
+            std::to_string(scalarization.num_single_objective_solves) + " (" +
+                std::to_string(scalarization.evaluations.gradient_evaluations) +
                 " gradient evaluations, " +
                 FormatNumber(scalarization.time_in_seconds) + " s)");
       } else {
-        report.Row("  Single-objective solves", "shared (computed by the caller)");
+        report.Row("  Single-objective solves",
+                   "shared (computed by the caller)");
       }
     }
-    if (!scalarization.message.empty()) report.Row("  Note", scalarization.message);
+    if (!scalarization.message.empty())
+      report.Row("  Note", scalarization.message);
   }
   report.Section("Strategy");
   report.Row("  Type", StrategyTypeToString(strategy));
@@ -82,7 +84,8 @@ std::string Solver::Summary::FullReport() const {
     report.Row("  Outer iterations", std::to_string(iterations));
     report.Row("  Inner (L-BFGS) iterations", std::to_string(inner_iterations));
     report.Row("  Final penalty u (for h)", FormatNumber(penalty_u));
-    report.Row("  Final penalty v (for lambda f <= rho)", FormatNumber(penalty_v));
+    report.Row("  Final penalty v (for lambda f <= rho)",
+               FormatNumber(penalty_v));
     report.Row("  Penalty increases", std::to_string(num_penalty_increases));
     if (!certified_by.empty()) report.Row("  Certified by", certified_by);
     report.Row("  Last inner solve", inner_message);
@@ -126,6 +129,7 @@ std::string Solver::Summary::FullReport() const {
   report.Row("  Final objectives", FormatVector(objectives));
   report.Row("  z", FormatVector(z));
   report.Row("  ||h(z)||_2", FormatNumber(constraint_norm));
+  report.Row("  ||h(z)||_inf", FormatNumber(constraint_max_norm));
   internal::WriteKktBlocks(kkt, "solver", &report);
   if (kkt.objective_scale.size() > 0) {
     const KktCertificate& ca = kkt.certificate_with_solver_multipliers;
@@ -133,33 +137,33 @@ std::string Solver::Summary::FullReport() const {
     os << "\nCertificate (scale-invariant; least squares on its own "
           "scaling)\n";
     report.Row2("|sum omega - 1|", ca.simplex, cb.simplex);
-    report.Row2("stationarity / sum omega lambda sigma", ca.stationarity,
-            cb.stationarity);
-    report.Row2("max |min(omega, slack / lambda sigma)|", ca.complementarity,
-            cb.complementarity);
+    report.Row2("stationarity / sum omega lambda sigma",
+                ca.stationarity,
+                cb.stationarity);
+    report.Row2("max |min(omega, slack / lambda sigma)|",
+                ca.complementarity,
+                cb.complementarity);
     report.Row2("||h||_inf", ca.feasibility, cb.feasibility);
     report.Row("  Objective scales sigma", FormatVector(kkt.objective_scale));
   }
   report.Row("  omega (solver)", FormatVector(kkt.solver_multipliers.omega));
   report.Row("  omega (least squares)",
-      FormatVector(kkt.least_squares_multipliers.omega));
+             FormatVector(kkt.least_squares_multipliers.omega));
   report.Row("  nu (solver)", FormatVector(kkt.solver_multipliers.nu));
-  report.Row("  nu (least squares)", FormatVector(kkt.least_squares_multipliers.nu));
+  report.Row("  nu (least squares)",
+             FormatVector(kkt.least_squares_multipliers.nu));
   if (average_kkt_residual_sq >= 0.0) {
-    report.Row("  Average ||K_t||^2 over iterations", FormatNumber(average_kkt_residual_sq));
+    report.Row("  Average ||K_t||^2 over iterations",
+               FormatNumber(average_kkt_residual_sq));
   }
   report.Section("Work");
   report.Row(quasi_newton ? "  Iterations (outer)" : "  Iterations",
-      std::to_string(iterations));
+             std::to_string(iterations));
   if (quasi_newton && inner_iterations >= 0) {
     report.Row("  Inner iterations", std::to_string(inner_iterations));
   }
-  report.Row("  Value evaluations", std::to_string(evaluations.value_evaluations));
-  report.Row("  Gradient evaluations",
-      std::to_string(evaluations.gradient_evaluations));
-  report.Row("  J^T v products",
-      std::to_string(evaluations.jacobian_transpose_products));
-  report.Row("  Total time (s)", FormatNumber(total_time_in_seconds));
+  report.Evaluations(evaluations);
+  report.TotalTime(total_time_in_seconds);
   report.Termination(termination_type, message);
   return report.str();
 }

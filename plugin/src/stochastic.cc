@@ -34,44 +34,58 @@ using internal::FormatVector;
 bool StochasticSolver::Options::IsValid(std::string* error) const {
   static constexpr char kOptions[] = "StochasticSolver::Options";
   ECMO_OPTION_CHECK(kOptions, max_iterations, max_iterations > 0, "> 0");
-  ECMO_OPTION_CHECK(kOptions, eta0, eta0 > 0.0 && std::isfinite(eta0),
-                    "> 0 and finite");
-  ECMO_OPTION_CHECK(kOptions, c0, c0 > 0.0 && std::isfinite(c0),
-                    "> 0 and finite");
-  ECMO_OPTION_CHECK(kOptions, batch_size_factor,
+  ECMO_OPTION_CHECK(
+      kOptions, eta0, eta0 > 0.0 && std::isfinite(eta0), "> 0 and finite");
+  ECMO_OPTION_CHECK(
+      kOptions, c0, c0 > 0.0 && std::isfinite(c0), "> 0 and finite");
+  ECMO_OPTION_CHECK(kOptions,
+                    batch_size_factor,
                     batch_size_factor > 0.0 && std::isfinite(batch_size_factor),
                     "> 0 and finite");
   ECMO_OPTION_CHECK(
-      kOptions, batch_size_exponent,
+      kOptions,
+      batch_size_exponent,
       batch_size_exponent >= 0.0 && std::isfinite(batch_size_exponent),
       ">= 0 and finite");
-  ECMO_OPTION_CHECK(kOptions, objective_batch_size, objective_batch_size >= 0,
+  ECMO_OPTION_CHECK(kOptions,
+                    objective_batch_size,
+                    objective_batch_size >= 0,
                     ">= 0 (0 = the theorem's schedule)");
-  ECMO_OPTION_CHECK(kOptions, constraint_batch_size,
+  ECMO_OPTION_CHECK(kOptions,
+                    constraint_batch_size,
                     constraint_batch_size >= 0,
                     ">= 0 (0 = the theorem's schedule)");
   ECMO_OPTION_CHECK(
-      kOptions, batch_size_factor,
+      kOptions,
+      batch_size_factor,
       (objective_batch_size > 0 && constraint_batch_size > 0) ||
           batch_size_schedule ||
-          ScheduledBatch(batch_size_factor, batch_size_exponent,
+          ScheduledBatch(batch_size_factor,
+                         batch_size_exponent,
                          max_iterations) <= kMaxBatchSize,
       "small enough that batch_size_factor * T^batch_size_exponent fits "
       "in an int (2^31 - 1); lower it or set the batch sizes explicitly");
-  ECMO_OPTION_CHECK(kOptions, kkt_every_n_iterations,
+  ECMO_OPTION_CHECK(kOptions,
+                    kkt_every_n_iterations,
                     kkt_every_n_iterations >= 0,
                     ">= 0 (0 = final point only)");
-  ECMO_OPTION_CHECK(kOptions, max_solver_time_in_seconds,
-                    max_solver_time_in_seconds > 0.0, "> 0");
+  ECMO_OPTION_CHECK(kOptions,
+                    max_solver_time_in_seconds,
+                    max_solver_time_in_seconds > 0.0,
+                    "> 0");
   ECMO_OPTION_CHECK(kOptions, history_stride, history_stride >= 1, ">= 1");
-  ECMO_OPTION_CHECK(kOptions, initial_rho, !std::isinf(initial_rho),
+  ECMO_OPTION_CHECK(kOptions,
+                    initial_rho,
+                    !std::isinf(initial_rho),
                     "finite (or NaN for automatic)");
   for (size_t s = 0; s < objective_offset.size(); ++s) {
     if (!std::isfinite(objective_offset[s])) {
       if (error != nullptr) {
         *error = internal::OptionViolation(
-            kOptions, "objective_offset[" + std::to_string(s) + "]",
-            objective_offset[s], "finite");
+            kOptions,
+            "objective_offset[" + std::to_string(s) + "]",
+            objective_offset[s],
+            "finite");
       }
       return false;
     }
@@ -130,25 +144,26 @@ std::string StochasticSolver::Summary::FullReport() const {
   report.Row("  eta = eta0 T^(-1/4)", FormatNumber(eta));
   report.Row("  u = v = c0 T^(1/4)", FormatNumber(penalty_u));
   report.Row("  Objective batch size (t = 0)",
-      std::to_string(first_objective_batch_size));
+             std::to_string(first_objective_batch_size));
   report.Row("  Constraint batch size (t = 0)",
-      std::to_string(first_constraint_batch_size));
+             std::to_string(first_constraint_batch_size));
   report.Section("Point");
   report.Row("  Initial rho", FormatNumber(initial_rho));
   report.Row("  Final rho", FormatNumber(final_rho));
   report.Row(objectives_exact ? "  Objectives (exact)"
-                       : "  Objectives (mini-batch estimate)",
-      FormatVector(objectives));
+                              : "  Objectives (mini-batch estimate)",
+             FormatVector(objectives));
   report.Row("  z", FormatVector(z));
   if (has_exact_kkt) {
     report.Row("  ||h(z)||_2 (exact)", FormatNumber(constraint_norm));
+    report.Row("  ||h(z)||_inf (exact)", FormatNumber(constraint_max_norm));
     report.Section("KKT system (exact functions)");
     report.Row("  ||K||^2 (Algorithm 3 multipliers)",
-        FormatNumber(kkt.with_solver_multipliers.SquaredNorm()));
+               FormatNumber(kkt.with_solver_multipliers.SquaredNorm()));
     report.Row("  ||K||^2 (least squares)",
-        FormatNumber(kkt.with_least_squares_multipliers.SquaredNorm()));
+               FormatNumber(kkt.with_least_squares_multipliers.SquaredNorm()));
     report.Row("  Average ||K_t||^2 (scored iterations)",
-        FormatNumber(average_kkt_residual_sq));
+               FormatNumber(average_kkt_residual_sq));
     report.Row("  Scored iterations", std::to_string(num_scored_iterations));
   } else {
     report.Section("KKT system: not scored (no exact functions available).");
@@ -158,7 +173,8 @@ std::string StochasticSolver::Summary::FullReport() const {
   report.Row("  Objective samples", std::to_string(objective_samples));
   report.Row("  Constraint samples", std::to_string(constraint_samples));
   report.Row("  Samples drawn", std::to_string(samples_drawn));
-  report.Row("  Total time (s)", FormatNumber(total_time_in_seconds));
+  report.Evaluations(evaluations);
+  report.TotalTime(total_time_in_seconds);
   report.Termination(termination_type, message);
   return report.str();
 }

@@ -24,17 +24,21 @@ const char* ThreadSafetyToString(ThreadSafety safety) {
 bool ParetoSweep::Options::IsValid(std::string* error) const {
   static constexpr char kOptions[] = "ParetoSweep::Options";
   ECMO_OPTION_CHECK(kOptions, num_threads, num_threads > 0, "> 0");
-  ECMO_OPTION_CHECK(kOptions, preference_floor,
-                          preference_floor > 0.0 && preference_floor < 1.0,
-                          "in (0, 1)");
   ECMO_OPTION_CHECK(kOptions,
+                    preference_floor,
+                    preference_floor > 0.0 && preference_floor < 1.0,
+                    "in (0, 1)");
+  ECMO_OPTION_CHECK(
+      kOptions,
       progress_every_n_seconds,
       progress_every_n_seconds > 0.0 && std::isfinite(progress_every_n_seconds),
       "> 0 and finite");
-  ECMO_OPTION_CHECK(kOptions,
-      max_history_entries, max_history_entries >= 0, ">= 0");
-  ECMO_OPTION_CHECK(kOptions, refine_to, refine_to >= 0, ">= 0 (0: no refinement)");
-  ECMO_OPTION_CHECK(kOptions,
+  ECMO_OPTION_CHECK(
+      kOptions, max_history_entries, max_history_entries >= 0, ">= 0");
+  ECMO_OPTION_CHECK(
+      kOptions, refine_to, refine_to >= 0, ">= 0 (0: no refinement)");
+  ECMO_OPTION_CHECK(
+      kOptions,
       reference_point_offset,
       reference_point_offset >= 0.0 && std::isfinite(reference_point_offset),
       ">= 0 and finite");

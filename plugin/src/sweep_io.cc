@@ -22,7 +22,6 @@ bool SameDouble(double a, double b) {
   return std::abs(a - b) <= kResumeTolerance;
 }
 
-
 std::string Dump(const nlohmann::json& j) {
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }

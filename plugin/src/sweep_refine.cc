@@ -159,9 +159,12 @@ void SweepRunner::Refine() {
       }
     }
     internal::RefinementCandidate candidate;
-    if (!internal::NextRefinement(objectives, scalarization.reference_point,
-                                  scalarization.objective_scale, range,
-                                  tried_rows, &candidate)) {
+    if (!internal::NextRefinement(objectives,
+                                  scalarization.reference_point,
+                                  scalarization.objective_scale,
+                                  range,
+                                  tried_rows,
+                                  &candidate)) {
       return;
     }
     tried.insert({usable[candidate.a], usable[candidate.b]});

@@ -54,29 +54,33 @@ std::string ParetoSweep::Summary::FullReport() const {
   report.Row("  not solved", std::to_string(num_not_solved));
   report.Row("  usable", std::to_string(num_usable));
   report.Row("  converged", std::to_string(num_converged));
-  if (num_refined > 0) report.Row("  added by refinement", std::to_string(num_refined));
+  if (num_refined > 0)
+    report.Row("  added by refinement", std::to_string(num_refined));
   if (!resume_message.empty()) report.Row("Resume", resume_message);
   if (scalarization.reference_point.size() > 0) {
     report.Row("Reference point r",
-        std::string(
-            ReferencePointTypeToString(scalarization.reference_point_type)) +
-            " " + FormatVector(scalarization.reference_point));
+               std::string(ReferencePointTypeToString(
+                   scalarization.reference_point_type)) +
+                   " " + FormatVector(scalarization.reference_point));
     report.Row(scalarization.normalized ? "Objective scales (nadir - utopia)"
-                                 : "Objective scales",
-        FormatVector(scalarization.objective_scale));
+                                        : "Objective scales",
+               FormatVector(scalarization.objective_scale));
     if (scalarization.num_single_objective_solves > 0) {
-      report.Row("Single-objective solves (once)",
+      report.Row(
+          "Single-objective solves (once)",
           std::to_string(scalarization.num_single_objective_solves) + " (" +
               std::to_string(scalarization.evaluations.gradient_evaluations) +
-              " gradient evaluations, " + FormatNumber(scalarization.time_in_seconds) +
-              " s)");
+              " gradient evaluations, " +
+              FormatNumber(scalarization.time_in_seconds) + " s)");
     }
-    if (!scalarization.message.empty()) report.Row("  note", scalarization.message);
+    if (!scalarization.message.empty())
+      report.Row("  note", scalarization.message);
   }
-  report.Row("Gradient evaluations (solved)", std::to_string(gradient_evaluations));
+  report.Row("Gradient evaluations (solved)",
+             std::to_string(gradient_evaluations));
   report.Row("Worst ||K||^2", FormatNumber(worst_kkt_residual_sq));
   report.Row("Worst ||K||^2 (least squares)",
-      FormatNumber(worst_kkt_residual_sq_least_squares));
+             FormatNumber(worst_kkt_residual_sq_least_squares));
   report.Row("Hypervolume", FormatNumber(hypervolume));
   report.Row("  reference point", FormatVector(reference_point));
   report.Row("Ideal", FormatVector(ideal));

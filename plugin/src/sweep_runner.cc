@@ -1,6 +1,8 @@
 // SweepRunner: preparation, the shared scalarization, resume and the
 // streamed outputs (see sweep_runner.h).
 
+#include "sweep_runner.h"
+
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -20,7 +22,6 @@
 #include "ecmo/indicators.h"
 #include "ecmo/result_writer.h"
 #include "front_refinement.h"
-#include "sweep_runner.h"
 
 namespace ecmo {
 namespace internal {
@@ -111,7 +112,6 @@ std::vector<int> Walk(const std::vector<SweepPoint>& points,
   return walk;
 }
 
-
 bool SweepRunner::Prepare() {
   const int n = static_cast<int>(preferences_.size());
   summary_->points.assign(n, SweepPoint());
@@ -149,8 +149,8 @@ bool SweepRunner::Prepare() {
     // (1/S, ..., 1/S) and the sweep would solve one point n times.
     std::ostringstream os;
     os << "Invalid configuration. ParetoSweep::Options::preference_floor = "
-       << options_.preference_floor << " is >= 1/S = "
-       << 1.0 / num_objectives_ << " for " << num_objectives_
+       << options_.preference_floor << " is >= 1/S = " << 1.0 / num_objectives_
+       << " for " << num_objectives_
        << " objectives: it would collapse every preference to the centre. "
        << "Use a floor well below 1/S (default " << kDefaultPreferenceFloor
        << ").";
@@ -182,17 +182,15 @@ bool SweepRunner::Prepare() {
 // solves run once, and warm starts never change which problem is solved.
 bool SweepRunner::PrepareScalarization() {
   Solver::Options& o = solver_options_;
-  const bool automatic = o.scalarization == nullptr &&
-                         o.objective_offset.empty() &&
-                         o.reference_point.empty() &&
-                         o.objective_scale.empty() &&
-                         !o.automatic_objective_offset;
+  const bool automatic =
+      o.scalarization == nullptr && o.objective_offset.empty() &&
+      o.reference_point.empty() && o.objective_scale.empty() &&
+      !o.automatic_objective_offset;
   if (automatic && options_.normalize_objectives) o.normalize_objectives = true;
   // The options as the user means them (plus the normalization): what a
   // resumed run must match.
-  settings_ = internal::SweepSettings(o, options_.warm_start,
-                                      options_.preference_floor,
-                                      options_.settings);
+  settings_ = internal::SweepSettings(
+      o, options_.warm_start, options_.preference_floor, options_.settings);
   if (o.scalarization != nullptr) {
     summary_->scalarization = *o.scalarization;
     return true;
@@ -201,10 +199,12 @@ bool SweepRunner::PrepareScalarization() {
   if (!o.IsValid(&error)) return Fail(error);
   ProblemEvaluator evaluator(workers_[0].problem);
   auto computed = std::make_shared<Scalarization>();
-  if (!ComputeScalarization(o, &evaluator, start_point_, computed.get(),
-                            &error)) {
-    return Fail("The sweep's scalarization (computed once, at the start "
-                "point): " + error);
+  if (!ComputeScalarization(
+          o, &evaluator, start_point_, computed.get(), &error)) {
+    return Fail(
+        "The sweep's scalarization (computed once, at the start "
+        "point): " +
+        error);
   }
   summary_->scalarization = *computed;
   o.objective_offset.clear();
@@ -323,8 +323,10 @@ bool SweepRunner::UpdateJsonlForResume() {
     }
     std::string error;
     if (!WriteFileAtomically(options_.jsonl_path, text, &error)) {
-      return Fail("Resume: cannot rewrite the JSON-lines file without its "
-                  "duplicate lines: " + error + " (the file is unchanged).");
+      return Fail(
+          "Resume: cannot rewrite the JSON-lines file without its "
+          "duplicate lines: " +
+          error + " (the file is unchanged).");
     }
     LineWriter rewritten;
     if (!rewritten.OpenLocked(options_.jsonl_path)) {

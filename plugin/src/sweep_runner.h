@@ -156,7 +156,6 @@ class SweepRunner {
   bool progress_printed_ = false;
 };
 
-
 }  // namespace internal
 }  // namespace ecmo
 

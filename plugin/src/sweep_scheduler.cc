@@ -242,7 +242,10 @@ void SweepRunner::SolvePoint(Worker* worker,
   // smaller certificate ratio), saying so in the message.
   Solver::Summary cold;
   Eigen::VectorXd z_cold = start_point_;
-  Solve(solver_options_, worker->evaluator.get(), point->preference, &z_cold,
+  Solve(solver_options_,
+        worker->evaluator.get(),
+        point->preference,
+        &z_cold,
         &cold);
   const auto ratio = [&](const Solver::Summary& s) {
     if (!s.IsSolutionUsable() || s.kkt.objective_scale.size() == 0) {
@@ -416,7 +419,6 @@ void SweepRunner::ProgressLoop() {
   }
   if (progress_printed_) std::cerr << ProgressLine() << std::endl;
 }
-
 
 void SweepRunner::Run() {
   *summary_ = ParetoSweep::Summary();

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "Eigen/Core"
+#include "ecmo/evaluator.h"
 #include "ecmo/kkt.h"
 #include "ecmo/types.h"
 
@@ -76,6 +77,11 @@ class ReportWriter {
   // two): the column headings, then one row of two numbers.
   void Columns(const std::string& first, const std::string& second);
   void Row2(const std::string& label, double first, double second);
+  // The "Work" rows every report shares: evaluations of each kind and the
+  // total time (the caller writes the section heading and its iteration
+  // counts first).
+  void Evaluations(const EvaluationCounts& evaluations);
+  void TotalTime(double seconds);
   // The closing line: "\nTermination: <TYPE> (<message>)\n".
   void Termination(TerminationType type, const std::string& message);
   // Text as is (the caller adds the newline).
@@ -119,15 +125,15 @@ std::string OptionError(const char* options_name, const std::string& what);
 // Inside an IsValid(std::string* error) const: when `condition` is false,
 // writes OptionViolation(options_name, "field", field, rule) to *error
 // (when error is not null) and returns false.
-#define ECMO_OPTION_CHECK(options_name, field, condition, rule)          \
-  do {                                                                   \
-    if (!(condition)) {                                                  \
-      if (error != nullptr) {                                            \
-        *error = ::ecmo::internal::OptionViolation(options_name, #field, \
-                                                   field, rule);         \
-      }                                                                  \
-      return false;                                                      \
-    }                                                                    \
+#define ECMO_OPTION_CHECK(options_name, field, condition, rule) \
+  do {                                                          \
+    if (!(condition)) {                                         \
+      if (error != nullptr) {                                   \
+        *error = ::ecmo::internal::OptionViolation(             \
+            options_name, #field, field, rule);                 \
+      }                                                         \
+      return false;                                             \
+    }                                                           \
   } while (0)
 
 #endif  // ECMO_INTERNAL_REPORT_H_

@@ -56,10 +56,10 @@ void SolveOnProblem(const Options& options,
   if (summary == nullptr) return;
   *summary = Summary();
   summary->preference = preference;
-  SolveOnProblem(problem, summary,
-                 [&](Evaluator* evaluator, Eigen::VectorXd* z) {
-                   Solve(options, evaluator, preference, z, summary);
-                 });
+  SolveOnProblem(
+      problem, summary, [&](Evaluator* evaluator, Eigen::VectorXd* z) {
+        Solve(options, evaluator, preference, z, summary);
+      });
 }
 
 }  // namespace internal
