@@ -344,19 +344,17 @@ void Solve(const IpoptReference::Options& options,
   *summary = IpoptReference::Summary();
   summary->preference = preference;
   auto fail = [&](const std::string& message) {
-    summary->termination_type = ceres::FAILURE;
-    summary->message = message;
-    summary->total_time_in_seconds = timer.Seconds();
+    internal::Fail(timer, message, summary);
   };
 
   std::string error;
   if (!options.IsValid(&error)) return fail(error);
   if (evaluator == nullptr || z == nullptr) {
-    return fail("ecmo::SolveReference: evaluator and z must not be null.");
+    return fail("ecmo::Solve (Ipopt reference): evaluator and z must not be null.");
   }
   if (evaluator->manifold() != nullptr) {
     return fail(
-        "ecmo::SolveReference cannot solve on a manifold: parameter blocks "
+        "The Ipopt reference cannot solve on a manifold: parameter blocks "
         "of this problem have a ceres::Manifold (e.g. a quaternion or "
         "sphere), and Ipopt works in R^k, so its iterates would leave it. "
         "Write the manifold as an equality constraint (e.g. ||q||^2 - 1 = "

@@ -335,9 +335,7 @@ void Solve(const LinearScalarization::Options& options,
   *summary = LinearScalarization::Summary();
   summary->preference = preference;
   auto fail = [&](const std::string& message) {
-    summary->termination_type = ceres::FAILURE;
-    summary->message = message;
-    summary->total_time_in_seconds = timer.Seconds();
+    internal::Fail(timer, message, summary);
   };
   std::string error;
   if (!options.IsValid(&error)) return fail(error);
@@ -354,7 +352,7 @@ void Solve(const LinearScalarization::Options& options,
   if (S < 1) return fail("The problem has no objectives.");
   if (evaluator->manifold() != nullptr) {
     return fail(
-        "SolveLinearScalarization cannot solve on a manifold: the evaluator "
+        "Linear scalarization cannot solve on a manifold: the evaluator "
         "declares one (Evaluator::manifold() != nullptr, e.g. a parameter "
         "block with Problem::SetManifold), but Algorithm 2 projects onto "
         "{A z = b} in R^k and would leave it. Use ecmo::Solve with "

@@ -358,9 +358,7 @@ void Solve(const Solver::Options& options,
   summary->strategy = options.strategy;
   summary->preference = preference;
   auto fail = [&](const std::string& message) {
-    summary->termination_type = ceres::FAILURE;
-    summary->message = message;
-    summary->total_time_in_seconds = timer.Seconds();
+    internal::Fail(timer, message, summary);
   };
 
   std::string error;

@@ -192,9 +192,7 @@ void SolveStochastic(const StochasticSolver::Options& options,
   summary->preference = preference;
   summary->seed = options.seed;
   auto fail = [&](const std::string& message) {
-    summary->termination_type = ceres::FAILURE;
-    summary->message = message;
-    summary->total_time_in_seconds = timer.Seconds();
+    internal::Fail(timer, message, summary);
   };
   std::string error;
   if (!options.IsValid(&error)) return fail(error);

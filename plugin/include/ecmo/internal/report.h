@@ -41,6 +41,18 @@ class WallTimer {
   std::chrono::steady_clock::time_point start_;
 };
 
+// Ends a solve with a FAILURE summary: the message and the time spent so
+// far (any Summary with termination_type, message and
+// total_time_in_seconds).
+template <typename Summary>
+void Fail(const WallTimer& timer,
+          const std::string& message,
+          Summary* summary) {
+  summary->termination_type = ceres::FAILURE;
+  summary->message = message;
+  summary->total_time_in_seconds = timer.Seconds();
+}
+
 // True when all n values are finite (no NaN, no inf).
 bool AllFinite(const double* values, size_t n);
 
