@@ -228,35 +228,19 @@ bool IpoptReference::Options::IsValid(std::string* error) const {
       warm_start_mu_init,
       warm_start_mu_init > 0.0 && std::isfinite(warm_start_mu_init),
       "> 0");
-  auto check_entries = [&](const char* name,
-                           const std::vector<double>& v,
-                           bool (*ok)(double),
-                           const char* rule) {
-    for (size_t i = 0; i < v.size(); ++i) {
-      if (!ok(v[i])) {
-        if (error != nullptr) {
-          *error = internal::OptionViolation(
-              kOptions,
-              std::string(name) + "[" + std::to_string(i) + "]",
-              v[i],
-              rule);
-        }
-        return false;
-      }
-    }
-    return true;
-  };
-  auto finite = [](double x) { return std::isfinite(x); };
-  auto nonnegative = [](double x) { return x >= 0.0 && std::isfinite(x); };
-  auto positive = [](double x) { return x > 0.0 && std::isfinite(x); };
-  if (!check_entries("initial_z", initial_z, finite, "is finite") ||
-      !check_entries("initial_omega", initial_omega, nonnegative, ">= 0") ||
-      !check_entries("initial_nu", initial_nu, finite, "is finite") ||
-      !check_entries(
-          "objective_offset", objective_offset, finite, "is finite") ||
-      !check_entries("reference_point", reference_point, finite, "is finite") ||
-      !check_entries(
-          "objective_scale", objective_scale, positive, "> 0 and finite")) {
+  using internal::CheckEntries;
+  if (!CheckEntries(kOptions, "initial_z", initial_z, internal::IsFinite,
+                    "is finite", error) ||
+      !CheckEntries(kOptions, "initial_omega", initial_omega,
+                    internal::IsNonNegativeFinite, ">= 0", error) ||
+      !CheckEntries(kOptions, "initial_nu", initial_nu, internal::IsFinite,
+                    "is finite", error) ||
+      !CheckEntries(kOptions, "objective_offset", objective_offset,
+                    internal::IsFinite, "is finite", error) ||
+      !CheckEntries(kOptions, "reference_point", reference_point,
+                    internal::IsFinite, "is finite", error) ||
+      !CheckEntries(kOptions, "objective_scale", objective_scale,
+                    internal::IsPositiveFinite, "> 0 and finite", error)) {
     return false;
   }
   if (!initial_nu.empty() && initial_omega.empty()) {

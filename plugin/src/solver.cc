@@ -121,16 +121,9 @@ bool Solver::Options::IsValid(std::string* error) const {
                     quasi_newton.inner.max_lbfgs_rank,
                     quasi_newton.inner.max_lbfgs_rank > 0,
                     "> 0");
-  for (size_t i = 0; i < quasi_newton.inner.callbacks.size(); ++i) {
-    if (quasi_newton.inner.callbacks[i] == nullptr) {
-      if (error != nullptr) {
-        *error =
-            "Invalid configuration. Solver::Options::quasi_newton.inner."
-            "callbacks[" +
-            std::to_string(i) + "] is null.";
-      }
-      return false;
-    }
+  if (!internal::CheckNoNull(kOptions, "quasi_newton.inner.callbacks",
+                            quasi_newton.inner.callbacks, error)) {
+    return false;
   }
   {
     // Everything else about the inner options is Ceres' to judge.
@@ -164,41 +157,14 @@ bool Solver::Options::IsValid(std::string* error) const {
       warm_start.penalty_v,
       warm_start.penalty_v >= 0.0 && std::isfinite(warm_start.penalty_v),
       ">= 0 and finite (0 = automatic)");
-  for (size_t s = 0; s < objective_offset.size(); ++s) {
-    if (!std::isfinite(objective_offset[s])) {
-      if (error != nullptr) {
-        std::ostringstream os;
-        os << "Invalid configuration. Solver::Options::objective_offset[" << s
-           << "] = " << objective_offset[s]
-           << ". Violated constraint: every offset must be finite.";
-        *error = os.str();
-      }
-      return false;
-    }
-  }
-  for (size_t s = 0; s < reference_point.size(); ++s) {
-    if (!std::isfinite(reference_point[s])) {
-      if (error != nullptr) {
-        std::ostringstream os;
-        os << "Invalid configuration. Solver::Options::reference_point[" << s
-           << "] = " << reference_point[s]
-           << ". Violated constraint: every entry must be finite.";
-        *error = os.str();
-      }
-      return false;
-    }
-  }
-  for (size_t s = 0; s < objective_scale.size(); ++s) {
-    if (!(objective_scale[s] > 0.0) || !std::isfinite(objective_scale[s])) {
-      if (error != nullptr) {
-        std::ostringstream os;
-        os << "Invalid configuration. Solver::Options::objective_scale[" << s
-           << "] = " << objective_scale[s]
-           << ". Violated constraint: every scale must be finite and > 0.";
-        *error = os.str();
-      }
-      return false;
-    }
+  if (!internal::CheckEntries(kOptions, "objective_offset", objective_offset,
+                              internal::IsFinite, "finite", error) ||
+      !internal::CheckEntries(kOptions, "reference_point", reference_point,
+                              internal::IsFinite, "finite", error) ||
+      !internal::CheckEntries(kOptions, "objective_scale", objective_scale,
+                              internal::IsPositiveFinite, "finite and > 0",
+                              error)) {
+    return false;
   }
   if (!reference_point.empty() &&
       (!objective_offset.empty() || automatic_objective_offset)) {
@@ -210,14 +176,8 @@ bool Solver::Options::IsValid(std::string* error) const {
     }
     return false;
   }
-  for (size_t i = 0; i < callbacks.size(); ++i) {
-    if (callbacks[i] == nullptr) {
-      if (error != nullptr) {
-        *error = "Invalid configuration. Solver::Options::callbacks[" +
-                 std::to_string(i) + "] is null.";
-      }
-      return false;
-    }
+  if (!internal::CheckNoNull(kOptions, "callbacks", callbacks, error)) {
+    return false;
   }
   return true;
 }

@@ -78,17 +78,9 @@ bool StochasticSolver::Options::IsValid(std::string* error) const {
                     initial_rho,
                     !std::isinf(initial_rho),
                     "finite (or NaN for automatic)");
-  for (size_t s = 0; s < objective_offset.size(); ++s) {
-    if (!std::isfinite(objective_offset[s])) {
-      if (error != nullptr) {
-        *error = internal::OptionViolation(
-            kOptions,
-            "objective_offset[" + std::to_string(s) + "]",
-            objective_offset[s],
-            "finite");
-      }
-      return false;
-    }
+  if (!internal::CheckEntries(kOptions, "objective_offset", objective_offset,
+                              internal::IsFinite, "finite", error)) {
+    return false;
   }
   return true;
 }

@@ -42,16 +42,9 @@ bool ParetoSweep::Options::IsValid(std::string* error) const {
       reference_point_offset,
       reference_point_offset >= 0.0 && std::isfinite(reference_point_offset),
       ">= 0 and finite");
-  for (size_t i = 0; i < reference_point.size(); ++i) {
-    if (!std::isfinite(reference_point[i])) {
-      if (error != nullptr) {
-        std::ostringstream os;
-        os << "Invalid configuration. ParetoSweep::Options::reference_point["
-           << i << "] = " << reference_point[i] << " is not finite.";
-        *error = os.str();
-      }
-      return false;
-    }
+  if (!internal::CheckEntries(kOptions, "reference_point", reference_point,
+                              internal::IsFinite, "finite", error)) {
+    return false;
   }
   if (!settings.is_object()) {
     if (error != nullptr) {
@@ -69,14 +62,8 @@ bool ParetoSweep::Options::IsValid(std::string* error) const {
     }
     return false;
   }
-  for (size_t i = 0; i < callbacks.size(); ++i) {
-    if (callbacks[i] == nullptr) {
-      if (error != nullptr) {
-        *error = "Invalid configuration. ParetoSweep::Options::callbacks[" +
-                 std::to_string(i) + "] is null.";
-      }
-      return false;
-    }
+  if (!internal::CheckNoNull(kOptions, "callbacks", callbacks, error)) {
+    return false;
   }
   std::string solver_error;
   if (!solver.IsValid(&solver_error)) {

@@ -13,6 +13,7 @@
 #define ECMO_INTERNAL_REPORT_H_
 
 #include <chrono>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <sstream>
@@ -125,6 +126,53 @@ std::string OptionViolation(const char* options_name,
      << value << ". Violated constraint: " << options_name << "::" << field
      << " " << rule;
   return os.str();
+}
+
+// Checks every entry of a vector option: false (with OptionViolation
+// naming "<field>[i]") at the first entry for which ok(entry) is false.
+template <typename T, typename Predicate>
+bool CheckEntries(const char* options_name,
+                  const char* field,
+                  const std::vector<T>& values,
+                  Predicate ok,
+                  const char* rule,
+                  std::string* error) {
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (!ok(values[i])) {
+      if (error != nullptr) {
+        *error = OptionViolation(
+            options_name, std::string(field) + "[" + std::to_string(i) + "]",
+            values[i], rule);
+      }
+      return false;
+    }
+  }
+  return true;
+}
+
+// Checks that no callback pointer is null ("<field>[i] is null.").
+template <typename T>
+bool CheckNoNull(const char* options_name,
+                 const char* field,
+                 const std::vector<T*>& pointers,
+                 std::string* error) {
+  for (size_t i = 0; i < pointers.size(); ++i) {
+    if (pointers[i] == nullptr) {
+      if (error != nullptr) {
+        *error = std::string("Invalid configuration. ") + options_name +
+                 "::" + field + "[" + std::to_string(i) + "] is null.";
+      }
+      return false;
+    }
+  }
+  return true;
+}
+
+// Predicates for CheckEntries.
+inline bool IsFinite(double x) { return std::isfinite(x); }
+inline bool IsPositiveFinite(double x) { return x > 0.0 && std::isfinite(x); }
+inline bool IsNonNegativeFinite(double x) {
+  return x >= 0.0 && std::isfinite(x);
 }
 
 // "Invalid configuration. <options_name>::<what>" for checks that do not
