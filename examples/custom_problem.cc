@@ -115,7 +115,7 @@ int main() {
   ecmo::Solver::Options options;
   options.max_iterations = 20000;
   ecmo::Solver::Summary summary;
-  ecmo::Solve(options, problem, {0.5, 0.5}, &summary);
+  ecmo::Solve(options, &problem, {0.5, 0.5}, &summary);
   std::cout << summary.FullReport() << "\n";
   std::cout << "z = (" << z[0] << ", " << z[1] << ")\n\n";  // sqrt(2) each
 
@@ -124,7 +124,7 @@ int main() {
   for (const std::vector<double>& lambda :
        {std::vector<double>{0.8, 0.2}, std::vector<double>{0.2, 0.8}}) {
     z[0] = z[1] = 1.0;
-    ecmo::Solve(options, problem, lambda, &summary);
+    ecmo::Solve(options, &problem, lambda, &summary);
     if (!CheckAgainstCircleScan(lambda, summary, z)) ++failures;
   }
   return failures == 0 ? 0 : 1;

@@ -164,7 +164,7 @@ TEST(CrossCheck, ReferenceUsesTheSolversObjectiveOffset) {
   EXPECT_EQ(result.reference.objective_offset_used,
             result.solver.objective_offset_used);
   // Symmetric offsets keep the symmetric WC point: rho = 1 + offset / 2.
-  EXPECT_NEAR(result.reference.rho,
+  EXPECT_NEAR(result.reference.final_rho,
               1.0 + 0.5 * result.solver.objective_offset_used[0],
               1e-8);
 }

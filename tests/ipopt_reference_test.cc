@@ -172,7 +172,7 @@ void ExpectWcPoint(const IpoptReference::Summary& summary,
   ASSERT_EQ(summary.z.size(), 2);
   EXPECT_NEAR(summary.z[0], expected.z[0], 1e-7);
   EXPECT_NEAR(summary.z[1], expected.z[1], 1e-7);
-  EXPECT_NEAR(summary.rho, expected.rho, 1e-8);
+  EXPECT_NEAR(summary.final_rho, expected.rho, 1e-8);
   ASSERT_EQ(summary.omega.size(), 2);
   ASSERT_EQ(summary.nu.size(), 1);
   EXPECT_NEAR(summary.omega[0], expected.omega[0], 1e-6);
@@ -253,10 +253,43 @@ TEST(IpoptReference, ObjectiveOffsetShiftsTheScalarization) {
   SolveReference(
       IpoptReference::Options(), p->problem, {0.5, 0.5}, {3.0, 3.0}, &summary);
   ASSERT_EQ(summary.termination_type, ceres::CONVERGENCE) << summary.message;
-  EXPECT_NEAR(summary.rho, 2.5, 1e-8);
+  EXPECT_NEAR(summary.final_rho, 2.5, 1e-8);
   EXPECT_NEAR(summary.z[0], 1.0, 1e-7);
   EXPECT_NEAR(summary.objectives[0], 2.0, 1e-8);
   EXPECT_EQ(summary.objective_offset_used, std::vector<double>({3.0, 3.0}));
+}
+
+// The offset (or the reference point r = -offset) in the options, through
+// the Problem* overload, solves what the legacy positional offset solves.
+TEST(IpoptReference, ScalarizationInOptionsEqualsTheLegacyOffset) {
+  auto legacy_problem = MakeGebken();
+  IpoptReference::Summary legacy;
+  SolveReference(IpoptReference::Options(), legacy_problem->problem,
+                 {0.3, 0.7}, {3.0, 3.0}, &legacy);
+  ASSERT_EQ(legacy.termination_type, ceres::CONVERGENCE) << legacy.message;
+  for (bool as_reference_point : {false, true}) {
+    auto p = MakeGebken();
+    IpoptReference::Options options;
+    if (as_reference_point) {
+      options.reference_point = {-3.0, -3.0};
+    } else {
+      options.objective_offset = {3.0, 3.0};
+    }
+    IpoptReference::Summary summary;
+    Solve(options, &p->problem, {0.3, 0.7}, &summary);
+    ASSERT_EQ(summary.termination_type, ceres::CONVERGENCE) << summary.message;
+    EXPECT_EQ(summary.objective_offset_used, legacy.objective_offset_used);
+    EXPECT_NEAR(summary.final_rho, legacy.final_rho, 1e-12);
+    EXPECT_NEAR((summary.z - legacy.z).norm(), 0.0, 1e-12);
+    EXPECT_GE(summary.constraint_max_norm, 0.0);
+    EXPECT_LE(summary.constraint_max_norm, summary.constraint_norm + 1e-15);
+  }
+  IpoptReference::Options both;
+  both.objective_offset = {3.0, 3.0};
+  both.reference_point = {-3.0, -3.0};
+  std::string error;
+  EXPECT_FALSE(both.IsValid(&error));
+  EXPECT_NE(error.find("reference_point"), std::string::npos) << error;
 }
 
 // Forwards to a ProblemEvaluator through the public interface only, so the
@@ -488,7 +521,7 @@ TEST(IpoptReference, WarmStartFromTheSolutionConvergesQuickly) {
   ASSERT_EQ(cold.termination_type, ceres::CONVERGENCE) << cold.message;
 
   IpoptReference::Options options;
-  options.initial_rho = cold.rho;
+  options.initial_rho = cold.final_rho;
   options.initial_z = {cold.z[0], cold.z[1]};
   options.initial_omega = {cold.omega[0], cold.omega[1]};
   options.initial_nu = {cold.nu[0]};
@@ -497,7 +530,7 @@ TEST(IpoptReference, WarmStartFromTheSolutionConvergesQuickly) {
   SolveReference(options, p->problem, {0.45, 0.55}, {}, &warm);
   ExpectWcPoint(warm, BothActive(0.45, 0.55));
   EXPECT_LT(warm.iterations, cold.iterations);
-  EXPECT_DOUBLE_EQ(warm.initial_rho, cold.rho);
+  EXPECT_DOUBLE_EQ(warm.initial_rho, cold.final_rho);
 }
 
 TEST(IpoptReference, PrintsNothingAndIgnoresIpoptOptFile) {

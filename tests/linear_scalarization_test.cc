@@ -203,9 +203,11 @@ TEST(LinearScalarization, TheoremBoundOnRandomConvexQuadratics) {
     const double L = Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(H)
                          .eigenvalues()
                          .maxCoeff();
-    // Explicit constraints on an evaluator without its own, and extracted
-    // constraints from an evaluator that has them.
-    for (bool explicit_constraints : {true, false}) {
+    // Explicit constraints on an evaluator without its own (the legacy
+    // argument, or LinearScalarization::Options::constraints), and
+    // extracted constraints from an evaluator that has them.
+    for (int mode : {0, 1, 2}) {
+      const bool explicit_constraints = mode < 2;
       QuadraticEvaluator evaluator(
           Q,
           c,
@@ -213,16 +215,21 @@ TEST(LinearScalarization, TheoremBoundOnRandomConvexQuadratics) {
           explicit_constraints ? Eigen::VectorXd(0) : b);
       AffineConstraints constraints{A, b};
       Eigen::VectorXd z = 3.0 * random_matrix(k, 1);
-      LinearScalarizationOptions options;
+      LinearScalarization::Options options;
       options.max_iterations = 300;
       options.lipschitz_constant = trial % 2 == 0 ? L : 0.0;
-      LinearScalarizationSummary summary;
-      SolveLinearScalarization(options,
-                               &evaluator,
-                               lambda,
-                               explicit_constraints ? &constraints : nullptr,
-                               &z,
-                               &summary);
+      LinearScalarization::Summary summary;
+      if (mode == 1) {
+        options.constraints = std::make_shared<AffineConstraints>(constraints);
+        Solve(options, &evaluator, lambda, &z, &summary);
+      } else {
+        SolveLinearScalarization(options,
+                                 &evaluator,
+                                 lambda,
+                                 explicit_constraints ? &constraints : nullptr,
+                                 &z,
+                                 &summary);
+      }
       ASSERT_TRUE(summary.IsSolutionUsable())
           << "trial " << trial << ": " << summary.message;
       EXPECT_EQ(summary.num_constraints, q);

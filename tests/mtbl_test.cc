@@ -269,22 +269,38 @@ TEST(Mtbl, ExampleIiiReachesItsFront) {
 
 TEST(Mtbl, ExampleIIsReportedUnbounded) {
   // Feasible start on x = -y^3; the objectives fall without bound along it.
+  // (The MtblSolver form; ExampleIiiReachesItsFront uses legacy SolveMtbl.)
   double x[1] = {1.0}, y[1] = {-1.0};
   MtblProblem mtbl;
   BuildExampleI(x, y, &mtbl);
-  Solver::Options options;
-  options.strategy = StrategyType::WC_PENALTY_PGD;
-  options.max_iterations = 20000;
-  options.automatic_objective_offset = true;
-  Solver::Summary summary;
-  MtblReport report;
-  SolveMtbl(options, &mtbl, {0.5, 0.5}, &summary, &report);
-  EXPECT_NE(summary.termination_type, ceres::CONVERGENCE) << summary.message;
+  MtblSolver::Options options;
+  options.solver.strategy = StrategyType::WC_PENALTY_PGD;
+  options.solver.max_iterations = 20000;
+  options.solver.automatic_objective_offset = true;
+  MtblSolver::Summary summary;
+  Solve(options, &mtbl, {0.5, 0.5}, &summary);
+  const MtblReport& report = summary.report;
+  EXPECT_NE(summary.solver.termination_type, ceres::CONVERGENCE)
+      << summary.solver.message;
   EXPECT_TRUE(report.unbounded_suspected) << report.message;
   EXPECT_EQ(report.termination_type, ceres::FAILURE);
+  EXPECT_EQ(summary.termination_type, ceres::FAILURE);
+  EXPECT_FALSE(summary.IsSolutionUsable());
   EXPECT_NE(report.message.find("unbounded"), std::string::npos);
+  EXPECT_EQ(summary.message, report.message);
+  EXPECT_NE(summary.FullReport().find("Unbounded suspected"),
+            std::string::npos);
   // The lower level itself is fine: convex, and solved at the final x.
   EXPECT_TRUE(report.lower_level_convex) << report.message;
+
+  // Invalid report options are refused before solving.
+  MtblSolver::Options bad = options;
+  bad.report.probe_steps = -1;
+  std::string error;
+  EXPECT_FALSE(bad.IsValid(&error));
+  EXPECT_NE(error.find("MtblSolver::Options::report.probe_steps"),
+            std::string::npos)
+      << error;
 }
 
 // The fast strategies are looked up by name, so this file does not depend

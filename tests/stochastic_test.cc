@@ -303,5 +303,46 @@ TEST(Stochastic, FiniteSumAndErrors) {
       << error;
 }
 
+// Options::exact and the Problem* overload are the legacy trailing `exact`
+// argument in Ceres' shape: the same seed gives the same run either way.
+TEST(Stochastic, ExactInOptionsEqualsTheLegacyArgument) {
+  auto run = [](bool legacy, StochasticSolver::Summary* summary) {
+    auto* data = new FiniteSumFunction;
+    for (double d : {1.0, 2.0, 6.0}) {
+      data->AddSample(new ceres::AutoDiffCostFunction<Sq, 1, 1>(new Sq(d)));
+    }
+    double z = 2.0;
+    StochasticProblem problem;
+    problem.AddObjective(data, {&z});
+    std::unique_ptr<Evaluator> exact = problem.MakeExpectationEvaluator();
+    StochasticSolver::Options options;
+    options.eta0 = 0.05;
+    options.max_iterations = 50;
+    options.objective_batch_size = 8;
+    options.seed = 7;
+    if (legacy) {
+      ecmo::Solve(options, problem, {1.0}, summary, exact.get());
+    } else {
+      options.exact = exact.get();
+      ecmo::Solve(options, &problem, {1.0}, summary);
+    }
+    return z;
+  };
+  StochasticSolver::Summary legacy, current;
+  const double z_legacy = run(true, &legacy);
+  const double z_current = run(false, &current);
+  ASSERT_TRUE(current.IsSolutionUsable()) << current.message;
+  EXPECT_EQ(z_legacy, z_current);
+  EXPECT_EQ(legacy.final_rho, current.final_rho);
+  EXPECT_TRUE(current.has_exact_kkt);
+  EXPECT_GT(current.evaluations.gradient_evaluations, 0);
+  EXPECT_EQ(current.constraint_max_norm, 0.0);  // no constraints
+
+  StochasticSolver::Summary null_problem;
+  ecmo::Solve(StochasticSolver::Options(), nullptr, {1.0}, &null_problem);
+  EXPECT_EQ(null_problem.termination_type, ceres::FAILURE);
+  EXPECT_NE(null_problem.message.find("null"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace ecmo

@@ -9,19 +9,12 @@
 
 #include "ceres/cost_function.h"
 #include "ceres/loss_function.h"
+#include "ecmo/internal/report.h"
 #include "ecmo/manifold.h"
 
 namespace ecmo {
-namespace {
 
-bool AllFinite(const double* x, size_t n) {
-  for (size_t i = 0; i < n; ++i) {
-    if (!std::isfinite(x[i])) return false;
-  }
-  return true;
-}
-
-}  // namespace
+using internal::AllFinite;
 
 CeresProblemAdapter::CeresProblemAdapter(ceres::Problem* problem,
                                          std::vector<ResidualGroup> objectives,

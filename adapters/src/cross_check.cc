@@ -12,9 +12,13 @@
 #include "Eigen/Core"
 #include "Eigen/SVD"
 #include "ecmo/evaluator.h"
+#include "ecmo/internal/report.h"
 #include "ecmo/problem.h"
 
 namespace ecmo {
+
+using internal::FormatNumber;
+
 namespace {
 
 std::string Sci(double x) {
@@ -99,9 +103,9 @@ bool LinearizationNorms(const Problem& problem,
   return true;
 }
 
-void Judge(const CrossCheckOptions& options,
+void Judge(const CrossCheck::Options& options,
            const Problem& problem,
-           CrossCheckResult* r) {
+           CrossCheck::Summary* r) {
   const Solver::Summary& s = r->solver;
   const IpoptReference::Summary& ref = r->reference;
   std::vector<std::string> failed;
@@ -130,7 +134,7 @@ void Judge(const CrossCheckOptions& options,
     return;
   }
 
-  r->rho_difference = std::abs(s.final_rho - ref.rho);
+  r->rho_difference = std::abs(s.final_rho - ref.final_rho);
   r->z_distance = (s.z - ref.z).norm();
   r->objective_distance = (s.objectives - ref.objectives).norm();
   const Eigen::VectorXd ms = StackMultipliers(s.kkt.least_squares_multipliers);
@@ -201,23 +205,30 @@ void Judge(const CrossCheckOptions& options,
 
 }  // namespace
 
-CrossCheckResult CrossCheck(const CrossCheckOptions& options,
-                            const Problem& problem,
-                            const std::vector<double>& preference) {
-  CrossCheckResult result;
+void Solve(const CrossCheck::Options& options,
+           Problem* problem_pointer,
+           const std::vector<double>& preference,
+           CrossCheck::Summary* summary) {
+  if (summary == nullptr) return;
+  CrossCheck::Summary& result = *summary;
+  result = CrossCheck::Summary();
+  if (problem_pointer == nullptr) {
+    result.verdict = "DISAGREE: the problem is null.";
+    return;
+  }
+  const Problem& problem = *problem_pointer;
   std::string error;
   if (!problem.IsValid(&error)) {
     // Let both runs report the invalid problem in their own words.
-    Solve(options.solver, problem, preference, &result.solver);
-    SolveReference(
-        options.reference, problem, preference, {}, &result.reference);
+    Solve(options.solver, problem_pointer, preference, &result.solver);
+    Solve(options.reference, problem_pointer, preference, &result.reference);
     result.verdict = "DISAGREE: invalid problem: " + error;
-    return result;
+    return;
   }
   Eigen::VectorXd z0(problem.NumParameters());
   problem.GetParameters(z0.data());
 
-  Solve(options.solver, problem, preference, &result.solver);
+  Solve(options.solver, problem_pointer, preference, &result.solver);
   Eigen::VectorXd z_after_solver(problem.NumParameters());
   problem.GetParameters(z_after_solver.data());
 
@@ -234,20 +245,29 @@ CrossCheckResult CrossCheck(const CrossCheckOptions& options,
     const Eigen::VectorXd& w = result.solver.scalarization.objective_scale;
     reference_options.objective_scale.assign(w.data(), w.data() + w.size());
   }
-  SolveReference(reference_options,
-                 &evaluator,
-                 preference,
-                 ToVector(offset),
-                 &z,
-                 &result.reference);
+  reference_options.objective_offset = ToVector(offset);
+  reference_options.reference_point.clear();
+  Solve(reference_options, &evaluator, preference, &z, &result.reference);
   problem.SetParameters(z_after_solver.data());
 
   Judge(options, problem, &result);
-  return result;
 }
 
-std::string CrossCheckResult::Report() const {
-  std::ostringstream os;
+CrossCheck::Summary CrossCheck(const CrossCheck::Options& options,
+                               const Problem& problem,
+                               const std::vector<double>& preference) {
+  CrossCheck::Summary summary;
+  // Problem::SetParameters is const: the legacy const reference already
+  // allowed the solve to write the user's blocks.
+  Solve(options, const_cast<Problem*>(&problem), preference, &summary);
+  return summary;
+}
+
+std::string CrossCheck::Summary::BriefReport() const { return verdict; }
+
+std::string CrossCheck::Summary::FullReport() const {
+  internal::ReportWriter report("ceres-ecmo Cross-Check Report");
+  std::ostringstream& os = report.stream();
   char line[512];
   auto row3 = [&](const char* label,
                   const std::string& a,
@@ -256,31 +276,27 @@ std::string CrossCheckResult::Report() const {
         line, sizeof(line), "%-34s %22s %22s\n", label, a.c_str(), b.c_str());
     os << line;
   };
-  auto num = [](double x) {
-    char b[64];
-    std::snprintf(b, sizeof(b), "%.6e", x);
-    return std::string(b);
-  };
   auto count = [](int64_t x) { return std::to_string(x); };
   const KktResidual& so = solver.kkt.with_solver_multipliers;
   const KktResidual& sl = solver.kkt.with_least_squares_multipliers;
   const KktResidual& ro = reference.kkt.with_solver_multipliers;
   const KktResidual& rl = reference.kkt.with_least_squares_multipliers;
 
-  os << "\nceres-ecmo Cross-Check Report\n";
-  os << "-----------------------------\n";
   row3("", StrategyTypeToString(solver.strategy), "Ipopt reference");
   row3("Termination",
        TerminationTypeName(solver.termination_type),
        TerminationTypeName(reference.termination_type));
-  row3("rho", num(solver.final_rho), num(reference.rho));
+  row3(
+      "rho", FormatNumber(solver.final_rho), FormatNumber(reference.final_rho));
   row3("||h(z)||_2",
-       num(solver.constraint_norm),
-       num(reference.constraint_norm));
+       FormatNumber(solver.constraint_norm),
+       FormatNumber(reference.constraint_norm));
   row3("||K||^2 (own multipliers)",
-       num(so.SquaredNorm()),
-       num(ro.SquaredNorm()));
-  row3("||K||^2 (least squares)", num(sl.SquaredNorm()), num(rl.SquaredNorm()));
+       FormatNumber(so.SquaredNorm()),
+       FormatNumber(ro.SquaredNorm()));
+  row3("||K||^2 (least squares)",
+       FormatNumber(sl.SquaredNorm()),
+       FormatNumber(rl.SquaredNorm()));
   row3("Iterations",
        std::to_string(solver.iterations),
        std::to_string(reference.iterations));
@@ -291,22 +307,24 @@ std::string CrossCheckResult::Report() const {
        count(solver.evaluations.gradient_evaluations),
        count(reference.evaluations.gradient_evaluations));
   row3("Time (s)",
-       num(solver.total_time_in_seconds),
-       num(reference.total_time_in_seconds));
+       FormatNumber(solver.total_time_in_seconds),
+       FormatNumber(reference.total_time_in_seconds));
   const int k = static_cast<int>(std::max(solver.z.size(), reference.z.size()));
   for (int j = 0; j < k; ++j) {
     const std::string label = "z[" + std::to_string(j) + "]";
     row3(label.c_str(),
-         j < solver.z.size() ? num(solver.z[j]) : "-",
-         j < reference.z.size() ? num(reference.z[j]) : "-");
+         j < solver.z.size() ? FormatNumber(solver.z[j]) : "-",
+         j < reference.z.size() ? FormatNumber(reference.z[j]) : "-");
   }
   const int S = static_cast<int>(
       std::max(solver.objectives.size(), reference.objectives.size()));
   for (int s = 0; s < S; ++s) {
     const std::string label = "f" + std::to_string(s + 1) + "(z)";
-    row3(label.c_str(),
-         s < solver.objectives.size() ? num(solver.objectives[s]) : "-",
-         s < reference.objectives.size() ? num(reference.objectives[s]) : "-");
+    row3(
+        label.c_str(),
+        s < solver.objectives.size() ? FormatNumber(solver.objectives[s]) : "-",
+        s < reference.objectives.size() ? FormatNumber(reference.objectives[s])
+                                        : "-");
   }
   os << "\nAgreement                          distance                  "
         "bound\n";
@@ -315,8 +333,8 @@ std::string CrossCheckResult::Report() const {
                   sizeof(line),
                   "%-34s %22s %22s\n",
                   label,
-                  num(value).c_str(),
-                  num(bound).c_str());
+                  FormatNumber(value).c_str(),
+                  FormatNumber(bound).c_str());
     os << line;
   };
   row2("|z - z_ref|", z_distance, z_bound);
@@ -329,15 +347,15 @@ std::string CrossCheckResult::Report() const {
                 sizeof(line),
                 "%-34s %22s\n",
                 "sigma_min(J_h(z_ref))",
-                num(constraint_jacobian_sigma_min).c_str());
+                FormatNumber(constraint_jacobian_sigma_min).c_str());
   os << line;
   os << "\n" << verdict << "\n";
-  return os.str();
+  return report.str();
 }
 
-nlohmann::json CrossCheckToJson(const CrossCheckResult& result) {
+nlohmann::json CrossCheckToJson(const CrossCheck::Summary& result) {
   const IpoptReference::Summary& r = result.reference;
-  const double rho = std::isfinite(r.rho) ? r.rho : -1.0;
+  const double rho = std::isfinite(r.final_rho) ? r.final_rho : -1.0;
   nlohmann::json kkt = {
       {"residual_sq", r.kkt.with_solver_multipliers.SquaredNorm()},
       {"residual_sq_least_squares",

@@ -16,14 +16,19 @@
 #include "IpIpoptApplication.hpp"
 #include "IpJournalist.hpp"
 #include "IpTNLP.hpp"
+#include "ecmo/internal/report.h"
+#include "ecmo/internal/solve_on_problem.h"
 #include "ecmo/problem.h"
 #include "ecmo/solver.h"
+#include "ipopt_tnlp.h"
 
 namespace ecmo {
-namespace {
 
-// Ipopt treats any bound of magnitude >= 1e19 as infinite.
-constexpr double kInfinity = 2e19;
+using internal::FormatNumber;
+using internal::FormatVector;
+using internal::WcTnlp;
+
+namespace {
 
 // Debian's Ipopt uses the sequential MUMPS, which keeps global state: only
 // one Ipopt solve may run in the process at a time.
@@ -31,19 +36,6 @@ std::mutex& IpoptMutex() {
   static std::mutex mutex;
   return mutex;
 }
-
-class WallTimer {
- public:
-  WallTimer() : start_(std::chrono::steady_clock::now()) {}
-  double Seconds() const {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                         start_)
-        .count();
-  }
-
- private:
-  std::chrono::steady_clock::time_point start_;
-};
 
 const char* IpoptStatusName(Ipopt::ApplicationReturnStatus status) {
   switch (status) {
@@ -152,392 +144,6 @@ std::string OneLine(const std::string& text) {
   return out;
 }
 
-// The WC problem as an Ipopt TNLP over w = (rho, z). See the header for the
-// formulation and the multiplier convention.
-class WcTnlp : public Ipopt::TNLP {
- public:
-  WcTnlp(Evaluator* evaluator,
-         const Eigen::VectorXd& lambda,
-         const Eigen::VectorXd& offset)
-      : evaluator_(evaluator),
-        problem_evaluator_(dynamic_cast<ProblemEvaluator*>(evaluator)),
-        k_(evaluator->NumParameters()),
-        S_(evaluator->NumObjectives()),
-        q_(evaluator->NumConstraints()),
-        lambda_(lambda),
-        offset_(offset),
-        f_(S_),
-        h_(q_),
-        grad_f_(k_, S_) {}
-
-  // Evaluates at z0 (with gradients), fixes the Jacobian sparsity and sets
-  // the start point (rho is set by set_start_rho). Returns false with the
-  // evaluator's message on failure.
-  bool Setup(const Eigen::VectorXd& z0,
-             const KktMultipliers* warm_start,
-             std::string* error) {
-    start_x_.resize(1 + k_);
-    start_x_[0] = 0.0;
-    for (int j = 0; j < k_; ++j) start_x_[1 + j] = z0[j];
-    if (warm_start != nullptr) {
-      warm_start_ = true;
-      start_lambda_.resize(S_ + q_);
-      for (int s = 0; s < S_; ++s) start_lambda_[s] = warm_start->omega[s];
-      for (int i = 0; i < q_; ++i) start_lambda_[S_ + i] = warm_start->nu[i];
-    }
-    if (!evaluator_->Evaluate(
-            z0.data(), f_.data(), h_.data(), grad_f_.data(), error)) {
-      return false;
-    }
-    BuildJacobianStructure();
-    if (!FillJacobianValues(error)) return false;
-    cached_z_ = z0;
-    values_valid_ = gradient_valid_ = true;
-    return true;
-  }
-
-  void set_start_rho(double rho0) { start_x_[0] = rho0; }
-
-  // Result access, after OptimizeTNLP.
-  bool has_solution() const { return has_solution_; }
-  const std::vector<double>& solution_x() const { return solution_x_; }
-  const std::vector<double>& solution_lambda() const {
-    return solution_lambda_;
-  }
-  int iterations() const { return iterations_; }
-  const std::string& last_error() const { return last_error_; }
-
-  // The cached F(z) and h(z) if the cache holds exactly z.
-  bool CachedValues(const Eigen::VectorXd& z,
-                    Eigen::VectorXd* f,
-                    Eigen::VectorXd* h) const {
-    if (!values_valid_ || cached_z_.size() != z.size() || cached_z_ != z) {
-      return false;
-    }
-    *f = f_;
-    *h = h_;
-    return true;
-  }
-
-  // ---- Ipopt::TNLP ----
-  bool get_nlp_info(Ipopt::Index& n,
-                    Ipopt::Index& m,
-                    Ipopt::Index& nnz_jac_g,
-                    Ipopt::Index& nnz_h_lag,
-                    IndexStyleEnum& index_style) override {
-    n = 1 + k_;
-    m = S_ + q_;
-    nnz_jac_g = S_ * (1 + k_) + static_cast<int>(h_rows_.size());
-    nnz_h_lag = 0;  // L-BFGS: eval_h is never called.
-    index_style = C_STYLE;
-    return true;
-  }
-
-  bool get_bounds_info(Ipopt::Index n,
-                       Ipopt::Number* x_l,
-                       Ipopt::Number* x_u,
-                       Ipopt::Index m,
-                       Ipopt::Number* g_l,
-                       Ipopt::Number* g_u) override {
-    for (int j = 0; j < n; ++j) {
-      x_l[j] = -kInfinity;
-      x_u[j] = kInfinity;
-    }
-    for (int s = 0; s < S_; ++s) {
-      g_l[s] = -kInfinity;
-      g_u[s] = 0.0;
-    }
-    for (int i = S_; i < m; ++i) g_l[i] = g_u[i] = 0.0;
-    return true;
-  }
-
-  bool get_starting_point(Ipopt::Index n,
-                          bool init_x,
-                          Ipopt::Number* x,
-                          bool init_z,
-                          Ipopt::Number* z_L,
-                          Ipopt::Number* z_U,
-                          Ipopt::Index m,
-                          bool init_lambda,
-                          Ipopt::Number* lambda) override {
-    if (init_x) std::copy(start_x_.begin(), start_x_.end(), x);
-    if (init_z) {
-      // No finite variable bounds: these multipliers are unused.
-      std::fill(z_L, z_L + n, 0.0);
-      std::fill(z_U, z_U + n, 0.0);
-    }
-    if (init_lambda) {
-      if (warm_start_) {
-        std::copy(start_lambda_.begin(), start_lambda_.end(), lambda);
-      } else {
-        std::fill(lambda, lambda + m, 0.0);
-      }
-    }
-    return true;
-  }
-
-  bool eval_f(Ipopt::Index /*n*/,
-              const Ipopt::Number* x,
-              bool /*new_x*/,
-              Ipopt::Number& obj_value) override {
-    obj_value = x[0];
-    return true;
-  }
-
-  bool eval_grad_f(Ipopt::Index n,
-                   const Ipopt::Number* /*x*/,
-                   bool /*new_x*/,
-                   Ipopt::Number* grad_f) override {
-    std::fill(grad_f, grad_f + n, 0.0);
-    grad_f[0] = 1.0;
-    return true;
-  }
-
-  bool eval_g(Ipopt::Index /*n*/,
-              const Ipopt::Number* x,
-              bool new_x,
-              Ipopt::Index /*m*/,
-              Ipopt::Number* g) override {
-    if (!EnsureEvaluated(x, new_x, /*need_gradient=*/false)) return false;
-    for (int s = 0; s < S_; ++s) {
-      g[s] = lambda_[s] * (f_[s] + offset_[s]) - x[0];
-    }
-    for (int i = 0; i < q_; ++i) g[S_ + i] = h_[i];
-    return true;
-  }
-
-  bool eval_jac_g(Ipopt::Index /*n*/,
-                  const Ipopt::Number* x,
-                  bool new_x,
-                  Ipopt::Index /*m*/,
-                  Ipopt::Index /*nele_jac*/,
-                  Ipopt::Index* iRow,
-                  Ipopt::Index* jCol,
-                  Ipopt::Number* values) override {
-    if (values == nullptr) {
-      int e = 0;
-      for (int s = 0; s < S_; ++s) {
-        for (int j = 0; j <= k_; ++j, ++e) {
-          iRow[e] = s;
-          jCol[e] = j;
-        }
-      }
-      for (size_t t = 0; t < h_rows_.size(); ++t, ++e) {
-        iRow[e] = S_ + h_rows_[t];
-        jCol[e] = 1 + h_cols_[t];
-      }
-      return true;
-    }
-    if (!EnsureEvaluated(x, new_x, /*need_gradient=*/true)) return false;
-    int e = 0;
-    for (int s = 0; s < S_; ++s) {
-      values[e++] = -1.0;
-      for (int j = 0; j < k_; ++j) values[e++] = lambda_[s] * grad_f_(j, s);
-    }
-    std::copy(h_values_.begin(), h_values_.end(), values + e);
-    return true;
-  }
-
-  Ipopt::Index get_number_of_nonlinear_variables() override { return k_; }
-
-  bool get_list_of_nonlinear_variables(Ipopt::Index num_nonlin_vars,
-                                       Ipopt::Index* pos_nonlin_vars) override {
-    // rho enters linearly; only z needs the quasi-Newton approximation.
-    for (int j = 0; j < num_nonlin_vars; ++j) pos_nonlin_vars[j] = 1 + j;
-    return true;
-  }
-
-  bool intermediate_callback(
-      Ipopt::AlgorithmMode /*mode*/,
-      Ipopt::Index iter,
-      Ipopt::Number /*obj_value*/,
-      Ipopt::Number /*inf_pr*/,
-      Ipopt::Number /*inf_du*/,
-      Ipopt::Number /*mu*/,
-      Ipopt::Number /*d_norm*/,
-      Ipopt::Number /*regularization_size*/,
-      Ipopt::Number /*alpha_du*/,
-      Ipopt::Number /*alpha_pr*/,
-      Ipopt::Index /*ls_trials*/,
-      const Ipopt::IpoptData* /*ip_data*/,
-      Ipopt::IpoptCalculatedQuantities* /*ip_cq*/) override {
-    iterations_ = iter;
-    return true;
-  }
-
-  void finalize_solution(Ipopt::SolverReturn /*status*/,
-                         Ipopt::Index n,
-                         const Ipopt::Number* x,
-                         const Ipopt::Number* /*z_L*/,
-                         const Ipopt::Number* /*z_U*/,
-                         Ipopt::Index m,
-                         const Ipopt::Number* /*g*/,
-                         const Ipopt::Number* lambda,
-                         Ipopt::Number /*obj_value*/,
-                         const Ipopt::IpoptData* /*ip_data*/,
-                         Ipopt::IpoptCalculatedQuantities* /*ip_cq*/) override {
-    if (x == nullptr || lambda == nullptr) return;
-    solution_x_.assign(x, x + n);
-    solution_lambda_.assign(lambda, lambda + m);
-    has_solution_ = true;
-  }
-
- private:
-  // Fixes the sparsity of J_h: the union of the evaluator's Jacobian blocks
-  // (duplicates, e.g. a parameter block used twice by one term, are merged),
-  // or dense q x k for a general evaluator.
-  void BuildJacobianStructure() {
-    h_rows_.clear();
-    h_cols_.clear();
-    block_targets_.clear();
-    if (problem_evaluator_ != nullptr) {
-      std::map<std::pair<int, int>, int> index;
-      for (const ProblemEvaluator::JacobianBlock& block :
-           problem_evaluator_->jacobian_blocks()) {
-        for (int r = 0; r < block.rows; ++r) {
-          for (int c = 0; c < block.cols; ++c) {
-            const std::pair<int, int> key(block.residual_offset + r,
-                                          block.parameter_offset + c);
-            auto it = index.find(key);
-            if (it == index.end()) {
-              it = index.emplace(key, static_cast<int>(h_rows_.size())).first;
-              h_rows_.push_back(key.first);
-              h_cols_.push_back(key.second);
-            }
-            block_targets_.push_back(it->second);
-          }
-        }
-      }
-    } else {
-      for (int i = 0; i < q_; ++i) {
-        for (int j = 0; j < k_; ++j) {
-          h_rows_.push_back(i);
-          h_cols_.push_back(j);
-        }
-      }
-    }
-    h_values_.assign(h_rows_.size(), 0.0);
-  }
-
-  // Copies J_h at the last linearization point into h_values_.
-  bool FillJacobianValues(std::string* error) {
-    std::fill(h_values_.begin(), h_values_.end(), 0.0);
-    if (problem_evaluator_ != nullptr) {
-      size_t e = 0;
-      for (const ProblemEvaluator::JacobianBlock& block :
-           problem_evaluator_->jacobian_blocks()) {
-        const size_t size = static_cast<size_t>(block.rows) * block.cols;
-        if (block.values.size() != size || e + size > block_targets_.size()) {
-          *error =
-              "The evaluator's Jacobian block structure changed between "
-              "evaluations.";
-          return false;
-        }
-        for (size_t t = 0; t < size; ++t) {
-          h_values_[block_targets_[e + t]] += block.values[t];
-        }
-        e += size;
-      }
-      if (e != block_targets_.size()) {
-        *error =
-            "The evaluator's Jacobian block structure changed between "
-            "evaluations.";
-        return false;
-      }
-    } else if (q_ > 0) {
-      // Column j of J_h is J_h e_j.
-      Eigen::VectorXd unit = Eigen::VectorXd::Zero(k_);
-      Eigen::VectorXd column(q_);
-      for (int j = 0; j < k_; ++j) {
-        unit[j] = 1.0;
-        evaluator_->JacobianMultiply(unit.data(), column.data());
-        unit[j] = 0.0;
-        for (int i = 0; i < q_; ++i) {
-          h_values_[static_cast<size_t>(i) * k_ + j] = column[i];
-        }
-      }
-    }
-    for (double v : h_values_) {
-      if (!std::isfinite(v)) {
-        *error = "The constraint Jacobian has a non-finite entry.";
-        return false;
-      }
-    }
-    return true;
-  }
-
-  // Evaluates at z = x[1..k] unless the cache already holds it (with the
-  // gradients if needed). Ipopt's new_x is honored and the point is also
-  // compared, so a stale cache is never used.
-  bool EnsureEvaluated(const Ipopt::Number* x, bool new_x, bool need_gradient) {
-    const Eigen::Map<const Eigen::VectorXd> z(x + 1, k_);
-    if (new_x || cached_z_.size() != k_ || cached_z_ != z) {
-      values_valid_ = gradient_valid_ = false;
-      cached_z_ = z;
-    }
-    if (need_gradient ? gradient_valid_ : values_valid_) return true;
-    std::string error;
-    bool ok = evaluator_->Evaluate(cached_z_.data(),
-                                   f_.data(),
-                                   h_.data(),
-                                   need_gradient ? grad_f_.data() : nullptr,
-                                   &error);
-    if (ok && need_gradient) ok = FillJacobianValues(&error);
-    if (!ok) {
-      last_error_ = error;
-      values_valid_ = gradient_valid_ = false;
-      cached_z_.resize(0);
-      return false;
-    }
-    values_valid_ = true;
-    gradient_valid_ = need_gradient;
-    return true;
-  }
-
-  Evaluator* evaluator_;
-  ProblemEvaluator* problem_evaluator_;
-  const int k_;
-  const int S_;
-  const int q_;
-  const Eigen::VectorXd lambda_;
-  const Eigen::VectorXd offset_;
-
-  // Start point.
-  std::vector<double> start_x_;
-  bool warm_start_ = false;
-  std::vector<double> start_lambda_;
-
-  // J_h sparsity (row in h, column in z) and values; block_targets_ maps
-  // every entry of every evaluator block to its position in h_values_.
-  std::vector<int> h_rows_;
-  std::vector<int> h_cols_;
-  std::vector<int> block_targets_;
-  std::vector<double> h_values_;
-
-  // Evaluation cache.
-  Eigen::VectorXd cached_z_;
-  bool values_valid_ = false;
-  bool gradient_valid_ = false;
-  Eigen::VectorXd f_;  // unshifted F(z)
-  Eigen::VectorXd h_;
-  Eigen::MatrixXd grad_f_;  // k x S
-  std::string last_error_;
-
-  // Results.
-  int iterations_ = -1;
-  bool has_solution_ = false;
-  std::vector<double> solution_x_;
-  std::vector<double> solution_lambda_;
-};
-
-std::string Invalid(const std::string& field,
-                    const std::string& value,
-                    const std::string& rule) {
-  return "Invalid configuration. IpoptReference::Options::" + field + " = " +
-         value + ". Violated constraint: IpoptReference::Options::" + field +
-         " " + rule;
-}
-
 template <typename T>
 std::string ToString(const T& value) {
   std::ostringstream os;
@@ -545,21 +151,6 @@ std::string ToString(const T& value) {
   return os.str();
 }
 
-std::string FormatVector(const Eigen::VectorXd& v) {
-  std::ostringstream os;
-  os.precision(8);
-  os << "[";
-  for (int i = 0; i < v.size(); ++i) os << (i > 0 ? ", " : "") << v[i];
-  os << "]";
-  return os.str();
-}
-
-std::string FormatVector(const std::vector<double>& v) {
-  return FormatVector(Eigen::Map<const Eigen::VectorXd>(
-      v.data(), static_cast<Eigen::Index>(v.size())));
-}
-
-// Sets the Ipopt options; returns false with the name of a rejected option.
 bool SetIpoptOptions(const IpoptReference::Options& options,
                      bool warm_start,
                      Ipopt::OptionsList* list,
@@ -609,61 +200,69 @@ bool SetIpoptOptions(const IpoptReference::Options& options,
 }  // namespace
 
 bool IpoptReference::Options::IsValid(std::string* error) const {
-  std::string message;
-  if (!(tolerance > 0.0 && std::isfinite(tolerance))) {
-    message = Invalid("tolerance", ToString(tolerance), "> 0");
-  } else if (max_iterations < 0) {
-    message = Invalid("max_iterations", ToString(max_iterations), ">= 0");
-  } else if (!(max_cpu_time_in_seconds > 0.0)) {
-    message = Invalid(
-        "max_cpu_time_in_seconds", ToString(max_cpu_time_in_seconds), "> 0");
-  } else if (print_level < 0 || print_level > 12) {
-    message = Invalid("print_level", ToString(print_level), "in [0, 12]");
-  } else if (linear_solver.empty()) {
-    message = Invalid("linear_solver", "\"\"", "is not empty");
-  } else if (limited_memory_max_history < 1) {
-    message = Invalid("limited_memory_max_history",
-                      ToString(limited_memory_max_history),
-                      ">= 1");
-  } else if (std::isinf(initial_rho)) {
-    message = Invalid("initial_rho", ToString(initial_rho), "is finite or NaN");
-  } else if (!(warm_start_bound_push > 0.0 &&
-               std::isfinite(warm_start_bound_push))) {
-    message = Invalid(
-        "warm_start_bound_push", ToString(warm_start_bound_push), "> 0");
-  } else if (!(warm_start_mu_init > 0.0 && std::isfinite(warm_start_mu_init))) {
-    message =
-        Invalid("warm_start_mu_init", ToString(warm_start_mu_init), "> 0");
+  static constexpr char kOptions[] = "IpoptReference::Options";
+  ECMO_OPTION_CHECK(
+      kOptions, tolerance, tolerance > 0.0 && std::isfinite(tolerance), "> 0");
+  ECMO_OPTION_CHECK(kOptions, max_iterations, max_iterations >= 0, ">= 0");
+  ECMO_OPTION_CHECK(
+      kOptions, max_cpu_time_in_seconds, max_cpu_time_in_seconds > 0.0, "> 0");
+  ECMO_OPTION_CHECK(kOptions,
+                    print_level,
+                    print_level >= 0 && print_level <= 12,
+                    "in [0, 12]");
+  ECMO_OPTION_CHECK(
+      kOptions, linear_solver, !linear_solver.empty(), "is not empty");
+  ECMO_OPTION_CHECK(kOptions,
+                    limited_memory_max_history,
+                    limited_memory_max_history >= 1,
+                    ">= 1");
+  ECMO_OPTION_CHECK(
+      kOptions, initial_rho, !std::isinf(initial_rho), "is finite or NaN");
+  ECMO_OPTION_CHECK(
+      kOptions,
+      warm_start_bound_push,
+      warm_start_bound_push > 0.0 && std::isfinite(warm_start_bound_push),
+      "> 0");
+  ECMO_OPTION_CHECK(
+      kOptions,
+      warm_start_mu_init,
+      warm_start_mu_init > 0.0 && std::isfinite(warm_start_mu_init),
+      "> 0");
+  using internal::CheckEntries;
+  if (!CheckEntries(kOptions, "initial_z", initial_z, internal::IsFinite,
+                    "is finite", error) ||
+      !CheckEntries(kOptions, "initial_omega", initial_omega,
+                    internal::IsNonNegativeFinite, ">= 0", error) ||
+      !CheckEntries(kOptions, "initial_nu", initial_nu, internal::IsFinite,
+                    "is finite", error) ||
+      !CheckEntries(kOptions, "objective_offset", objective_offset,
+                    internal::IsFinite, "is finite", error) ||
+      !CheckEntries(kOptions, "reference_point", reference_point,
+                    internal::IsFinite, "is finite", error) ||
+      !CheckEntries(kOptions, "objective_scale", objective_scale,
+                    internal::IsPositiveFinite, "> 0 and finite", error)) {
+    return false;
   }
-  for (size_t j = 0; j < initial_z.size() && message.empty(); ++j) {
-    if (!std::isfinite(initial_z[j])) {
-      message = Invalid("initial_z[" + ToString(j) + "]",
-                        ToString(initial_z[j]),
-                        "is finite");
+  if (!initial_nu.empty() && initial_omega.empty()) {
+    if (error != nullptr) {
+      *error = internal::OptionError(
+          kOptions,
+          "initial_nu is set but IpoptReference::Options::initial_omega is "
+          "empty; a multiplier warm start needs initial_omega.");
     }
+    return false;
   }
-  for (size_t s = 0; s < initial_omega.size() && message.empty(); ++s) {
-    if (!(initial_omega[s] >= 0.0 && std::isfinite(initial_omega[s]))) {
-      message = Invalid("initial_omega[" + ToString(s) + "]",
-                        ToString(initial_omega[s]),
-                        ">= 0");
+  if (!objective_offset.empty() && !reference_point.empty()) {
+    if (error != nullptr) {
+      *error = internal::OptionError(
+          kOptions,
+          "objective_offset and reference_point are both set; they say the "
+          "same thing (r = -offset): give one.");
     }
+    return false;
   }
-  for (size_t i = 0; i < initial_nu.size() && message.empty(); ++i) {
-    if (!std::isfinite(initial_nu[i])) {
-      message = Invalid("initial_nu[" + ToString(i) + "]",
-                        ToString(initial_nu[i]),
-                        "is finite");
-    }
-  }
-  if (message.empty() && !initial_nu.empty() && initial_omega.empty()) {
-    message =
-        "Invalid configuration. IpoptReference::Options::initial_nu is set "
-        "but IpoptReference::Options::initial_omega is empty; a multiplier "
-        "warm start needs initial_omega.";
-  }
-  if (error != nullptr) *error = message;
-  return message.empty();
+  if (error != nullptr) error->clear();
+  return true;
 }
 
 bool IpoptReference::Summary::IsSolutionUsable() const {
@@ -675,7 +274,7 @@ std::string IpoptReference::Summary::BriefReport() const {
   os.precision(6);
   os << "ecmo::SolveReference Report: Ipopt: "
      << (ipopt_status_name.empty() ? "not run" : ipopt_status_name)
-     << ", Iterations: " << iterations << ", rho: " << rho
+     << ", Iterations: " << iterations << ", rho: " << final_rho
      << ", ||h||: " << constraint_norm
      << ", ||K||^2: " << kkt.with_solver_multipliers.SquaredNorm()
      << " (least squares: " << kkt.with_least_squares_multipliers.SquaredNorm()
@@ -684,94 +283,62 @@ std::string IpoptReference::Summary::BriefReport() const {
 }
 
 std::string IpoptReference::Summary::FullReport() const {
-  std::ostringstream os;
-  char line[512];
-  auto row = [&](const char* label, const std::string& value) {
-    std::snprintf(line, sizeof(line), "%-38s %s\n", label, value.c_str());
-    os << line;
-  };
-  auto num = [](double x) {
-    char b[64];
-    std::snprintf(b, sizeof(b), "%.6e", x);
-    return std::string(b);
-  };
-  os << "\nceres-ecmo Ipopt Reference Report\n";
-  os << "---------------------------------\n";
-  row("Parameters (k)", std::to_string(num_parameters));
-  row("Objectives (S)", std::to_string(num_objectives));
-  row("Constraint residuals (q)", std::to_string(num_constraints));
-  row("Preference lambda", FormatVector(preference));
-  row("Objective offset", FormatVector(objective_offset_used));
-  os << "\nIpopt\n";
-  row("  Status",
+  internal::ReportWriter report("ceres-ecmo Ipopt Reference Report");
+  report.Row("Parameters (k)", std::to_string(num_parameters));
+  report.Row("Objectives (S)", std::to_string(num_objectives));
+  report.Row("Constraint residuals (q)", std::to_string(num_constraints));
+  report.Row("Preference lambda", FormatVector(preference));
+  report.Row("Objective offset", FormatVector(objective_offset_used));
+  report.Section("Ipopt");
+  report.Row(
+      "  Status",
       ipopt_status_name.empty()
           ? std::string("not run")
           : ipopt_status_name + " (" + std::to_string(ipopt_status) + ")");
-  row("  Hessian", "limited-memory (L-BFGS)");
-  os << "\nPoint\n";
-  row("  Initial rho", num(initial_rho));
-  row("  Final rho", num(rho));
-  row("  Final objectives", FormatVector(objectives));
-  row("  z", FormatVector(z));
-  row("  ||h(z)||_2", num(constraint_norm));
-  row("  omega (Ipopt)", FormatVector(omega));
-  row("  nu (Ipopt)", FormatVector(nu));
-  os << "\nKKT system (||K||^2 and its blocks)\n";
-  std::snprintf(
-      line, sizeof(line), "  %-36s %14s %14s\n", "", "Ipopt", "least squares");
-  os << line;
-  auto kkt_row = [&](const char* label, double a, double b) {
-    std::snprintf(line, sizeof(line), "  %-36s %14.6e %14.6e\n", label, a, b);
-    os << line;
-  };
-  const KktResidual& a = kkt.with_solver_multipliers;
-  const KktResidual& b = kkt.with_least_squares_multipliers;
-  kkt_row("|sum omega - 1|^2", a.SimplexSq(), b.SimplexSq());
-  kkt_row("|stationarity|^2", a.StationaritySq(), b.StationaritySq());
-  kkt_row("|h|^2", a.FeasibilitySq(), b.FeasibilitySq());
-  kkt_row("|min(omega, rho - lambda f)|^2",
-          a.ComplementaritySq(),
-          b.ComplementaritySq());
-  kkt_row("||K||^2", a.SquaredNorm(), b.SquaredNorm());
-  row("  omega (least squares)",
-      FormatVector(kkt.least_squares_multipliers.omega));
-  row("  nu (least squares)", FormatVector(kkt.least_squares_multipliers.nu));
-  os << "\nWork\n";
-  row("  Iterations", std::to_string(iterations));
-  row("  Value evaluations", std::to_string(evaluations.value_evaluations));
-  row("  Gradient evaluations",
-      std::to_string(evaluations.gradient_evaluations));
-  row("  J x products", std::to_string(evaluations.jacobian_products));
-  row("  Total time (s)", num(total_time_in_seconds));
-  os << "\nTermination: " << TerminationTypeName(termination_type) << " ("
-     << message << ")\n";
-  return os.str();
+  report.Row("  Hessian", "limited-memory (L-BFGS)");
+  report.Section("Point");
+  report.Row("  Initial rho", FormatNumber(initial_rho));
+  report.Row("  Final rho", FormatNumber(final_rho));
+  report.Row("  Final objectives", FormatVector(objectives));
+  report.Row("  z", FormatVector(z));
+  report.Row("  ||h(z)||_2", FormatNumber(constraint_norm));
+  report.Row("  ||h(z)||_inf", FormatNumber(constraint_max_norm));
+  report.Row("  omega (Ipopt)", FormatVector(omega));
+  report.Row("  nu (Ipopt)", FormatVector(nu));
+  internal::WriteKktBlocks(kkt, "Ipopt", &report);
+  report.Row("  omega (least squares)",
+             FormatVector(kkt.least_squares_multipliers.omega));
+  report.Row("  nu (least squares)",
+             FormatVector(kkt.least_squares_multipliers.nu));
+  report.Section("Work");
+  report.Row("  Iterations", std::to_string(iterations));
+  report.Evaluations(evaluations);
+  report.TotalTime(total_time_in_seconds);
+  report.Termination(termination_type, message);
+  return report.str();
 }
 
-void SolveReference(const IpoptReference::Options& options,
-                    Evaluator* evaluator,
-                    const std::vector<double>& preference,
-                    const std::vector<double>& objective_offset,
-                    Eigen::VectorXd* z,
-                    IpoptReference::Summary* summary) {
+void Solve(const IpoptReference::Options& options,
+           Evaluator* evaluator,
+           const std::vector<double>& preference,
+           Eigen::VectorXd* z,
+           IpoptReference::Summary* summary) {
   if (summary == nullptr) return;
-  WallTimer timer;
+  internal::WallTimer timer;
   *summary = IpoptReference::Summary();
   summary->preference = preference;
   auto fail = [&](const std::string& message) {
-    summary->termination_type = ceres::FAILURE;
-    summary->message = message;
-    summary->total_time_in_seconds = timer.Seconds();
+    internal::Fail(timer, message, summary);
   };
 
   std::string error;
   if (!options.IsValid(&error)) return fail(error);
   if (evaluator == nullptr || z == nullptr) {
-    return fail("ecmo::SolveReference: evaluator and z must not be null.");
+    return fail("ecmo::Solve (Ipopt reference): evaluator and z must not be null.");
   }
   if (evaluator->manifold() != nullptr) {
     return fail(
-        "ecmo::SolveReference cannot solve on a manifold: parameter blocks "
+        "The Ipopt reference cannot solve on a manifold: parameter blocks "
         "of this problem have a ceres::Manifold (e.g. a quaternion or "
         "sphere), and Ipopt works in R^k, so its iterates would leave it. "
         "Write the manifold as an equality constraint (e.g. ||q||^2 - 1 = "
@@ -785,18 +352,18 @@ void SolveReference(const IpoptReference::Options& options,
   summary->num_constraints = q;
   if (S < 1) return fail("The problem has no objectives.");
   if (!ValidatePreference(preference, S, &error)) return fail(error);
+  // The offset (-r): Options::objective_offset, or minus
+  // Options::reference_point, or zeros.
+  std::vector<double> objective_offset = options.objective_offset;
+  for (double r : options.reference_point) objective_offset.push_back(-r);
   if (!objective_offset.empty() &&
       static_cast<int>(objective_offset.size()) != S) {
-    return fail("The objective offset has " +
-                std::to_string(objective_offset.size()) +
+    return fail(std::string("IpoptReference::Options::") +
+                (options.reference_point.empty() ? "objective_offset"
+                                                 : "reference_point") +
+                " has " + std::to_string(objective_offset.size()) +
                 " entries but the problem has " + std::to_string(S) +
-                " objectives; give one offset per objective or none.");
-  }
-  for (size_t s = 0; s < objective_offset.size(); ++s) {
-    if (!std::isfinite(objective_offset[s])) {
-      return fail("Objective offset entry " + std::to_string(s) + " is " +
-                  ToString(objective_offset[s]) + "; offsets must be finite.");
-    }
+                " objectives; give one per objective or none.");
   }
   Eigen::VectorXd z0 = *z;
   if (!options.initial_z.empty()) {
@@ -856,13 +423,6 @@ void SolveReference(const IpoptReference::Options& options,
                   " objectives; give one per objective or none.");
     }
     for (int s = 0; s < S; ++s) {
-      if (!(options.objective_scale[s] > 0.0) ||
-          !std::isfinite(options.objective_scale[s])) {
-        return fail("IpoptReference::Options::objective_scale[" +
-                    std::to_string(s) + "] = " +
-                    ToString(options.objective_scale[s]) +
-                    "; scales must be finite and > 0.");
-      }
       // The same weights as ecmo::Solve: lambda_s / w_s, not renormalized,
       // so rho and the multipliers are on the solver's scale.
       lambda[s] /= options.objective_scale[s];
@@ -963,7 +523,7 @@ void SolveReference(const IpoptReference::Options& options,
       static_cast<int>(tnlp->solution_lambda().size()) == S + q) {
     const std::vector<double>& x = tnlp->solution_x();
     const std::vector<double>& ipopt_lambda = tnlp->solution_lambda();
-    summary->rho = x[0];
+    summary->final_rho = x[0];
     summary->z = Eigen::Map<const Eigen::VectorXd>(x.data() + 1, k);
     // Same convention as the paper: no sign change (see the header).
     summary->omega = Eigen::Map<const Eigen::VectorXd>(ipopt_lambda.data(), S);
@@ -979,7 +539,7 @@ void SolveReference(const IpoptReference::Options& options,
     ok = ok && ComputeKktReport(evaluator,
                                 lambda,
                                 offset,
-                                summary->rho,
+                                summary->final_rho,
                                 summary->z,
                                 multipliers,
                                 &summary->kkt,
@@ -987,6 +547,7 @@ void SolveReference(const IpoptReference::Options& options,
     if (ok) {
       summary->objectives = f;
       summary->constraint_norm = h.norm();
+      summary->constraint_max_norm = q > 0 ? h.cwiseAbs().maxCoeff() : 0.0;
     } else if (summary->IsSolutionUsable()) {
       summary->termination_type = ceres::FAILURE;
       summary->message += ". At the final point: " + error;
@@ -999,26 +560,42 @@ void SolveReference(const IpoptReference::Options& options,
   summary->total_time_in_seconds = timer.Seconds();
 }
 
+namespace {
+
+// The legacy positional offset, moved into the options.
+IpoptReference::Options WithOffset(const IpoptReference::Options& options,
+                                   const std::vector<double>& offset) {
+  IpoptReference::Options with_offset = options;
+  if (!offset.empty()) with_offset.objective_offset = offset;
+  return with_offset;
+}
+
+}  // namespace
+
+void Solve(const IpoptReference::Options& options,
+           Problem* problem,
+           const std::vector<double>& preference,
+           IpoptReference::Summary* summary) {
+  internal::SolveOnProblem(options, problem, preference, summary);
+}
+
+void SolveReference(const IpoptReference::Options& options,
+                    Evaluator* evaluator,
+                    const std::vector<double>& preference,
+                    const std::vector<double>& objective_offset,
+                    Eigen::VectorXd* z,
+                    IpoptReference::Summary* summary) {
+  Solve(
+      WithOffset(options, objective_offset), evaluator, preference, z, summary);
+}
+
 void SolveReference(const IpoptReference::Options& options,
                     const Problem& problem,
                     const std::vector<double>& preference,
                     const std::vector<double>& objective_offset,
                     IpoptReference::Summary* summary) {
-  if (summary == nullptr) return;
-  std::string error;
-  if (!problem.IsValid(&error)) {
-    *summary = IpoptReference::Summary();
-    summary->preference = preference;
-    summary->termination_type = ceres::FAILURE;
-    summary->message = "Invalid problem: " + error;
-    return;
-  }
-  ProblemEvaluator evaluator(&problem);
-  Eigen::VectorXd z(problem.NumParameters());
-  problem.GetParameters(z.data());
-  SolveReference(
-      options, &evaluator, preference, objective_offset, &z, summary);
-  if (summary->IsSolutionUsable()) problem.SetParameters(z.data());
+  internal::SolveOnProblem(
+      WithOffset(options, objective_offset), &problem, preference, summary);
 }
 
 }  // namespace ecmo

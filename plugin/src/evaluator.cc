@@ -4,10 +4,13 @@
 #include <cmath>
 #include <sstream>
 
+#include "ecmo/internal/report.h"
 #include "ecmo/manifold.h"
 #include "ecmo/problem.h"
 
 namespace ecmo {
+
+using internal::AllFinite;
 
 Evaluator::~Evaluator() = default;
 
@@ -35,21 +38,9 @@ namespace {
 
 // Formats at most the first 8 coordinates of z for error messages.
 std::string FormatPoint(const double* z, int k) {
-  std::ostringstream os;
-  os.precision(6);
-  os << "z = [";
-  const int shown = std::min(k, 8);
-  for (int i = 0; i < shown; ++i) os << (i ? ", " : "") << z[i];
-  if (shown < k) os << ", ... (" << k << " entries)";
-  os << "]";
-  return os.str();
-}
-
-bool AllFinite(const double* x, size_t n) {
-  for (size_t i = 0; i < n; ++i) {
-    if (!std::isfinite(x[i])) return false;
-  }
-  return true;
+  return "z = " +
+         internal::FormatVector(Eigen::Map<const Eigen::VectorXd>(z, k),
+                                /*max_entries=*/8);
 }
 
 }  // namespace

@@ -8,50 +8,16 @@
 
 #include "Eigen/Cholesky"
 #include "Eigen/SVD"
+#include "ecmo/internal/report.h"
+#include "ecmo/internal/solve_on_problem.h"
 #include "ecmo/problem.h"
 
 namespace ecmo {
+
+using internal::FormatNumber;
+using internal::FormatVector;
+
 namespace {
-
-class Timer {
- public:
-  Timer() : start_(std::chrono::steady_clock::now()) {}
-  double Seconds() const {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                         start_)
-        .count();
-  }
-
- private:
-  std::chrono::steady_clock::time_point start_;
-};
-
-std::string FormatVector(const Eigen::VectorXd& v, int max_entries = 6) {
-  std::ostringstream os;
-  os.precision(6);
-  os << "[";
-  const int shown = std::min<int>(static_cast<int>(v.size()), max_entries);
-  for (int i = 0; i < shown; ++i) os << (i ? ", " : "") << v[i];
-  if (shown < v.size()) os << ", ... (" << v.size() << ")";
-  os << "]";
-  return os.str();
-}
-
-template <typename T>
-std::string Violation(const char* field, T value, const char* rule) {
-  std::ostringstream os;
-  os << "Invalid configuration. LinearScalarizationOptions::" << field << " = "
-     << value << ". Violated constraint: " << field << " " << rule;
-  return os.str();
-}
-
-#define ECMO_LS_CHECK(field, condition, rule)                        \
-  do {                                                               \
-    if (!(condition)) {                                              \
-      if (error != nullptr) *error = Violation(#field, field, rule); \
-      return false;                                                  \
-    }                                                                \
-  } while (0)
 
 // Projection onto {z : A z = b} with A A^T factorized once.
 class AffineProjector {
@@ -130,34 +96,45 @@ class AffineProjector {
 
 }  // namespace
 
-bool LinearScalarizationOptions::IsValid(std::string* error) const {
-  ECMO_LS_CHECK(max_iterations, max_iterations > 0, "> 0");
-  ECMO_LS_CHECK(lipschitz_constant,
-                lipschitz_constant >= 0.0 && std::isfinite(lipschitz_constant),
-                ">= 0 and finite (0 = backtracking estimate)");
-  ECMO_LS_CHECK(initial_lipschitz_estimate,
-                initial_lipschitz_estimate >= 0.0 &&
-                    std::isfinite(initial_lipschitz_estimate),
-                ">= 0 and finite (0 = secant estimate)");
-  ECMO_LS_CHECK(lipschitz_increase,
-                lipschitz_increase > 1.0 && std::isfinite(lipschitz_increase),
-                "> 1 and finite");
-  ECMO_LS_CHECK(max_lipschitz_increases, max_lipschitz_increases >= 0, ">= 0");
-  ECMO_LS_CHECK(kkt_tolerance,
-                kkt_tolerance >= 0.0 && kkt_tolerance < 1.0,
-                "in [0, 1) (0: run all iterations)");
-  ECMO_LS_CHECK(affinity_tolerance,
-                affinity_tolerance > 0.0 && std::isfinite(affinity_tolerance),
-                "> 0 and finite");
-  ECMO_LS_CHECK(rank_tolerance,
-                rank_tolerance > 0.0 && rank_tolerance < 1.0,
-                "in (0, 1)");
-  ECMO_LS_CHECK(
-      max_solver_time_in_seconds, max_solver_time_in_seconds > 0.0, "> 0");
+bool LinearScalarization::Options::IsValid(std::string* error) const {
+  static constexpr char kOptions[] = "LinearScalarization::Options";
+  ECMO_OPTION_CHECK(kOptions, max_iterations, max_iterations > 0, "> 0");
+  ECMO_OPTION_CHECK(
+      kOptions,
+      lipschitz_constant,
+      lipschitz_constant >= 0.0 && std::isfinite(lipschitz_constant),
+      ">= 0 and finite (0 = backtracking estimate)");
+  ECMO_OPTION_CHECK(kOptions,
+                    initial_lipschitz_estimate,
+                    initial_lipschitz_estimate >= 0.0 &&
+                        std::isfinite(initial_lipschitz_estimate),
+                    ">= 0 and finite (0 = secant estimate)");
+  ECMO_OPTION_CHECK(
+      kOptions,
+      lipschitz_increase,
+      lipschitz_increase > 1.0 && std::isfinite(lipschitz_increase),
+      "> 1 and finite");
+  ECMO_OPTION_CHECK(
+      kOptions, max_lipschitz_increases, max_lipschitz_increases >= 0, ">= 0");
+  ECMO_OPTION_CHECK(kOptions,
+                    kkt_tolerance,
+                    kkt_tolerance >= 0.0 && kkt_tolerance < 1.0,
+                    "in [0, 1) (0: run all iterations)");
+  ECMO_OPTION_CHECK(
+      kOptions,
+      affinity_tolerance,
+      affinity_tolerance > 0.0 && std::isfinite(affinity_tolerance),
+      "> 0 and finite");
+  ECMO_OPTION_CHECK(kOptions,
+                    rank_tolerance,
+                    rank_tolerance > 0.0 && rank_tolerance < 1.0,
+                    "in (0, 1)");
+  ECMO_OPTION_CHECK(kOptions,
+                    max_solver_time_in_seconds,
+                    max_solver_time_in_seconds > 0.0,
+                    "> 0");
   return true;
 }
-
-#undef ECMO_LS_CHECK
 
 bool ValidateClosedSimplexPreference(const std::vector<double>& preference,
                                      int num_objectives,
@@ -293,11 +270,11 @@ bool ExtractAffineConstraints(Evaluator* evaluator,
   return true;
 }
 
-bool LinearScalarizationSummary::IsSolutionUsable() const {
+bool LinearScalarization::Summary::IsSolutionUsable() const {
   return ecmo::IsSolutionUsable(termination_type);
 }
 
-std::string LinearScalarizationSummary::BriefReport() const {
+std::string LinearScalarization::Summary::BriefReport() const {
   std::ostringstream os;
   os.precision(6);
   os << "ecmo::SolveLinearScalarization Report: Iterations: " << iterations
@@ -307,74 +284,65 @@ std::string LinearScalarizationSummary::BriefReport() const {
   return os.str();
 }
 
-std::string LinearScalarizationSummary::FullReport() const {
-  char line[256];
-  std::ostringstream os;
-  auto row = [&](const char* label, const std::string& value) {
-    std::snprintf(line, sizeof(line), "%-40s %s\n", label, value.c_str());
-    os << line;
-  };
-  auto num = [](double x) {
-    char b[64];
-    std::snprintf(b, sizeof(b), "%.6e", x);
-    return std::string(b);
-  };
-  Eigen::VectorXd p(preference.size());
-  for (size_t i = 0; i < preference.size(); ++i) p[i] = preference[i];
-  os << "\nceres-ecmo Linear Scalarization Report (Algorithm 2)\n";
-  os << "---------------------------------------------------\n";
-  row("Parameters (k)", std::to_string(num_parameters));
-  row("Objectives (S)", std::to_string(num_objectives));
-  row("Affine constraints (q)", std::to_string(num_constraints));
-  row("Constraints", constraint_source);
-  row("Preference lambda", FormatVector(p));
-  os << "\nStep\n";
-  row("  Lipschitz constant L", num(lipschitz_constant));
-  row("  L estimated by backtracking", lipschitz_estimated ? "yes" : "no");
-  row("  Increases of the estimate", std::to_string(num_lipschitz_increases));
-  os << "\nPoint\n";
-  row("  z0 (projected onto A z = b)", FormatVector(projected_initial_z));
-  row("  z", FormatVector(z));
-  row("  Objectives", FormatVector(objectives));
-  row("  L_lambda(z0)", num(initial_weighted_objective));
-  row("  L_lambda(z)", num(weighted_objective));
-  os << "\nKKT system of the LS problem\n";
-  row("  ||grad F lambda + A^T v||^2",
-      num(kkt_stationarity.size() ? kkt_stationarity.squaredNorm() : 0.0));
-  row("  ||A z - b||^2",
-      num(kkt_feasibility.size() ? kkt_feasibility.squaredNorm() : 0.0));
-  row("  ||K||^2", num(kkt_residual_sq));
-  row("  v (least squares)", FormatVector(multiplier_v));
-  os << "\nWork\n";
-  row("  Iterations", std::to_string(iterations));
-  row("  Value evaluations", std::to_string(evaluations.value_evaluations));
-  row("  Gradient evaluations",
-      std::to_string(evaluations.gradient_evaluations));
-  row("  Total time (s)", num(total_time_in_seconds));
-  os << "\nTermination: " << TerminationTypeName(termination_type) << " ("
-     << message << ")\n";
-  return os.str();
+std::string LinearScalarization::Summary::FullReport() const {
+  internal::ReportWriter report(
+      "ceres-ecmo Linear Scalarization Report (Algorithm 2)");
+  report.Row("Parameters (k)", std::to_string(num_parameters));
+  report.Row("Objectives (S)", std::to_string(num_objectives));
+  report.Row("Affine constraints (q)", std::to_string(num_constraints));
+  report.Row("Constraints", constraint_source);
+  report.Row("Preference lambda", FormatVector(preference));
+  report.Section("Step");
+  report.Row("  Lipschitz constant L", FormatNumber(lipschitz_constant));
+  report.Row("  L estimated by backtracking",
+             lipschitz_estimated ? "yes" : "no");
+  report.Row("  Increases of the estimate",
+             std::to_string(num_lipschitz_increases));
+  report.Section("Point");
+  report.Row("  z0 (projected onto A z = b)",
+             FormatVector(projected_initial_z));
+  report.Row("  z", FormatVector(z));
+  report.Row("  Objectives", FormatVector(objectives));
+  report.Row("  L_lambda(z0)", FormatNumber(initial_weighted_objective));
+  report.Row("  L_lambda(z)", FormatNumber(weighted_objective));
+  report.Section("KKT system of the LS problem");
+  report.Row(
+      "  ||grad F lambda + A^T v||^2",
+      FormatNumber(kkt_stationarity.size() ? kkt_stationarity.squaredNorm()
+                                           : 0.0));
+  report.Row("  ||A z - b||^2",
+             FormatNumber(kkt_feasibility.size() ? kkt_feasibility.squaredNorm()
+                                                 : 0.0));
+  report.Row("  ||K||^2", FormatNumber(kkt_residual_sq));
+  report.Row("  ||A z - b||_inf", FormatNumber(constraint_max_norm));
+  report.Row("  v (least squares)", FormatVector(multiplier_v));
+  report.Section("Work");
+  report.Row("  Iterations", std::to_string(iterations));
+  report.Evaluations(evaluations);
+  report.TotalTime(total_time_in_seconds);
+  report.Termination(termination_type, message);
+  return report.str();
 }
 
-void SolveLinearScalarization(const LinearScalarizationOptions& options,
-                              Evaluator* evaluator,
-                              const std::vector<double>& preference,
-                              const AffineConstraints* constraints,
-                              Eigen::VectorXd* z,
-                              LinearScalarizationSummary* summary) {
+void Solve(const LinearScalarization::Options& options,
+           Evaluator* evaluator,
+           const std::vector<double>& preference,
+           Eigen::VectorXd* z,
+           LinearScalarization::Summary* summary) {
   if (summary == nullptr) return;
-  const Timer timer;
-  *summary = LinearScalarizationSummary();
+  const AffineConstraints* constraints = options.constraints.get();
+  const internal::WallTimer timer;
+  *summary = LinearScalarization::Summary();
   summary->preference = preference;
   auto fail = [&](const std::string& message) {
-    summary->termination_type = ceres::FAILURE;
-    summary->message = message;
-    summary->total_time_in_seconds = timer.Seconds();
+    internal::Fail(timer, message, summary);
   };
   std::string error;
   if (!options.IsValid(&error)) return fail(error);
   if (evaluator == nullptr || z == nullptr) {
-    return fail("SolveLinearScalarization: evaluator and z must not be null.");
+    return fail(
+        "ecmo::Solve (linear scalarization): evaluator and z must not be "
+        "null.");
   }
   const int k = evaluator->NumParameters();
   const int S = evaluator->NumObjectives();
@@ -384,7 +352,7 @@ void SolveLinearScalarization(const LinearScalarizationOptions& options,
   if (S < 1) return fail("The problem has no objectives.");
   if (evaluator->manifold() != nullptr) {
     return fail(
-        "SolveLinearScalarization cannot solve on a manifold: the evaluator "
+        "Linear scalarization cannot solve on a manifold: the evaluator "
         "declares one (Evaluator::manifold() != nullptr, e.g. a parameter "
         "block with Problem::SetManifold), but Algorithm 2 projects onto "
         "{A z = b} in R^k and would leave it. Use ecmo::Solve with "
@@ -502,6 +470,9 @@ void SolveLinearScalarization(const LinearScalarizationOptions& options,
                                         summary->multiplier_v)
               : g;
     summary->kkt_feasibility = projector.Residual(point);
+    summary->constraint_norm = q > 0 ? summary->kkt_feasibility.norm() : 0.0;
+    summary->constraint_max_norm =
+        q > 0 ? summary->kkt_feasibility.cwiseAbs().maxCoeff() : 0.0;
     summary->kkt_residual_sq =
         summary->kkt_stationarity.squaredNorm() +
         (q > 0 ? summary->kkt_feasibility.squaredNorm() : 0.0);
@@ -603,24 +574,34 @@ void SolveLinearScalarization(const LinearScalarizationOptions& options,
   summary->total_time_in_seconds = timer.Seconds();
 }
 
+void Solve(const LinearScalarization::Options& options,
+           Problem* problem,
+           const std::vector<double>& preference,
+           LinearScalarization::Summary* summary) {
+  internal::SolveOnProblem(options, problem, preference, summary);
+}
+
+void SolveLinearScalarization(const LinearScalarizationOptions& options,
+                              Evaluator* evaluator,
+                              const std::vector<double>& preference,
+                              const AffineConstraints* constraints,
+                              Eigen::VectorXd* z,
+                              LinearScalarizationSummary* summary) {
+  if (constraints == nullptr) {
+    Solve(options, evaluator, preference, z, summary);
+    return;
+  }
+  LinearScalarization::Options with_constraints = options;
+  with_constraints.constraints =
+      std::make_shared<const AffineConstraints>(*constraints);
+  Solve(with_constraints, evaluator, preference, z, summary);
+}
+
 void SolveLinearScalarization(const LinearScalarizationOptions& options,
                               const Problem& problem,
                               const std::vector<double>& preference,
                               LinearScalarizationSummary* summary) {
-  if (summary == nullptr) return;
-  std::string error;
-  if (!problem.IsValid(&error)) {
-    *summary = LinearScalarizationSummary();
-    summary->preference = preference;
-    summary->message = "Invalid problem: " + error;
-    return;
-  }
-  ProblemEvaluator evaluator(&problem);
-  Eigen::VectorXd z(problem.NumParameters());
-  problem.GetParameters(z.data());
-  SolveLinearScalarization(
-      options, &evaluator, preference, nullptr, &z, summary);
-  if (summary->IsSolutionUsable()) problem.SetParameters(z.data());
+  internal::SolveOnProblem(options, &problem, preference, summary);
 }
 
 }  // namespace ecmo

@@ -5,134 +5,125 @@
 #include <cstdio>
 #include <sstream>
 
+#include "ecmo/internal/report.h"
+#include "ecmo/internal/solve_on_problem.h"
 #include "ecmo/problem.h"
 #include "strategy.h"
 
 namespace ecmo {
-namespace {
-
-// Ceres-style option checks: the message names the field, its value and the
-// rule it breaks.
-template <typename T>
-std::string Violation(const char* field, T value, const char* rule) {
-  std::ostringstream os;
-  os << "Invalid configuration. Solver::Options::" << field << " = " << value
-     << ". Violated constraint: Solver::Options::" << field << " " << rule;
-  return os.str();
-}
-
-#define ECMO_OPTION_CHECK(field, condition, rule)            \
-  do {                                                       \
-    if (!(condition)) {                                      \
-      if (error != nullptr) *error = Violation(#field, field, rule); \
-      return false;                                          \
-    }                                                        \
-  } while (0)
-
-std::string FormatVector(const Eigen::VectorXd& v, int max_entries = 6) {
-  std::ostringstream os;
-  os.precision(6);
-  os << "[";
-  const int shown = std::min<int>(static_cast<int>(v.size()), max_entries);
-  for (int i = 0; i < shown; ++i) os << (i ? ", " : "") << v[i];
-  if (shown < v.size()) os << ", ... (" << v.size() << ")";
-  os << "]";
-  return os.str();
-}
-
-}  // namespace
-
 bool Solver::Options::IsValid(std::string* error) const {
-  ECMO_OPTION_CHECK(max_iterations, max_iterations > 0, "> 0");
+  static constexpr char kOptions[] = "Solver::Options";
+  ECMO_OPTION_CHECK(kOptions, max_iterations, max_iterations > 0, "> 0");
   // ||K||^2 of the start point of a typical problem is O(1): a tolerance
   // of 1 or more (or inf) would certify points that were never solved.
-  ECMO_OPTION_CHECK(kkt_tolerance,
+  ECMO_OPTION_CHECK(kOptions,
+                    kkt_tolerance,
                     kkt_tolerance >= 0.0 && kkt_tolerance < 1.0,
                     "in [0, 1) (0: the scale-invariant certificate; "
                     "meaningful values are about 1e-16 to 1e-4)");
-  ECMO_OPTION_CHECK(stationarity_tolerance,
-                    stationarity_tolerance > 0.0 && stationarity_tolerance < 1.0,
-                    "in (0, 1)");
   ECMO_OPTION_CHECK(
+      kOptions,
+      stationarity_tolerance,
+      stationarity_tolerance > 0.0 && stationarity_tolerance < 1.0,
+      "in (0, 1)");
+  ECMO_OPTION_CHECK(
+      kOptions,
       complementarity_tolerance,
       complementarity_tolerance > 0.0 && complementarity_tolerance < 1.0,
       "in (0, 1)");
-  ECMO_OPTION_CHECK(feasibility_tolerance,
+  ECMO_OPTION_CHECK(kOptions,
+                    feasibility_tolerance,
                     feasibility_tolerance > 0.0 && feasibility_tolerance < 1.0,
                     "in (0, 1)");
-  ECMO_OPTION_CHECK(utopia_margin,
-                    utopia_margin > 0.0 && utopia_margin <= 1.0, "in (0, 1]");
-  ECMO_OPTION_CHECK(max_solver_time_in_seconds,
-                    max_solver_time_in_seconds > 0.0, "> 0");
-  ECMO_OPTION_CHECK(pgd.eta0, pgd.eta0 > 0.0 && std::isfinite(pgd.eta0),
+  ECMO_OPTION_CHECK(kOptions,
+                    utopia_margin,
+                    utopia_margin > 0.0 && utopia_margin <= 1.0,
+                    "in (0, 1]");
+  ECMO_OPTION_CHECK(kOptions,
+                    max_solver_time_in_seconds,
+                    max_solver_time_in_seconds > 0.0,
+                    "> 0");
+  ECMO_OPTION_CHECK(kOptions,
+                    pgd.eta0,
+                    pgd.eta0 > 0.0 && std::isfinite(pgd.eta0),
                     "> 0 and finite");
-  ECMO_OPTION_CHECK(pgd.c0, pgd.c0 > 0.0 && std::isfinite(pgd.c0),
+  ECMO_OPTION_CHECK(kOptions,
+                    pgd.c0,
+                    pgd.c0 > 0.0 && std::isfinite(pgd.c0),
                     "> 0 and finite");
-  ECMO_OPTION_CHECK(pgd.armijo, pgd.armijo >= 0.0 && pgd.armijo < 1.0,
-                    "in [0, 1)");
-  ECMO_OPTION_CHECK(pgd.max_backtracking_steps,
-                    pgd.max_backtracking_steps >= 0, ">= 0");
-  ECMO_OPTION_CHECK(quasi_newton.max_outer_iterations,
+  ECMO_OPTION_CHECK(
+      kOptions, pgd.armijo, pgd.armijo >= 0.0 && pgd.armijo < 1.0, "in [0, 1)");
+  ECMO_OPTION_CHECK(kOptions,
+                    pgd.max_backtracking_steps,
+                    pgd.max_backtracking_steps >= 0,
+                    ">= 0");
+  ECMO_OPTION_CHECK(kOptions,
+                    quasi_newton.max_outer_iterations,
                     quasi_newton.max_outer_iterations > 0,
                     "> 0");
-  ECMO_OPTION_CHECK(quasi_newton.initial_penalty,
+  ECMO_OPTION_CHECK(kOptions,
+                    quasi_newton.initial_penalty,
                     quasi_newton.initial_penalty >= 0.0 &&
                         std::isfinite(quasi_newton.initial_penalty),
                     ">= 0 and finite (0 = automatic)");
-  ECMO_OPTION_CHECK(quasi_newton.penalty_increase,
+  ECMO_OPTION_CHECK(kOptions,
+                    quasi_newton.penalty_increase,
                     quasi_newton.penalty_increase > 1.0 &&
                         std::isfinite(quasi_newton.penalty_increase),
                     "> 1 and finite");
   ECMO_OPTION_CHECK(
+      kOptions,
       quasi_newton.max_penalty,
       quasi_newton.max_penalty > 0.0 &&
           std::isfinite(quasi_newton.max_penalty) &&
           quasi_newton.max_penalty >= quasi_newton.initial_penalty,
       "> 0, finite and >= quasi_newton.initial_penalty");
-  ECMO_OPTION_CHECK(quasi_newton.feasibility_decrease,
+  ECMO_OPTION_CHECK(kOptions,
+                    quasi_newton.feasibility_decrease,
                     quasi_newton.feasibility_decrease > 0.0 &&
                         quasi_newton.feasibility_decrease < 1.0,
                     "in (0, 1)");
-  ECMO_OPTION_CHECK(quasi_newton.inner_tolerance_factor,
+  ECMO_OPTION_CHECK(kOptions,
+                    quasi_newton.inner_tolerance_factor,
                     quasi_newton.inner_tolerance_factor > 0.0 &&
                         quasi_newton.inner_tolerance_factor <= 1.0,
                     "in (0, 1]");
   ECMO_OPTION_CHECK(
+      kOptions,
       quasi_newton.least_squares_certification_factor,
       quasi_newton.least_squares_certification_factor >= 0.0 &&
           std::isfinite(quasi_newton.least_squares_certification_factor),
       ">= 0 and finite");
-  ECMO_OPTION_CHECK(quasi_newton.inner.max_num_iterations,
+  ECMO_OPTION_CHECK(kOptions,
+                    quasi_newton.inner.max_num_iterations,
                     quasi_newton.inner.max_num_iterations > 0,
                     "> 0");
-  ECMO_OPTION_CHECK(quasi_newton.inner.max_solver_time_in_seconds,
+  ECMO_OPTION_CHECK(kOptions,
+                    quasi_newton.inner.max_solver_time_in_seconds,
                     quasi_newton.inner.max_solver_time_in_seconds > 0.0,
                     "> 0");
-  ECMO_OPTION_CHECK(quasi_newton.inner.function_tolerance,
+  ECMO_OPTION_CHECK(kOptions,
+                    quasi_newton.inner.function_tolerance,
                     quasi_newton.inner.function_tolerance >= 0.0 &&
                         quasi_newton.inner.function_tolerance < 1.0,
                     "in [0, 1)");
-  ECMO_OPTION_CHECK(quasi_newton.inner.gradient_tolerance,
+  ECMO_OPTION_CHECK(kOptions,
+                    quasi_newton.inner.gradient_tolerance,
                     quasi_newton.inner.gradient_tolerance >= 0.0 &&
                         quasi_newton.inner.gradient_tolerance < 1.0,
                     "in [0, 1)");
-  ECMO_OPTION_CHECK(quasi_newton.inner.parameter_tolerance,
+  ECMO_OPTION_CHECK(kOptions,
+                    quasi_newton.inner.parameter_tolerance,
                     quasi_newton.inner.parameter_tolerance >= 0.0 &&
                         quasi_newton.inner.parameter_tolerance < 1.0,
                     "in [0, 1)");
-  ECMO_OPTION_CHECK(quasi_newton.inner.max_lbfgs_rank,
+  ECMO_OPTION_CHECK(kOptions,
+                    quasi_newton.inner.max_lbfgs_rank,
                     quasi_newton.inner.max_lbfgs_rank > 0,
                     "> 0");
-  for (size_t i = 0; i < quasi_newton.inner.callbacks.size(); ++i) {
-    if (quasi_newton.inner.callbacks[i] == nullptr) {
-      if (error != nullptr) {
-        *error =
-            "Invalid configuration. Solver::Options::quasi_newton.inner."
-            "callbacks[" +
-            std::to_string(i) + "] is null.";
-      }
-      return false;
-    }
+  if (!internal::CheckNoNull(kOptions, "quasi_newton.inner.callbacks",
+                            quasi_newton.inner.callbacks, error)) {
+    return false;
   }
   {
     // Everything else about the inner options is Ceres' to judge.
@@ -147,54 +138,33 @@ bool Solver::Options::IsValid(std::string* error) const {
       return false;
     }
   }
-  ECMO_OPTION_CHECK(history_stride, history_stride >= 1, ">= 1");
-  ECMO_OPTION_CHECK(progress_every_n_iterations,
-                    progress_every_n_iterations >= 1, ">= 1");
-  ECMO_OPTION_CHECK(initial_rho, !std::isinf(initial_rho),
+  ECMO_OPTION_CHECK(kOptions, history_stride, history_stride >= 1, ">= 1");
+  ECMO_OPTION_CHECK(kOptions,
+                    progress_every_n_iterations,
+                    progress_every_n_iterations >= 1,
+                    ">= 1");
+  ECMO_OPTION_CHECK(kOptions,
+                    initial_rho,
+                    !std::isinf(initial_rho),
                     "finite (or NaN for automatic)");
   ECMO_OPTION_CHECK(
+      kOptions,
       warm_start.penalty_u,
       warm_start.penalty_u >= 0.0 && std::isfinite(warm_start.penalty_u),
       ">= 0 and finite (0 = automatic)");
   ECMO_OPTION_CHECK(
+      kOptions,
       warm_start.penalty_v,
       warm_start.penalty_v >= 0.0 && std::isfinite(warm_start.penalty_v),
       ">= 0 and finite (0 = automatic)");
-  for (size_t s = 0; s < objective_offset.size(); ++s) {
-    if (!std::isfinite(objective_offset[s])) {
-      if (error != nullptr) {
-        std::ostringstream os;
-        os << "Invalid configuration. Solver::Options::objective_offset[" << s
-           << "] = " << objective_offset[s]
-           << ". Violated constraint: every offset must be finite.";
-        *error = os.str();
-      }
-      return false;
-    }
-  }
-  for (size_t s = 0; s < reference_point.size(); ++s) {
-    if (!std::isfinite(reference_point[s])) {
-      if (error != nullptr) {
-        std::ostringstream os;
-        os << "Invalid configuration. Solver::Options::reference_point[" << s
-           << "] = " << reference_point[s]
-           << ". Violated constraint: every entry must be finite.";
-        *error = os.str();
-      }
-      return false;
-    }
-  }
-  for (size_t s = 0; s < objective_scale.size(); ++s) {
-    if (!(objective_scale[s] > 0.0) || !std::isfinite(objective_scale[s])) {
-      if (error != nullptr) {
-        std::ostringstream os;
-        os << "Invalid configuration. Solver::Options::objective_scale[" << s
-           << "] = " << objective_scale[s]
-           << ". Violated constraint: every scale must be finite and > 0.";
-        *error = os.str();
-      }
-      return false;
-    }
+  if (!internal::CheckEntries(kOptions, "objective_offset", objective_offset,
+                              internal::IsFinite, "finite", error) ||
+      !internal::CheckEntries(kOptions, "reference_point", reference_point,
+                              internal::IsFinite, "finite", error) ||
+      !internal::CheckEntries(kOptions, "objective_scale", objective_scale,
+                              internal::IsPositiveFinite, "finite and > 0",
+                              error)) {
+    return false;
   }
   if (!reference_point.empty() &&
       (!objective_offset.empty() || automatic_objective_offset)) {
@@ -206,19 +176,11 @@ bool Solver::Options::IsValid(std::string* error) const {
     }
     return false;
   }
-  for (size_t i = 0; i < callbacks.size(); ++i) {
-    if (callbacks[i] == nullptr) {
-      if (error != nullptr) {
-        *error = "Invalid configuration. Solver::Options::callbacks[" +
-                 std::to_string(i) + "] is null.";
-      }
-      return false;
-    }
+  if (!internal::CheckNoNull(kOptions, "callbacks", callbacks, error)) {
+    return false;
   }
   return true;
 }
-
-#undef ECMO_OPTION_CHECK
 
 bool ValidatePreference(const std::vector<double>& preference,
                         int num_objectives,
@@ -356,9 +318,7 @@ void Solve(const Solver::Options& options,
   summary->strategy = options.strategy;
   summary->preference = preference;
   auto fail = [&](const std::string& message) {
-    summary->termination_type = ceres::FAILURE;
-    summary->message = message;
-    summary->total_time_in_seconds = timer.Seconds();
+    internal::Fail(timer, message, summary);
   };
 
   std::string error;
@@ -615,204 +575,21 @@ void Solve(const Solver::Options& options,
 }
 
 void Solve(const Solver::Options& options,
+           Problem* problem,
+           const std::vector<double>& preference,
+           Solver::Summary* summary) {
+  internal::SolveOnProblem(options, problem, preference, summary);
+  // Also in a FAILURE summary of an invalid problem.
+  if (summary != nullptr) summary->strategy = options.strategy;
+}
+
+void Solve(const Solver::Options& options,
            const Problem& problem,
            const std::vector<double>& preference,
            Solver::Summary* summary) {
-  std::string error;
-  if (!problem.IsValid(&error)) {
-    *summary = Solver::Summary();
-    summary->strategy = options.strategy;
-    summary->preference = preference;
-    summary->termination_type = ceres::FAILURE;
-    summary->message = "Invalid problem: " + error;
-    return;
-  }
-  ProblemEvaluator evaluator(&problem);
-  Eigen::VectorXd z(problem.NumParameters());
-  problem.GetParameters(z.data());
-  Solve(options, &evaluator, preference, &z, summary);
-  if (summary->IsSolutionUsable()) problem.SetParameters(z.data());
-}
-
-// ---------------------------------------------------------------- reports --
-
-std::string Solver::Summary::BriefReport() const {
-  std::ostringstream os;
-  os.precision(6);
-  os << "ecmo::Solve Report: Strategy: " << StrategyTypeToString(strategy)
-     << ", Iterations: " << iterations << ", ||K||^2: "
-     << kkt.with_solver_multipliers.SquaredNorm()
-     << " (least squares: " << kkt.with_least_squares_multipliers.SquaredNorm()
-     << "), Termination: " << TerminationTypeName(termination_type);
-  return os.str();
-}
-
-std::string Solver::Summary::FullReport() const {
-  char line[256];
-  std::ostringstream os;
-  auto row = [&](const char* label, const std::string& value) {
-    std::snprintf(line, sizeof(line), "%-38s %s\n", label, value.c_str());
-    os << line;
-  };
-  auto num = [](double x) {
-    char b[64];
-    std::snprintf(b, sizeof(b), "%.6e", x);
-    return std::string(b);
-  };
-  os << "\nceres-ecmo Solver Report\n";
-  os << "------------------------\n";
-  std::snprintf(line, sizeof(line), "%-38s %s\n", "Parameters (k)",
-                std::to_string(num_parameters).c_str());
-  os << line;
-  row("Objectives (S)", std::to_string(num_objectives));
-  row("Constraint residuals (q)", std::to_string(num_constraints));
-  {
-    Eigen::VectorXd p(preference.size());
-    for (size_t i = 0; i < preference.size(); ++i) p[i] = preference[i];
-    row("Preference lambda", FormatVector(p));
-    Eigen::VectorXd o(objective_offset_used.size());
-    for (size_t i = 0; i < objective_offset_used.size(); ++i) {
-      o[i] = objective_offset_used[i];
-    }
-    row("Objective offset", FormatVector(o));
-  }
-  if (scalarization.reference_point.size() > 0) {
-    os << "\nScalarization\n";
-    row("  Reference point r",
-        std::string(ReferencePointTypeToString(
-            scalarization.reference_point_type)) +
-            " " + FormatVector(scalarization.reference_point));
-    row(scalarization.normalized ? "  Objective scales w (nadir - utopia)"
-                                 : "  Objective scales w",
-        FormatVector(scalarization.objective_scale));
-    if (scalarization.ideal_point.size() > 0) {
-      row("  Ideal point", FormatVector(scalarization.ideal_point));
-      row("  Nadir estimate (payoff table)",
-          FormatVector(scalarization.nadir_point));
-      if (scalarization.num_single_objective_solves > 0) {
-        row("  Single-objective solves",
-            std::to_string(scalarization.num_single_objective_solves) +
-                " (" +
-                std::to_string(
-                    scalarization.evaluations.gradient_evaluations) +
-                " gradient evaluations, " +
-                num(scalarization.time_in_seconds) + " s)");
-      } else {
-        row("  Single-objective solves", "shared (computed by the caller)");
-      }
-    }
-    if (!scalarization.message.empty()) row("  Note", scalarization.message);
-  }
-  os << "\nStrategy\n";
-  row("  Type", StrategyTypeToString(strategy));
-  if (strategy == StrategyType::WC_PENALTY_PGD && eta > 0.0) {
-    row("  Step rule", StepRuleToString(step_rule));
-    row("  eta = eta0 T^(-1/4)", num(eta));
-    row("  u = v = c0 T^(1/4)", num(penalty_u));
-    row("  Shortened steps", std::to_string(num_shortened_steps));
-  }
-  const bool quasi_newton = strategy == StrategyType::WC_PENALTY_LBFGS ||
-                            strategy == StrategyType::WC_AUGMENTED_LAGRANGIAN;
-  if (quasi_newton && inner_iterations >= 0) {
-    row("  Outer iterations", std::to_string(iterations));
-    row("  Inner (L-BFGS) iterations", std::to_string(inner_iterations));
-    row("  Final penalty u (for h)", num(penalty_u));
-    row("  Final penalty v (for lambda f <= rho)", num(penalty_v));
-    row("  Penalty increases", std::to_string(num_penalty_increases));
-    if (!certified_by.empty()) row("  Certified by", certified_by);
-    row("  Last inner solve", inner_message);
-    if (!history.empty()) {
-      os << "\n  Outer iterations (history)\n";
-      std::snprintf(line,
-                    sizeof(line),
-                    "  %5s %13s %12s %11s %11s %10s %6s %8s %s\n",
-                    "outer",
-                    "Q",
-                    "rho",
-                    "|h|",
-                    "|K|^2",
-                    "u",
-                    "inner",
-                    "grad_ev",
-                    "inner termination");
-      os << line;
-      for (const IterationSummary& it : history) {
-        std::snprintf(line,
-                      sizeof(line),
-                      "  %5d % 13.6e % 12.5e %11.3e %11.3e %10.3e %6d %8lld "
-                      "%s\n",
-                      it.iteration,
-                      it.penalty,
-                      it.rho,
-                      it.constraint_norm,
-                      it.kkt_residual_sq,
-                      it.penalty_u,
-                      it.inner_iterations,
-                      static_cast<long long>(it.gradient_evaluations),
-                      TerminationTypeName(it.inner_termination_type));
-        os << line;
-      }
-    }
-  }
-  os << "\nPoint\n";
-  row("  Initial rho", num(initial_rho));
-  row("  Final rho", num(final_rho));
-  row("  Initial objectives", FormatVector(initial_objectives));
-  row("  Final objectives", FormatVector(objectives));
-  row("  z", FormatVector(z));
-  row("  ||h(z)||_2", num(constraint_norm));
-  os << "\nKKT system (||K||^2 and its blocks)\n";
-  std::snprintf(line, sizeof(line), "  %-36s %14s %14s\n", "", "solver",
-                "least squares");
-  os << line;
-  auto kkt_row = [&](const char* label, double a, double b) {
-    std::snprintf(line, sizeof(line), "  %-36s %14.6e %14.6e\n", label, a, b);
-    os << line;
-  };
-  const KktResidual& a = kkt.with_solver_multipliers;
-  const KktResidual& b = kkt.with_least_squares_multipliers;
-  kkt_row("|sum omega - 1|^2", a.SimplexSq(), b.SimplexSq());
-  kkt_row("|stationarity|^2", a.StationaritySq(), b.StationaritySq());
-  kkt_row("|h|^2", a.FeasibilitySq(), b.FeasibilitySq());
-  kkt_row("|min(omega, rho - lambda f)|^2", a.ComplementaritySq(),
-          b.ComplementaritySq());
-  kkt_row("||K||^2", a.SquaredNorm(), b.SquaredNorm());
-  if (kkt.objective_scale.size() > 0) {
-    const KktCertificate& ca = kkt.certificate_with_solver_multipliers;
-    const KktCertificate& cb = kkt.certificate_with_least_squares_multipliers;
-    os << "\nCertificate (scale-invariant; least squares on its own "
-          "scaling)\n";
-    kkt_row("|sum omega - 1|", ca.simplex, cb.simplex);
-    kkt_row("stationarity / sum omega lambda sigma", ca.stationarity,
-            cb.stationarity);
-    kkt_row("max |min(omega, slack / lambda sigma)|", ca.complementarity,
-            cb.complementarity);
-    kkt_row("||h||_inf", ca.feasibility, cb.feasibility);
-    row("  Objective scales sigma", FormatVector(kkt.objective_scale));
-  }
-  row("  omega (solver)", FormatVector(kkt.solver_multipliers.omega));
-  row("  omega (least squares)",
-      FormatVector(kkt.least_squares_multipliers.omega));
-  row("  nu (solver)", FormatVector(kkt.solver_multipliers.nu));
-  row("  nu (least squares)", FormatVector(kkt.least_squares_multipliers.nu));
-  if (average_kkt_residual_sq >= 0.0) {
-    row("  Average ||K_t||^2 over iterations", num(average_kkt_residual_sq));
-  }
-  os << "\nWork\n";
-  row(quasi_newton ? "  Iterations (outer)" : "  Iterations",
-      std::to_string(iterations));
-  if (quasi_newton && inner_iterations >= 0) {
-    row("  Inner iterations", std::to_string(inner_iterations));
-  }
-  row("  Value evaluations", std::to_string(evaluations.value_evaluations));
-  row("  Gradient evaluations",
-      std::to_string(evaluations.gradient_evaluations));
-  row("  J^T v products",
-      std::to_string(evaluations.jacobian_transpose_products));
-  row("  Total time (s)", num(total_time_in_seconds));
-  os << "\nTermination: " << TerminationTypeName(termination_type) << " ("
-     << message << ")\n";
-  return os.str();
+  internal::SolveOnProblem(options, &problem, preference, summary);
+  // Also in a FAILURE summary of an invalid problem.
+  if (summary != nullptr) summary->strategy = options.strategy;
 }
 
 }  // namespace ecmo

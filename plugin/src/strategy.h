@@ -9,32 +9,18 @@
 #ifndef ECMO_INTERNAL_STRATEGY_H_
 #define ECMO_INTERNAL_STRATEGY_H_
 
-#include <chrono>
 #include <limits>
 #include <string>
 #include <vector>
 
 #include "Eigen/Core"
 #include "ecmo/evaluator.h"
+#include "ecmo/internal/report.h"
 #include "ecmo/kkt.h"
 #include "ecmo/solver.h"
 
 namespace ecmo {
 namespace internal {
-
-// Seconds since construction.
-class WallTimer {
- public:
-  WallTimer() : start_(std::chrono::steady_clock::now()) {}
-  double Seconds() const {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                         start_)
-        .count();
-  }
-
- private:
-  std::chrono::steady_clock::time_point start_;
-};
 
 // When a point counts as converged: the paper's absolute ||K||^2 test
 // (Solver::Options::kkt_tolerance > 0) or the scale-invariant certificate

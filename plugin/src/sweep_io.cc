@@ -5,6 +5,7 @@
 #include <sstream>
 #include <utility>
 
+#include "ecmo/internal/report.h"
 #include "ecmo/result_writer.h"
 #include "ecmo/sweep.h"
 #include "ecmo/types.h"
@@ -20,15 +21,6 @@ constexpr double kResumeTolerance = 1e-12;
 bool SameDouble(double a, double b) {
   if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
   return std::abs(a - b) <= kResumeTolerance;
-}
-
-std::string FormatVector(const std::vector<double>& v) {
-  std::ostringstream os;
-  os.precision(17);
-  os << "(";
-  for (size_t i = 0; i < v.size(); ++i) os << (i ? ", " : "") << v[i];
-  os << ")";
-  return os.str();
 }
 
 std::string Dump(const nlohmann::json& j) {
@@ -123,8 +115,8 @@ bool CheckLine(const nlohmann::json& j,
   }
   if (!same) {
     return fail("field \"preference\": point " + std::to_string(line->index) +
-                " has preference " + FormatVector(s.preference) +
-                " but this sweep's is " + FormatVector(wanted) +
+                " has preference " + FormatVector(s.preference, 0, 17) +
+                " but this sweep's is " + FormatVector(wanted, 0, 17) +
                 "; the line belongs to another sweep.");
   }
   const auto size_ok = [](Eigen::Index size, int expected) {

@@ -25,7 +25,6 @@
 #include <cstdio>
 #include <limits>
 #include <memory>
-#include <mutex>
 #include <sstream>
 
 #include "ceres/gradient_problem.h"
@@ -135,49 +134,6 @@ class InnerStop final : public ceres::IterationCallback {
   double factor_;
   bool reached_tolerance_ = false;
   bool unbounded_ = false;
-};
-
-// Raises glog's FLAGS_minloglevel to ERROR while at least one quiet inner
-// solve runs in the process, and restores the previous level when the last
-// one ends (reference-counted under a mutex, so overlapping solves in a
-// threaded sweep restore the user's level, not each other's). Ceres gates
-// most of its line-search warnings by logging_type == SILENT, but a few
-// (e.g. polynomial.cc: "Trying to extract roots from a constant polynomial")
-// are unconditional LOG(WARNING)s.
-class ScopedQuietGlog {
- public:
-  explicit ScopedQuietGlog(bool active) : active_(active) {
-    if (!active_) return;
-    std::lock_guard<std::mutex> lock(mutex());
-    if (count()++ == 0) {
-      saved() = FLAGS_minloglevel;
-      if (FLAGS_minloglevel < google::GLOG_ERROR) {
-        FLAGS_minloglevel = google::GLOG_ERROR;
-      }
-    }
-  }
-  ~ScopedQuietGlog() {
-    if (!active_) return;
-    std::lock_guard<std::mutex> lock(mutex());
-    if (--count() == 0) FLAGS_minloglevel = saved();
-  }
-  ScopedQuietGlog(const ScopedQuietGlog&) = delete;
-  ScopedQuietGlog& operator=(const ScopedQuietGlog&) = delete;
-
- private:
-  static std::mutex& mutex() {
-    static std::mutex* m = new std::mutex;
-    return *m;
-  }
-  static int& count() {
-    static int c = 0;
-    return c;
-  }
-  static int& saved() {
-    static int level = 0;
-    return level;
-  }
-  bool active_;
 };
 
 // The largest singular value of J_h at the last linearization point, by
@@ -327,7 +283,6 @@ void RunQuasiNewton(Method method,
 
   ceres::GradientProblemSolver::Options inner = qn.inner;
   if (VLOG_IS_ON(1)) inner.logging_type = ceres::PER_MINIMIZER_ITERATION;
-  const bool quiet = inner.logging_type == ceres::SILENT;
   InnerStop stop(function, &input, tolerance, qn.inner_tolerance_factor);
   inner.callbacks.push_back(&stop);
 
@@ -432,10 +387,12 @@ void RunQuasiNewton(Method method,
     stop.Reset();
     const Eigen::VectorXd x_start = x;
     ceres::GradientProblemSolver::Summary inner_summary;
-    {
-      ScopedQuietGlog quiet_glog(quiet);
-      ceres::Solve(inner, problem, x.data(), &inner_summary);
-    }
+    // No glog level is touched here: with logging_type SILENT, Ceres 2.1
+    // hides its line-search failures, but polynomial.cc (constant
+    // interpolating polynomial) and line_search_direction.cc (L-BFGS update
+    // failure) warn unconditionally; solver.h documents both. Raising
+    // FLAGS_minloglevel instead would drop other threads' warnings.
+    ceres::Solve(inner, problem, x.data(), &inner_summary);
     const int inner_iterations =
         std::max(0, static_cast<int>(inner_summary.iterations.size()) - 1);
     summary->inner_iterations += inner_iterations;

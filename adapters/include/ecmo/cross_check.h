@@ -6,12 +6,14 @@
 // found the same point, within a bound that accounts for how accurately the
 // strategy solved the problem.
 //
-//   ecmo::CrossCheckOptions options;
+//   ecmo::CrossCheck::Options options;
 //   options.solver.max_iterations = 100000;
-//   ecmo::CrossCheckResult result =
-//       ecmo::CrossCheck(options, problem, {0.5, 0.5});
-//   std::cout << result.Report() << "\n";   // side-by-side table
-//   if (!result.agree) std::cerr << result.verdict << "\n";
+//   ecmo::CrossCheck::Summary summary;
+//   ecmo::Solve(options, &problem, {0.5, 0.5}, &summary);
+//   std::cout << summary.FullReport() << "\n";
+//   if (!summary.agree) std::cerr << summary.verdict << "\n";
+//
+// FullReport() is a side-by-side table of both runs.
 //
 // Agreement. Let K_s and K_r be ||K||^2 with the least-squares multipliers
 // at the solver's and at the reference's point, and
@@ -60,55 +62,71 @@ namespace ecmo {
 
 class Problem;
 
-struct CrossCheckOptions {
-  // Options of the strategy under test and of the reference.
-  Solver::Options solver;
-  IpoptReference::Options reference;
+// Ceres' shape: CrossCheck::Options in, CrossCheck::Summary out, through
+// ecmo::Solve below.
+class CrossCheck {
+ public:
+  struct Options {
+    // Options of the strategy under test and of the reference.
+    Solver::Options solver;
+    IpoptReference::Options reference;
 
-  // Absolute floors of the agreement bounds (see the top of this file).
-  double z_tolerance = 1e-6;
-  double objective_tolerance = 1e-6;
-  double multiplier_tolerance = 1e-4;
+    // Absolute floors of the agreement bounds (see the top of this file).
+    double z_tolerance = 1e-6;
+    double objective_tolerance = 1e-6;
+    double multiplier_tolerance = 1e-4;
 
-  // C in eps = C sqrt(K_s + K_r). Measured ratios |z - z_ref| / sqrt(K_s)
-  // on the registry problems are below 1 once K_s <= 1e-2.
-  double error_bound_constant = 3.0;
+    // C in eps = C sqrt(K_s + K_r). Measured ratios |z - z_ref| / sqrt(K_s)
+    // on the registry problems are below 1 once K_s <= 1e-2.
+    double error_bound_constant = 3.0;
 
-  // The solver's ||K||^2 with least-squares multipliers must not exceed
-  // this for the point to count as converged at all.
-  double max_solver_kkt_residual_sq = 1e-2;
+    // The solver's ||K||^2 with least-squares multipliers must not exceed
+    // this for the point to count as converged at all.
+    double max_solver_kkt_residual_sq = 1e-2;
+  };
+
+  struct Summary {
+    Solver::Summary solver;
+    IpoptReference::Summary reference;
+
+    // |rho - rho_ref|, ||z - z_ref||_2, ||F(z) - F(z_ref)||_2 (unshifted) and
+    // ||(omega, nu)_LS - (omega, nu)_ref,LS||_2 with the least-squares
+    // multipliers of both points. -1 when a run returned no point.
+    double rho_difference = -1.0;
+    double z_distance = -1.0;
+    double objective_distance = -1.0;
+    double multiplier_distance = -1.0;
+
+    // The bounds the distances were compared with (see the top of the file).
+    double z_bound = -1.0;
+    double objective_bound = -1.0;
+    double multiplier_bound = -1.0;
+    // Smallest singular value of J_h at the reference point (see M above);
+    // -1 when not computed.
+    double constraint_jacobian_sigma_min = -1.0;
+
+    bool agree = false;
+    // One line, "AGREE: |z - z_ref| = 1.4e-02 <= 1.5e-01, ..." or
+    // "DISAGREE: <the failed conditions>".
+    std::string verdict = "CrossCheck was not run.";
+
+    // The verdict line.
+    std::string BriefReport() const;
+    // Multi-line side-by-side table: termination, rho, ||h||, ||K||^2 with
+    // own and least-squares multipliers, iterations, evaluations and time of
+    // both runs, then the distances, bounds and the verdict.
+    std::string FullReport() const;
+    // Legacy name of FullReport().
+    std::string Report() const { return FullReport(); }
+    // Whether the problem's blocks hold the solver's solution (its summary
+    // is usable); says nothing about agreement (see agree).
+    bool IsSolutionUsable() const { return solver.IsSolutionUsable(); }
+  };
 };
 
-struct CrossCheckResult {
-  Solver::Summary solver;
-  IpoptReference::Summary reference;
-
-  // |rho - rho_ref|, ||z - z_ref||_2, ||F(z) - F(z_ref)||_2 (unshifted) and
-  // ||(omega, nu)_LS - (omega, nu)_ref,LS||_2 with the least-squares
-  // multipliers of both points. -1 when a run returned no point.
-  double rho_difference = -1.0;
-  double z_distance = -1.0;
-  double objective_distance = -1.0;
-  double multiplier_distance = -1.0;
-
-  // The bounds the distances were compared with (see the top of the file).
-  double z_bound = -1.0;
-  double objective_bound = -1.0;
-  double multiplier_bound = -1.0;
-  // Smallest singular value of J_h at the reference point (see M above);
-  // -1 when not computed.
-  double constraint_jacobian_sigma_min = -1.0;
-
-  bool agree = false;
-  // One line, "AGREE: |z - z_ref| = 1.4e-02 <= 1.5e-01, ..." or
-  // "DISAGREE: <the failed conditions>".
-  std::string verdict = "CrossCheck was not run.";
-
-  // Multi-line side-by-side table: termination, rho, ||h||, ||K||^2 with
-  // own and least-squares multipliers, iterations, evaluations and time of
-  // both runs, then the distances, bounds and the verdict.
-  std::string Report() const;
-};
+// The names before CrossCheck was a class (kept for existing callers).
+using CrossCheckOptions = CrossCheck::Options;
+using CrossCheckResult = CrossCheck::Summary;
 
 // Runs ecmo::Solve (options.solver) and the Ipopt reference
 // (options.reference) on the same WC subproblem for `preference`, both from
@@ -118,9 +136,18 @@ struct CrossCheckResult {
 // ecmo::Solve left there (its solution when usable, else the start point).
 // Never throws; failures of either run show in the summaries and the
 // verdict.
-CrossCheckResult CrossCheck(const CrossCheckOptions& options,
-                            const Problem& problem,
-                            const std::vector<double>& preference);
+void Solve(const CrossCheck::Options& options,
+           Problem* problem,
+           const std::vector<double>& preference,
+           CrossCheck::Summary* summary);
+
+// Legacy form, kept for existing callers: the same as Solve above,
+// returning the summary. (The function hides the class name CrossCheck in
+// unqualified expressions; CrossCheck::Options and CrossCheck::Summary
+// still name the nested types.)
+CrossCheck::Summary CrossCheck(const CrossCheck::Options& options,
+                               const Problem& problem,
+                               const std::vector<double>& preference);
 
 // {"reference": {termination, message, ipopt_status, iterations,
 //                objective_evaluations, gradient_evaluations,
@@ -133,7 +160,7 @@ CrossCheckResult CrossCheck(const CrossCheckOptions& options,
 // with the key names of the point schema of ecmo/result_writer.h (the
 // solver's point itself is written by ecmo::SummaryToJson). Distances that
 // could not be computed are -1.
-nlohmann::json CrossCheckToJson(const CrossCheckResult& result);
+nlohmann::json CrossCheckToJson(const CrossCheck::Summary& result);
 
 }  // namespace ecmo
 

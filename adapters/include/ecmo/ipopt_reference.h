@@ -12,7 +12,7 @@
 //
 //   ecmo::IpoptReference::Options options;
 //   ecmo::IpoptReference::Summary summary;
-//   ecmo::SolveReference(options, problem, {0.5, 0.5}, {}, &summary);
+//   ecmo::Solve(options, &problem, {0.5, 0.5}, &summary);
 //   std::cout << summary.FullReport() << "\n";
 //
 // Ipopt sees the variables w = (rho, z) in R^(1+k), the objective rho and the
@@ -48,7 +48,7 @@
 //
 // Thread safety. Debian's Ipopt links the sequential MUMPS, which is not
 // thread-safe, so every Ipopt solve in the process is serialized by one
-// process-wide mutex. SolveReference may be called from several threads (one
+// process-wide mutex. Solve may be called from several threads (one
 // evaluator per thread); the solves then run one after the other, while the
 // final KKT scoring runs concurrently.
 
@@ -96,15 +96,23 @@ class IpoptReference {
 
     // Start point. initial_rho: NaN (default) means
     // max_s lambda_s (f_s(z0) + offset_s). initial_z: empty (default) means
-    // the z passed to SolveReference (or the problem's parameter blocks);
+    // the z passed to Solve (or the problem's parameter blocks);
     // otherwise its size must be k.
     double initial_rho = std::numeric_limits<double>::quiet_NaN();
+    std::vector<double> initial_z;
+
+    // ---- Scalarization (as in Solver::Options) ----
+    // Constants added to the objectives (size S, finite; empty: zeros), i.e.
+    // the reference point r = -objective_offset.
+    std::vector<double> objective_offset;
+    // Or the reference point r itself (size S, finite); not together with
+    // objective_offset.
+    std::vector<double> reference_point;
     // Objective scales w (size S, finite, > 0; empty: ones): the WC
     // constraints become lambda_s (f_s + offset_s) / w_s <= rho, exactly as
     // ecmo::Solve poses them with Solver::Options::objective_scale (the
-    // cross-check passes the solver's scales).
+    // cross-check passes the solver's reference point and scales).
     std::vector<double> objective_scale;
-    std::vector<double> initial_z;
 
     // Warm start of the multipliers (paper convention, see above). If
     // initial_omega is not empty (size S, entries >= 0) Ipopt starts from
@@ -121,8 +129,9 @@ class IpoptReference {
     // Ceres-style validation of the fields above, e.g.
     // "Invalid configuration. IpoptReference::Options::tolerance = -1.
     //  Violated constraint: IpoptReference::Options::tolerance > 0".
-    // Sizes that depend on the problem (initial_z, initial_omega,
-    // initial_nu) are checked by SolveReference.
+    // Sizes that depend on the problem (initial_z, initial_omega, the
+    // scalarization vectors,
+    // initial_nu) are checked by Solve.
     bool IsValid(std::string* error) const;
   };
 
@@ -144,7 +153,7 @@ class IpoptReference {
     TerminationType termination_type = ceres::FAILURE;
     // "Ipopt: <status name>" followed by details, or the reason Ipopt was
     // not run.
-    std::string message = "ecmo::SolveReference was not called.";
+    std::string message = "ecmo::Solve (Ipopt reference) was not called.";
 
     // Ipopt's ApplicationReturnStatus as an int and its name
     // ("Solve_Succeeded", ...); kIpoptNotRun and "" when Ipopt did not run.
@@ -169,11 +178,13 @@ class IpoptReference {
 
     double initial_rho = 0.0;
     // Final point: rho, z, the user's (unshifted) objectives F(z) and
-    // ||h(z)||_2. Empty / NaN when Ipopt returned no point.
-    double rho = std::numeric_limits<double>::quiet_NaN();
+    // the constraint norms. Empty / NaN / -1 when Ipopt returned no point.
+    double final_rho = std::numeric_limits<double>::quiet_NaN();
     Eigen::VectorXd z;
     Eigen::VectorXd objectives;
+    // ||h(z)||_2 and ||h(z)||_inf at the final point.
     double constraint_norm = -1.0;
+    double constraint_max_norm = -1.0;
 
     // Ipopt's multipliers in the paper's convention (see the top of this
     // file): omega (S) for the inequalities, nu (q) for h.
@@ -188,22 +199,34 @@ class IpoptReference {
 };
 
 // Solves the WC subproblem for `preference` (size S, in the open simplex;
-// renormalized to sum 1) with objective offset `objective_offset` (size S;
-// empty means zeros). z holds the start point (size k) on entry and the
-// solution on return when it is usable; otherwise it is left unchanged.
-// Evaluators with a manifold (Evaluator::manifold()) are refused with a
-// FAILURE: Ipopt works in R^k and would leave the manifold.
+// renormalized to sum 1) with the scalarization of the options
+// (objective_offset or reference_point, objective_scale), on an
+// ecmo::ProblemEvaluator (whose block-sparse Jacobian gives Ipopt the
+// sparsity of J_h). The start point is read from the problem's parameter
+// blocks and the solution is written back into them when it is usable.
+void Solve(const IpoptReference::Options& options,
+           Problem* problem,
+           const std::vector<double>& preference,
+           IpoptReference::Summary* summary);
+
+// The same on any evaluator: z holds the start point (size k) on entry and
+// the solution on return when it is usable; otherwise it is left
+// unchanged. Evaluators with a manifold (Evaluator::manifold()) are refused
+// with a FAILURE: Ipopt works in R^k and would leave the manifold.
+void Solve(const IpoptReference::Options& options,
+           Evaluator* evaluator,
+           const std::vector<double>& preference,
+           Eigen::VectorXd* z,
+           IpoptReference::Summary* summary);
+
+// Legacy forms, kept for existing callers: `objective_offset` (when not
+// empty) replaces IpoptReference::Options::objective_offset.
 void SolveReference(const IpoptReference::Options& options,
                     Evaluator* evaluator,
                     const std::vector<double>& preference,
                     const std::vector<double>& objective_offset,
                     Eigen::VectorXd* z,
                     IpoptReference::Summary* summary);
-
-// The same on an ecmo::Problem, evaluated by an ecmo::ProblemEvaluator (whose
-// block-sparse Jacobian gives Ipopt the sparsity of J_h). The start point is
-// read from the problem's parameter blocks and the solution is written back
-// into them when it is usable.
 void SolveReference(const IpoptReference::Options& options,
                     const Problem& problem,
                     const std::vector<double>& preference,

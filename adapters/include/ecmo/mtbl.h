@@ -29,10 +29,10 @@
 //      mtbl.AddUpperObjective(new ceres::AutoDiffCostFunction<F1, 1, 1, 2>(
 //                                 new F1), {x, y});
 //      ...
-//      ecmo::MtblReport report;
-//      ecmo::Solver::Summary summary;
-//      ecmo::SolveMtbl(options, &mtbl, {0.5, 0.5}, &summary, &report);
-//      std::cout << report.message << "\n";
+//      ecmo::MtblSolver::Options options;
+//      ecmo::MtblSolver::Summary summary;
+//      ecmo::Solve(options, &mtbl, {0.5, 0.5}, &summary);
+//      std::cout << summary.FullReport() << "\n";
 //
 //    SetDynamicLowerLevelObjective(new G) is the run-time sized variant
 //    (Ceres' DynamicAutoDiffCostFunction) for y whose size is only known at
@@ -472,9 +472,55 @@ bool CheckLowerLevelConvexity(const LowerLevel& lower_level,
                               double* min_relative,
                               std::string* message);
 
-// Convenience: checks the lower level's convexity at the start point, runs
-// ecmo::Solve on problem->problem() (writing the solution back into the
-// blocks when usable) and fills the report (if not null).
+// A bilevel solve in Ceres' shape: ecmo::Solve on the MTBL problem plus the
+// bilevel report.
+class MtblSolver {
+ public:
+  using ReportOptions = MtblReportOptions;
+  using Report = MtblReport;
+
+  struct Options {
+    // The WC solve of the ECMO problem (ecmo/solver.h).
+    Solver::Options solver;
+    // The bilevel checks (start_z is filled by Solve).
+    MtblReportOptions report;
+
+    // solver.IsValid and the report options' ranges, with Ceres-style
+    // messages.
+    bool IsValid(std::string* error) const;
+  };
+
+  struct Summary {
+    // One line: the solver's brief report and the bilevel verdict.
+    std::string BriefReport() const;
+    // The solver's FullReport followed by the bilevel section (x, y, upper
+    // objectives, lower-level optimality, convexity, warnings).
+    std::string FullReport() const;
+    bool IsSolutionUsable() const;
+
+    // report.termination_type: the solver's, downgraded to FAILURE when the
+    // upper level was found unbounded below on the lower-level solution
+    // set (or the solver's, when the report could not be computed).
+    TerminationType termination_type = ceres::FAILURE;
+    // The report's paragraph (or the reason there is none).
+    std::string message = "ecmo::Solve (MTBL) was not called.";
+
+    Solver::Summary solver;
+    MtblReport report;
+  };
+};
+
+// Checks the lower level's convexity at the start point, runs ecmo::Solve
+// (options.solver) on problem->problem(), writing the solution back into
+// the blocks when usable, and fills the bilevel report.
+void Solve(const MtblSolver::Options& options,
+           MtblProblem* problem,
+           const std::vector<double>& preference,
+           MtblSolver::Summary* summary);
+
+// Legacy form, kept for existing callers: the same solve, with the
+// summary and report as separate outputs (report may be null) and the
+// report options last.
 void SolveMtbl(const Solver::Options& options,
                MtblProblem* problem,
                const std::vector<double>& preference,

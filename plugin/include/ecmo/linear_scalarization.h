@@ -33,10 +33,10 @@
 //
 // with v the least-squares multiplier v = -(A A^T)^{-1} A grad F(z) lambda.
 //
-//   ecmo::LinearScalarizationOptions options;
+//   ecmo::LinearScalarization::Options options;
 //   options.max_iterations = 1000;
-//   ecmo::LinearScalarizationSummary summary;
-//   ecmo::SolveLinearScalarization(options, problem, {0.3, 0.7}, &summary);
+//   ecmo::LinearScalarization::Summary summary;
+//   ecmo::Solve(options, &problem, {0.3, 0.7}, &summary);
 //   std::cout << summary.FullReport() << "\n";
 //
 // Constraints are either given explicitly (AffineConstraints) or extracted
@@ -48,6 +48,7 @@
 #define ECMO_LINEAR_SCALARIZATION_H_
 
 #include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -78,111 +79,140 @@ bool ExtractAffineConstraints(Evaluator* evaluator,
                               AffineConstraints* constraints,
                               std::string* error);
 
-struct LinearScalarizationOptions {
-  // T: number of projected gradient steps (the theorem's T). > 0.
-  int max_iterations = 1000;
+class LinearScalarization {
+ public:
+  struct Options {
+    // T: number of projected gradient steps (the theorem's T). > 0.
+    int max_iterations = 1000;
 
-  // L. > 0: the step is exactly 1/L (Algorithm 2 as stated). 0 (default):
-  // backtracking: start from initial_lipschitz_estimate (0 = a secant
-  // estimate along the first projected gradient step) and multiply the
-  // estimate by lipschitz_increase until
-  //   L_lambda(z+) <= L_lambda(z) + g^T (z+ - z) + L_t/2 ||z+ - z||^2;
-  // the estimate never decreases. Must be finite and >= 0.
-  double lipschitz_constant = 0.0;
-  double initial_lipschitz_estimate = 0.0;  // >= 0, finite
-  double lipschitz_increase = 2.0;          // > 1
-  // At most this many increases per iteration before FAILURE. >= 0.
-  int max_lipschitz_increases = 100;
+    // L. > 0: the step is exactly 1/L (Algorithm 2 as stated). 0 (default):
+    // backtracking: start from initial_lipschitz_estimate (0 = a secant
+    // estimate along the first projected gradient step) and multiply the
+    // estimate by lipschitz_increase until
+    //   L_lambda(z+) <= L_lambda(z) + g^T (z+ - z) + L_t/2 ||z+ - z||^2;
+    // the estimate never decreases. Must be finite and >= 0.
+    double lipschitz_constant = 0.0;
+    double initial_lipschitz_estimate = 0.0;  // >= 0, finite
+    double lipschitz_increase = 2.0;          // > 1
+    // At most this many increases per iteration before FAILURE. >= 0.
+    int max_lipschitz_increases = 100;
 
-  // Stop early with CONVERGENCE once ||K||^2 <= kkt_tolerance (evaluated
-  // every iteration). 0 (default) runs exactly T iterations. >= 0.
-  double kkt_tolerance = 0.0;
+    // Stop early with CONVERGENCE once ||K||^2 <= kkt_tolerance (evaluated
+    // every iteration). 0 (default) runs exactly T iterations. >= 0.
+    double kkt_tolerance = 0.0;
 
-  // Relative tolerance of the affinity check when the constraints are
-  // extracted from the problem. > 0.
-  double affinity_tolerance = 1e-8;
-  // A is rejected as rank deficient when sigma_min(A) <= rank_tolerance *
-  // sigma_max(A). In (0, 1).
-  double rank_tolerance = 1e-10;
+    // Relative tolerance of the affinity check when the constraints are
+    // extracted from the problem. > 0.
+    double affinity_tolerance = 1e-8;
+    // A is rejected as rank deficient when sigma_min(A) <= rank_tolerance *
+    // sigma_max(A). In (0, 1).
+    double rank_tolerance = 1e-10;
 
-  double max_solver_time_in_seconds = 1e9;  // > 0
-  // Keep one LinearScalarizationIteration per iteration (t = 0..T).
-  bool record_history = true;
+    // The affine constraints A z = b. Null (default): extracted from the
+    // problem (A = J_h(z0), b = A z0 - h(z0)), which must then have affine
+    // constraints. Given: used as is and the problem's own constraints are
+    // ignored (q = 0 rows means no constraints). Its A must have k columns.
+    std::shared_ptr<const AffineConstraints> constraints;
 
-  // Ceres-style validation: false with a message naming the field, its
-  // value and the rule.
-  bool IsValid(std::string* error) const;
+    double max_solver_time_in_seconds = 1e9;  // > 0
+    // Keep one IterationSummary per iteration (t = 0..T).
+    bool record_history = true;
+
+    // Ceres-style validation: false with a message naming the field, its
+    // value and the rule.
+    bool IsValid(std::string* error) const;
+  };
+
+  // Iterate t (t = 0 is the projected start point).
+  struct IterationSummary {
+    int iteration = 0;
+    // L_lambda(z_t) = sum_s lambda_s f_s(z_t) (LS needs no objective offset).
+    double weighted_objective = 0.0;
+    // Lipschitz estimate used for the step from z_{t-1} to z_t (the largest
+    // so far; 0 at t = 0 when backtracking has not run yet).
+    double lipschitz_constant = 0.0;
+    // ||z_t - z_{t-1}|| (0 at t = 0).
+    double step_norm = 0.0;
+  };
+
+  struct Summary {
+    std::string BriefReport() const;
+    std::string FullReport() const;
+    bool IsSolutionUsable() const;
+
+    TerminationType termination_type = ceres::FAILURE;
+    std::string message = "ecmo::Solve (linear scalarization) was not called.";
+
+    int num_parameters = -1;   // k
+    int num_objectives = -1;   // S
+    int num_constraints = -1;  // q (rows of A)
+    // Where A and b came from: "given" or "extracted from the problem".
+    std::string constraint_source;
+
+    // Preference as given (closed simplex; renormalized to sum 1 internally).
+    std::vector<double> preference;
+
+    int iterations = -1;
+    // Largest Lipschitz estimate used (or the given L); how often it grew.
+    double lipschitz_constant = -1.0;
+    bool lipschitz_estimated = false;
+    int num_lipschitz_increases = 0;
+
+    // The start as given, its projection onto {A z = b} (the z_0 of the
+    // theorem), and the final point.
+    Eigen::VectorXd initial_z;
+    Eigen::VectorXd projected_initial_z;
+    Eigen::VectorXd z;
+    Eigen::VectorXd objectives;
+    double initial_weighted_objective = 0.0;
+    double weighted_objective = 0.0;
+
+    // The LS KKT system at z with the least-squares multiplier v.
+    Eigen::VectorXd multiplier_v;      // q
+    Eigen::VectorXd kkt_stationarity;  // k: grad F lambda + A^T v
+    Eigen::VectorXd kkt_feasibility;   // q: A z - b
+    double kkt_residual_sq = -1.0;     // ||K||^2
+    // ||A z - b||_2 and ||A z - b||_inf at z.
+    double constraint_norm = -1.0;
+    double constraint_max_norm = -1.0;
+
+    EvaluationCounts evaluations;
+    double total_time_in_seconds = -1.0;
+    std::vector<IterationSummary> history;
+  };
 };
 
-// Iterate t (t = 0 is the projected start point).
-struct LinearScalarizationIteration {
-  int iteration = 0;
-  // L_lambda(z_t) = sum_s lambda_s f_s(z_t) (LS needs no objective offset).
-  double weighted_objective = 0.0;
-  // Lipschitz estimate used for the step from z_{t-1} to z_t (the largest
-  // so far; 0 at t = 0 when backtracking has not run yet).
-  double lipschitz_constant = 0.0;
-  // ||z_t - z_{t-1}|| (0 at t = 0).
-  double step_norm = 0.0;
-};
+// The names before LinearScalarization was a class (kept for existing
+// callers).
+using LinearScalarizationOptions = LinearScalarization::Options;
+using LinearScalarizationIteration = LinearScalarization::IterationSummary;
+using LinearScalarizationSummary = LinearScalarization::Summary;
 
-struct LinearScalarizationSummary {
-  std::string BriefReport() const;
-  std::string FullReport() const;
-  bool IsSolutionUsable() const;
+// Runs Algorithm 2 on the problem's objectives, with the constraints of
+// Options::constraints or extracted from the problem. The start is read
+// from the problem's parameter blocks (any point: it is projected onto
+// {A z = b}) and the solution is written back when usable.
+void Solve(const LinearScalarization::Options& options,
+           Problem* problem,
+           const std::vector<double>& preference,
+           LinearScalarization::Summary* summary);
 
-  TerminationType termination_type = ceres::FAILURE;
-  std::string message = "ecmo::SolveLinearScalarization was not called.";
+// The same on any evaluator: z holds the start on entry and the solution
+// on return (when usable).
+void Solve(const LinearScalarization::Options& options,
+           Evaluator* evaluator,
+           const std::vector<double>& preference,
+           Eigen::VectorXd* z,
+           LinearScalarization::Summary* summary);
 
-  int num_parameters = -1;   // k
-  int num_objectives = -1;   // S
-  int num_constraints = -1;  // q (rows of A)
-  // Where A and b came from: "given" or "extracted from the problem".
-  std::string constraint_source;
-
-  // Preference as given (closed simplex; renormalized to sum 1 internally).
-  std::vector<double> preference;
-
-  int iterations = -1;
-  // Largest Lipschitz estimate used (or the given L); how often it grew.
-  double lipschitz_constant = -1.0;
-  bool lipschitz_estimated = false;
-  int num_lipschitz_increases = 0;
-
-  // The start as given, its projection onto {A z = b} (the z_0 of the
-  // theorem), and the final point.
-  Eigen::VectorXd initial_z;
-  Eigen::VectorXd projected_initial_z;
-  Eigen::VectorXd z;
-  Eigen::VectorXd objectives;
-  double initial_weighted_objective = 0.0;
-  double weighted_objective = 0.0;
-
-  // The LS KKT system at z with the least-squares multiplier v.
-  Eigen::VectorXd multiplier_v;      // q
-  Eigen::VectorXd kkt_stationarity;  // k: grad F lambda + A^T v
-  Eigen::VectorXd kkt_feasibility;   // q: A z - b
-  double kkt_residual_sq = -1.0;     // ||K||^2
-
-  EvaluationCounts evaluations;
-  double total_time_in_seconds = -1.0;
-  std::vector<LinearScalarizationIteration> history;
-};
-
-// Runs Algorithm 2 on the evaluator's objectives. `constraints` null:
-// extract them from the evaluator (which must then have affine
-// constraints); otherwise they are used and the evaluator's own
-// constraints are ignored. z holds the start (any point: it is projected
-// onto {A z = b}) and receives the solution when usable.
+// Legacy forms (kept for existing callers). `constraints` not null
+// overrides Options::constraints.
 void SolveLinearScalarization(const LinearScalarizationOptions& options,
                               Evaluator* evaluator,
                               const std::vector<double>& preference,
                               const AffineConstraints* constraints,
                               Eigen::VectorXd* z,
                               LinearScalarizationSummary* summary);
-
-// The same on an ecmo::Problem, with the constraints extracted from it; the
-// start is read from and the solution written back to its parameter blocks.
 void SolveLinearScalarization(const LinearScalarizationOptions& options,
                               const Problem& problem,
                               const std::vector<double>& preference,

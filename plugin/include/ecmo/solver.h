@@ -240,20 +240,25 @@ class Solver {
       //   function_tolerance = parameter_tolerance = 1e-15 and
       //   gradient_tolerance = 1e-15 (the strategy's own test, relative to
       //   the KKT target, normally stops the inner solve first),
-      //   logging_type = SILENT: Ceres' line search logs glog WARNINGs such
-      //   as "Line search failed: Wolfe zoom bracket width ... too small"
-      //   when it runs out of floating-point precision near a minimizer.
-      //   They are harmless (the strategy treats such an inner solve as
-      //   finished and decides on ||K||^2), so they are hidden unless you
-      //   set logging_type = ceres::PER_MINIMIZER_ITERATION or run with
-      //   glog verbosity >= 1. SILENT is per solve; a few Ceres warnings
-      //   ignore it (e.g. polynomial.cc "Trying to extract roots from a
-      //   constant polynomial"), so while any SILENT inner solve runs,
-      //   glog's FLAGS_minloglevel is raised to ERROR (never lowered) and
-      //   restored when the last one in the process ends (reference-counted
-      //   under a mutex, so concurrent solves in a sweep restore the user's
-      //   level). Warnings logged by other threads in that window are
-      //   dropped too; errors never are.
+      //   logging_type = SILENT, which hides Ceres' line-search warnings
+      //   ("Line search failed: Wolfe zoom bracket width ... too small" and
+      //   the like, logged when the line search runs out of floating-point
+      //   precision near a minimizer). They are harmless: the strategy
+      //   treats such an inner solve as finished and decides on its KKT
+      //   test. Set logging_type = ceres::PER_MINIMIZER_ITERATION, or run
+      //   with glog verbosity >= 1, to see them.
+      // ecmo never changes glog's log level. Two Ceres 2.1 warnings ignore
+      // SILENT and may therefore reach your log (at WARNING level) from
+      // inner solves: polynomial.cc "Trying to extract roots from a constant
+      // polynomial in FindPolynomialRoots" (the line search's interpolating
+      // polynomial degenerated, e.g. after a non-finite or flat function
+      // value; Ceres then uses the interval's end or middle point) and
+      // line_search_direction.cc "Numerical failure in L-BFGS update" (the
+      // L-BFGS direction is reset). Neither affects the result, which is
+      // judged by the KKT test. line_search_interpolation_type = BISECTION
+      // avoids the first at the cost of many more gradient evaluations
+      // (README.md, "Logging"); hide both with glog's --minloglevel=1 if
+      // you wish.
       // The line search direction may be any of Ceres' (LBFGS default;
       // BFGS stores a dense (k+1)^2 matrix, avoid it for large k).
       ceres::GradientProblemSolver::Options inner = DefaultInnerOptions();
@@ -412,7 +417,16 @@ class Solver {
 // Solves the WC subproblem for `preference` (size S, entries > 0, sum 1 up
 // to 1e-9 relative; it is renormalized to sum exactly 1). Reads the start
 // point from the problem's parameter blocks and writes the solution back when
-// it is usable.
+// it is usable (hence the pointer, as in ceres::Solve).
+void Solve(const Solver::Options& options,
+           Problem* problem,
+           const std::vector<double>& preference,
+           Solver::Summary* summary);
+
+// Legacy form, kept for existing callers: the same as the overload above
+// (the solution is written into the problem's parameter blocks, although
+// the problem is passed by const reference). Prefer Solve(options,
+// &problem, preference, &summary).
 void Solve(const Solver::Options& options,
            const Problem& problem,
            const std::vector<double>& preference,

@@ -52,7 +52,7 @@
 //   ecmo::StochasticSolver::Options options;
 //   options.max_iterations = 1000;
 //   ecmo::StochasticSolver::Summary summary;
-//   ecmo::Solve(options, problem, {0.5, 0.5}, &summary);
+//   ecmo::Solve(options, &problem, {0.5, 0.5}, &summary);
 
 #ifndef ECMO_STOCHASTIC_H_
 #define ECMO_STOCHASTIC_H_
@@ -278,6 +278,13 @@ class StochasticSolver {
     // per-iteration scoring (the final point is still scored). >= 0.
     int kkt_every_n_iterations = 1;
 
+    // The exact functions, for the KKT scores (NOT owned; may be null).
+    // Null (default): the problem's expectation evaluator when every
+    // function provides its expectation, otherwise no KKT score is
+    // reported (Summary::has_exact_kkt = false). When given, its sizes
+    // must match the problem's and it must not declare a manifold.
+    Evaluator* exact = nullptr;
+
     double max_solver_time_in_seconds = 1e9;  // > 0
     bool record_history = false;
     int history_stride = 1;  // >= 1
@@ -342,11 +349,16 @@ class StochasticSolver {
     // ||K_t||^2 over the scored iterations t < T (-1 when not scored).
     bool has_exact_kkt = false;
     KktReport kkt;
+    // ||h(z)||_2 and ||h(z)||_inf of the exact constraints (-1 when not
+    // scored).
     double constraint_norm = -1.0;
+    double constraint_max_norm = -1.0;
     double average_kkt_residual_sq = -1.0;
     int num_scored_iterations = 0;
 
-    EvaluationCounts exact_evaluations;
+    // Evaluations of the exact functions (Options::exact or the problem's
+    // expectation evaluator); mini-batch draws are counted in samples_drawn.
+    EvaluationCounts evaluations;
     double total_time_in_seconds = -1.0;
     std::vector<IterationSummary> history;
   };
@@ -354,10 +366,16 @@ class StochasticSolver {
 
 // Runs Algorithm 3 for `preference` (open simplex, as ecmo::Solve). The
 // start is read from the problem's parameter blocks and the final point is
-// written back when usable. `exact` (not owned, may be null) evaluates the
-// exact functions for the KKT scores; when null, the problem's expectation
-// evaluator is used if every function provides its expectation, otherwise
-// no KKT score is reported (Summary::has_exact_kkt = false).
+// written back when usable. Options::exact chooses the exact functions used
+// for the KKT scores.
+void Solve(const StochasticSolver::Options& options,
+           StochasticProblem* problem,
+           const std::vector<double>& preference,
+           StochasticSolver::Summary* summary);
+
+// Legacy form (kept for existing callers): the problem by const reference
+// and `exact` after the summary. Equivalent to setting options.exact =
+// exact (when not null) and calling the overload above.
 void Solve(const StochasticSolver::Options& options,
            const StochasticProblem& problem,
            const std::vector<double>& preference,

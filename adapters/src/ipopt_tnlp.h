@@ -1,0 +1,407 @@
+// ceres-ecmo internal: the WC subproblem as an Ipopt TNLP (used by the
+// Ipopt reference, ipopt_reference.cc). See ecmo/ipopt_reference.h for the
+// formulation and the multiplier convention.
+
+#ifndef ECMO_ADAPTERS_IPOPT_TNLP_H_
+#define ECMO_ADAPTERS_IPOPT_TNLP_H_
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "Eigen/Core"
+#include "IpTNLP.hpp"
+#include "ecmo/evaluator.h"
+#include "ecmo/kkt.h"
+
+namespace ecmo {
+namespace internal {
+
+// Ipopt treats any bound of magnitude >= 1e19 as infinite.
+constexpr double kIpoptInfinity = 2e19;
+
+// The WC problem as an Ipopt TNLP over w = (rho, z). See the header for the
+// formulation and the multiplier convention.
+class WcTnlp : public Ipopt::TNLP {
+ public:
+  WcTnlp(Evaluator* evaluator,
+         const Eigen::VectorXd& lambda,
+         const Eigen::VectorXd& offset)
+      : evaluator_(evaluator),
+        problem_evaluator_(dynamic_cast<ProblemEvaluator*>(evaluator)),
+        k_(evaluator->NumParameters()),
+        S_(evaluator->NumObjectives()),
+        q_(evaluator->NumConstraints()),
+        lambda_(lambda),
+        offset_(offset),
+        f_(S_),
+        h_(q_),
+        grad_f_(k_, S_) {}
+
+  // Evaluates at z0 (with gradients), fixes the Jacobian sparsity and sets
+  // the start point (rho is set by set_start_rho). Returns false with the
+  // evaluator's message on failure.
+  bool Setup(const Eigen::VectorXd& z0,
+             const KktMultipliers* warm_start,
+             std::string* error) {
+    start_x_.resize(1 + k_);
+    start_x_[0] = 0.0;
+    for (int j = 0; j < k_; ++j) start_x_[1 + j] = z0[j];
+    if (warm_start != nullptr) {
+      warm_start_ = true;
+      start_lambda_.resize(S_ + q_);
+      for (int s = 0; s < S_; ++s) start_lambda_[s] = warm_start->omega[s];
+      for (int i = 0; i < q_; ++i) start_lambda_[S_ + i] = warm_start->nu[i];
+    }
+    if (!evaluator_->Evaluate(
+            z0.data(), f_.data(), h_.data(), grad_f_.data(), error)) {
+      return false;
+    }
+    BuildJacobianStructure();
+    if (!FillJacobianValues(error)) return false;
+    cached_z_ = z0;
+    values_valid_ = gradient_valid_ = true;
+    return true;
+  }
+
+  void set_start_rho(double rho0) { start_x_[0] = rho0; }
+
+  // Result access, after OptimizeTNLP.
+  bool has_solution() const { return has_solution_; }
+  const std::vector<double>& solution_x() const { return solution_x_; }
+  const std::vector<double>& solution_lambda() const {
+    return solution_lambda_;
+  }
+  int iterations() const { return iterations_; }
+  const std::string& last_error() const { return last_error_; }
+
+  // The cached F(z) and h(z) if the cache holds exactly z.
+  bool CachedValues(const Eigen::VectorXd& z,
+                    Eigen::VectorXd* f,
+                    Eigen::VectorXd* h) const {
+    if (!values_valid_ || cached_z_.size() != z.size() || cached_z_ != z) {
+      return false;
+    }
+    *f = f_;
+    *h = h_;
+    return true;
+  }
+
+  // ---- Ipopt::TNLP ----
+  bool get_nlp_info(Ipopt::Index& n,
+                    Ipopt::Index& m,
+                    Ipopt::Index& nnz_jac_g,
+                    Ipopt::Index& nnz_h_lag,
+                    IndexStyleEnum& index_style) override {
+    n = 1 + k_;
+    m = S_ + q_;
+    nnz_jac_g = S_ * (1 + k_) + static_cast<int>(h_rows_.size());
+    nnz_h_lag = 0;  // L-BFGS: eval_h is never called.
+    index_style = C_STYLE;
+    return true;
+  }
+
+  bool get_bounds_info(Ipopt::Index n,
+                       Ipopt::Number* x_l,
+                       Ipopt::Number* x_u,
+                       Ipopt::Index m,
+                       Ipopt::Number* g_l,
+                       Ipopt::Number* g_u) override {
+    for (int j = 0; j < n; ++j) {
+      x_l[j] = -kIpoptInfinity;
+      x_u[j] = kIpoptInfinity;
+    }
+    for (int s = 0; s < S_; ++s) {
+      g_l[s] = -kIpoptInfinity;
+      g_u[s] = 0.0;
+    }
+    for (int i = S_; i < m; ++i) g_l[i] = g_u[i] = 0.0;
+    return true;
+  }
+
+  bool get_starting_point(Ipopt::Index n,
+                          bool init_x,
+                          Ipopt::Number* x,
+                          bool init_z,
+                          Ipopt::Number* z_L,
+                          Ipopt::Number* z_U,
+                          Ipopt::Index m,
+                          bool init_lambda,
+                          Ipopt::Number* lambda) override {
+    if (init_x) std::copy(start_x_.begin(), start_x_.end(), x);
+    if (init_z) {
+      // No finite variable bounds: these multipliers are unused.
+      std::fill(z_L, z_L + n, 0.0);
+      std::fill(z_U, z_U + n, 0.0);
+    }
+    if (init_lambda) {
+      if (warm_start_) {
+        std::copy(start_lambda_.begin(), start_lambda_.end(), lambda);
+      } else {
+        std::fill(lambda, lambda + m, 0.0);
+      }
+    }
+    return true;
+  }
+
+  bool eval_f(Ipopt::Index /*n*/,
+              const Ipopt::Number* x,
+              bool /*new_x*/,
+              Ipopt::Number& obj_value) override {
+    obj_value = x[0];
+    return true;
+  }
+
+  bool eval_grad_f(Ipopt::Index n,
+                   const Ipopt::Number* /*x*/,
+                   bool /*new_x*/,
+                   Ipopt::Number* grad_f) override {
+    std::fill(grad_f, grad_f + n, 0.0);
+    grad_f[0] = 1.0;
+    return true;
+  }
+
+  bool eval_g(Ipopt::Index /*n*/,
+              const Ipopt::Number* x,
+              bool new_x,
+              Ipopt::Index /*m*/,
+              Ipopt::Number* g) override {
+    if (!EnsureEvaluated(x, new_x, /*need_gradient=*/false)) return false;
+    for (int s = 0; s < S_; ++s) {
+      g[s] = lambda_[s] * (f_[s] + offset_[s]) - x[0];
+    }
+    for (int i = 0; i < q_; ++i) g[S_ + i] = h_[i];
+    return true;
+  }
+
+  bool eval_jac_g(Ipopt::Index /*n*/,
+                  const Ipopt::Number* x,
+                  bool new_x,
+                  Ipopt::Index /*m*/,
+                  Ipopt::Index /*nele_jac*/,
+                  Ipopt::Index* iRow,
+                  Ipopt::Index* jCol,
+                  Ipopt::Number* values) override {
+    if (values == nullptr) {
+      int e = 0;
+      for (int s = 0; s < S_; ++s) {
+        for (int j = 0; j <= k_; ++j, ++e) {
+          iRow[e] = s;
+          jCol[e] = j;
+        }
+      }
+      for (size_t t = 0; t < h_rows_.size(); ++t, ++e) {
+        iRow[e] = S_ + h_rows_[t];
+        jCol[e] = 1 + h_cols_[t];
+      }
+      return true;
+    }
+    if (!EnsureEvaluated(x, new_x, /*need_gradient=*/true)) return false;
+    int e = 0;
+    for (int s = 0; s < S_; ++s) {
+      values[e++] = -1.0;
+      for (int j = 0; j < k_; ++j) values[e++] = lambda_[s] * grad_f_(j, s);
+    }
+    std::copy(h_values_.begin(), h_values_.end(), values + e);
+    return true;
+  }
+
+  Ipopt::Index get_number_of_nonlinear_variables() override { return k_; }
+
+  bool get_list_of_nonlinear_variables(Ipopt::Index num_nonlin_vars,
+                                       Ipopt::Index* pos_nonlin_vars) override {
+    // rho enters linearly; only z needs the quasi-Newton approximation.
+    for (int j = 0; j < num_nonlin_vars; ++j) pos_nonlin_vars[j] = 1 + j;
+    return true;
+  }
+
+  bool intermediate_callback(
+      Ipopt::AlgorithmMode /*mode*/,
+      Ipopt::Index iter,
+      Ipopt::Number /*obj_value*/,
+      Ipopt::Number /*inf_pr*/,
+      Ipopt::Number /*inf_du*/,
+      Ipopt::Number /*mu*/,
+      Ipopt::Number /*d_norm*/,
+      Ipopt::Number /*regularization_size*/,
+      Ipopt::Number /*alpha_du*/,
+      Ipopt::Number /*alpha_pr*/,
+      Ipopt::Index /*ls_trials*/,
+      const Ipopt::IpoptData* /*ip_data*/,
+      Ipopt::IpoptCalculatedQuantities* /*ip_cq*/) override {
+    iterations_ = iter;
+    return true;
+  }
+
+  void finalize_solution(Ipopt::SolverReturn /*status*/,
+                         Ipopt::Index n,
+                         const Ipopt::Number* x,
+                         const Ipopt::Number* /*z_L*/,
+                         const Ipopt::Number* /*z_U*/,
+                         Ipopt::Index m,
+                         const Ipopt::Number* /*g*/,
+                         const Ipopt::Number* lambda,
+                         Ipopt::Number /*obj_value*/,
+                         const Ipopt::IpoptData* /*ip_data*/,
+                         Ipopt::IpoptCalculatedQuantities* /*ip_cq*/) override {
+    if (x == nullptr || lambda == nullptr) return;
+    solution_x_.assign(x, x + n);
+    solution_lambda_.assign(lambda, lambda + m);
+    has_solution_ = true;
+  }
+
+ private:
+  // Fixes the sparsity of J_h: the union of the evaluator's Jacobian blocks
+  // (duplicates, e.g. a parameter block used twice by one term, are merged),
+  // or dense q x k for a general evaluator.
+  void BuildJacobianStructure() {
+    h_rows_.clear();
+    h_cols_.clear();
+    block_targets_.clear();
+    if (problem_evaluator_ != nullptr) {
+      std::map<std::pair<int, int>, int> index;
+      for (const ProblemEvaluator::JacobianBlock& block :
+           problem_evaluator_->jacobian_blocks()) {
+        for (int r = 0; r < block.rows; ++r) {
+          for (int c = 0; c < block.cols; ++c) {
+            const std::pair<int, int> key(block.residual_offset + r,
+                                          block.parameter_offset + c);
+            auto it = index.find(key);
+            if (it == index.end()) {
+              it = index.emplace(key, static_cast<int>(h_rows_.size())).first;
+              h_rows_.push_back(key.first);
+              h_cols_.push_back(key.second);
+            }
+            block_targets_.push_back(it->second);
+          }
+        }
+      }
+    } else {
+      for (int i = 0; i < q_; ++i) {
+        for (int j = 0; j < k_; ++j) {
+          h_rows_.push_back(i);
+          h_cols_.push_back(j);
+        }
+      }
+    }
+    h_values_.assign(h_rows_.size(), 0.0);
+  }
+
+  // Copies J_h at the last linearization point into h_values_.
+  bool FillJacobianValues(std::string* error) {
+    std::fill(h_values_.begin(), h_values_.end(), 0.0);
+    if (problem_evaluator_ != nullptr) {
+      size_t e = 0;
+      for (const ProblemEvaluator::JacobianBlock& block :
+           problem_evaluator_->jacobian_blocks()) {
+        const size_t size = static_cast<size_t>(block.rows) * block.cols;
+        if (block.values.size() != size || e + size > block_targets_.size()) {
+          *error =
+              "The evaluator's Jacobian block structure changed between "
+              "evaluations.";
+          return false;
+        }
+        for (size_t t = 0; t < size; ++t) {
+          h_values_[block_targets_[e + t]] += block.values[t];
+        }
+        e += size;
+      }
+      if (e != block_targets_.size()) {
+        *error =
+            "The evaluator's Jacobian block structure changed between "
+            "evaluations.";
+        return false;
+      }
+    } else if (q_ > 0) {
+      // Column j of J_h is J_h e_j.
+      Eigen::VectorXd unit = Eigen::VectorXd::Zero(k_);
+      Eigen::VectorXd column(q_);
+      for (int j = 0; j < k_; ++j) {
+        unit[j] = 1.0;
+        evaluator_->JacobianMultiply(unit.data(), column.data());
+        unit[j] = 0.0;
+        for (int i = 0; i < q_; ++i) {
+          h_values_[static_cast<size_t>(i) * k_ + j] = column[i];
+        }
+      }
+    }
+    for (double v : h_values_) {
+      if (!std::isfinite(v)) {
+        *error = "The constraint Jacobian has a non-finite entry.";
+        return false;
+      }
+    }
+    return true;
+  }
+
+  // Evaluates at z = x[1..k] unless the cache already holds it (with the
+  // gradients if needed). Ipopt's new_x is honored and the point is also
+  // compared, so a stale cache is never used.
+  bool EnsureEvaluated(const Ipopt::Number* x, bool new_x, bool need_gradient) {
+    const Eigen::Map<const Eigen::VectorXd> z(x + 1, k_);
+    if (new_x || cached_z_.size() != k_ || cached_z_ != z) {
+      values_valid_ = gradient_valid_ = false;
+      cached_z_ = z;
+    }
+    if (need_gradient ? gradient_valid_ : values_valid_) return true;
+    std::string error;
+    bool ok = evaluator_->Evaluate(cached_z_.data(),
+                                   f_.data(),
+                                   h_.data(),
+                                   need_gradient ? grad_f_.data() : nullptr,
+                                   &error);
+    if (ok && need_gradient) ok = FillJacobianValues(&error);
+    if (!ok) {
+      last_error_ = error;
+      values_valid_ = gradient_valid_ = false;
+      cached_z_.resize(0);
+      return false;
+    }
+    values_valid_ = true;
+    gradient_valid_ = need_gradient;
+    return true;
+  }
+
+  Evaluator* evaluator_;
+  ProblemEvaluator* problem_evaluator_;
+  const int k_;
+  const int S_;
+  const int q_;
+  const Eigen::VectorXd lambda_;
+  const Eigen::VectorXd offset_;
+
+  // Start point.
+  std::vector<double> start_x_;
+  bool warm_start_ = false;
+  std::vector<double> start_lambda_;
+
+  // J_h sparsity (row in h, column in z) and values; block_targets_ maps
+  // every entry of every evaluator block to its position in h_values_.
+  std::vector<int> h_rows_;
+  std::vector<int> h_cols_;
+  std::vector<int> block_targets_;
+  std::vector<double> h_values_;
+
+  // Evaluation cache.
+  Eigen::VectorXd cached_z_;
+  bool values_valid_ = false;
+  bool gradient_valid_ = false;
+  Eigen::VectorXd f_;  // unshifted F(z)
+  Eigen::VectorXd h_;
+  Eigen::MatrixXd grad_f_;  // k x S
+  std::string last_error_;
+
+  // Results.
+  int iterations_ = -1;
+  bool has_solution_ = false;
+  std::vector<double> solution_x_;
+  std::vector<double> solution_lambda_;
+};
+
+}  // namespace internal
+}  // namespace ecmo
+
+#endif  // ECMO_ADAPTERS_IPOPT_TNLP_H_

@@ -1,0 +1,209 @@
+// SweepRunner: the sweep summary (front, indicators) and the refinement
+// of the front (see sweep_runner.h).
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+#include <set>
+#include <sstream>
+#include <system_error>
+#include <utility>
+
+#include "ecmo/indicators.h"
+#include "ecmo/result_writer.h"
+#include "front_refinement.h"
+#include "sweep_runner.h"
+
+namespace ecmo {
+namespace internal {
+
+void SweepRunner::Summarize() {
+  ParetoSweep::Summary& sum = *summary_;
+  const int S = num_objectives_;
+  std::vector<int> usable_index;
+  sum.num_solved = sum.num_usable = sum.num_converged = sum.num_not_solved = 0;
+  sum.num_refined = 0;
+  sum.num_points = static_cast<int>(sum.points.size());
+  sum.gradient_evaluations = 0;
+  for (const SweepPoint& p : sum.points) {
+    const Solver::Summary& s = p.summary;
+    if (p.refined && p.status != SweepPoint::NOT_SOLVED) ++sum.num_refined;
+    if (p.status == SweepPoint::NOT_SOLVED) {
+      ++sum.num_not_solved;
+      continue;
+    }
+    if (p.status == SweepPoint::SOLVED) {
+      ++sum.num_solved;
+      sum.gradient_evaluations += s.evaluations.gradient_evaluations;
+    }
+    if (s.termination_type == ceres::CONVERGENCE) ++sum.num_converged;
+    if (!s.IsSolutionUsable()) continue;
+    ++sum.num_usable;
+    const double kkt = s.kkt.with_solver_multipliers.SquaredNorm();
+    const double kkt_ls = s.kkt.with_least_squares_multipliers.SquaredNorm();
+    if (std::isfinite(kkt)) {
+      sum.worst_kkt_residual_sq = std::max(sum.worst_kkt_residual_sq, kkt);
+    }
+    if (std::isfinite(kkt_ls)) {
+      sum.worst_kkt_residual_sq_least_squares =
+          std::max(sum.worst_kkt_residual_sq_least_squares, kkt_ls);
+    }
+    if (s.objectives.size() == S && s.objectives.allFinite()) {
+      usable_index.push_back(p.index);
+    }
+  }
+  Eigen::MatrixXd front(usable_index.size(), std::max(S, 0));
+  for (size_t r = 0; r < usable_index.size(); ++r) {
+    front.row(r) = sum.points[usable_index[r]].summary.objectives.transpose();
+  }
+  if (S > 0 && !usable_index.empty()) {
+    sum.ideal = Ideal(front);
+    sum.nadir = Nadir(front);
+    if (static_cast<int>(options_.reference_point.size()) == S) {
+      sum.reference_point =
+          Eigen::Map<const Eigen::VectorXd>(options_.reference_point.data(), S);
+    } else {
+      sum.reference_point =
+          DefaultReferencePoint(front, options_.reference_point_offset);
+    }
+    std::string error;
+    sum.hypervolume = Hypervolume(front, sum.reference_point, &error);
+    sum.non_dominated.clear();
+    for (int r : NonDominatedIndices(front)) {
+      sum.non_dominated.push_back(usable_index[r]);
+    }
+  } else if (S > 0) {
+    sum.ideal = Eigen::VectorXd::Constant(S, kSweepNaN);
+    sum.nadir = Eigen::VectorXd::Constant(S, kSweepNaN);
+    sum.reference_point = Eigen::VectorXd::Constant(S, kSweepNaN);
+    sum.hypervolume = kSweepNaN;
+  }
+
+  std::ostringstream os;
+  const int reached = sum.num_points - sum.num_not_solved;
+  os << reached << " of " << sum.num_points << " points reached ("
+     << sum.num_solved << " solved, " << sum.num_resumed
+     << " resumed): " << sum.num_converged << " converged, "
+     << (sum.num_usable - sum.num_converged) << " usable without "
+     << "convergence, " << (reached - sum.num_usable) << " failed.";
+  if (stop_) {
+    sum.termination_type = stop_type_;
+    os << " Stopped by a SweepCallback.";
+  } else if (sum.num_converged == sum.num_points) {
+    sum.termination_type = ceres::CONVERGENCE;
+  } else {
+    sum.termination_type = ceres::NO_CONVERGENCE;
+  }
+  if (!write_error_.empty()) {
+    os << " Writing the results failed: " << write_error_ << ".";
+  }
+  sum.write_error = write_error_;
+  sum.message = os.str();
+}
+
+// Adaptive refinement (Options::refine_to): one point at a time, each aimed
+// at the largest hole of the front found so far (front_refinement.h) and
+// warm-started from the nearest finished point.
+void SweepRunner::Refine() {
+  const int S = num_objectives_;
+  const Scalarization& scalarization = summary_->scalarization;
+  if (scalarization.reference_point.size() != S ||
+      scalarization.objective_scale.size() != S) {
+    return;
+  }
+  summary_->points.reserve(options_.refine_to);
+  Worker* worker = &workers_[0];
+  std::set<std::pair<int, int>> tried;  // pairs of point indices
+  const int max_attempts = 4 * options_.refine_to;
+  for (int attempt = 0;
+       attempt < max_attempts &&
+       static_cast<int>(summary_->points.size()) < options_.refine_to;
+       ++attempt) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (stop_) return;
+    }
+    std::vector<int> usable;
+    for (const SweepPoint& p : summary_->points) {
+      if (p.summary.IsSolutionUsable() && p.summary.objectives.size() == S &&
+          p.summary.objectives.allFinite()) {
+        usable.push_back(p.index);
+      }
+    }
+    if (usable.size() < 2) return;
+    Eigen::MatrixXd objectives(usable.size(), S);
+    for (size_t r = 0; r < usable.size(); ++r) {
+      objectives.row(r) =
+          summary_->points[usable[r]].summary.objectives.transpose();
+    }
+    // The spread that measures holes: nadir - r when the payoff table gave
+    // one, else the points' own spread above r.
+    Eigen::VectorXd range =
+        scalarization.nadir_point.size() == S
+            ? Eigen::VectorXd(scalarization.nadir_point -
+                              scalarization.reference_point)
+            : Eigen::VectorXd(objectives.colwise().maxCoeff().transpose() -
+                              scalarization.reference_point);
+    for (int s = 0; s < S; ++s) {
+      if (!(range[s] > 0.0)) range[s] = 1.0;
+    }
+    std::set<std::pair<int, int>> tried_rows;
+    for (size_t a = 0; a < usable.size(); ++a) {
+      for (size_t b = a + 1; b < usable.size(); ++b) {
+        if (tried.count({usable[a], usable[b]}) > 0) {
+          tried_rows.insert({static_cast<int>(a), static_cast<int>(b)});
+        }
+      }
+    }
+    internal::RefinementCandidate candidate;
+    if (!internal::NextRefinement(objectives,
+                                  scalarization.reference_point,
+                                  scalarization.objective_scale,
+                                  range,
+                                  tried_rows,
+                                  &candidate)) {
+      return;
+    }
+    tried.insert({usable[candidate.a], usable[candidate.b]});
+
+    SweepPoint* point = nullptr;
+    Eigen::VectorXd z0 = start_point_;
+    Solver::Options::WarmStart warm;
+    bool have_warm = false;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      SweepPoint fresh;
+      fresh.index = static_cast<int>(summary_->points.size());
+      fresh.refined = true;
+      fresh.preference_given = candidate.preference;
+      fresh.preference = ToOpenSimplex(candidate.preference,
+                                       options_.preference_floor,
+                                       &fresh.preference_changed);
+      summary_->points.push_back(std::move(fresh));
+      done_.push_back(0);
+      point = &summary_->points.back();
+      if (options_.warm_start) {
+        const int from = NearestFinished(point->preference);
+        if (from >= 0) {
+          point->warm_start_from = from;
+          z0 = summary_->points[from].summary.z;
+          have_warm = WarmStartFrom(summary_->points[from].summary, &warm);
+        }
+      }
+    }
+    point->thread = 0;
+    SolvePoint(worker, point, z0, have_warm ? &warm : nullptr);
+    if (options_.max_history_entries > 0) {
+      ThinHistory(options_.max_history_entries, &point->summary.history);
+    }
+    std::lock_guard<std::mutex> lock(mutex_);
+    point->status = SweepPoint::SOLVED;
+    Finish(point);
+  }
+}
+
+}  // namespace internal
+}  // namespace ecmo

@@ -1,0 +1,123 @@
+// ParetoSweep::Summary reports.
+
+#include <cstdio>
+#include <sstream>
+
+#include "ecmo/internal/report.h"
+#include "ecmo/sweep.h"
+
+namespace ecmo {
+
+using internal::FormatNumber;
+using internal::FormatVector;
+
+bool ParetoSweep::Summary::AllPointsUsable() const {
+  return num_points > 0 && num_not_solved == 0 && num_usable == num_points;
+}
+
+std::string ParetoSweep::Summary::BriefReport() const {
+  std::ostringstream os;
+  os.precision(6);
+  os << "ecmo::Sweep Report: Points: " << num_points
+     << ", Usable: " << num_usable << ", Hypervolume: " << hypervolume
+     << ", Worst ||K||^2: " << worst_kkt_residual_sq
+     << ", Time: " << total_time_in_seconds
+     << " s, Termination: " << TerminationTypeName(termination_type);
+  return os.str();
+}
+
+std::string ParetoSweep::Summary::FullReport() const {
+  internal::ReportWriter report("ecmo::Sweep Report");
+  std::ostringstream& os = report.stream();
+  char line[512];
+  std::snprintf(line, sizeof(line), "%-40s %10s %10s\n", "", "Given", "Used");
+  os << line;
+  std::snprintf(line,
+                sizeof(line),
+                "%-40s %10d %10d\n",
+                "Threads",
+                num_threads_given,
+                num_threads_used);
+  os << line;
+  if (!threads_message.empty()) os << "  (" << threads_message << ")\n";
+  report.Row("Warm start", warm_start ? "yes" : "no");
+  {
+    std::ostringstream v;
+    v << preference_floor << " (" << changed_preferences.size()
+      << " preference(s) raised)";
+    report.Row("Preference floor", v.str());
+  }
+  os << "\n";
+  report.Row("Points", std::to_string(num_points));
+  report.Row("  solved", std::to_string(num_solved));
+  report.Row("  resumed", std::to_string(num_resumed));
+  report.Row("  not solved", std::to_string(num_not_solved));
+  report.Row("  usable", std::to_string(num_usable));
+  report.Row("  converged", std::to_string(num_converged));
+  if (num_refined > 0)
+    report.Row("  added by refinement", std::to_string(num_refined));
+  if (!resume_message.empty()) report.Row("Resume", resume_message);
+  if (scalarization.reference_point.size() > 0) {
+    report.Row("Reference point r",
+               std::string(ReferencePointTypeToString(
+                   scalarization.reference_point_type)) +
+                   " " + FormatVector(scalarization.reference_point));
+    report.Row(scalarization.normalized ? "Objective scales (nadir - utopia)"
+                                        : "Objective scales",
+               FormatVector(scalarization.objective_scale));
+    if (scalarization.num_single_objective_solves > 0) {
+      report.Row(
+          "Single-objective solves (once)",
+          std::to_string(scalarization.num_single_objective_solves) + " (" +
+              std::to_string(scalarization.evaluations.gradient_evaluations) +
+              " gradient evaluations, " +
+              FormatNumber(scalarization.time_in_seconds) + " s)");
+    }
+    if (!scalarization.message.empty())
+      report.Row("  note", scalarization.message);
+  }
+  report.Row("Gradient evaluations (solved)",
+             std::to_string(gradient_evaluations));
+  report.Row("Worst ||K||^2", FormatNumber(worst_kkt_residual_sq));
+  report.Row("Worst ||K||^2 (least squares)",
+             FormatNumber(worst_kkt_residual_sq_least_squares));
+  report.Row("Hypervolume", FormatNumber(hypervolume));
+  report.Row("  reference point", FormatVector(reference_point));
+  report.Row("Ideal", FormatVector(ideal));
+  report.Row("Nadir", FormatVector(nadir));
+  report.Row("Non-dominated points", std::to_string(non_dominated.size()));
+  report.Row("Total time (s)", FormatNumber(total_time_in_seconds));
+
+  const int rows_shown = 200;
+  if (!points.empty()) {
+    os << "\n  index  preference                objectives"
+          "                     ||K||^2   iterations  status    termination\n";
+    int shown = 0;
+    for (const SweepPoint& p : points) {
+      if (shown++ == rows_shown) {
+        os << "  ... (" << points.size() - rows_shown << " more)\n";
+        break;
+      }
+      const char* status = p.status == SweepPoint::SOLVED    ? "solved"
+                           : p.status == SweepPoint::RESUMED ? "resumed"
+                                                             : "-";
+      std::snprintf(line,
+                    sizeof(line),
+                    "  %5d  %-25s %-30s %10.3e %11d  %-9s %s\n",
+                    p.index,
+                    FormatVector(p.preference, 6, 4).c_str(),
+                    FormatVector(p.summary.objectives, 6, 4).c_str(),
+                    p.summary.kkt.with_solver_multipliers.SquaredNorm(),
+                    p.summary.iterations,
+                    status,
+                    p.status == SweepPoint::NOT_SOLVED
+                        ? "-"
+                        : TerminationTypeName(p.summary.termination_type));
+      os << line;
+    }
+  }
+  report.Termination(termination_type, message);
+  return report.str();
+}
+
+}  // namespace ecmo

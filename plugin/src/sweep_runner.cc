@@ -1,0 +1,380 @@
+// SweepRunner: preparation, the shared scalarization, resume and the
+// streamed outputs (see sweep_runner.h).
+
+#include "sweep_runner.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+#include <set>
+#include <sstream>
+#include <system_error>
+#include <utility>
+
+#include "ecmo/indicators.h"
+#include "ecmo/result_writer.h"
+#include "front_refinement.h"
+
+namespace ecmo {
+namespace internal {
+
+std::string Dump(const nlohmann::json& j) {
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+// Checks a preference before the floor: size S, finite, >= 0, not all 0.
+bool CheckPreference(const std::vector<double>& w,
+                     int num_objectives,
+                     std::string* error) {
+  std::ostringstream os;
+  if (static_cast<int>(w.size()) != num_objectives) {
+    os << "The preference has " << w.size() << " entries while the problem "
+       << "has " << num_objectives << " objectives.";
+    *error = os.str();
+    return false;
+  }
+  double sum = 0.0;
+  for (size_t s = 0; s < w.size(); ++s) {
+    if (!std::isfinite(w[s]) || w[s] < 0.0) {
+      os << "Preference entry " << s << " is " << w[s]
+         << "; entries must be finite and >= 0.";
+      *error = os.str();
+      return false;
+    }
+    sum += w[s];
+  }
+  if (!(sum > 0.0)) {
+    *error = "The preference is all zeros; at least one entry must be > 0.";
+    return false;
+  }
+  return true;
+}
+
+// The order in which the points are visited: a walk through the simplex.
+// Points with an invalid preference (other size, non-finite) go last.
+std::vector<int> Walk(const std::vector<SweepPoint>& points,
+                      const std::vector<int>& todo,
+                      int num_objectives) {
+  std::vector<int> walk, invalid;
+  for (int i : todo) {
+    const std::vector<double>& p = points[i].preference;
+    bool ok = static_cast<int>(p.size()) == num_objectives;
+    for (double w : p) ok = ok && std::isfinite(w);
+    (ok ? walk : invalid).push_back(i);
+  }
+  // Start at the lambda_1 = 1 corner.
+  std::sort(walk.begin(), walk.end(), [&](int a, int b) {
+    const std::vector<double>& pa = points[a].preference;
+    const std::vector<double>& pb = points[b].preference;
+    if (pa != pb) return pa > pb;
+    return a < b;
+  });
+  if (num_objectives > 2 && walk.size() > 2 &&
+      static_cast<int>(walk.size()) <= kMaxGreedyWalk) {
+    // Greedy nearest-neighbour path from the lexicographically first point.
+    std::vector<int> path;
+    path.reserve(walk.size());
+    std::vector<char> used(walk.size(), 0);
+    size_t current = 0;
+    used[0] = 1;
+    path.push_back(walk[0]);
+    for (size_t step = 1; step < walk.size(); ++step) {
+      size_t best = 0;
+      double best_distance = std::numeric_limits<double>::infinity();
+      const std::vector<double>& pc = points[walk[current]].preference;
+      for (size_t j = 0; j < walk.size(); ++j) {
+        if (used[j]) continue;
+        const std::vector<double>& pj = points[walk[j]].preference;
+        double d = 0.0;
+        for (int s = 0; s < num_objectives; ++s) {
+          d += (pj[s] - pc[s]) * (pj[s] - pc[s]);
+        }
+        if (d < best_distance) {
+          best_distance = d;
+          best = j;
+        }
+      }
+      used[best] = 1;
+      path.push_back(walk[best]);
+      current = best;
+    }
+    walk = std::move(path);
+  }
+  walk.insert(walk.end(), invalid.begin(), invalid.end());
+  return walk;
+}
+
+bool SweepRunner::Prepare() {
+  const int n = static_cast<int>(preferences_.size());
+  summary_->points.assign(n, SweepPoint());
+  summary_->num_points = n;
+  for (int i = 0; i < n; ++i) {
+    SweepPoint& p = summary_->points[i];
+    p.index = i;
+    p.preference_given = preferences_[i];
+    p.preference = preferences_[i];
+  }
+
+  std::string error;
+  if (!options_.IsValid(&error)) return Fail(error);
+  const Problem* problem = shared_problem_;
+  if (factory_ != nullptr) {
+    if (!*factory_) return Fail("The problem factory is empty.");
+    Worker worker;
+    worker.owned = (*factory_)();
+    if (worker.owned == nullptr) {
+      return Fail("The problem factory returned no problem.");
+    }
+    worker.problem = worker.owned.get();
+    workers_.push_back(std::move(worker));
+    problem = workers_[0].problem;
+  }
+  if (problem == nullptr) return Fail("The problem is null.");
+  if (!problem->IsValid(&error)) return Fail("Invalid problem: " + error);
+  num_objectives_ = problem->NumObjectives();
+  num_parameters_ = problem->NumParameters();
+  num_constraints_ = problem->NumConstraints();
+  summary_->num_objectives = num_objectives_;
+  summary_->num_parameters = num_parameters_;
+  if (options_.preference_floor * num_objectives_ >= 1.0) {
+    // Every entry would be raised to at least 1/S: all preferences become
+    // (1/S, ..., 1/S) and the sweep would solve one point n times.
+    std::ostringstream os;
+    os << "Invalid configuration. ParetoSweep::Options::preference_floor = "
+       << options_.preference_floor << " is >= 1/S = " << 1.0 / num_objectives_
+       << " for " << num_objectives_
+       << " objectives: it would collapse every preference to the centre. "
+       << "Use a floor well below 1/S (default " << kDefaultPreferenceFloor
+       << ").";
+    return Fail(os.str());
+  }
+  start_point_.resize(num_parameters_);
+  problem->GetParameters(start_point_.data());
+  if (factory_ == nullptr) {
+    Worker worker;
+    worker.problem = shared_problem_;
+    workers_.push_back(std::move(worker));
+  }
+
+  for (int i = 0; i < n; ++i) {
+    SweepPoint& p = summary_->points[i];
+    if (!CheckPreference(p.preference_given, num_objectives_, &error)) {
+      continue;  // solved as a FAILURE point by the worker
+    }
+    p.preference = ToOpenSimplex(
+        p.preference_given, options_.preference_floor, &p.preference_changed);
+    if (p.preference_changed) summary_->changed_preferences.push_back(i);
+  }
+  solver_options_ = options_.solver;
+  return PrepareScalarization();
+}
+
+// Computes the scalarization once, at the problem's start point, and hands
+// it to every point (Solver::Options::scalarization): the single-objective
+// solves run once, and warm starts never change which problem is solved.
+bool SweepRunner::PrepareScalarization() {
+  Solver::Options& o = solver_options_;
+  const bool automatic =
+      o.scalarization == nullptr && o.objective_offset.empty() &&
+      o.reference_point.empty() && o.objective_scale.empty() &&
+      !o.automatic_objective_offset;
+  if (automatic && options_.normalize_objectives) o.normalize_objectives = true;
+  // The options as the user means them (plus the normalization): what a
+  // resumed run must match.
+  settings_ = internal::SweepSettings(
+      o, options_.warm_start, options_.preference_floor, options_.settings);
+  if (o.scalarization != nullptr) {
+    summary_->scalarization = *o.scalarization;
+    return true;
+  }
+  std::string error;
+  if (!o.IsValid(&error)) return Fail(error);
+  ProblemEvaluator evaluator(workers_[0].problem);
+  auto computed = std::make_shared<Scalarization>();
+  if (!ComputeScalarization(
+          o, &evaluator, start_point_, computed.get(), &error)) {
+    return Fail(
+        "The sweep's scalarization (computed once, at the start "
+        "point): " +
+        error);
+  }
+  summary_->scalarization = *computed;
+  o.objective_offset.clear();
+  o.reference_point.clear();
+  o.objective_scale.clear();
+  o.automatic_objective_offset = false;
+  o.normalize_objectives = false;
+  o.scalarization = computed;
+  return true;
+}
+
+// Opens and locks the JSON-lines file and reads it back when resuming.
+// Nothing in the file changes here: a file that is refused stays as it was
+// (UpdateJsonlForResume edits it once every output could be opened).
+bool SweepRunner::Resume() {
+  if (options_.jsonl_path.empty()) return true;
+  const bool existed = ::access(options_.jsonl_path.c_str(), F_OK) == 0;
+  if (!jsonl_.OpenLocked(options_.jsonl_path)) {
+    return Fail("Cannot write the JSON-lines file: " + jsonl_.error() + ".");
+  }
+  if (!options_.resume) return true;
+  if (!existed) {
+    summary_->resume_message =
+        options_.jsonl_path + " does not exist; starting a fresh sweep";
+    return true;
+  }
+  std::string text;
+  if (!jsonl_.ReadAll(&text)) return Fail("Resume: " + jsonl_.error() + ".");
+  internal::ResumeExpectation expect;
+  expect.path = options_.jsonl_path;
+  expect.problem_name = options_.problem_name;
+  expect.num_objectives = num_objectives_;
+  expect.num_parameters = num_parameters_;
+  expect.num_constraints = num_constraints_;
+  expect.settings = settings_;
+  for (const SweepPoint& p : summary_->points) {
+    expect.preferences.push_back(p.preference);
+  }
+  const int given = summary_->num_points;
+  expect.num_refinable = std::max(0, options_.refine_to - given);
+  std::string error;
+  if (!internal::ParseResumeText(text, expect, &resume_, &error)) {
+    return Fail("Resume: " + error);
+  }
+  // Refined points (index >= the number of preferences) extend the list;
+  // they are solved one after another, so a file holds a contiguous run.
+  int last_refined = given - 1;
+  for (const internal::ResumedLine& line : resume_.points) {
+    last_refined = std::max(last_refined, line.index);
+  }
+  if (last_refined >= given) {
+    std::vector<char> present(last_refined + 1 - given, 0);
+    for (const internal::ResumedLine& line : resume_.points) {
+      if (line.index >= given) present[line.index - given] = 1;
+    }
+    for (size_t i = 0; i < present.size(); ++i) {
+      if (!present[i]) {
+        return Fail("Resume: " + options_.jsonl_path + ": refined point " +
+                    std::to_string(given + static_cast<int>(i)) +
+                    " is missing while later refined points are present; "
+                    "refined points are written one after another, so the "
+                    "file was edited. The file is left untouched: give "
+                    "another JSON-lines file, or drop resume to overwrite "
+                    "it.");
+      }
+    }
+    for (int index = given; index <= last_refined; ++index) {
+      SweepPoint point;
+      point.index = index;
+      point.refined = true;
+      summary_->points.push_back(std::move(point));
+    }
+  }
+  for (internal::ResumedLine& line : resume_.points) {
+    SweepPoint& point = summary_->points[line.index];
+    if (point.refined) {
+      point.preference = line.summary.preference;
+      point.preference_given = line.summary.preference;
+    }
+    point.status = SweepPoint::RESUMED;
+    point.summary = std::move(line.summary);
+    point.warm_start_from = line.warm_start_from;
+    point.extra = line.json;
+  }
+  summary_->resume_dropped_lines =
+      resume_.num_duplicates + (resume_.truncated_last_line ? 1 : 0);
+  summary_->resume_dropped_truncated_line = resume_.truncated_last_line;
+  std::ostringstream os;
+  os << "resumed " << resume_.points.size() << " of "
+     << std::max<int>(summary_->num_points, options_.refine_to)
+     << " points from " << options_.jsonl_path;
+  if (resume_.truncated_last_line) {
+    os << "; dropped a truncated last line (line "
+       << resume_.truncated_line_number << ", the writer was interrupted)";
+  }
+  if (resume_.num_duplicates > 0) {
+    os << "; dropped " << resume_.num_duplicates << " duplicate(s)";
+  }
+  summary_->resume_message = os.str();
+  return true;
+}
+
+// Makes the JSON-lines file hold exactly the resumed points (or nothing,
+// for a fresh sweep) before new lines are appended.
+bool SweepRunner::UpdateJsonlForResume() {
+  if (!jsonl_.is_open()) return true;
+  if (!options_.resume) {
+    if (!jsonl_.Truncate(0)) return Fail(jsonl_.error() + ".");
+    return true;
+  }
+  if (resume_.num_duplicates > 0) {
+    // Replace the file atomically (through a symbolic link, to its
+    // target), then lock the new file before letting go of the old one.
+    std::string text;
+    for (const internal::ResumedLine& line : resume_.points) {
+      text += line.text + "\n";
+    }
+    std::string error;
+    if (!WriteFileAtomically(options_.jsonl_path, text, &error)) {
+      return Fail(
+          "Resume: cannot rewrite the JSON-lines file without its "
+          "duplicate lines: " +
+          error + " (the file is unchanged).");
+    }
+    LineWriter rewritten;
+    if (!rewritten.OpenLocked(options_.jsonl_path)) {
+      return Fail("Resume: " + rewritten.error() + ".");
+    }
+    jsonl_.Swap(&rewritten);
+    return true;
+  }
+  if (resume_.truncated_last_line &&
+      !jsonl_.Truncate(resume_.valid_prefix_bytes)) {
+    return Fail("Resume: " + jsonl_.error() + ".");
+  }
+  if (resume_.needs_newline && !jsonl_.Write("\n")) {
+    return Fail("Resume: " + jsonl_.error() + ".");
+  }
+  return true;
+}
+
+bool SweepRunner::OpenOutputs() {
+  if (!options_.csv_path.empty()) {
+    if (!csv_.Open(options_.csv_path, /*truncate=*/true)) {
+      return Fail("Cannot write the CSV file: " + csv_.error() + ".");
+    }
+    std::string text = CsvHeader(num_objectives_, num_parameters_) + "\n";
+    for (const SweepPoint& p : summary_->points) {
+      if (p.status == SweepPoint::RESUMED) {
+        text += CsvRow(p.summary, options_.problem_name) + "\n";
+      }
+    }
+    if (!csv_.Write(text)) {
+      return Fail("Cannot write the CSV file: " + csv_.error() + ".");
+    }
+  }
+  return UpdateJsonlForResume();
+}
+
+void SweepRunner::RecordWriteError(LineWriter* writer) {
+  // Called with mutex_ held. Stop writing to the file: a line cut short by
+  // a full disk stays the last one, which a resume drops and reports.
+  if (write_error_.empty()) write_error_ = writer->error();
+  writer->Close();
+}
+
+// Starts workers 1 .. threads-1 (the caller is worker 0). When the system
+// refuses a thread (std::system_error: no memory for its stack, a process
+// limit), the sweep goes on with the threads it has: the chunks of the
+// missing workers are taken by the others' work stealing.
+
+}  // namespace internal
+}  // namespace ecmo

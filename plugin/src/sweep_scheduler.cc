@@ -1,0 +1,492 @@
+// SweepRunner: threads, the walk through the simplex, warm starts,
+// progress and Run (see sweep_runner.h).
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+#include <set>
+#include <sstream>
+#include <system_error>
+#include <utility>
+
+#include "ecmo/indicators.h"
+#include "ecmo/result_writer.h"
+#include "front_refinement.h"
+#include "sweep_runner.h"
+
+namespace ecmo {
+namespace internal {
+
+int SweepRunner::StartThreads(int threads, std::vector<std::thread>* pool) {
+  for (int t = 1; t < threads; ++t) {
+    try {
+      pool->emplace_back([this, t] { WorkerLoop(t); });
+    } catch (const std::system_error& e) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      summary_->num_threads_used = t;
+      summary_->threads_message =
+          "could create only " + std::to_string(t) + " of " +
+          std::to_string(threads) + " threads (" + e.what() +
+          "); lower num_threads or raise the memory / process limits";
+      break;
+    }
+  }
+  return static_cast<int>(pool->size()) + 1;
+}
+
+void SweepRunner::ChooseThreads(int num_todo) {
+  const int given = options_.num_threads;
+  int used = std::max(1, std::min(given, num_todo));
+  std::string why;
+  if (used < given) {
+    why = "only " + std::to_string(num_todo) + " point(s) to solve";
+  }
+  if (factory_ == nullptr && used > 1) {
+    if (thread_safety_ == ThreadSafety::NONE) {
+      used = 1;
+      why = "the shared problem is declared ThreadSafety::NONE";
+    } else if (options_.point_solver) {
+      used = 1;
+      why =
+          "a point_solver on a shared problem needs its parameter blocks; "
+          "pass a ProblemFactory to run it on several threads";
+    }
+  }
+  if (factory_ != nullptr) {
+    while (static_cast<int>(workers_.size()) < used) {
+      Worker worker;
+      worker.owned = (*factory_)();
+      if (worker.owned == nullptr || !worker.owned->IsValid(nullptr)) {
+        used = static_cast<int>(workers_.size());
+        why = "the problem factory failed to build instance " +
+              std::to_string(workers_.size());
+        break;
+      }
+      worker.problem = worker.owned.get();
+      workers_.push_back(std::move(worker));
+    }
+  } else {
+    while (static_cast<int>(workers_.size()) < used) {
+      Worker worker;
+      worker.problem = shared_problem_;
+      workers_.push_back(std::move(worker));
+    }
+  }
+  for (Worker& worker : workers_) {
+    worker.evaluator = std::make_unique<ProblemEvaluator>(worker.problem);
+  }
+  summary_->num_threads_used = used;
+  summary_->threads_message = why;
+}
+
+// Next walk position for `thread`, or -1 when there is no work left.
+int SweepRunner::NextTask(int thread) {
+  if (stop_) return -1;
+  Chunk* own = &chunks_[chunk_of_thread_[thread]];
+  if (own->lo < own->hi) return own->forward ? own->lo++ : --own->hi;
+  // Steal from the largest remaining chunk the half farthest from its
+  // owner's cursor, and walk it towards the owner.
+  int victim = -1;
+  for (size_t c = 0; c < chunks_.size(); ++c) {
+    const int size = chunks_[c].hi - chunks_[c].lo;
+    if (size > 0 &&
+        (victim < 0 || size > chunks_[victim].hi - chunks_[victim].lo)) {
+      victim = static_cast<int>(c);
+    }
+  }
+  if (victim < 0) return -1;
+  Chunk& v = chunks_[victim];
+  const int size = v.hi - v.lo;
+  if (size == 1) return v.forward ? v.lo++ : --v.hi;
+  Chunk stolen;
+  if (v.forward) {
+    const int mid = v.lo + (size + 1) / 2;
+    stolen = {mid, v.hi, /*forward=*/false};
+    v.hi = mid;
+  } else {
+    const int mid = v.lo + size / 2;
+    stolen = {v.lo, mid, /*forward=*/true};
+    v.lo = mid;
+  }
+  chunks_.push_back(stolen);
+  chunk_of_thread_[thread] = static_cast<int>(chunks_.size()) - 1;
+  Chunk& mine = chunks_.back();
+  return mine.forward ? mine.lo++ : --mine.hi;
+}
+
+int SweepRunner::NearestFinished(const std::vector<double>& preference) const {
+  int best = -1;
+  double best_distance = std::numeric_limits<double>::infinity();
+  for (size_t i = 0; i < done_.size(); ++i) {
+    if (!done_[i]) continue;
+    const std::vector<double>& q = summary_->points[i].preference;
+    if (q.size() != preference.size()) continue;
+    double d = 0.0;
+    for (size_t s = 0; s < q.size(); ++s) {
+      d += (q[s] - preference[s]) * (q[s] - preference[s]);
+    }
+    if (d < best_distance) {
+      best_distance = d;
+      best = static_cast<int>(i);
+    }
+  }
+  return best;
+}
+
+// The neighbour's final multipliers and penalties as a warm start (see
+// Solver::Options::warm_start). Entries the neighbour does not have (sizes
+// that do not match, a strategy without penalties) are left cold. False
+// when nothing could be taken.
+bool SweepRunner::WarmStartFrom(const Solver::Summary& from,
+                                Solver::Options::WarmStart* warm) const {
+  *warm = Solver::Options::WarmStart();
+  // Only the augmented Lagrangian continues well from where the neighbour
+  // ended: the pure penalty's final u is the end of its penalty path (often
+  // near max_penalty), and starting there leaves it neither room to grow
+  // nor two penalties to extrapolate from (measured: 1.6x the gradient
+  // evaluations of cold starts on gebken_circle, and unconverged points).
+  // The faithful strategy has no use for the block.
+  if (from.strategy != StrategyType::WC_AUGMENTED_LAGRANGIAN) return false;
+  const KktMultipliers& m = from.kkt.solver_multipliers;
+  const bool omega_ok = m.omega.size() == num_objectives_ &&
+                        m.omega.allFinite() && (m.omega.array() >= 0.0).all();
+  const bool nu_ok = (m.nu.size() == num_constraints_ && m.nu.allFinite()) ||
+                     (num_constraints_ == 0 && m.nu.size() == 0);
+  if (omega_ok && nu_ok) {
+    warm->omega = m.omega;
+    warm->nu = num_constraints_ > 0 ? m.nu : Eigen::VectorXd();
+  }
+  auto penalty = [](double p) { return std::isfinite(p) && p > 0.0 ? p : 0.0; };
+  warm->penalty_u = penalty(from.penalty_u);
+  warm->penalty_v = penalty(from.penalty_v);
+  return warm->IsSet();
+}
+
+// Secant continuation: when the preference continues the line from point
+// `before` through point `from` (within 10% of the step, at most two steps
+// on), *t is how many steps of before -> from it lies beyond `from`.
+bool SweepRunner::SecantStep(const std::vector<double>& preference,
+                             int from,
+                             int before,
+                             double* t) const {
+  const std::vector<double>& a = summary_->points[from].preference;
+  const std::vector<double>& b = summary_->points[before].preference;
+  if (a.size() != preference.size() || b.size() != preference.size()) {
+    return false;
+  }
+  const int S = static_cast<int>(preference.size());
+  const Eigen::Map<const Eigen::VectorXd> la(a.data(), S), lb(b.data(), S),
+      l(preference.data(), S);
+  const Eigen::VectorXd d = la - lb;
+  const Eigen::VectorXd e = l - la;
+  if (d.squaredNorm() <= 0.0 || e.squaredNorm() <= 0.0) return false;
+  *t = e.dot(d) / d.squaredNorm();
+  return *t > 0.0 && *t <= 2.0 && (e - *t * d).norm() <= 0.1 * e.norm();
+}
+
+// A predicted start point is used only if the problem evaluates there with
+// finite values and positive shifted objectives (one value evaluation, not
+// counted in the point's work).
+bool SweepRunner::UsableStart(Worker* worker, const Eigen::VectorXd& z) const {
+  if (!z.allFinite()) return false;
+  Eigen::VectorXd f(num_objectives_), h(num_constraints_);
+  std::string error;
+  if (!worker->evaluator->Evaluate(
+          z.data(), f.data(), h.data(), nullptr, &error)) {
+    return false;
+  }
+  return f.allFinite() && h.allFinite();
+}
+
+void SweepRunner::SolvePoint(Worker* worker,
+                             SweepPoint* point,
+                             const Eigen::VectorXd& z0,
+                             const Solver::Options::WarmStart* warm) {
+  // The sweep's solver options, with the neighbour's multipliers and
+  // penalties when warm-starting.
+  std::unique_ptr<Solver::Options> warm_options;
+  if (warm != nullptr) {
+    warm_options = std::make_unique<Solver::Options>(solver_options_);
+    warm_options->warm_start = *warm;
+  }
+  const Solver::Options& options =
+      warm_options != nullptr ? *warm_options : solver_options_;
+  Solver::Summary& summary = point->summary;
+  std::string error;
+  if (!CheckPreference(point->preference_given, num_objectives_, &error)) {
+    summary = Solver::Summary();
+    summary.strategy = solver_options_.strategy;
+    summary.preference = point->preference_given;
+    summary.termination_type = ceres::FAILURE;
+    summary.message = "Invalid preference: " + error;
+    return;
+  }
+  if (options_.point_solver) {
+    worker->problem->SetParameters(z0.data());
+    options_.point_solver(
+        options, *worker->problem, point->preference, &summary, &point->extra);
+    if (!point->extra.is_object()) point->extra = nlohmann::json::object();
+    return;
+  }
+  Eigen::VectorXd z = z0;
+  Solve(options, worker->evaluator.get(), point->preference, &z, &summary);
+  if (warm == nullptr || summary.termination_type == ceres::CONVERGENCE) {
+    return;
+  }
+  // A warm start can inherit a neighbour's saturated region or penalties
+  // and end worse than a cold start would: retry from the problem's start
+  // point and keep the better of the two (converged first, then the
+  // smaller certificate ratio), saying so in the message.
+  Solver::Summary cold;
+  Eigen::VectorXd z_cold = start_point_;
+  Solve(solver_options_,
+        worker->evaluator.get(),
+        point->preference,
+        &z_cold,
+        &cold);
+  const auto ratio = [&](const Solver::Summary& s) {
+    if (!s.IsSolutionUsable() || s.kkt.objective_scale.size() == 0) {
+      return std::numeric_limits<double>::infinity();
+    }
+    return s.kkt
+        .BestCertificate(options.stationarity_tolerance,
+                         options.complementarity_tolerance,
+                         options.feasibility_tolerance)
+        .Ratio(options.stationarity_tolerance,
+               options.complementarity_tolerance,
+               options.feasibility_tolerance);
+  };
+  const bool cold_better =
+      cold.termination_type == ceres::CONVERGENCE ||
+      (cold.IsSolutionUsable() && ratio(cold) < ratio(summary));
+  const std::string warm_outcome =
+      std::string(TerminationTypeName(summary.termination_type));
+  if (cold_better) {
+    const EvaluationCounts warm_counts = summary.evaluations;
+    summary = std::move(cold);
+    summary.evaluations.value_evaluations += warm_counts.value_evaluations;
+    summary.evaluations.gradient_evaluations +=
+        warm_counts.gradient_evaluations;
+    summary.evaluations.jacobian_transpose_products +=
+        warm_counts.jacobian_transpose_products;
+    summary.evaluations.jacobian_products += warm_counts.jacobian_products;
+    summary.message += " (Solved cold after the warm start from point " +
+                       std::to_string(point->warm_start_from) + " ended " +
+                       warm_outcome + ".)";
+    point->warm_start_from = -1;
+  } else {
+    summary.message += " (A cold retry did no better: it ended " +
+                       std::string(TerminationTypeName(cold.termination_type)) +
+                       ".)";
+  }
+}
+
+void SweepRunner::Finish(SweepPoint* point) {
+  // Called with mutex_ held.
+  const Solver::Summary& s = point->summary;
+  if (s.IsSolutionUsable() && s.z.size() == num_parameters_) {
+    done_[point->index] = 1;
+    worst_kkt_ =
+        std::max(worst_kkt_, s.kkt.with_solver_multipliers.SquaredNorm());
+  }
+  ++num_finished_;
+  // The options that computed the point travel with it, so that a resume
+  // with other options refuses it.
+  if (point->extra.is_object()) point->extra["settings"] = settings_;
+  if (jsonl_.is_open() &&
+      !jsonl_.Write(Dump(SweepPointToJson(*point, options_.problem_name)) +
+                    "\n")) {
+    RecordWriteError(&jsonl_);
+  }
+  if (csv_.is_open() && !csv_.Write(CsvRow(s, options_.problem_name) + "\n")) {
+    RecordWriteError(&csv_);
+  }
+  for (SweepCallback* callback : options_.callbacks) {
+    const CallbackReturnType r = (*callback)(*point);
+    if (r == ceres::SOLVER_ABORT && !stop_) {
+      stop_ = true;
+      stop_type_ = ceres::USER_FAILURE;
+    } else if (r == ceres::SOLVER_TERMINATE_SUCCESSFULLY && !stop_) {
+      stop_ = true;
+      stop_type_ = ceres::USER_SUCCESS;
+    }
+  }
+}
+
+void SweepRunner::WorkerLoop(int thread) {
+  Worker* worker = &workers_[thread];
+  while (true) {
+    SweepPoint* point = nullptr;
+    Eigen::VectorXd z0 = start_point_;
+    Solver::Options::WarmStart warm;
+    bool have_warm = false;
+    Eigen::VectorXd z_predicted;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      const int position = NextTask(thread);
+      if (position < 0) return;
+      point = &summary_->points[walk_[position]];
+      if (options_.warm_start) {
+        const int from = NearestFinished(point->preference);
+        if (from >= 0) {
+          point->warm_start_from = from;
+          z0 = summary_->points[from].summary.z;
+          have_warm = WarmStartFrom(summary_->points[from].summary, &warm);
+          // Secant continuation through the point `from` itself started
+          // from, when the new preference continues that line: the
+          // prediction error drops from O(step) to O(step^2).
+          const int before = summary_->points[from].warm_start_from;
+          double t = 0.0;
+          if (have_warm && before >= 0 &&
+              before < static_cast<int>(done_.size()) && before != from &&
+              done_[before] &&
+              SecantStep(point->preference, from, before, &t)) {
+            const Solver::Summary& b = summary_->points[before].summary;
+            Solver::Options::WarmStart wb;
+            if (WarmStartFrom(b, &wb) && warm.omega.size() > 0 &&
+                wb.omega.size() == warm.omega.size() &&
+                wb.nu.size() == warm.nu.size()) {
+              warm.omega =
+                  (warm.omega + t * (warm.omega - wb.omega)).cwiseMax(0.0);
+              warm.nu = warm.nu + t * (warm.nu - wb.nu);
+            }
+            if (b.z.size() == z0.size() &&
+                worker->evaluator->manifold() == nullptr) {
+              z_predicted = z0 + t * (z0 - b.z);
+            }
+          }
+        }
+      }
+    }
+    if (z_predicted.size() == z0.size() && UsableStart(worker, z_predicted)) {
+      z0 = z_predicted;
+    }
+    point->thread = thread;
+    SolvePoint(worker, point, z0, have_warm ? &warm : nullptr);
+    if (options_.max_history_entries > 0) {
+      ThinHistory(options_.max_history_entries, &point->summary.history);
+    }
+    std::lock_guard<std::mutex> lock(mutex_);
+    point->status = SweepPoint::SOLVED;
+    Finish(point);
+  }
+}
+
+std::string SweepRunner::ProgressLine() const {
+  // Called with mutex_ held.
+  const double elapsed = timer_.Seconds();
+  const int total = summary_->num_points;
+  const int done = summary_->num_resumed + num_finished_;
+  char line[256];
+  std::snprintf(
+      line, sizeof(line), "ecmo::Sweep: %d/%d points done", done, total);
+  std::string text = line;
+  if (summary_->num_resumed > 0) {
+    text += " (" + std::to_string(summary_->num_resumed) + " resumed)";
+  }
+  if (worst_kkt_ >= 0.0) {
+    std::snprintf(line, sizeof(line), ", worst ||K||^2 = %.3e", worst_kkt_);
+    text += line;
+  }
+  std::snprintf(line, sizeof(line), ", elapsed %.1f s", elapsed);
+  text += line;
+  const int left = num_todo_ - num_finished_;
+  if (left > 0 && num_finished_ > 0) {
+    std::snprintf(line,
+                  sizeof(line),
+                  ", remaining ~%.1f s",
+                  elapsed * left / num_finished_);
+    text += line;
+  }
+  return text;
+}
+
+void SweepRunner::ProgressLoop() {
+  const auto interval =
+      std::chrono::duration<double>(options_.progress_every_n_seconds);
+  std::unique_lock<std::mutex> lock(mutex_);
+  auto next = start_ + std::chrono::duration_cast<Clock::duration>(interval);
+  while (!finished_) {
+    if (progress_cv_.wait_until(lock, next, [this] { return finished_; })) {
+      break;
+    }
+    std::cerr << ProgressLine() << std::endl;
+    progress_printed_ = true;
+    next += std::chrono::duration_cast<Clock::duration>(interval);
+  }
+  if (progress_printed_) std::cerr << ProgressLine() << std::endl;
+}
+
+void SweepRunner::Run() {
+  *summary_ = ParetoSweep::Summary();
+  summary_->num_threads_given = options_.num_threads;
+  summary_->warm_start = options_.warm_start;
+  summary_->preference_floor = options_.preference_floor;
+  if (!Prepare() || !Resume() || !OpenOutputs()) {
+    jsonl_.Close();
+    csv_.Close();
+    summary_->num_not_solved = summary_->num_points;
+    return;
+  }
+  const int n = static_cast<int>(summary_->points.size());
+  done_.assign(n, 0);
+  std::vector<int> todo;
+  for (SweepPoint& p : summary_->points) {
+    if (p.status == SweepPoint::RESUMED) {
+      ++summary_->num_resumed;
+      if (p.summary.IsSolutionUsable() &&
+          p.summary.z.size() == num_parameters_) {
+        done_[p.index] = 1;
+        worst_kkt_ = std::max(
+            worst_kkt_, p.summary.kkt.with_solver_multipliers.SquaredNorm());
+      }
+    } else {
+      todo.push_back(p.index);
+    }
+  }
+  num_todo_ = static_cast<int>(todo.size());
+  walk_ = Walk(summary_->points, todo, num_objectives_);
+  ChooseThreads(num_todo_);
+  const int threads = summary_->num_threads_used;
+  for (int t = 0; t < threads; ++t) {
+    Chunk chunk;
+    chunk.lo = static_cast<int>(static_cast<int64_t>(num_todo_) * t / threads);
+    chunk.hi =
+        static_cast<int>(static_cast<int64_t>(num_todo_) * (t + 1) / threads);
+    chunks_.push_back(chunk);
+    chunk_of_thread_.push_back(t);
+  }
+
+  std::thread progress;
+  if (options_.progress_to_stderr && num_todo_ > 0) {
+    try {
+      progress = std::thread([this] { ProgressLoop(); });
+    } catch (const std::system_error&) {
+      // No progress lines then; the sweep itself does not need them.
+    }
+  }
+  std::vector<std::thread> pool;
+  StartThreads(threads, &pool);
+  WorkerLoop(0);  // the calling thread is worker 0
+  for (std::thread& t : pool) t.join();
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    finished_ = true;
+  }
+  progress_cv_.notify_all();
+  if (progress.joinable()) progress.join();
+  if (options_.refine_to > static_cast<int>(summary_->points.size()) &&
+      write_error_.empty()) {
+    Refine();
+  }
+  if (!jsonl_.Close() && write_error_.empty()) write_error_ = jsonl_.error();
+  if (!csv_.Close() && write_error_.empty()) write_error_ = csv_.error();
+  Summarize();
+  summary_->total_time_in_seconds = timer_.Seconds();
+}
+
+}  // namespace internal
+}  // namespace ecmo

@@ -1,0 +1,170 @@
+// The usage examples at the top of the public headers compile and run as
+// written. Each example is pasted once, into ECMO_EXAMPLE, which both runs
+// it and keeps its text; the test then checks that the header's comment
+// still contains that text (whitespace folded), so the two cannot drift.
+
+#include <cctype>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+
+#include "ceres/autodiff_cost_function.h"
+#include "ecmo/cross_check.h"
+#include "ecmo/ipopt_reference.h"
+#include "ecmo/linear_scalarization.h"
+#include "ecmo/problem.h"
+#include "ecmo/solver.h"
+#include "gtest/gtest.h"
+#include "test_problems.h"
+
+namespace ecmo {
+namespace {
+
+#define ECMO_EXAMPLE(text, ...) \
+  const std::string text = #__VA_ARGS__; \
+  __VA_ARGS__
+
+std::string Fold(const std::string& s) {
+  std::string out;
+  bool space = false;
+  for (char c : s) {
+    if (std::isspace(static_cast<unsigned char>(c))) {
+      space = !out.empty();
+      continue;
+    }
+    if (space) out += ' ';
+    space = false;
+    out += c;
+  }
+  return out;
+}
+
+// The comment lines of a header ("// ..."), without the slashes, folded.
+std::string HeaderComments(const std::string& relative_path) {
+  std::ifstream in(std::string(ECMO_SOURCE_DIR) + "/" + relative_path);
+  EXPECT_TRUE(in.good()) << relative_path;
+  std::string line, text;
+  while (std::getline(in, line)) {
+    const size_t start = line.find_first_not_of(' ');
+    if (start != std::string::npos && line.compare(start, 2, "//") == 0) {
+      text += line.substr(start + 2) + "\n";
+    }
+  }
+  return Fold(text);
+}
+
+void ExpectInHeader(const std::string& header, const std::string& example) {
+  EXPECT_NE(HeaderComments(header).find(Fold(example)), std::string::npos)
+      << header << " no longer shows the example\n  " << Fold(example);
+}
+
+// The snippet at the top of ecmo/solver.h.
+TEST(ApiExample, SolverHeader) {
+  double z[2] = {0.2, 0.9};
+  Problem problem;
+  testing::BuildGebken(z, &problem);
+
+  ECMO_EXAMPLE(example,
+  ecmo::Solver::Options options;
+  ecmo::Solver::Summary summary;
+  ecmo::Solve(options, &problem, {0.5, 0.5}, &summary);
+  std::cout << summary.FullReport() << "\n";
+  )
+
+  ExpectInHeader("plugin/include/ecmo/solver.h", example);
+  EXPECT_EQ(summary.termination_type, ceres::CONVERGENCE) << summary.message;
+  // The solution was written into the user's block.
+  EXPECT_NEAR(z[0], 1.0, 1e-6);
+  EXPECT_NEAR(z[1], 0.0, 1e-6);
+}
+
+// f_s = |z - c_s|^2 (convex) under z1 + z2 = 1.
+struct Distance {
+  Distance(double cx, double cy) : cx(cx), cy(cy) {}
+  template <typename T>
+  bool operator()(const T* z, T* f) const {
+    f[0] = (z[0] - cx) * (z[0] - cx) + (z[1] - cy) * (z[1] - cy);
+    return true;
+  }
+  double cx, cy;
+};
+struct OnLine {
+  template <typename T>
+  bool operator()(const T* z, T* h) const {
+    h[0] = z[0] + z[1] - 1.0;
+    return true;
+  }
+};
+
+TEST(ApiExample, LinearScalarizationHeader) {
+  double z[2] = {0.0, 0.0};
+  Problem problem;
+  problem.AddObjective(new ceres::AutoDiffCostFunction<Distance, 1, 2>(
+                           new Distance(1.0, 1.0)),
+                       {z});
+  problem.AddObjective(new ceres::AutoDiffCostFunction<Distance, 1, 2>(
+                           new Distance(-1.0, 1.0)),
+                       {z});
+  problem.AddConstraint(
+      new ceres::AutoDiffCostFunction<OnLine, 1, 2>(new OnLine), {z});
+
+  ECMO_EXAMPLE(example,
+  ecmo::LinearScalarization::Options options;
+  options.max_iterations = 1000;
+  ecmo::LinearScalarization::Summary summary;
+  ecmo::Solve(options, &problem, {0.3, 0.7}, &summary);
+  std::cout << summary.FullReport() << "\n";
+  )
+
+  ExpectInHeader("plugin/include/ecmo/linear_scalarization.h", example);
+  ASSERT_TRUE(summary.IsSolutionUsable()) << summary.message;
+  // Minimizer of 0.3 |z - (1, 1)|^2 + 0.7 |z - (-1, 1)|^2 on z1 + z2 = 1:
+  // the unconstrained minimizer (-0.4, 1) projected onto the line.
+  EXPECT_NEAR(z[0], -0.2, 1e-6);
+  EXPECT_NEAR(z[1], 1.2, 1e-6);
+  EXPECT_NEAR(summary.constraint_max_norm, 0.0, 1e-12);
+}
+
+TEST(ApiExample, IpoptReferenceHeader) {
+  double z[2] = {0.2, 0.9};
+  Problem problem;
+  testing::BuildGebken(z, &problem);
+
+  ECMO_EXAMPLE(example,
+  ecmo::IpoptReference::Options options;
+  ecmo::IpoptReference::Summary summary;
+  ecmo::Solve(options, &problem, {0.5, 0.5}, &summary);
+  std::cout << summary.FullReport() << "\n";
+  )
+
+  ExpectInHeader("adapters/include/ecmo/ipopt_reference.h", example);
+  ASSERT_EQ(summary.termination_type, ceres::CONVERGENCE) << summary.message;
+  EXPECT_NEAR(z[0], 1.0, 1e-6);
+  EXPECT_NEAR(summary.final_rho, 1.0, 1e-6);
+  EXPECT_LE(summary.constraint_max_norm, 1e-8);
+  EXPECT_GE(summary.constraint_max_norm, 0.0);
+}
+
+TEST(ApiExample, CrossCheckHeader) {
+  double z[2] = {0.2, 0.9};
+  Problem problem;
+  testing::BuildGebken(z, &problem);
+
+  ECMO_EXAMPLE(example,
+  ecmo::CrossCheck::Options options;
+  options.solver.max_iterations = 100000;
+  ecmo::CrossCheck::Summary summary;
+  ecmo::Solve(options, &problem, {0.5, 0.5}, &summary);
+  std::cout << summary.FullReport() << "\n";
+  if (!summary.agree) std::cerr << summary.verdict << "\n";
+  )
+
+  ExpectInHeader("adapters/include/ecmo/cross_check.h", example);
+  EXPECT_TRUE(summary.agree) << summary.verdict;
+  EXPECT_TRUE(summary.IsSolutionUsable());
+  EXPECT_EQ(summary.BriefReport(), summary.verdict);
+}
+
+}  // namespace
+}  // namespace ecmo
