@@ -33,6 +33,8 @@
 #include "ecmo/wc_reduced_penalty.h"
 #include "glog/logging.h"
 #include "strategy.h"
+#include "wc_diagnosis.h"
+#include "wc_inner_stop.h"
 
 namespace ecmo {
 
@@ -58,128 +60,6 @@ enum class Method { kPenalty, kAugmentedLagrangian };
 // Stops an inner solve once its accepted iterate is good enough (see
 // QuasiNewtonOptions::inner_tolerance_factor), using the KKT record that
 // WcReducedPenalty kept for the accepted point.
-// Whether a recorded point meets the stopping rule.
-bool PointMeets(const StopRule& stop, const WcReducedPenalty::Point& point) {
-  if (point.gradient_sq < 0.0) return false;
-  return stop.absolute ? point.KktSq() <= stop.kkt_tolerance
-                       : stop.Ratio(point.certificate) <= 1.0;
-}
-
-// Whether a point is close enough to the rule that the least-squares
-// multipliers may certify it (QuasiNewtonOptions::
-// least_squares_certification_factor, a factor on ||K||^2, so its square
-// root on the certificate's norms).
-bool PointIsClose(const StopRule& stop,
-                  const WcReducedPenalty::Point& point,
-                  double factor) {
-  if (stop.absolute) return point.KktSq() <= factor * stop.kkt_tolerance;
-  return stop.Ratio(point.certificate) <= std::sqrt(factor);
-}
-
-class InnerStop final : public ceres::IterationCallback {
- public:
-  InnerStop(const WcReducedPenalty* function,
-            const StrategyInput* input,
-            double raw_tolerance,
-            double factor)
-      : function_(function),
-        input_(input),
-        raw_tolerance_(raw_tolerance),
-        factor_(factor) {}
-
-  ceres::CallbackReturnType operator()(
-      const ceres::IterationSummary& summary) override {
-    WcReducedPenalty::Point point;
-    if (!function_->FindPoint(summary.cost, true, &point)) {
-      return ceres::SOLVER_CONTINUE;
-    }
-    if (PointMeets(input_->stop, point)) {
-      reached_tolerance_ = true;
-      return ceres::SOLVER_TERMINATE_SUCCESSFULLY;
-    }
-    if (IsUnboundedEvidence(*input_, point.rho,
-                            point.certificate.feasibility)) {
-      unbounded_ = true;
-      return ceres::SOLVER_TERMINATE_SUCCESSFULLY;
-    }
-    const double outer_part = point.feasibility_sq + point.complementarity_sq;
-    if (point.gradient_sq <=
-        std::max(factor_ * outer_part, 0.5 * raw_tolerance_)) {
-      return ceres::SOLVER_TERMINATE_SUCCESSFULLY;
-    }
-    // Certificate: the inner solve owns the simplex and stationarity
-    // blocks; once both meet half the tolerance only the outer loop can
-    // help.
-    if (!input_->stop.absolute &&
-        point.certificate.simplex <=
-            0.5 * input_->stop.stationarity_tolerance &&
-        point.certificate.stationarity <=
-            0.5 * input_->stop.stationarity_tolerance) {
-      return ceres::SOLVER_TERMINATE_SUCCESSFULLY;
-    }
-    return ceres::SOLVER_CONTINUE;
-  }
-
-  void Reset() {
-    reached_tolerance_ = false;
-    unbounded_ = false;
-  }
-  bool reached_tolerance() const { return reached_tolerance_; }
-  bool unbounded() const { return unbounded_; }
-
- private:
-  const WcReducedPenalty* function_;
-  const StrategyInput* input_;
-  double raw_tolerance_;
-  double factor_;
-  bool reached_tolerance_ = false;
-  bool unbounded_ = false;
-};
-
-// The largest singular value of J_h at the last linearization point, by
-// power iteration on J_h J_h^T (products only; 30 steps are plenty for a
-// threshold test).
-double LargestSingularValue(Evaluator* evaluator, int k, int q) {
-  Eigen::VectorXd u = Eigen::VectorXd::Ones(q) / std::sqrt(q);
-  Eigen::VectorXd jt_u(k), jj_u(q);
-  double sigma = 0.0;
-  for (int i = 0; i < 30; ++i) {
-    evaluator->JacobianTransposeMultiply(u.data(), jt_u.data());
-    sigma = jt_u.norm();
-    if (!(sigma > 0.0) || !std::isfinite(sigma)) return sigma;
-    evaluator->JacobianMultiply(jt_u.data(), jj_u.data());
-    const double n = jj_u.norm();
-    if (!(n > 0.0)) return sigma;
-    u = jj_u / n;
-  }
-  return sigma;
-}
-
-// The largest singular value of J_h at the current point x and at the start
-// point (the larger of the two); leaves the evaluator linearized at x.
-double JacobianScale(Evaluator* evaluator,
-                     const StrategyInput& input,
-                     const Eigen::VectorXd& x,
-                     int k,
-                     int S,
-                     int q) {
-  double scale = LargestSingularValue(evaluator, k, q);
-  Eigen::VectorXd f(S), h(q);
-  Eigen::MatrixXd grad_f(k, S);
-  std::string error;
-  if (evaluator->Evaluate(input.z0.data(), f.data(), h.data(), grad_f.data(),
-                          &error)) {
-    scale = std::max(scale, LargestSingularValue(evaluator, k, q));
-  }
-  evaluator->Evaluate(x.data() + 1, f.data(), h.data(), grad_f.data(), &error);
-  return scale;
-}
-
-std::string Sci(double x) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof(buffer), "%.3e", x);
-  return buffer;
-}
 
 void RunQuasiNewton(Method method,
                     const StrategyInput& input,
@@ -789,74 +669,14 @@ void RunQuasiNewton(Method method,
       output->message += os.str();
     }
   }
-  // LICQ diagnosis, when the equality multipliers grew a lot: if the gain
-  // ||J_h^T nu|| / ||nu|| of the Jacobian along nu is tiny next to its
-  // largest gain here or at the start point (a ratio of the Jacobian with
-  // itself: neither the objectives' size nor the constraints' units matter;
-  // the start point catches Jacobians that vanish on the feasible set), J_h
-  // is (nearly) rank-deficient along nu. A well-posed constraint whose
-  // multiplier is simply large (an anchor h = z - z0 against objectives of
-  // size 1e6) is not flagged. Costs two gradient evaluations and a few
-  // dozen Jacobian products, only in that case.
+  // LICQ (and overflow) diagnosis, when the equality multipliers grew a
+  // lot (wc_diagnosis.h).
   if (q > 0 && output->termination_type != ceres::FAILURE &&
       multipliers.nu.size() == q &&
       multipliers.nu.norm() > 10.0 * std::max(1.0, first_multiplier_norm)) {
-    Eigen::VectorXd f(S), h(q), jt_nu(k);
-    Eigen::MatrixXd grad_f(k, S);
-    std::string error;
-    if (evaluator->Evaluate(
-            x.data() + 1, f.data(), h.data(), grad_f.data(), &error)) {
-      evaluator->JacobianTransposeMultiply(multipliers.nu.data(), jt_nu.data());
-      if (const ceres::Manifold* m = evaluator->manifold()) {
-        // Tangent components only, as in the KKT residual.
-        Eigen::VectorXd t(m->TangentSize());
-        Eigen::MatrixXd grad_t(m->TangentSize(), S);
-        if (m->RightMultiplyByPlusJacobian(
-                x.data() + 1, 1, jt_nu.data(), t.data()) &&
-            m->RightMultiplyByPlusJacobian(
-                x.data() + 1, S, grad_f.data(), grad_t.data())) {
-          jt_nu = t;
-          grad_f = grad_t;
-        }
-      }
-      // stableNorm: objectives near the overflow limit must not turn the
-      // scale into inf and the diagnosis into a false LICQ report.
-      const double nu_norm = multipliers.nu.stableNorm();
-      const double sigma = jt_nu.stableNorm() / nu_norm;
-      double scale = 0.0;
-      for (int s = 0; s < S; ++s) {
-        scale = std::max(scale, input.lambda[s] * grad_f.col(s).stableNorm());
-      }
-      const double largest_objective = f.cwiseAbs().maxCoeff();
-      if (!std::isfinite(scale) || !(largest_objective <= 1e150)) {
-        output->message +=
-            " The objectives are so large (|f| = " + Sci(largest_objective) +
-            ", gradients " + Sci(scale) +
-            ") that the penalty terms overflow; scale them (e.g. divide by a "
-            "constant) or change units.";
-      } else if (sigma < 1e-2 * JacobianScale(evaluator, input, x, k, S, q)) {
-        std::ostringstream os;
-        os << (output->termination_type == ceres::CONVERGENCE ? " Note: t"
-                                                              : " T")
-           << "he equality multiplier grew to ||nu|| = " << Sci(nu_norm)
-           << " (first estimate " << Sci(first_multiplier_norm)
-           << ") while ||J_h^T nu|| / ||nu|| = " << Sci(sigma)
-           << " is tiny next to the objective gradients (" << Sci(scale)
-           << "): the constraint Jacobian is (nearly) rank-deficient here, "
-              "i.e. LICQ fails or almost fails. ";
-        if (output->termination_type == ceres::CONVERGENCE) {
-          os << "||K||^2 then certifies only approximate stationarity, and "
-                "z may be much farther from an exact KKT point than "
-                "||K|| suggests.";
-        } else {
-          os << "No finite multipliers may satisfy the KKT system, so "
-                "||K||^2 cannot reach the tolerance; the point may still be "
-                "a (Fritz John) stationary point: check ||h|| and the "
-                "objectives.";
-        }
-        output->message += os.str();
-      }
-    }
+    DiagnoseConstraintQualification(
+        input, x, multipliers, first_multiplier_norm,
+        output->termination_type == ceres::CONVERGENCE, &output->message);
   }
   if (!certified_by.empty()) summary->certified_by = certified_by;
   output->rho = x[0];
