@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "command_runner.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 
@@ -21,18 +22,10 @@ struct RunResult {
 
 // Runs ecmo_solve with --json; stderr goes to /dev/null.
 RunResult RunJson(const std::string& args) {
-  const std::string command =
-      std::string(ECMO_SOLVE_PATH) + " --json " + args + " 2>/dev/null";
-  RunResult run{-1, "", nullptr};
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return run;
-  char buffer[4096];
-  size_t n;
-  while ((n = fread(buffer, 1, sizeof(buffer), pipe)) > 0) {
-    run.output.append(buffer, n);
-  }
-  const int status = pclose(pipe);
-  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  const ecmo::testing::CommandResult r = ecmo::testing::RunCommand(
+      std::string(ECMO_SOLVE_PATH) + " --json " + args,
+      /*merge_stderr=*/false);
+  RunResult run{r.exit_code, r.output, nullptr};
   run.json = nlohmann::json::parse(run.output, nullptr, false);
   return run;
 }

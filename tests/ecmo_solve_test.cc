@@ -8,6 +8,7 @@
 #include <string>
 #include <sys/wait.h>
 
+#include "command_runner.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 
@@ -20,19 +21,9 @@ struct RunResult {
 };
 
 RunResult RunSolve(const std::string& args) {
-  const std::string command =
-      std::string(ECMO_SOLVE_PATH) + " " + args + " 2>&1";
-  FILE* pipe = popen(command.c_str(), "r");
-  RunResult run{-1, ""};
-  if (pipe == nullptr) return run;
-  char buffer[4096];
-  size_t n;
-  while ((n = fread(buffer, 1, sizeof(buffer), pipe)) > 0) {
-    run.output.append(buffer, n);
-  }
-  const int status = pclose(pipe);
-  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return run;
+  const ecmo::testing::CommandResult r =
+      ecmo::testing::RunCommand(std::string(ECMO_SOLVE_PATH) + " " + args);
+  return RunResult{r.exit_code, r.output};
 }
 
 void ExpectUsageError(const std::string& args, const std::string& text) {

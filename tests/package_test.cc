@@ -17,6 +17,7 @@
 #include "Eigen/Core"
 #include "ecmo/indicators.h"
 #include "ecmo/version.h"
+#include "command_runner.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 
@@ -39,18 +40,9 @@ struct RunResult {
 
 // Runs a command; `merge_stderr` adds its stderr to the output.
 RunResult RunCommand(const std::string& command, bool merge_stderr = true) {
-  FILE* pipe =
-      popen((command + (merge_stderr ? " 2>&1" : " 2>/dev/null")).c_str(), "r");
-  RunResult run{-1, ""};
-  if (pipe == nullptr) return run;
-  char buffer[4096];
-  size_t n;
-  while ((n = fread(buffer, 1, sizeof(buffer), pipe)) > 0) {
-    run.output.append(buffer, n);
-  }
-  const int status = pclose(pipe);
-  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return run;
+  const ecmo::testing::CommandResult r =
+      ecmo::testing::RunCommand(command, merge_stderr);
+  return RunResult{r.exit_code, r.output};
 }
 
 RunResult RunSolve(const std::string& args) {

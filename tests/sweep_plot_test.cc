@@ -15,6 +15,7 @@
 
 #include "ecmo/plot.h"
 #include "ecmo/result_writer.h"
+#include "command_runner.h"
 #include "gtest/gtest.h"
 
 namespace ecmo {
@@ -47,16 +48,10 @@ struct RunResult {
 };
 
 RunResult RunTool(const std::string& command) {
+  const ecmo::testing::CommandResult r = ecmo::testing::RunCommand(command);
   RunResult run;
-  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
-  if (pipe == nullptr) return run;
-  char buffer[4096];
-  size_t n;
-  while ((n = fread(buffer, 1, sizeof(buffer), pipe)) > 0) {
-    run.output.append(buffer, n);
-  }
-  const int status = pclose(pipe);
-  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  run.exit_code = r.exit_code;
+  run.output = r.output;
   return run;
 }
 

@@ -20,6 +20,7 @@
 
 #include "ecmo/problems/registry.h"
 #include "ecmo/sweep.h"
+#include "command_runner.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "sweep_io.h"
@@ -77,19 +78,9 @@ struct RunResult {
 
 // Runs `prefix ecmo_solve args` through sh (prefix: e.g. "ulimit -v ...;").
 RunResult RunSolve(const std::string& args, const std::string& prefix = "") {
-  const std::string command = prefix + " " + std::string(ECMO_SOLVE_PATH) +
-                              " " + args + " 2>&1";
-  FILE* pipe = popen(command.c_str(), "r");
-  RunResult run{-1, ""};
-  if (pipe == nullptr) return run;
-  char buffer[4096];
-  size_t n;
-  while ((n = fread(buffer, 1, sizeof(buffer), pipe)) > 0) {
-    run.output.append(buffer, n);
-  }
-  const int status = pclose(pipe);
-  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return run;
+  const ecmo::testing::CommandResult r = ecmo::testing::RunCommand(
+      prefix + " " + std::string(ECMO_SOLVE_PATH) + " " + args);
+  return RunResult{r.exit_code, r.output};
 }
 
 #define EXPECT_RUN(run, code, text)                                  \

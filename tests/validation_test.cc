@@ -26,6 +26,7 @@
 #include "ecmo/problem.h"
 #include "ecmo/solver.h"
 #include "ecmo/stochastic.h"
+#include "command_runner.h"
 #include "gtest/gtest.h"
 #include "test_problems.h"
 
@@ -550,17 +551,11 @@ struct RunResult {
 };
 
 [[maybe_unused]] RunResult RunTool(const std::string& command_line) {
-  const std::string command = command_line + " 2>&1";
+  const ecmo::testing::CommandResult r =
+      ecmo::testing::RunCommand(command_line);
   RunResult run;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return run;
-  char buffer[4096];
-  size_t n;
-  while ((n = fread(buffer, 1, sizeof(buffer), pipe)) > 0) {
-    run.output.append(buffer, n);
-  }
-  const int status = pclose(pipe);
-  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  run.exit_code = r.exit_code;
+  run.output = r.output;
   return run;
 }
 

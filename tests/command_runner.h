@@ -1,0 +1,41 @@
+// Runs a shell command for the command-line tests and collects its exit
+// status and output (one helper for every test that starts ecmo_solve or
+// ecmo_plot).
+#ifndef ECMO_TESTS_COMMAND_RUNNER_H_
+#define ECMO_TESTS_COMMAND_RUNNER_H_
+
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <string>
+
+namespace ecmo {
+namespace testing {
+
+struct CommandResult {
+  int exit_code = -1;  // -1: not started or killed by a signal
+  std::string output;  // stdout, and stderr when merged
+};
+
+// Runs `command` through sh; `merge_stderr` adds its stderr to the output,
+// otherwise stderr is discarded.
+inline CommandResult RunCommand(const std::string& command,
+                                bool merge_stderr = true) {
+  CommandResult run;
+  FILE* pipe = popen(
+      (command + (merge_stderr ? " 2>&1" : " 2>/dev/null")).c_str(), "r");
+  if (pipe == nullptr) return run;
+  char buffer[4096];
+  size_t n;
+  while ((n = fread(buffer, 1, sizeof(buffer), pipe)) > 0) {
+    run.output.append(buffer, n);
+  }
+  const int status = pclose(pipe);
+  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return run;
+}
+
+}  // namespace testing
+}  // namespace ecmo
+
+#endif  // ECMO_TESTS_COMMAND_RUNNER_H_
