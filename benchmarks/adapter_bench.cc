@@ -1,3 +1,5 @@
+// Copyright 2026 The ceres-ecmo Authors.
+// SPDX-License-Identifier: BSD-3-Clause (see LICENSE).
 // ceres-ecmo: overhead of ecmo::CeresProblemAdapter per evaluation.
 //
 // A pose-graph-like ceres::Problem: n points p_j in R^3 (parameter blocks of

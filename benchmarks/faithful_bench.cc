@@ -1,3 +1,5 @@
+// Copyright 2026 The ceres-ecmo Authors.
+// SPDX-License-Identifier: BSD-3-Clause (see LICENSE).
 // The paper-faithful strategy (wc-penalty-pgd) on every registry problem at
 // T = 1e3, 1e4, 1e5: average and last ||K||^2, gradient evaluations, wall
 // time. Prints a Markdown table (the one in benchmarks/README.md).

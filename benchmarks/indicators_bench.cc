@@ -1,3 +1,5 @@
+// Copyright 2026 The ceres-ecmo Authors.
+// SPDX-License-Identifier: BSD-3-Clause (see LICENSE).
 // ceres-ecmo: timing of ecmo::Hypervolume.
 //
 // All points lie on the positive part of the unit sphere, so every point is

@@ -1,3 +1,5 @@
+// Copyright 2026 The ceres-ecmo Authors.
+// SPDX-License-Identifier: BSD-3-Clause (see LICENSE).
 // MTBL adapter benchmarks (plain program, Markdown tables on stdout):
 //
 //   1. Adapter overhead: time per evaluation of h = grad_y g derived by

@@ -1,3 +1,5 @@
+// Copyright 2026 The ceres-ecmo Authors.
+// SPDX-License-Identifier: BSD-3-Clause (see LICENSE).
 // How evenly the automatic scalarization (utopia reference point,
 // normalization by nadir - utopia) spreads a sweep over the front, what
 // adaptive refinement adds, and what the automatic reference point costs.

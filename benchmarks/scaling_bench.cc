@@ -1,3 +1,5 @@
+// Copyright 2026 The ceres-ecmo Authors.
+// SPDX-License-Identifier: BSD-3-Clause (see LICENSE).
 // ceres-ecmo: how the quasi-Newton strategies scale with the dimension k.
 //
 // Problem family (not in the registry): gebken_circle lifted to R^k,

@@ -1,3 +1,5 @@
+// Copyright 2026 The ceres-ecmo Authors.
+// SPDX-License-Identifier: BSD-3-Clause (see LICENSE).
 // Stochastic WC-Penalty (Algorithm 3) benchmark (plain program, Markdown
 // table on stdout): ||K||^2 against samples drawn, over several seeds, on
 // the noisy problem of tests/stochastic_test.cc (two noisy least-squares

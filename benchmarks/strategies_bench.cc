@@ -1,3 +1,5 @@
+// Copyright 2026 The ceres-ecmo Authors.
+// SPDX-License-Identifier: BSD-3-Clause (see LICENSE).
 // ceres-ecmo: the WC strategies against each other and against the Ipopt
 // reference, on every registry problem.
 //

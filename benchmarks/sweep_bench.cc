@@ -1,3 +1,5 @@
+// Copyright 2026 The ceres-ecmo Authors.
+// SPDX-License-Identifier: BSD-3-Clause (see LICENSE).
 // Pareto sweeps (ecmo::Sweep): what warm starts save and what a second
 // thread buys. Prints two Markdown tables (the ones in
 // benchmarks/README.md).

@@ -1,3 +1,5 @@
+// Copyright 2026 The ceres-ecmo Authors.
+// SPDX-License-Identifier: BSD-3-Clause (see LICENSE).
 // A complete user-defined ECMO problem, solved from C++: two objectives that
 // pull a point in the plane towards (1, 0) and (0, 1), under the constraint
 // that it stays on the circle of radius 2. The README shows this file.

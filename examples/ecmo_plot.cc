@@ -1,3 +1,5 @@
+// Copyright 2026 The ceres-ecmo Authors.
+// SPDX-License-Identifier: BSD-3-Clause (see LICENSE).
 // ecmo_plot: draw a saved ecmo_solve result with gnuplot.
 //
 //   ecmo_plot --input=front.json --output=front.png

@@ -1,3 +1,5 @@
+// Copyright 2026 The ceres-ecmo Authors.
+// SPDX-License-Identifier: BSD-3-Clause (see LICENSE).
 // ecmo_solve: solve a registered ECMO problem for one preference or a sweep
 // of preferences, print the report, and write JSON / CSV / JSON-lines and
 // plots.

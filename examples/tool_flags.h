@@ -1,3 +1,5 @@
+// Copyright 2026 The ceres-ecmo Authors.
+// SPDX-License-Identifier: BSD-3-Clause (see LICENSE).
 // Command-line handling shared by ecmo_solve and ecmo_plot (gflags).
 //
 // ParseToolFlags parses the flags like gflags::ParseCommandLineFlags, except

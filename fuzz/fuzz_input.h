@@ -1,3 +1,5 @@
+// Copyright 2026 The ceres-ecmo Authors.
+// SPDX-License-Identifier: BSD-3-Clause (see LICENSE).
 // Reads typed values from a fuzzer's byte string; past the end every read
 // returns zero, so any input is a valid program.
 #ifndef ECMO_FUZZ_FUZZ_INPUT_H_

@@ -1,3 +1,5 @@
+// Copyright 2026 The ceres-ecmo Authors.
+// SPDX-License-Identifier: BSD-3-Clause (see LICENSE).
 // libFuzzer target: random small ECMO problems (quadratic polynomial
 // objectives and constraints with coefficients that may be NaN, Inf or
 // huge), random preferences and options, run through every strategy and the

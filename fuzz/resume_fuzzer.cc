@@ -1,3 +1,5 @@
+// Copyright 2026 The ceres-ecmo Authors.
+// SPDX-License-Identifier: BSD-3-Clause (see LICENSE).
 // libFuzzer target over the resume reader (ecmo::internal::ParseResumeText,
 // plugin/src/sweep_io.h): the text of a JSON-lines file as a sweep of 3
 // points, 2 objectives, 2 parameters reads it back with --resume.

@@ -1,3 +1,5 @@
+// Copyright 2026 The ceres-ecmo Authors.
+// SPDX-License-Identifier: BSD-3-Clause (see LICENSE).
 // libFuzzer target over the text inputs the tools parse: preference files,
 // preference specifications (--preferences=...), and the numeric lists of
 // ecmo_solve. Invariants: no crash; a successful parse yields rows of the

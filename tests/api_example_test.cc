@@ -1,3 +1,5 @@
+// Copyright 2026 The ceres-ecmo Authors.
+// SPDX-License-Identifier: BSD-3-Clause (see LICENSE).
 // The usage examples at the top of the public headers compile and run as
 // written. Each example is pasted once, into ECMO_EXAMPLE, which both runs
 // it and keeps its text; the test then checks that the header's comment

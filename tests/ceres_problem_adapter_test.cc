@@ -1,3 +1,5 @@
+// Copyright 2026 The ceres-ecmo Authors.
+// SPDX-License-Identifier: BSD-3-Clause (see LICENSE).
 // Tests of ecmo::CeresProblemAdapter
 // (adapters/include/ecmo/ceres_problem_adapter.h) and of the manifold support
 // it relies on (ecmo/manifold.h, Problem::SetManifold, tangent-space KKT

@@ -1,3 +1,5 @@
+// Copyright 2026 The ceres-ecmo Authors.
+// SPDX-License-Identifier: BSD-3-Clause (see LICENSE).
 // Runs a shell command for the command-line tests and collects its exit
 // status and output (one helper for every test that starts ecmo_solve or
 // ecmo_plot).

@@ -1,3 +1,5 @@
+// Copyright 2026 The ceres-ecmo Authors.
+// SPDX-License-Identifier: BSD-3-Clause (see LICENSE).
 // Tests of the strategy-vs-Ipopt cross-check (ecmo/cross_check.h).
 
 #include "ecmo/cross_check.h"

@@ -1,3 +1,5 @@
+// Copyright 2026 The ceres-ecmo Authors.
+// SPDX-License-Identifier: BSD-3-Clause (see LICENSE).
 // Determinism: the same inputs (and seed, and thread count) give
 // bit-identical results; different thread counts give the same Pareto points
 // within a stated tolerance.

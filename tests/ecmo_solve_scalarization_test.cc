@@ -1,3 +1,5 @@
+// Copyright 2026 The ceres-ecmo Authors.
+// SPDX-License-Identifier: BSD-3-Clause (see LICENSE).
 // ecmo_solve's scalarization flags end to end: --reference_point,
 // --normalize, --refine, and their refusals (exit 2).
 

@@ -1,3 +1,5 @@
+// Copyright 2026 The ceres-ecmo Authors.
+// SPDX-License-Identifier: BSD-3-Clause (see LICENSE).
 // End-to-end tests of the ecmo_solve command-line tool: bad flags give a
 // clear message and exit code 2 (gflags' own errors exit non-zero), and the
 // JSON / CSV outputs hold the documented fields.

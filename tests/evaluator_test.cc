@@ -1,3 +1,5 @@
+// Copyright 2026 The ceres-ecmo Authors.
+// SPDX-License-Identifier: BSD-3-Clause (see LICENSE).
 // The evaluator against finite differences: grad f_s, J_h^T v and J_h x on a
 // problem with several parameter blocks and constraint terms; plus the
 // message for a cost function that returns NaN.

@@ -1,3 +1,5 @@
+// Copyright 2026 The ceres-ecmo Authors.
+// SPDX-License-Identifier: BSD-3-Clause (see LICENSE).
 // Replays every input of fuzz/corpus/problem_fuzzer (the seed corpus and the
 // crashes found so far) through the fuzz target with the regular compiler,
 // so each past finding stays a regression test without libFuzzer.

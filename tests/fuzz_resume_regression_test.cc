@@ -1,3 +1,5 @@
+// Copyright 2026 The ceres-ecmo Authors.
+// SPDX-License-Identifier: BSD-3-Clause (see LICENSE).
 // Replays every input of fuzz/corpus/resume_fuzzer (the seed corpus and the
 // findings so far: an out-of-range warm_start_from that crashed a resume, an
 // iteration count that overflowed int) through the fuzz target with the

@@ -1,3 +1,5 @@
+// Copyright 2026 The ceres-ecmo Authors.
+// SPDX-License-Identifier: BSD-3-Clause (see LICENSE).
 // ceres-ecmo: tests for ecmo/indicators.h.
 //
 // Oracles: the hand-verified vectors of the project notes (mtbl_baselines.md

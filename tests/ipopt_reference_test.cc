@@ -1,3 +1,5 @@
+// Copyright 2026 The ceres-ecmo Authors.
+// SPDX-License-Identifier: BSD-3-Clause (see LICENSE).
 // Tests of the Ipopt-backed reference WC solver (ecmo/ipopt_reference.h).
 //
 // Oracles are independent of the plugin's strategies: closed-form WC

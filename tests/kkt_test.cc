@@ -1,3 +1,5 @@
+// Copyright 2026 The ceres-ecmo Authors.
+// SPDX-License-Identifier: BSD-3-Clause (see LICENSE).
 // The KKT system against hand-derived KKT points, the paper's two
 // counterexamples (closed-form least-squares residuals), and the
 // least-squares multipliers against random multipliers.

@@ -1,3 +1,5 @@
+// Copyright 2026 The ceres-ecmo Authors.
+// SPDX-License-Identifier: BSD-3-Clause (see LICENSE).
 // Linear scalarization (the paper's Algorithm 2): the theorem's bound
 // L_lambda(z_t) - L_lambda(z*) <= L / (2t) ||z0 - z*||^2 at every t, on
 // convex_line and on a random convex quadratic family, with z* from the KKT

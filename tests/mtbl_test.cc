@@ -1,3 +1,5 @@
+// Copyright 2026 The ceres-ecmo Authors.
+// SPDX-License-Identifier: BSD-3-Clause (see LICENSE).
 // The MTBL adapter: h = grad_y g derived by nested automatic differentiation
 // against the hand-written h of the paper's synthetic examples (i) and (iii),
 // (iii) solved to its known front, (i) reported as unbounded, the clear

@@ -1,3 +1,5 @@
+// Copyright 2026 The ceres-ecmo Authors.
+// SPDX-License-Identifier: BSD-3-Clause (see LICENSE).
 // The adoptable package seen from the command line: the version (one place,
 // the top-level CMake project(), reaching ecmo/version.h, --version and the
 // JSON results), --help listing the tool's own flags, the hypervolume

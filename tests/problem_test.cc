@@ -1,3 +1,5 @@
+// Copyright 2026 The ceres-ecmo Authors.
+// SPDX-License-Identifier: BSD-3-Clause (see LICENSE).
 // Problem construction: every kind of Ceres cost function works, and every
 // bad call is refused with a message that names the problem.
 //

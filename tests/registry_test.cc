@@ -1,3 +1,5 @@
+// Copyright 2026 The ceres-ecmo Authors.
+// SPDX-License-Identifier: BSD-3-Clause (see LICENSE).
 // Every registry problem: builds a valid problem of the advertised size, and
 // its analytic Pareto point is certified by the KKT system (least-squares
 // multipliers) and lies on the analytic front. The problems with negative

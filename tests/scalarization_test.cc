@@ -1,3 +1,5 @@
+// Copyright 2026 The ceres-ecmo Authors.
+// SPDX-License-Identifier: BSD-3-Clause (see LICENSE).
 // The weighted-Chebyshev scalarization with a reference point r and scales
 // w (ecmo/scalarization.h), checked against closed forms only:
 //   * single-objective problems with NEGATIVE optima (HS collection) reach

@@ -1,3 +1,5 @@
+// Copyright 2026 The ceres-ecmo Authors.
+// SPDX-License-Identifier: BSD-3-Clause (see LICENSE).
 // Single-objective equality-constrained test problems with NEGATIVE optimal
 // values, from the Hock-Schittkowski collection (W. Hock and K. Schittkowski,
 // "Test Examples for Nonlinear Programming Codes", Lecture Notes in

@@ -1,3 +1,5 @@
+// Copyright 2026 The ceres-ecmo Authors.
+// SPDX-License-Identifier: BSD-3-Clause (see LICENSE).
 // Verifies every problem of single_objective_problems.h: at the listed
 // optimum the constraints vanish, the objective equals f*, and the point is
 // a KKT point (least-squares multipliers); and the Ipopt reference reaches

@@ -1,3 +1,5 @@
+// Copyright 2026 The ceres-ecmo Authors.
+// SPDX-License-Identifier: BSD-3-Clause (see LICENSE).
 // ecmo::Solve refuses every bad input with a FAILURE summary whose message
 // names the problem and the fix. Cases covered:
 //   invalid options (max_iterations <= 0, eta0 <= 0, negative tolerance,

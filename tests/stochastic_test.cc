@@ -1,3 +1,5 @@
+// Copyright 2026 The ceres-ecmo Authors.
+// SPDX-License-Identifier: BSD-3-Clause (see LICENSE).
 // Stochastic WC-Penalty (the paper's Algorithm 3) on noisy least-squares
 // objectives under a noisy linear constraint whose exact WC solution is
 // known in closed form: seeds reproduce results exactly, iterates approach

@@ -1,3 +1,5 @@
+// Copyright 2026 The ceres-ecmo Authors.
+// SPDX-License-Identifier: BSD-3-Clause (see LICENSE).
 // ecmo::Sweep (ecmo/sweep.h): warm and cold starts and 1 or 2 threads give
 // the same points, the open-simplex floor is applied and reported, shared
 // problems honour their declared thread safety, failures stay per point,

@@ -1,3 +1,5 @@
+// Copyright 2026 The ceres-ecmo Authors.
+// SPDX-License-Identifier: BSD-3-Clause (see LICENSE).
 // Pictures of sweeps: ecmo_plot and ecmo_solve --plot draw non-empty PNG and
 // SVG files from saved results, PlotFront handles S = 3 (3-D scatter) and
 // S = 4 (parallel coordinates), and a missing gnuplot still leaves the data

@@ -1,3 +1,5 @@
+// Copyright 2026 The ceres-ecmo Authors.
+// SPDX-License-Identifier: BSD-3-Clause (see LICENSE).
 // Adaptive refinement of Pareto sweeps (ParetoSweep::Options::refine_to):
 // the choice of the next preference (front_refinement.h) against hand
 // computations, refined sweeps against the registry's exact WC points, and

@@ -1,3 +1,5 @@
+// Copyright 2026 The ceres-ecmo Authors.
+// SPDX-License-Identifier: BSD-3-Clause (see LICENSE).
 // Streaming and resuming sweeps: every finished point is on disk before the
 // next callback runs, --resume recomputes only the missing points (lines
 // deleted, a last line cut short), a file from another sweep is refused,

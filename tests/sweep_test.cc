@@ -1,3 +1,5 @@
+// Copyright 2026 The ceres-ecmo Authors.
+// SPDX-License-Identifier: BSD-3-Clause (see LICENSE).
 // End to end: a sweep of the faithful strategy lands on the analytic fronts.
 // Tolerances reflect Algorithm 1's bias at T = 1e5 (u = v = 17.8): the
 // penalty minimizer sits O(1/u) off the WC solution: measured at most 0.035

@@ -1,3 +1,5 @@
+// Copyright 2026 The ceres-ecmo Authors.
+// SPDX-License-Identifier: BSD-3-Clause (see LICENSE).
 // Small problems written directly in the tests, independent of the registry.
 #ifndef ECMO_TESTS_TEST_PROBLEMS_H_
 #define ECMO_TESTS_TEST_PROBLEMS_H_

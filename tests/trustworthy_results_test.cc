@@ -1,3 +1,5 @@
+// Copyright 2026 The ceres-ecmo Authors.
+// SPDX-License-Identifier: BSD-3-Clause (see LICENSE).
 // "Trustworthy results": ecmo_solve and ecmo::Sweep never crash, never
 // hang and never lose data silently. A resume file is validated field by
 // field and refused untouched (byte for byte) when it is not this sweep's;

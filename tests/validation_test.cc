@@ -1,3 +1,5 @@
+// Copyright 2026 The ceres-ecmo Authors.
+// SPDX-License-Identifier: BSD-3-Clause (see LICENSE).
 // Bad input and numerical trouble across the entry points that the other
 // test files do not cover: NaN / Inf from a cost function in the middle of a
 // quasi-Newton solve, infeasible constraints, objectives so large that the

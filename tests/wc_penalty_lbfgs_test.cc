@@ -1,3 +1,5 @@
+// Copyright 2026 The ceres-ecmo Authors.
+// SPDX-License-Identifier: BSD-3-Clause (see LICENSE).
 // The quasi-Newton WC strategies (wc-penalty-lbfgs, wc-augmented-lagrangian):
 // the slack-eliminated function against finite differences and the KKT
 // function, the analytic Pareto points of every registry problem, honest

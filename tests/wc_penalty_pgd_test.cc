@@ -1,3 +1,5 @@
+// Copyright 2026 The ceres-ecmo Authors.
+// SPDX-License-Identifier: BSD-3-Clause (see LICENSE).
 // The paper-faithful strategy (Algorithm 1): its gradient against finite
 // differences, one step against the formula, the theorem's T^(-1/2) rate of
 // the running average of ||K_t||^2, and the fixed-step divergence that the

@@ -1,3 +1,5 @@
+// Copyright 2026 The ceres-ecmo Authors.
+// SPDX-License-Identifier: BSD-3-Clause (see LICENSE).
 // ceres-ecmo: cross-check of a strategy against the Ipopt reference.
 
 #include "ecmo/cross_check.h"

@@ -1,3 +1,5 @@
+// Copyright 2026 The ceres-ecmo Authors.
+// SPDX-License-Identifier: BSD-3-Clause (see LICENSE).
 // ceres-ecmo: the Ipopt-backed reference solver for one WC subproblem.
 
 #include "ecmo/ipopt_reference.h"

@@ -1,3 +1,5 @@
+// Copyright 2026 The ceres-ecmo Authors.
+// SPDX-License-Identifier: BSD-3-Clause (see LICENSE).
 // ceres-ecmo internal: the WC subproblem as an Ipopt TNLP (used by the
 // Ipopt reference, ipopt_reference.cc). See ecmo/ipopt_reference.h for the
 // formulation and the multiplier convention.

@@ -1,3 +1,5 @@
+// Copyright 2026 The ceres-ecmo Authors.
+// SPDX-License-Identifier: BSD-3-Clause (see LICENSE).
 // MTBL model: LowerLevel, MtblProblem (nested automatic differentiation of
 // g) and the matrix-free MtblEvaluator. The report is in mtbl_report.cc.
 

@@ -1,3 +1,5 @@
+// Copyright 2026 The ceres-ecmo Authors.
+// SPDX-License-Identifier: BSD-3-Clause (see LICENSE).
 // MTBL report: what a bilevel solve means in bilevel language (lower-level
 // optimality, convexity, unboundedness), and the MTBL Solve.
 

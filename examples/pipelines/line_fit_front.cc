@@ -1,3 +1,5 @@
+// Copyright 2026 The ceres-ecmo Authors.
+// SPDX-License-Identifier: BSD-3-Clause (see LICENSE).
 // Bring your own ceres::Problem, example 1: the Pareto front of a line fit
 // to two data sets that disagree.
 //

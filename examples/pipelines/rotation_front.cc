@@ -1,3 +1,5 @@
+// Copyright 2026 The ceres-ecmo Authors.
+// SPDX-License-Identifier: BSD-3-Clause (see LICENSE).
 // Bring your own ceres::Problem, example 2: an attitude (rotation) fit to
 // two conflicting sets of vector observations, under an equality, on the
 // unit-quaternion manifold.

@@ -1,3 +1,5 @@
+// Copyright 2026 The ceres-ecmo Authors.
+// SPDX-License-Identifier: BSD-3-Clause (see LICENSE).
 // ceres-ecmo internal: where to add the next point of a Pareto sweep
 // (ParetoSweep::Options::refine_to).
 //

@@ -1,3 +1,5 @@
+// Copyright 2026 The ceres-ecmo Authors.
+// SPDX-License-Identifier: BSD-3-Clause (see LICENSE).
 // Reading saved results back (resumed sweeps, plots): SummaryFromJson,
 // ScalarizationFromJson, JSON-lines and result files. The writers are in
 // result_writer.cc.

@@ -1,3 +1,5 @@
+// Copyright 2026 The ceres-ecmo Authors.
+// SPDX-License-Identifier: BSD-3-Clause (see LICENSE).
 // Reference point and objective scales of the WC scalarization
 // (ecmo/scalarization.h): the single-objective solves behind the utopia
 // point and the normalization.

@@ -1,3 +1,5 @@
+// Copyright 2026 The ceres-ecmo Authors.
+// SPDX-License-Identifier: BSD-3-Clause (see LICENSE).
 // The stochastic WC-Penalty solver (Algorithm 3): options, reports and
 // Solve.
 

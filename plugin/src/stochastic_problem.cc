@@ -1,3 +1,5 @@
+// Copyright 2026 The ceres-ecmo Authors.
+// SPDX-License-Identifier: BSD-3-Clause (see LICENSE).
 // StochasticFunction, SingleSampleFunction, FiniteSumFunction and
 // StochasticProblem (the model side of ecmo/stochastic.h).
 

@@ -1,3 +1,5 @@
+// Copyright 2026 The ceres-ecmo Authors.
+// SPDX-License-Identifier: BSD-3-Clause (see LICENSE).
 // ceres-ecmo internal: the contract between ecmo::Solve and a strategy.
 //
 // Solve() validates options, problem and preference, computes the objective

@@ -1,3 +1,5 @@
+// Copyright 2026 The ceres-ecmo Authors.
+// SPDX-License-Identifier: BSD-3-Clause (see LICENSE).
 // ecmo::Sweep: options, the public entry points and ThinHistory. The
 // runner itself is in sweep_runner.h and its .cc files.
 

@@ -1,3 +1,5 @@
+// Copyright 2026 The ceres-ecmo Authors.
+// SPDX-License-Identifier: BSD-3-Clause (see LICENSE).
 // ceres-ecmo internal: a sweep's files. The JSON-lines writer (LineWriter),
 // the reader of a JSON-lines file for resume (ParseResumeText), and the
 // settings recorded in every line.

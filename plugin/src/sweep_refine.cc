@@ -1,3 +1,5 @@
+// Copyright 2026 The ceres-ecmo Authors.
+// SPDX-License-Identifier: BSD-3-Clause (see LICENSE).
 // SweepRunner: the sweep summary (front, indicators) and the refinement
 // of the front (see sweep_runner.h).
 

@@ -1,3 +1,5 @@
+// Copyright 2026 The ceres-ecmo Authors.
+// SPDX-License-Identifier: BSD-3-Clause (see LICENSE).
 // SweepRunner: preparation, the shared scalarization, resume and the
 // streamed outputs (see sweep_runner.h).
 

@@ -1,3 +1,5 @@
+// Copyright 2026 The ceres-ecmo Authors.
+// SPDX-License-Identifier: BSD-3-Clause (see LICENSE).
 // ceres-ecmo internal: the runner behind ecmo::Sweep (ecmo/sweep.h).
 //
 // One SweepRunner per call. Its methods live in one file per

@@ -1,3 +1,5 @@
+// Copyright 2026 The ceres-ecmo Authors.
+// SPDX-License-Identifier: BSD-3-Clause (see LICENSE).
 // SweepRunner: threads, the walk through the simplex, warm starts,
 // progress and Run (see sweep_runner.h).
 

@@ -1,3 +1,5 @@
+// Copyright 2026 The ceres-ecmo Authors.
+// SPDX-License-Identifier: BSD-3-Clause (see LICENSE).
 // Diagnosis of a quasi-Newton WC solve whose equality multipliers grew:
 // LICQ failing (a rank-deficient constraint Jacobian) or objectives so large
 // that the penalty terms overflow (wc_diagnosis.h).

@@ -1,3 +1,5 @@
+// Copyright 2026 The ceres-ecmo Authors.
+// SPDX-License-Identifier: BSD-3-Clause (see LICENSE).
 // ceres-ecmo internal: diagnosis of quasi-Newton WC solves
 // (wc_quasi_newton.cc) whose equality multipliers grew a lot.
 

@@ -1,3 +1,5 @@
+// Copyright 2026 The ceres-ecmo Authors.
+// SPDX-License-Identifier: BSD-3-Clause (see LICENSE).
 // ceres-ecmo internal: when the inner L-BFGS solves of the quasi-Newton WC
 // strategies (wc_quasi_newton.cc) stop, from the KKT record that
 // WcReducedPenalty keeps for every accepted iterate.

@@ -1,3 +1,5 @@
+// Copyright 2026 The ceres-ecmo Authors.
+// SPDX-License-Identifier: BSD-3-Clause (see LICENSE).
 // Algorithm 1 of the paper (WC-Penalty), kept faithful so that its claims can
 // be checked: projected gradient on
 //

@@ -1,3 +1,5 @@
+// Copyright 2026 The ceres-ecmo Authors.
+// SPDX-License-Identifier: BSD-3-Clause (see LICENSE).
 // The quasi-Newton WC strategies (StrategyType::WC_PENALTY_LBFGS and
 // StrategyType::WC_AUGMENTED_LAGRANGIAN): outer loops around Ceres'
 // GradientProblemSolver minimizing the slack-eliminated penalty / augmented

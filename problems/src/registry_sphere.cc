@@ -1,3 +1,5 @@
+// Copyright 2026 The ceres-ecmo Authors.
+// SPDX-License-Identifier: BSD-3-Clause (see LICENSE).
 // Registry problems whose objectives are the coordinates themselves on the
 // unit circle / sphere: circle_quarter (S = 2) and sphere_octant (S = 3).
 // Their fronts are negative, so they exercise scalarizations whose

@@ -1,3 +1,5 @@
+// Copyright 2026 The ceres-ecmo Authors.
+// SPDX-License-Identifier: BSD-3-Clause (see LICENSE).
 // Uses only ecmo::plugin (find_package(ecmo COMPONENTS plugin)): its own
 // problem, a sweep, the JSON writer and the version header.
 #include <cmath>

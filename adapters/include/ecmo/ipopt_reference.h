@@ -1,3 +1,5 @@
+// Copyright 2026 The ceres-ecmo Authors.
+// SPDX-License-Identifier: BSD-3-Clause (see LICENSE).
 // ceres-ecmo: equality-constrained multi-objective optimization on Ceres.
 //
 // A reference solver for one weighted-Chebyshev (WC) subproblem,

@@ -1,3 +1,5 @@
+// Copyright 2026 The ceres-ecmo Authors.
+// SPDX-License-Identifier: BSD-3-Clause (see LICENSE).
 // ceres-ecmo INTERNAL: not part of the public API. Installed only because
 // the adapters library (a separate target) shares it with the plugin; the
 // names may change without notice.

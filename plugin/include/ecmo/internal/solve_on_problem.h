@@ -1,3 +1,5 @@
+// Copyright 2026 The ceres-ecmo Authors.
+// SPDX-License-Identifier: BSD-3-Clause (see LICENSE).
 // ceres-ecmo INTERNAL: not part of the public API (installed because the
 // adapters library shares it with the plugin).
 //
