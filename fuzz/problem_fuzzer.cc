@@ -11,6 +11,7 @@
 //     omega = 0, nu = 0 when the point is finite.
 
 #include <cmath>
+#include <cstdio>
 #include <cstdint>
 #include <cstdlib>
 #include <memory>
@@ -117,6 +118,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (summary.termination_type == ceres::CONVERGENCE) {
     if (!std::isfinite(summary.kkt.with_least_squares_multipliers.SquaredNorm()) ||
         !AllFinite(summary.z) || !AllFinite(summary.objectives)) {
+      std::fprintf(stderr, "%s\n", summary.FullReport().c_str());  // why
       std::abort();
     }
   }

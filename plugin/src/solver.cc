@@ -561,11 +561,21 @@ void Solve(const Solver::Options& options,
       summary->objectives = f;
       summary->constraint_norm = h.norm();
       summary->constraint_max_norm = q > 0 ? h.cwiseAbs().maxCoeff() : 0.0;
-      if (!std::isfinite(summary->kkt.with_solver_multipliers.SquaredNorm())) {
+      if (!std::isfinite(summary->kkt.with_solver_multipliers.SquaredNorm()) &&
+          !std::isfinite(
+              summary->kkt.with_least_squares_multipliers.SquaredNorm())) {
+        // Objectives this close to the limit of double precision leave too
+        // little room for any claim: a point is never called converged
+        // when the KKT system of the problem as posed cannot be evaluated.
         summary->message +=
-            " Note: the raw ||K||^2 of the problem as posed overflows "
-            "(objectives or gradients near the limit of double precision); "
-            "the scale-invariant certificate is what certifies the point.";
+            " The raw ||K||^2 of the problem as posed overflows (objectives "
+            "or gradients near the limit of double precision), so the point "
+            "is not called converged whatever the scale-invariant "
+            "certificate says; scale the objectives (e.g. divide by a "
+            "constant) or change units.";
+        if (summary->termination_type == ceres::CONVERGENCE) {
+          summary->termination_type = ceres::NO_CONVERGENCE;
+        }
       }
     } else if (summary->IsSolutionUsable()) {
       summary->termination_type = ceres::FAILURE;
