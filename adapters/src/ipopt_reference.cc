@@ -439,16 +439,7 @@ void Solve(const IpoptReference::Options& options,
 
   const EvaluationCounts counts_at_start = evaluator->counts();
   auto record_counts = [&]() {
-    const EvaluationCounts& now = evaluator->counts();
-    summary->evaluations.value_evaluations =
-        now.value_evaluations - counts_at_start.value_evaluations;
-    summary->evaluations.gradient_evaluations =
-        now.gradient_evaluations - counts_at_start.gradient_evaluations;
-    summary->evaluations.jacobian_transpose_products =
-        now.jacobian_transpose_products -
-        counts_at_start.jacobian_transpose_products;
-    summary->evaluations.jacobian_products =
-        now.jacobian_products - counts_at_start.jacobian_products;
+    summary->evaluations = evaluator->counts() - counts_at_start;
   };
 
   Ipopt::SmartPtr<WcTnlp> tnlp;

@@ -82,17 +82,6 @@ class SingleObjectiveEvaluator final : public Evaluator {
   Eigen::MatrixXd grad_f_;
 };
 
-EvaluationCounts Difference(const EvaluationCounts& a,
-                            const EvaluationCounts& b) {
-  EvaluationCounts d;
-  d.value_evaluations = a.value_evaluations - b.value_evaluations;
-  d.gradient_evaluations = a.gradient_evaluations - b.gradient_evaluations;
-  d.jacobian_transpose_products =
-      a.jacobian_transpose_products - b.jacobian_transpose_products;
-  d.jacobian_products = a.jacobian_products - b.jacobian_products;
-  return d;
-}
-
 // The payoff table: row j holds F at the minimizer of f_j found from z.
 bool SolvePayoffTable(const Solver::Options& options,
                       Evaluator* evaluator,
@@ -152,7 +141,7 @@ bool SolvePayoffTable(const Solver::Options& options,
     out->ideal_point[s] = out->payoff_table.col(s).minCoeff();
   }
   out->nadir_point = out->payoff_table.colwise().maxCoeff().transpose();
-  out->evaluations = Difference(evaluator->counts(), before);
+  out->evaluations = evaluator->counts() - before;
   out->time_in_seconds = timer.Seconds();
   out->message = notes.str();
   return true;

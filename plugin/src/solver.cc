@@ -517,18 +517,7 @@ void Solve(const Solver::Options& options,
       internal::RunWcAugmentedLagrangian(input, &output, summary);
       break;
   }
-  {
-    const EvaluationCounts& after = evaluator->counts();
-    summary->evaluations.value_evaluations =
-        after.value_evaluations - counts_before.value_evaluations;
-    summary->evaluations.gradient_evaluations =
-        after.gradient_evaluations - counts_before.gradient_evaluations;
-    summary->evaluations.jacobian_transpose_products =
-        after.jacobian_transpose_products -
-        counts_before.jacobian_transpose_products;
-    summary->evaluations.jacobian_products =
-        after.jacobian_products - counts_before.jacobian_products;
-  }
+  summary->evaluations = evaluator->counts() - counts_before;
   if (s_scale != 1.0) {
     // Back to the problem as posed.
     output.rho /= s_scale;

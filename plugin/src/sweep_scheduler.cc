@@ -269,12 +269,7 @@ void SweepRunner::SolvePoint(Worker* worker,
   if (cold_better) {
     const EvaluationCounts warm_counts = summary.evaluations;
     summary = std::move(cold);
-    summary.evaluations.value_evaluations += warm_counts.value_evaluations;
-    summary.evaluations.gradient_evaluations +=
-        warm_counts.gradient_evaluations;
-    summary.evaluations.jacobian_transpose_products +=
-        warm_counts.jacobian_transpose_products;
-    summary.evaluations.jacobian_products += warm_counts.jacobian_products;
+    summary.evaluations += warm_counts;
     summary.message += " (Solved cold after the warm start from point " +
                        std::to_string(point->warm_start_from) + " ended " +
                        warm_outcome + ".)";

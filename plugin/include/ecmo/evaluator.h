@@ -54,6 +54,26 @@ struct EvaluationCounts {
   // Products J_h^T v and J_h x.
   int64_t jacobian_transpose_products = 0;
   int64_t jacobian_products = 0;
+
+  EvaluationCounts& operator+=(const EvaluationCounts& other) {
+    value_evaluations += other.value_evaluations;
+    gradient_evaluations += other.gradient_evaluations;
+    jacobian_transpose_products += other.jacobian_transpose_products;
+    jacobian_products += other.jacobian_products;
+    return *this;
+  }
+  // The work done between two readings of one evaluator's counts().
+  friend EvaluationCounts operator-(const EvaluationCounts& after,
+                                    const EvaluationCounts& before) {
+    EvaluationCounts d;
+    d.value_evaluations = after.value_evaluations - before.value_evaluations;
+    d.gradient_evaluations =
+        after.gradient_evaluations - before.gradient_evaluations;
+    d.jacobian_transpose_products =
+        after.jacobian_transpose_products - before.jacobian_transpose_products;
+    d.jacobian_products = after.jacobian_products - before.jacobian_products;
+    return d;
+  }
 };
 
 class Evaluator {
