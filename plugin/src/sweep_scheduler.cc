@@ -275,6 +275,8 @@ void SweepRunner::SolvePoint(Worker* worker,
                        warm_outcome + ".)";
     point->warm_start_from = -1;
   } else {
+    // The retry's work was spent on this point too.
+    summary.evaluations += cold.evaluations;
     summary.message += " (A cold retry did no better: it ended " +
                        std::string(TerminationTypeName(cold.termination_type)) +
                        ".)";
