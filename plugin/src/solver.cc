@@ -281,7 +281,7 @@ std::string StopRule::Describe(const KktResidual& residual,
 bool IsUnboundedEvidence(const StrategyInput& input,
                          double rho,
                          double constraint_max_norm) {
-  return rho < input.rho_floor && constraint_max_norm <= 1e-6;
+  return rho < input.rho_floor && constraint_max_norm <= kNearlyFeasible;
 }
 
 std::string UnboundedMessage(double rho,

@@ -35,11 +35,30 @@ struct StopRule {
   double feasibility_tolerance = 0.0;      // certificate
   Eigen::VectorXd sigma;       // certificate: objective scales (S)
 
-  bool Met(const KktResidual& residual, const KktCertificate& c) const {
-    return absolute ? residual.SquaredNorm() <= kkt_tolerance
+  bool Met(double kkt_residual_sq, const KktCertificate& c) const {
+    return absolute ? kkt_residual_sq <= kkt_tolerance
                     : c.Certifies(stationarity_tolerance,
                                   complementarity_tolerance,
                                   feasibility_tolerance);
+  }
+  bool Met(const KktResidual& residual, const KktCertificate& c) const {
+    return Met(residual.SquaredNorm(), c);
+  }
+  // Close enough that the least-squares multipliers may certify the point:
+  // within `factor` (QuasiNewtonOptions::least_squares_certification_factor,
+  // a factor on ||K||^2) of the absolute test, or within its square root of
+  // the certificate's tolerances.
+  bool IsClose(double kkt_residual_sq,
+               const KktCertificate& c,
+               double factor) const {
+    return absolute ? kkt_residual_sq <= factor * kkt_tolerance
+                    : Ratio(c) <= std::sqrt(factor);
+  }
+  // The least-squares multipliers this rule judges by: of the raw ||K||
+  // (absolute) or of the certificate's own scaling.
+  KktMultipliers LeastSquaresMultipliers(const KktSystem& system) const {
+    return absolute ? system.LeastSquaresMultipliers()
+                    : system.LeastSquaresMultipliers(sigma);
   }
   // KktCertificate::Ratio with these tolerances.
   double Ratio(const KktCertificate& c) const {
@@ -99,6 +118,10 @@ bool EvaluateShifted(Evaluator* evaluator,
                      Eigen::VectorXd* h,
                      Eigen::MatrixXd* grad_f,
                      std::string* error);
+
+// ||h||_inf at or below which an iterate counts as nearly feasible for the
+// unboundedness tests.
+constexpr double kNearlyFeasible = 1e-6;
 
 // True when (rho, ||h||_inf) is evidence that the WC problem is unbounded
 // below: the iterate is nearly feasible (||h||_inf <= 1e-6) and rho fell

@@ -20,19 +20,15 @@ namespace internal {
 // Whether a recorded point meets the stopping rule.
 inline bool PointMeets(const StopRule& stop, const WcReducedPenalty::Point& point) {
   if (point.gradient_sq < 0.0) return false;
-  return stop.absolute ? point.KktSq() <= stop.kkt_tolerance
-                       : stop.Ratio(point.certificate) <= 1.0;
+  return stop.Met(point.KktSq(), point.certificate);
 }
 
-// Whether a point is close enough to the rule that the least-squares
-// multipliers may certify it (QuasiNewtonOptions::
-// least_squares_certification_factor, a factor on ||K||^2, so its square
-// root on the certificate's norms).
+// Whether a recorded point is close enough to the rule that the
+// least-squares multipliers may certify it (StopRule::IsClose).
 inline bool PointIsClose(const StopRule& stop,
-                  const WcReducedPenalty::Point& point,
-                  double factor) {
-  if (stop.absolute) return point.KktSq() <= factor * stop.kkt_tolerance;
-  return stop.Ratio(point.certificate) <= std::sqrt(factor);
+                         const WcReducedPenalty::Point& point,
+                         double factor) {
+  return stop.IsClose(point.KktSq(), point.certificate, factor);
 }
 
 class InnerStop final : public ceres::IterationCallback {
@@ -53,7 +49,6 @@ class InnerStop final : public ceres::IterationCallback {
       return ceres::SOLVER_CONTINUE;
     }
     if (PointMeets(input_->stop, point)) {
-      reached_tolerance_ = true;
       return ceres::SOLVER_TERMINATE_SUCCESSFULLY;
     }
     if (IsUnboundedEvidence(*input_, point.rho,
@@ -80,10 +75,8 @@ class InnerStop final : public ceres::IterationCallback {
   }
 
   void Reset() {
-    reached_tolerance_ = false;
     unbounded_ = false;
   }
-  bool reached_tolerance() const { return reached_tolerance_; }
   bool unbounded() const { return unbounded_; }
 
  private:
@@ -91,7 +84,6 @@ class InnerStop final : public ceres::IterationCallback {
   const StrategyInput* input_;
   double raw_tolerance_;
   double factor_;
-  bool reached_tolerance_ = false;
   bool unbounded_ = false;
 };
 

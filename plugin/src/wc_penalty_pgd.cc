@@ -128,7 +128,7 @@ void RunWcPenaltyPgd(const StrategyInput& input,
     // paper's form (an offset or a given reference point, which the user
     // asserts to lie below the front) so is an objective below it.
     const double h_inf = q > 0 ? h.cwiseAbs().maxCoeff() : 0.0;
-    if (h_inf <= 1e-6) {
+    if (h_inf <= kNearlyFeasible) {
       if (IsUnboundedEvidence(input, theta.rho, h_inf)) {
         finish(ceres::FAILURE,
                "Iteration " + std::to_string(iteration) + ": " +

@@ -189,8 +189,6 @@ void RunQuasiNewton(Method method,
   Eigen::VectorXd x_extrapolated;
   bool have_extrapolated = false;
 
-  // Shifted objectives at x (when known).
-  Eigen::VectorXd f_at_x;
   // Least-squares certification is refused while the solve looks divergent:
   // the last inner solve did not converge (Ceres gave up or ran out of
   // iterations; the strategy's own stop counts as converged) and rho fell
@@ -225,9 +223,7 @@ void RunQuasiNewton(Method method,
             evaluator, input.lambda, input.offset, x[0], x.tail(k), &error)) {
       return false;
     }
-    const KktMultipliers ls =
-        stop_rule.absolute ? system.LeastSquaresMultipliers()
-                           : system.LeastSquaresMultipliers(stop_rule.sigma);
+    const KktMultipliers ls = stop_rule.LeastSquaresMultipliers(system);
     const KktResidual residual = system.Residual(ls);
     const KktCertificate certificate = system.Certificate(ls, stop_rule.sigma);
     *kkt_ls = residual.SquaredNorm();
@@ -302,7 +298,6 @@ void RunQuasiNewton(Method method,
       x = x_start;
       break;
     }
-    f_at_x = function->last_objectives();
     if (stop.unbounded() ||
         IsUnboundedEvidence(input, x[0], point.certificate.feasibility)) {
       finish(ceres::FAILURE,
@@ -446,17 +441,10 @@ void RunQuasiNewton(Method method,
         std::string how = "extrapolated multipliers";
         bool met = stop_rule.Met(residual_e, certificate_e);
         const double kkt_e0 = residual_e.SquaredNorm();
-        const double root = std::sqrt(qn.least_squares_certification_factor);
-        const bool close =
-            stop_rule.absolute
-                ? kkt_e0 <= qn.least_squares_certification_factor *
-                                stop_rule.kkt_tolerance
-                : stop_rule.Ratio(certificate_e) <= root;
-        if (!met && qn.least_squares_certification_factor > 0.0 && close) {
-          const KktMultipliers ls =
-              stop_rule.absolute
-                  ? system.LeastSquaresMultipliers()
-                  : system.LeastSquaresMultipliers(stop_rule.sigma);
+        if (!met && qn.least_squares_certification_factor > 0.0 &&
+            stop_rule.IsClose(kkt_e0, certificate_e,
+                              qn.least_squares_certification_factor)) {
+          const KktMultipliers ls = stop_rule.LeastSquaresMultipliers(system);
           const KktResidual residual_ls = system.Residual(ls);
           const KktCertificate certificate_ls =
               system.Certificate(ls, stop_rule.sigma);
@@ -470,7 +458,6 @@ void RunQuasiNewton(Method method,
         }
         if (met) {
           x = x_extrapolated;
-          f_at_x = system.f();
           multipliers = extrapolated;
           output->delta = (x[0] - input.lambda.cwiseProduct(system.f()).array())
                               .max(0.0)
@@ -605,7 +592,6 @@ void RunQuasiNewton(Method method,
         if (combine(x_extrapolated, x, old_u / u, &predicted) &&
             function->Evaluate(predicted.data(), &cost, nullptr)) {
           x = predicted;
-          f_at_x = function->last_objectives();
         }
       }
     }
