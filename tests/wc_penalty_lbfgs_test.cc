@@ -26,7 +26,8 @@ namespace ecmo {
 namespace {
 
 const StrategyType kFastStrategies[] = {StrategyType::WC_PENALTY_LBFGS,
-                                        StrategyType::WC_AUGMENTED_LAGRANGIAN};
+                                        StrategyType::WC_AUGMENTED_LAGRANGIAN,
+                                        StrategyType::WC_NEWTON};
 
 Eigen::VectorXd Vec(std::initializer_list<double> values) {
   Eigen::VectorXd v(values.size());
@@ -428,7 +429,7 @@ TEST(QuasiNewtonStrategy, StrategyNamesRoundTrip) {
   StrategyType parsed;
   EXPECT_TRUE(StringToStrategyType("WC_AUGMENTED_LAGRANGIAN", &parsed));
   EXPECT_EQ(parsed, StrategyType::WC_AUGMENTED_LAGRANGIAN);
-  EXPECT_EQ(StrategyTypeNames().size(), 3u);
+  EXPECT_EQ(StrategyTypeNames().size(), 4u);
 }
 
 TEST(QuasiNewtonStrategy, SweepLogsNothingToStderr) {

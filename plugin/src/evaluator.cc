@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <sstream>
 
 #include "ecmo/internal/report.h"
@@ -23,7 +24,104 @@ bool Evaluator::Evaluate(const double* z,
                          std::string* error) {
   ++counts_.value_evaluations;
   if (grad_f != nullptr) ++counts_.gradient_evaluations;
-  return DoEvaluate(z, f, h, grad_f, error);
+  const bool ok = DoEvaluate(z, f, h, grad_f, error);
+  if (grad_f != nullptr) {
+    if (ok) {
+      linearization_point_ =
+          Eigen::Map<const Eigen::VectorXd>(z, NumParameters());
+    } else {
+      linearization_point_.resize(0);
+    }
+  }
+  return ok;
+}
+
+bool Evaluator::LagrangianHessianMultiply(const double* a,
+                                          const double* b,
+                                          const double* x,
+                                          double* out,
+                                          std::string* error) {
+  ++counts_.hessian_products;
+  return DoLagrangianHessianMultiply(a, b, x, out, error);
+}
+
+bool Evaluator::GaussNewtonMatrix(const double* a,
+                                  double c,
+                                  Eigen::SparseMatrix<double>* lower,
+                                  std::string* error) {
+  ++counts_.gauss_newton_matrices;
+  return DoGaussNewtonMatrix(a, c, lower, error);
+}
+
+bool Evaluator::DoGaussNewtonMatrix(const double* /*a*/,
+                                    double /*c*/,
+                                    Eigen::SparseMatrix<double>* /*lower*/,
+                                    std::string* error) {
+  if (error != nullptr) {
+    *error =
+        "this evaluator has no Gauss-Newton structure (its objectives are "
+        "not sums of squared residuals)";
+  }
+  return false;
+}
+
+bool Evaluator::DoLagrangianHessianMultiply(const double* a,
+                                            const double* b,
+                                            const double* x,
+                                            double* out,
+                                            std::string* error) {
+  const int k = NumParameters();
+  const int S = NumObjectives();
+  const int q = NumConstraints();
+  Eigen::Map<Eigen::VectorXd> result(out, k);
+  if (linearization_point_.size() != k) {
+    if (error != nullptr) {
+      *error =
+          "no linearization point: call Evaluate with gradients before "
+          "asking for Hessian products";
+    }
+    return false;
+  }
+  const Eigen::Map<const Eigen::VectorXd> direction(x, k);
+  const double direction_norm = direction.norm();
+  if (direction_norm == 0.0) {
+    result.setZero();
+    return true;
+  }
+  const Eigen::Map<const Eigen::VectorXd> weights_f(a, S);
+  const Eigen::Map<const Eigen::VectorXd> weights_h(b, q);
+  // The base point is copied: Evaluate below overwrites the member.
+  const Eigen::VectorXd z = linearization_point_;
+  const double t = std::sqrt(std::numeric_limits<double>::epsilon()) *
+                   (1.0 + z.norm()) / direction_norm;
+  Eigen::VectorXd f(S), h(q), jt(k);
+  Eigen::MatrixXd grad_f(k, S);
+  // grad L at `point`, linearizing there.
+  auto gradient_at = [&](const Eigen::VectorXd& point, Eigen::VectorXd* g) {
+    if (!Evaluate(point.data(), f.data(), h.data(), grad_f.data(), error)) {
+      return false;
+    }
+    *g = grad_f * weights_f;
+    if (q > 0) {
+      JacobianTransposeMultiply(weights_h.data(), jt.data());
+      *g += jt;
+    }
+    return true;
+  };
+  Eigen::VectorXd g_plus, g_base;
+  const Eigen::VectorXd z_plus = z + t * direction;
+  const bool ok_plus = gradient_at(z_plus, &g_plus);
+  std::string plus_error = (!ok_plus && error != nullptr) ? *error : "";
+  // Restore the linearization at z whatever happened at z + t x.
+  if (!gradient_at(z, &g_base)) return false;
+  if (!ok_plus) {
+    if (error != nullptr) {
+      *error = "Hessian product by gradient differences: " + plus_error;
+    }
+    return false;
+  }
+  result = (g_plus - g_base) / t;
+  return true;
 }
 
 void Evaluator::JacobianTransposeMultiply(const double* v, double* out) {

@@ -103,6 +103,12 @@ void ReportWriter::Evaluations(const EvaluationCounts& evaluations) {
   Row("  Gradient evaluations", evaluations.gradient_evaluations);
   Row("  J^T v products", evaluations.jacobian_transpose_products);
   Row("  J v products", evaluations.jacobian_products);
+  if (evaluations.hessian_products > 0) {
+    Row("  Hessian products", evaluations.hessian_products);
+  }
+  if (evaluations.gauss_newton_matrices > 0) {
+    Row("  Gauss-Newton matrices", evaluations.gauss_newton_matrices);
+  }
 }
 
 void ReportWriter::TotalTime(double seconds) {

@@ -123,6 +123,62 @@ bool Solver::Options::IsValid(std::string* error) const {
                     quasi_newton.inner.max_lbfgs_rank,
                     quasi_newton.inner.max_lbfgs_rank > 0,
                     "> 0");
+  ECMO_OPTION_CHECK(kOptions,
+                    newton.max_inner_iterations,
+                    newton.max_inner_iterations > 0,
+                    "> 0");
+  ECMO_OPTION_CHECK(kOptions,
+                    newton.initial_trust_region_radius,
+                    newton.initial_trust_region_radius > 0.0 &&
+                        newton.initial_trust_region_radius <=
+                            newton.max_trust_region_radius,
+                    "> 0 and <= newton.max_trust_region_radius");
+  ECMO_OPTION_CHECK(kOptions,
+                    newton.min_trust_region_radius,
+                    newton.min_trust_region_radius > 0.0 &&
+                        newton.min_trust_region_radius <
+                            newton.initial_trust_region_radius,
+                    "> 0 and < newton.initial_trust_region_radius");
+  ECMO_OPTION_CHECK(kOptions,
+                    newton.max_trust_region_radius,
+                    std::isfinite(newton.max_trust_region_radius),
+                    "finite");
+  ECMO_OPTION_CHECK(kOptions,
+                    newton.min_diagonal,
+                    newton.min_diagonal > 0.0 &&
+                        newton.min_diagonal <= newton.max_diagonal,
+                    "> 0 and <= newton.max_diagonal");
+  ECMO_OPTION_CHECK(kOptions,
+                    newton.max_diagonal,
+                    std::isfinite(newton.max_diagonal),
+                    "finite");
+  ECMO_OPTION_CHECK(kOptions,
+                    newton.min_relative_decrease,
+                    newton.min_relative_decrease > 0.0 &&
+                        newton.min_relative_decrease < 1.0,
+                    "in (0, 1)");
+  ECMO_OPTION_CHECK(kOptions,
+                    newton.max_cg_iterations,
+                    newton.max_cg_iterations > 0,
+                    "> 0");
+  ECMO_OPTION_CHECK(kOptions,
+                    newton.cg_relative_tolerance,
+                    newton.cg_relative_tolerance > 0.0 &&
+                        newton.cg_relative_tolerance < 1.0,
+                    "in (0, 1)");
+  if ((newton.linear_solver == NewtonLinearSolverType::SPARSE_CHOLESKY ||
+       newton.linear_solver == NewtonLinearSolverType::DENSE_CHOLESKY) &&
+      newton.hessian == NewtonHessianType::EXACT_PRODUCTS) {
+    if (error != nullptr) {
+      *error =
+          "Invalid configuration. Solver::Options::newton.linear_solver = " +
+          std::string(NewtonLinearSolverTypeToString(newton.linear_solver)) +
+          " factorizes a Gauss-Newton matrix and cannot use hessian = "
+          "exact-products; use linear_solver = conjugate-gradients (or "
+          "automatic) with exact products.";
+    }
+    return false;
+  }
   if (!internal::CheckNoNull(kOptions, "quasi_newton.inner.callbacks",
                             quasi_newton.inner.callbacks, error)) {
     return false;
@@ -515,6 +571,9 @@ void Solve(const Solver::Options& options,
       break;
     case StrategyType::WC_AUGMENTED_LAGRANGIAN:
       internal::RunWcAugmentedLagrangian(input, &output, summary);
+      break;
+    case StrategyType::WC_NEWTON:
+      internal::RunWcNewton(input, &output, summary);
       break;
   }
   summary->evaluations = evaluator->counts() - counts_before;

@@ -80,11 +80,15 @@ std::string Solver::Summary::FullReport() const {
     report.Row("  u = v = c0 T^(1/4)", FormatNumber(penalty_u));
     report.Row("  Shortened steps", std::to_string(num_shortened_steps));
   }
-  const bool quasi_newton = strategy == StrategyType::WC_PENALTY_LBFGS ||
-                            strategy == StrategyType::WC_AUGMENTED_LAGRANGIAN;
-  if (quasi_newton && inner_iterations >= 0) {
+  const bool outer_loop = strategy == StrategyType::WC_PENALTY_LBFGS ||
+                          strategy == StrategyType::WC_AUGMENTED_LAGRANGIAN ||
+                          strategy == StrategyType::WC_NEWTON;
+  if (outer_loop && inner_iterations >= 0) {
     report.Row("  Outer iterations", std::to_string(iterations));
-    report.Row("  Inner (L-BFGS) iterations", std::to_string(inner_iterations));
+    report.Row(strategy == StrategyType::WC_NEWTON
+                   ? "  Inner (Newton) iterations"
+                   : "  Inner (L-BFGS) iterations",
+               std::to_string(inner_iterations));
     report.Row("  Final penalty u (for h)", FormatNumber(penalty_u));
     report.Row("  Final penalty v (for lambda f <= rho)",
                FormatNumber(penalty_v));
@@ -159,9 +163,9 @@ std::string Solver::Summary::FullReport() const {
                FormatNumber(average_kkt_residual_sq));
   }
   report.Section("Work");
-  report.Row(quasi_newton ? "  Iterations (outer)" : "  Iterations",
+  report.Row(outer_loop ? "  Iterations (outer)" : "  Iterations",
              std::to_string(iterations));
-  if (quasi_newton && inner_iterations >= 0) {
+  if (outer_loop && inner_iterations >= 0) {
     report.Row("  Inner iterations", std::to_string(inner_iterations));
   }
   report.Evaluations(evaluations);

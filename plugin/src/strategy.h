@@ -158,6 +158,11 @@ void RunWcPenaltyLbfgs(const StrategyInput& input,
 void RunWcAugmentedLagrangian(const StrategyInput& input,
                               StrategyOutput* output,
                               Solver::Summary* summary);
+// StrategyType::WC_NEWTON: the augmented Lagrangian's outer loop with the
+// trust-region Newton inner solves of wc_newton_inner.cc.
+void RunWcNewton(const StrategyInput& input,
+                 StrategyOutput* output,
+                 Solver::Summary* summary);
 
 }  // namespace internal
 }  // namespace ecmo

@@ -151,7 +151,10 @@ bool SweepRunner::WarmStartFrom(const Solver::Summary& from,
   // nor two penalties to extrapolate from (measured: 1.6x the gradient
   // evaluations of cold starts on gebken_circle, and unconverged points).
   // The faithful strategy has no use for the block.
-  if (from.strategy != StrategyType::WC_AUGMENTED_LAGRANGIAN) return false;
+  if (from.strategy != StrategyType::WC_AUGMENTED_LAGRANGIAN &&
+      from.strategy != StrategyType::WC_NEWTON) {
+    return false;
+  }
   const KktMultipliers& m = from.kkt.solver_multipliers;
   const bool omega_ok = m.omega.size() == num_objectives_ &&
                         m.omega.allFinite() && (m.omega.array() >= 0.0).all();

@@ -26,6 +26,8 @@ const char* StrategyTypeToString(StrategyType type) {
       return "wc-penalty-lbfgs";
     case StrategyType::WC_AUGMENTED_LAGRANGIAN:
       return "wc-augmented-lagrangian";
+    case StrategyType::WC_NEWTON:
+      return "wc-newton";
   }
   return "unknown";
 }
@@ -33,14 +35,16 @@ const char* StrategyTypeToString(StrategyType type) {
 std::vector<std::string> StrategyTypeNames() {
   return {StrategyTypeToString(StrategyType::WC_PENALTY_PGD),
           StrategyTypeToString(StrategyType::WC_PENALTY_LBFGS),
-          StrategyTypeToString(StrategyType::WC_AUGMENTED_LAGRANGIAN)};
+          StrategyTypeToString(StrategyType::WC_AUGMENTED_LAGRANGIAN),
+          StrategyTypeToString(StrategyType::WC_NEWTON)};
 }
 
 bool StringToStrategyType(std::string value, StrategyType* type) {
   const std::string canonical = Canonical(value);
   for (StrategyType candidate : {StrategyType::WC_PENALTY_PGD,
                                  StrategyType::WC_PENALTY_LBFGS,
-                                 StrategyType::WC_AUGMENTED_LAGRANGIAN}) {
+                                 StrategyType::WC_AUGMENTED_LAGRANGIAN,
+                                 StrategyType::WC_NEWTON}) {
     if (Canonical(StrategyTypeToString(candidate)) == canonical) {
       *type = candidate;
       return true;
@@ -64,6 +68,61 @@ bool StringToStepRule(std::string value, StepRule* rule) {
   for (StepRule candidate : {StepRule::FIXED, StepRule::BACKTRACKING}) {
     if (Canonical(StepRuleToString(candidate)) == canonical) {
       *rule = candidate;
+      return true;
+    }
+  }
+  return false;
+}
+
+const char* NewtonHessianTypeToString(NewtonHessianType type) {
+  switch (type) {
+    case NewtonHessianType::AUTOMATIC:
+      return "automatic";
+    case NewtonHessianType::GAUSS_NEWTON:
+      return "gauss-newton";
+    case NewtonHessianType::EXACT_PRODUCTS:
+      return "exact-products";
+  }
+  return "unknown";
+}
+
+bool StringToNewtonHessianType(std::string value, NewtonHessianType* type) {
+  const std::string canonical = Canonical(value);
+  for (NewtonHessianType candidate :
+       {NewtonHessianType::AUTOMATIC, NewtonHessianType::GAUSS_NEWTON,
+        NewtonHessianType::EXACT_PRODUCTS}) {
+    if (Canonical(NewtonHessianTypeToString(candidate)) == canonical) {
+      *type = candidate;
+      return true;
+    }
+  }
+  return false;
+}
+
+const char* NewtonLinearSolverTypeToString(NewtonLinearSolverType type) {
+  switch (type) {
+    case NewtonLinearSolverType::AUTOMATIC:
+      return "automatic";
+    case NewtonLinearSolverType::SPARSE_CHOLESKY:
+      return "sparse-cholesky";
+    case NewtonLinearSolverType::DENSE_CHOLESKY:
+      return "dense-cholesky";
+    case NewtonLinearSolverType::CONJUGATE_GRADIENTS:
+      return "conjugate-gradients";
+  }
+  return "unknown";
+}
+
+bool StringToNewtonLinearSolverType(std::string value,
+                                    NewtonLinearSolverType* type) {
+  const std::string canonical = Canonical(value);
+  for (NewtonLinearSolverType candidate :
+       {NewtonLinearSolverType::AUTOMATIC,
+        NewtonLinearSolverType::SPARSE_CHOLESKY,
+        NewtonLinearSolverType::DENSE_CHOLESKY,
+        NewtonLinearSolverType::CONJUGATE_GRADIENTS}) {
+    if (Canonical(NewtonLinearSolverTypeToString(candidate)) == canonical) {
+      *type = candidate;
       return true;
     }
   }

@@ -29,44 +29,29 @@
 #include <memory>
 #include <sstream>
 
-#include "ceres/gradient_problem.h"
 #include "ceres/gradient_problem_solver.h"
-#include "ceres/iteration_callback.h"
 #include "ecmo/wc_reduced_penalty.h"
 #include "glog/logging.h"
 #include "strategy.h"
 #include "wc_diagnosis.h"
+#include "wc_inner_minimizer.h"
 #include "wc_inner_stop.h"
 
 namespace ecmo {
-
-ceres::GradientProblemSolver::Options
-Solver::Options::QuasiNewtonOptions::DefaultInnerOptions() {
-  ceres::GradientProblemSolver::Options inner;
-  inner.line_search_direction_type = ceres::LBFGS;
-  inner.line_search_type = ceres::WOLFE;
-  inner.max_num_iterations = 1000;
-  inner.function_tolerance = 1e-15;
-  inner.gradient_tolerance = 1e-15;
-  inner.parameter_tolerance = 1e-15;
-  inner.logging_type = ceres::SILENT;
-  inner.minimizer_progress_to_stdout = false;
-  return inner;
-}
 
 namespace internal {
 namespace {
 
 enum class Method { kPenalty, kAugmentedLagrangian };
+enum class InnerKind { kLbfgs, kNewton };
 
-// Stops an inner solve once its accepted iterate is good enough (see
-// QuasiNewtonOptions::inner_tolerance_factor), using the KKT record that
-// WcReducedPenalty kept for the accepted point.
-
-void RunQuasiNewton(Method method,
-                    const StrategyInput& input,
-                    StrategyOutput* output,
-                    Solver::Summary* summary) {
+// The outer loop shared by the penalty and augmented-Lagrangian strategies,
+// with L-BFGS or Newton inner solves (wc_inner_minimizer.h).
+void RunOuterLoop(Method method,
+                  InnerKind inner,
+                  const StrategyInput& input,
+                  StrategyOutput* output,
+                  Solver::Summary* summary) {
   const Solver::Options& options = *input.options;
   const Solver::Options::QuasiNewtonOptions& qn = options.quasi_newton;
   Evaluator* evaluator = input.evaluator;
@@ -77,17 +62,17 @@ void RunQuasiNewton(Method method,
   // ||K||^2 level of the rule, for the heuristics that work on ||K||^2.
   const double tolerance = stop_rule.RawEquivalent(input.lambda);
 
-  // The problem owns the function (and the non-owning manifold forwarder of
-  // x = (rho, z), if any); `function` stays valid while it lives.
-  WcReducedPenalty* function =
-      new WcReducedPenalty(evaluator, input.lambda, input.offset);
+  WcReducedPenalty function_owner(evaluator, input.lambda, input.offset);
+  WcReducedPenalty* function = &function_owner;
   function->SetObjectiveScales(stop_rule.sigma);
-  ceres::Manifold* x_manifold = function->TangentManifold();
-  std::unique_ptr<ceres::GradientProblem> problem_owner =
-      x_manifold != nullptr
-          ? std::make_unique<ceres::GradientProblem>(function, x_manifold)
-          : std::make_unique<ceres::GradientProblem>(function);
-  const ceres::GradientProblem& problem = *problem_owner;
+  // The manifold of x = (rho, z), for the extrapolation below (the inner
+  // minimizer keeps its own).
+  std::unique_ptr<ceres::Manifold> x_manifold_owner(
+      function->TangentManifold());
+  const ceres::Manifold* x_manifold = x_manifold_owner.get();
+  std::unique_ptr<InnerMinimizer> inner_minimizer =
+      inner == InnerKind::kNewton ? MakeNewtonInnerMinimizer(input, function)
+                                  : MakeLbfgsInnerMinimizer(input, function);
   // x_base + t (x_other - x_base), along the manifold when there is one:
   // Plus(x_base, t Minus(x_other, x_base)). False if the manifold fails.
   auto combine = [&](const Eigen::VectorXd& x_base,
@@ -163,10 +148,7 @@ void RunQuasiNewton(Method method,
            std::max(0.0, 1.0 - omega_shift.sum()) / v;
   }
 
-  ceres::GradientProblemSolver::Options inner = qn.inner;
-  if (VLOG_IS_ON(1)) inner.logging_type = ceres::PER_MINIMIZER_ITERATION;
   InnerStop stop(function, &input, tolerance, qn.inner_tolerance_factor);
-  inner.callbacks.push_back(&stop);
 
   if (options.minimizer_progress_to_stdout) {
     std::printf("%5s %14s %12s %11s %11s %11s %6s %8s %10s\n",
@@ -257,30 +239,22 @@ void RunQuasiNewton(Method method,
 
     function->SetPenalties(u, v);
     function->SetMultiplierShifts(omega_shift, nu_shift);
-    inner.max_num_iterations =
-        std::min(qn.inner.max_num_iterations,
-                 options.max_iterations - summary->inner_iterations);
-    inner.max_solver_time_in_seconds =
-        std::min(qn.inner.max_solver_time_in_seconds, remaining_time);
+    InnerLimits limits;
+    limits.max_iterations = options.max_iterations - summary->inner_iterations;
+    limits.max_time_in_seconds = remaining_time;
     stop.Reset();
     const Eigen::VectorXd x_start = x;
-    ceres::GradientProblemSolver::Summary inner_summary;
-    // No glog level is touched here: with logging_type SILENT, Ceres 2.1
-    // hides its line-search failures, but polynomial.cc (constant
-    // interpolating polynomial) and line_search_direction.cc (L-BFGS update
-    // failure) warn unconditionally; solver.h documents both. Raising
-    // FLAGS_minloglevel instead would drop other threads' warnings.
-    ceres::Solve(inner, problem, x.data(), &inner_summary);
-    const int inner_iterations =
-        std::max(0, static_cast<int>(inner_summary.iterations.size()) - 1);
+    const InnerResult inner_result =
+        inner_minimizer->Minimize(limits, &stop, x.data());
+    const int inner_iterations = inner_result.iterations;
     summary->inner_iterations += inner_iterations;
-    summary->inner_message = inner_summary.message;
-    if (inner_summary.iterations.empty()) {
-      // Ceres could not even evaluate the start of the inner solve.
+    summary->inner_message = inner_result.message;
+    if (!inner_result.evaluated_start) {
+      // The inner solver could not even evaluate its start point.
       finish(ceres::FAILURE,
              "Outer iteration " + std::to_string(outer) +
                  ": the inner solver failed at its start point: " +
-                 inner_summary.message +
+                 inner_result.message +
                  (function->last_error().empty()
                       ? std::string()
                       : " (last evaluation error: " + function->last_error() +
@@ -309,8 +283,8 @@ void RunQuasiNewton(Method method,
     }
     {
       const bool inner_converged =
-          inner_summary.termination_type == ceres::CONVERGENCE ||
-          inner_summary.termination_type == ceres::USER_SUCCESS;
+          inner_result.termination_type == ceres::CONVERGENCE ||
+          inner_result.termination_type == ceres::USER_SUCCESS;
       const bool rho_falling = x[0] < previous_outer_rho;
       previous_outer_rho = x[0];
       diverging =
@@ -321,7 +295,7 @@ void RunQuasiNewton(Method method,
             " Least-squares certification was refused: the last "
             "inner solve did not converge (" +
             std::string(ceres::TerminationTypeToString(
-                inner_summary.termination_type)) +
+                inner_result.termination_type)) +
             ") while rho fell to " + Sci(x[0]) +
             ", far below rho0 = " + Sci(input.rho0) +
             ", and keeps falling; the objective may be "
@@ -372,7 +346,7 @@ void RunQuasiNewton(Method method,
     it.penalty_u = u;
     it.penalty_v = v;
     it.gradient_evaluations = evaluator->counts().gradient_evaluations;
-    it.inner_termination_type = inner_summary.termination_type;
+    it.inner_termination_type = inner_result.termination_type;
     if (options.record_history) summary->history.push_back(it);
     if (options.minimizer_progress_to_stdout) {
       std::printf("%5d % 14.6e % 12.5e %11.3e %11.3e %11.3e %6d %8lld %10.4f\n",
@@ -551,8 +525,9 @@ void RunQuasiNewton(Method method,
                "The stationarity blocks stalled at " + Sci(optimality) +
                    " (tolerance " + Sci(stop_rule.stationarity_tolerance) +
                    ") for 3 outer iterations while feasibility and "
-                   "complementarity meet the rule: the inner L-BFGS solves "
-                   "cannot reduce them further.");
+                   "complementarity meet the rule: the inner " +
+                   std::string(inner_minimizer->name()) +
+                   " solves cannot reduce them further.");
         ++outer;
         break;
       }
@@ -681,13 +656,21 @@ void RunQuasiNewton(Method method,
 void RunWcPenaltyLbfgs(const StrategyInput& input,
                        StrategyOutput* output,
                        Solver::Summary* summary) {
-  RunQuasiNewton(Method::kPenalty, input, output, summary);
+  RunOuterLoop(Method::kPenalty, InnerKind::kLbfgs, input, output, summary);
 }
 
 void RunWcAugmentedLagrangian(const StrategyInput& input,
                               StrategyOutput* output,
                               Solver::Summary* summary) {
-  RunQuasiNewton(Method::kAugmentedLagrangian, input, output, summary);
+  RunOuterLoop(Method::kAugmentedLagrangian, InnerKind::kLbfgs, input, output,
+               summary);
+}
+
+void RunWcNewton(const StrategyInput& input,
+                 StrategyOutput* output,
+                 Solver::Summary* summary) {
+  RunOuterLoop(Method::kAugmentedLagrangian, InnerKind::kNewton, input, output,
+               summary);
 }
 
 }  // namespace internal

@@ -39,6 +39,7 @@
 #include <vector>
 
 #include "Eigen/Core"
+#include "Eigen/SparseCore"
 #include "ceres/manifold.h"
 
 namespace ecmo {
@@ -54,12 +55,19 @@ struct EvaluationCounts {
   // Products J_h^T v and J_h x.
   int64_t jacobian_transpose_products = 0;
   int64_t jacobian_products = 0;
+  // Products with the Hessian of a Lagrangian (LagrangianHessianMultiply;
+  // by gradient differences they also count two gradient evaluations) and
+  // Gauss-Newton matrices assembled (GaussNewtonMatrix).
+  int64_t hessian_products = 0;
+  int64_t gauss_newton_matrices = 0;
 
   EvaluationCounts& operator+=(const EvaluationCounts& other) {
     value_evaluations += other.value_evaluations;
     gradient_evaluations += other.gradient_evaluations;
     jacobian_transpose_products += other.jacobian_transpose_products;
     jacobian_products += other.jacobian_products;
+    hessian_products += other.hessian_products;
+    gauss_newton_matrices += other.gauss_newton_matrices;
     return *this;
   }
   // The work done between two readings of one evaluator's counts().
@@ -72,6 +80,9 @@ struct EvaluationCounts {
     d.jacobian_transpose_products =
         after.jacobian_transpose_products - before.jacobian_transpose_products;
     d.jacobian_products = after.jacobian_products - before.jacobian_products;
+    d.hessian_products = after.hessian_products - before.hessian_products;
+    d.gauss_newton_matrices =
+        after.gauss_newton_matrices - before.gauss_newton_matrices;
     return d;
   }
 };
@@ -109,6 +120,54 @@ class Evaluator {
   // out (size q) = J_h(z) x (x of size k), at the last linearization point.
   void JacobianMultiply(const double* x, double* out);
 
+  // ---- Second-order information (StrategyType::WC_NEWTON) ----
+  //
+  // Both products below refer to the last linearization point z (the last
+  // Evaluate with grad_f != nullptr) and leave it unchanged.
+
+  // out (size k) = grad^2 L(z) x, the Hessian of the Lagrangian
+  //   L(z) = sum_s a_s f_s(z) + sum_i b_i h_i(z)
+  // (a of size S, b of size q, x of size k) times x, in ambient coordinates
+  // (with a manifold: the Hessian of L as a function on R^k; the Newton
+  // strategy pulls it back to the tangent space). Returns false with a
+  // message when it cannot be computed (e.g. a cost function fails near z).
+  //
+  // Evaluators that know second derivatives (e.g. a bilevel lower level
+  // with Hessian-vector products) override DoLagrangianHessianMultiply and
+  // HasExactLagrangianHessian. The default is a forward difference of
+  // gradients, (grad L(z + t x) - grad L(z)) / t with t = sqrt(machine
+  // epsilon) (1 + ||z||) / ||x||, which costs two gradient evaluations and
+  // two J_h^T products (one at z + t x, one to restore the linearization at
+  // z), counted as such, and is accurate to about sqrt(epsilon) relative.
+  bool LagrangianHessianMultiply(const double* a,
+                                 const double* b,
+                                 const double* x,
+                                 double* out,
+                                 std::string* error);
+  virtual bool HasExactLagrangianHessian() const { return false; }
+
+  // Gauss-Newton structure. An evaluator whose objectives are sums of
+  // squared residuals, f_s(z) = 1/2 sum_{i in s} rho_i(||r_i(z)||^2) (e.g.
+  // CeresProblemAdapter), can assemble the sparse Gauss-Newton matrix
+  //
+  //   G = sum_s a_s Jr_s^T Jr_s + c J_h^T J_h     (a of size S, c >= 0)
+  //
+  // in TANGENT coordinates (n = NumTangentParameters(); Jr_s and J_h times
+  // the manifold's PlusJacobian when there is one), where Jr_s is the
+  // Jacobian of group s's residuals corrected for their loss functions as
+  // Ceres corrects them (so that Jr_s^T r~_s = grad f_s). *lower receives
+  // the lower triangle (diagonal included) of G, n x n, compressed column
+  // major. Its sparsity pattern (the positions of the stored entries,
+  // explicit zeros included) is the same on every call, so a sparse
+  // factorization can reuse its symbolic analysis across calls. Returns
+  // false with a message if the evaluator has no such structure (the
+  // default) or an evaluation fails.
+  virtual bool HasGaussNewtonMatrix() const { return false; }
+  bool GaussNewtonMatrix(const double* a,
+                         double c,
+                         Eigen::SparseMatrix<double>* lower,
+                         std::string* error);
+
   const EvaluationCounts& counts() const { return counts_; }
   void ResetCounts() { counts_ = EvaluationCounts(); }
 
@@ -122,9 +181,27 @@ class Evaluator {
   virtual void DoJacobianTransposeMultiply(const double* v,
                                            double* out) const = 0;
   virtual void DoJacobianMultiply(const double* x, double* out) const = 0;
+  // Defaults: gradient differences (see LagrangianHessianMultiply), and
+  // "no Gauss-Newton structure".
+  virtual bool DoLagrangianHessianMultiply(const double* a,
+                                           const double* b,
+                                           const double* x,
+                                           double* out,
+                                           std::string* error);
+  virtual bool DoGaussNewtonMatrix(const double* a,
+                                   double c,
+                                   Eigen::SparseMatrix<double>* lower,
+                                   std::string* error);
+
+  // The last linearization point (empty before the first Evaluate with
+  // gradients), kept by the base class for the default products.
+  const Eigen::VectorXd& linearization_point() const {
+    return linearization_point_;
+  }
 
  private:
   EvaluationCounts counts_;
+  Eigen::VectorXd linearization_point_;
 };
 
 // Evaluates an ecmo::Problem through its Ceres cost functions. The problem

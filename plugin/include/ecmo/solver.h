@@ -313,6 +313,38 @@ class Solver {
       bool penalty_extrapolation = true;
     } quasi_newton;
 
+    // Options of WC_NEWTON. Its outer loop is the augmented Lagrangian's,
+    // driven by the outer fields of quasi_newton above (max_outer_iterations,
+    // initial_penalty, penalty_increase, max_penalty, feasibility_decrease,
+    // inner_tolerance_factor, least_squares_certification_factor); only
+    // the inner minimization differs (quasi_newton.inner is not used).
+    // Options::max_iterations bounds the total number of inner (Newton)
+    // iterations.
+    struct NewtonOptions {
+      NewtonHessianType hessian = NewtonHessianType::AUTOMATIC;
+      NewtonLinearSolverType linear_solver = NewtonLinearSolverType::AUTOMATIC;
+      // Newton iterations per inner solve. > 0.
+      int max_inner_iterations = 200;
+      // Trust region as in Ceres' Levenberg-Marquardt: the step solves
+      // (B + D / radius) d = -grad with D the diagonal of B clamped to
+      // [min_diagonal, max_diagonal]; the radius grows after good steps and
+      // shrinks (by a doubling factor) after rejected ones. The radius
+      // carries over from one inner solve to the next.
+      double initial_trust_region_radius = 1e4;
+      double max_trust_region_radius = 1e16;
+      double min_trust_region_radius = 1e-32;
+      double min_diagonal = 1e-6;
+      double max_diagonal = 1e32;
+      // A step is accepted when the actual decrease of L_A is at least this
+      // fraction of the model's. In (0, 1).
+      double min_relative_decrease = 1e-3;
+      // CONJUGATE_GRADIENTS: at most this many iterations per step, and the
+      // relative residual at which CG stops (the forcing term is
+      // min(cg_relative_tolerance, sqrt(||grad||)), Eisenstat-Walker). > 0.
+      int max_cg_iterations = 500;
+      double cg_relative_tolerance = 0.1;
+    } newton;
+
     // Keep one IterationSummary per iteration in Summary::history. With
     // history_stride > 1 only every stride-th iteration (and the last) is
     // kept, to bound memory on long runs.

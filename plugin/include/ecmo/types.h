@@ -54,6 +54,54 @@ enum class StrategyType {
   // penalties to tight tolerances; the fastest robust strategy. Steps on
   // the manifold of z when there is one.
   WC_AUGMENTED_LAGRANGIAN,
+  // The same method of multipliers (same outer loop, penalty rules, stopping
+  // rule and certificate) with second-order inner solves: a trust-region
+  // (Levenberg-Marquardt) Newton method on L_A, whose model Hessian is
+  //   blockdiag(0, G) + v sum_{s active} w_s w_s^T,  w_s = (-1, lambda_s
+  //   grad f_s),
+  // with G = u J_h^T J_h + the curvature of the Lagrangian. For objectives
+  // that are sums of squared residuals (CeresProblemAdapter) G is the sparse
+  // Gauss-Newton matrix, factorized by a sparse Cholesky whose symbolic
+  // analysis is reused, and the rank-S Chebyshev part is added exactly by
+  // the Woodbury identity (never as dense rows in the factorization); for
+  // other evaluators the step is truncated conjugate gradients on Hessian-
+  // vector products (exact when the evaluator provides them, e.g. a bilevel
+  // lower level, gradient differences otherwise). Not defeated by ill-
+  // conditioned problems (pose graphs, logistic lower levels) where L-BFGS
+  // inner solves stall. Options in Solver::Options::newton. Steps on the
+  // manifold of z when there is one.
+  WC_NEWTON,
+};
+
+// Curvature used by StrategyType::WC_NEWTON (Solver::Options::newton).
+enum class NewtonHessianType {
+  // GAUSS_NEWTON when the evaluator has the structure
+  // (Evaluator::HasGaussNewtonMatrix), otherwise EXACT_PRODUCTS.
+  AUTOMATIC,
+  // The sparse Gauss-Newton matrix of the residuals (sum of squares only);
+  // drops the residuals' and the constraints' second derivatives, as
+  // Ceres' Levenberg-Marquardt does.
+  GAUSS_NEWTON,
+  // Products with the Hessian of the Lagrangian
+  // (Evaluator::LagrangianHessianMultiply: exact when the evaluator
+  // provides them, gradient differences otherwise).
+  EXACT_PRODUCTS,
+};
+
+// Linear solver of StrategyType::WC_NEWTON.
+enum class NewtonLinearSolverType {
+  // SPARSE_CHOLESKY with a Gauss-Newton matrix, CONJUGATE_GRADIENTS with
+  // Hessian products.
+  AUTOMATIC,
+  // Sparse Cholesky (LDL^T with an approximate minimum degree ordering) of
+  // the Gauss-Newton matrix plus damping, and the Woodbury identity for the
+  // rank-S Chebyshev part and rho. Needs GAUSS_NEWTON.
+  SPARSE_CHOLESKY,
+  // The same with a dense Cholesky (small problems).
+  DENSE_CHOLESKY,
+  // Truncated, damped conjugate gradients on Hessian products (matrix-free;
+  // stops at negative curvature).
+  CONJUGATE_GRADIENTS,
 };
 
 // How the faithful strategy picks its step.
@@ -74,6 +122,12 @@ std::vector<std::string> StrategyTypeNames();
 
 const char* StepRuleToString(StepRule rule);
 bool StringToStepRule(std::string value, StepRule* rule);
+
+const char* NewtonHessianTypeToString(NewtonHessianType type);
+bool StringToNewtonHessianType(std::string value, NewtonHessianType* type);
+const char* NewtonLinearSolverTypeToString(NewtonLinearSolverType type);
+bool StringToNewtonLinearSolverType(std::string value,
+                                    NewtonLinearSolverType* type);
 
 // Returns Ceres' name of the termination type ("CONVERGENCE", ...).
 const char* TerminationTypeName(TerminationType type);

@@ -128,6 +128,16 @@ class WcReducedPenalty final : public ceres::FirstOrderFunction {
 
   const std::string& last_error() const { return last_error_; }
 
+  // Of the most recent successful evaluation: the first-order multipliers
+  // omega+ (S) and nu+ (q; empty when q = 0), and, if it computed the
+  // gradient, grad f_s as the columns of a k x S matrix. The second-order
+  // inner solver (StrategyType::WC_NEWTON) builds its model from them.
+  const Eigen::VectorXd& last_omega_plus() const { return omega_plus_; }
+  const Eigen::VectorXd& last_nu_plus() const { return nu_plus_; }
+  const Eigen::MatrixXd& last_objective_gradients() const { return grad_f_; }
+  const Eigen::VectorXd& lambda() const { return lambda_; }
+  Evaluator* evaluator() const { return evaluator_; }
+
   // The manifold of x = (rho, z): R x Evaluator::manifold(), as a new
   // non-owning DynamicProductManifold (ecmo/manifold.h) that the caller owns
   // (e.g. hands to ceres::GradientProblem, which deletes it); it refers to
