@@ -141,8 +141,11 @@ TEST_P(FastStrategyRegistry, ReachesTheAnalyticParetoPointWithTightKkt) {
     Eigen::VectorXd z(instance->problem.NumParameters());
     instance->problem.GetParameters(z.data());
     EXPECT_EQ(z, summary.z);
-    // Cheap: far below the faithful strategy's thousands.
-    EXPECT_LE(summary.evaluations.gradient_evaluations, 300);
+    // Cheap: far below the faithful strategy's thousands. The Newton
+    // strategy's Hessian products on these problems are gradient
+    // differences (two gradient evaluations each).
+    EXPECT_LE(summary.evaluations.gradient_evaluations,
+              c.strategy == StrategyType::WC_NEWTON ? 800 : 300);
     // Summary bookkeeping.
     EXPECT_EQ(static_cast<int>(summary.history.size()), summary.iterations);
     int inner = 0;
