@@ -4,35 +4,44 @@
 // a Levenberg-Marquardt trust region on a second-order model of the
 // augmented Lagrangian Q(x), x = (rho, z) (ecmo/wc_reduced_penalty.h).
 //
-// The model. With the first-order multipliers omega+ (S) and nu+ (q) of the
-// current point, the active set A = {s : omega+_s > 0} and the tangent
-// vectors w_s = (-1, lambda_s P^T grad f_s) (P the manifold's PlusJacobian,
-// the identity without one), the Hessian of Q is
+// rho is eliminated. Q is convex and piecewise quadratic in rho, and the
+// evaluator's values do not depend on it, so every point the solver visits
+// carries the exact minimizer rho*(z) (WcReducedPenalty::EvaluateAtBestRho)
+// and the Newton model is one of the reduced function Qr(z) = Q(rho*(z), z),
+// whose gradient is dQ/dz. With the first-order multipliers omega+ (S) and
+// nu+ (q) of the current point, the active set A = {s : omega+_s > 0} (never
+// empty at rho*), W = [lambda_s P^T grad f_s]_{s in A} (P the manifold's
+// PlusJacobian, the identity without one) and Pi = I - 1 1^T / |A|, the
+// Hessian of Qr is
 //
-//   B = blockdiag(0, G) + v sum_{s in A} w_s w_s^T,
+//   B = G + v W Pi W^T,
 //   G = u P^T J_h^T J_h P + P^T grad^2 L P,   L = sum_s omega+_s lambda_s f_s
 //                                                + sum_i nu+_i h_i,
 //
-// exactly (up to the manifold's own curvature, which is ignored). G comes in
-// one of two forms:
+// exactly (up to the manifold's own curvature, which is ignored): the
+// Schur complement of rho in the Hessian of Q, so the Chebyshev part is of
+// rank |A| - 1 and vanishes when one objective is active. (A model in
+// (rho, z) jointly, tried first, wastes its steps: it cannot see the kinks
+// of Q in rho and couples a stiff rho direction to z.) G comes in one of
+// two forms:
 //   - Gauss-Newton (Evaluator::GaussNewtonMatrix): the sparse matrix
 //     sum_s omega+_s lambda_s Jr_s^T Jr_s + u J_h^T J_h of the residuals,
 //     as Ceres' Levenberg-Marquardt uses. The step solves
-//     (B + mu D) d = -grad Q with M0 = blockdiag(mu D_rho, G + mu D_z),
-//     block diagonal and sparse, factorized by a sparse LDL^T whose symbolic
-//     analysis (ordering and elimination tree) is computed once per solve;
-//     the rank-|A| part v W W^T is added by the Woodbury identity,
-//       (M0 + v W W^T)^-1 = M0^-1 - Y (I/v + W^T Y)^-1 Y^T,  Y = M0^-1 W,
+//     (B + mu D) d = -grad Qr with M = G + mu D sparse, factorized by a
+//     sparse LDL^T whose symbolic analysis (ordering and elimination tree)
+//     is computed once per solve; the low-rank part C = v Pi is added by
+//     the Woodbury identity in the form that needs no inverse of C,
+//       x = M^-1 b - Y C t,  (I + W^T Y C) t = W^T M^-1 b,  Y = M^-1 W,
 //     at the price of |A| extra triangular solves: the dense rows of the
 //     Chebyshev constraints never enter the factorization.
-//   - Hessian products (Evaluator::LagrangianHessianMultiply): B d is
+//   - Hessian products (Evaluator::LagrangianHessianMultiply): B p is
 //     formed from products and the step is truncated conjugate gradients on
 //     (B + mu I), stopped by the Eisenstat-Walker forcing term or at
 //     negative curvature. Matrix-free.
 //
 // The trust region is Ceres' Levenberg-Marquardt rule: mu = 1/radius, D the
 // clamped diagonal of B (identity for conjugate gradients); a step is
-// accepted when Q falls by at least min_relative_decrease of the model's
+// accepted when Qr falls by at least min_relative_decrease of the model's
 // prediction, then the radius grows by 1/max(1/3, 1 - (2 ratio - 1)^3);
 // otherwise it shrinks by a factor that doubles on every rejection in a row.
 // The radius carries over between the inner solves of one outer loop.
@@ -97,7 +106,7 @@ class NewtonInnerMinimizer final : public InnerMinimizer {
         solver_ = options_.linear_solver;
     }
     gradient_.resize(1 + k_);
-    gradient_t_.resize(1 + kt_);
+    gradient_t_.resize(kt_);
   }
 
   const char* name() const override { return "Newton"; }
@@ -113,7 +122,11 @@ class NewtonInnerMinimizer final : public InnerMinimizer {
     WallTimer timer;
     Eigen::Map<Eigen::VectorXd> x(x_data, 1 + k_);
     double cost = 0.0;
-    if (!EvaluateWithGradient(x, &cost)) {
+    // Every point the solver visits has the best rho for its z (see
+    // WcReducedPenalty::EvaluateAtBestRho): the quadratic model cannot see
+    // the kinks of Q in rho, and without this a step from a point where no
+    // objective is active runs rho off by the whole trust region.
+    if (!function_->EvaluateAtBestRho(x.data(), &cost, gradient_.data())) {
       result.message =
           "cannot evaluate the start point: " + function_->last_error();
       return result;
@@ -122,7 +135,7 @@ class NewtonInnerMinimizer final : public InnerMinimizer {
     const int max_iterations =
         std::min(options_.max_inner_iterations, limits.max_iterations);
     double decrease_factor = 2.0;
-    Eigen::VectorXd x_trial(1 + k_), step(1 + kt_);
+    Eigen::VectorXd x_trial(1 + k_), step(kt_);
     int tiny_decreases = 0;
     for (;;) {
       ceres::IterationSummary iteration;
@@ -177,10 +190,12 @@ class NewtonInnerMinimizer final : public InnerMinimizer {
         double trial_cost = 0.0;
         bool good = solved && predicted > 0.0 && std::isfinite(predicted) &&
                     Retract(x, step, &x_trial);
-        if (good)
-          good = function_->Evaluate(
-              x_trial.data(), &trial_cost, gradient_.data());
+        if (good) {
+          good = function_->EvaluateAtBestRho(x_trial.data(), &trial_cost,
+                                              gradient_.data());
+        }
         const double ratio = good ? (cost - trial_cost) / predicted : -1.0;
+        if (getenv("ECMO_NEWTON_DEBUG")) fprintf(stderr, "it %d cost %.10e trial %.10e pred %.3e ratio %.3f radius %.3e |g| %.3e |d| %.3e solved %d\n", result.iterations, cost, trial_cost, predicted, ratio, radius_, gradient_t_.norm(), step.norm(), (int)solved);
         if (good && std::isfinite(trial_cost) &&
             ratio > options_.min_relative_decrease) {
           const double change = cost - trial_cost;
@@ -231,27 +246,26 @@ class NewtonInnerMinimizer final : public InnerMinimizer {
     return function_->Evaluate(x.data(), cost, gradient_.data());
   }
 
-  // gradient_t_ = (dQ/drho, P^T dQ/dz) of the last evaluation.
+  // gradient_t_ = P^T dQ/dz of the last evaluation (dQ/drho = 0 at rho*).
   bool TangentGradient(const Eigen::Map<Eigen::VectorXd>& x) {
-    gradient_t_[0] = gradient_[0];
     if (manifold_ == nullptr) {
-      gradient_t_.tail(k_) = gradient_.tail(k_);
+      gradient_t_ = gradient_.tail(k_);
       return true;
     }
     return manifold_->RightMultiplyByPlusJacobian(
-        x.data() + 1, 1, gradient_.data() + 1, gradient_t_.data() + 1);
+        x.data() + 1, 1, gradient_.data() + 1, gradient_t_.data());
   }
 
-  // x_trial = (rho + d_rho, Plus(z, d_z)).
+  // x_trial = (rho, Plus(z, d)); rho is replaced by rho* when evaluated.
   bool Retract(const Eigen::Map<Eigen::VectorXd>& x,
                const Eigen::VectorXd& d,
                Eigen::VectorXd* x_trial) {
-    (*x_trial)[0] = x[0] + d[0];
+    (*x_trial)[0] = x[0];
     if (manifold_ == nullptr) {
-      x_trial->tail(k_) = x.tail(k_) + d.tail(kt_);
+      x_trial->tail(k_) = x.tail(k_) + d;
       return true;
     }
-    return manifold_->Plus(x.data() + 1, d.data() + 1, x_trial->data() + 1);
+    return manifold_->Plus(x.data() + 1, d.data(), x_trial->data() + 1);
   }
 
   // The pieces of B at the current point (the last evaluation, which had
@@ -266,33 +280,37 @@ class NewtonInnerMinimizer final : public InnerMinimizer {
     z_ = x.tail(k_);
     int active = 0;
     for (int s = 0; s < S_; ++s) active += omega[s] > 0.0 ? 1 : 0;
-    w_.resize(1 + kt_, active);
+    w_.resize(kt_, active);
     int j = 0;
     Eigen::VectorXd column(k_);
     for (int s = 0; s < S_; ++s) {
       if (!(omega[s] > 0.0)) continue;
-      w_(0, j) = -1.0;
       column = lambda[s] * grad_f.col(s);
       if (manifold_ == nullptr) {
-        w_.col(j).tail(kt_) = column;
+        w_.col(j) = column;
       } else {
         Eigen::VectorXd tangent(kt_);
-        if (!manifold_->RightMultiplyByPlusJacobian(
-                z_.data(), 1, column.data(), tangent.data())) {
+        if (!manifold_->RightMultiplyByPlusJacobian(z_.data(), 1,
+                                                    column.data(),
+                                                    tangent.data())) {
           *error = "the manifold failed to project an objective gradient";
           return false;
         }
-        w_.col(j).tail(kt_) = tangent;
+        w_.col(j) = tangent;
       }
       ++j;
     }
+    // C = v (I - 1 1^T / |A|).
+    low_rank_ = Eigen::MatrixXd::Identity(active, active);
+    if (active > 0) low_rank_.array() -= 1.0 / active;
+    low_rank_ *= v_;
     lagrangian_a_ = omega.cwiseProduct(lambda);
     lagrangian_b_ = q_ > 0 ? function_->last_nu_plus() : Eigen::VectorXd();
     // Diagonal scaling D: the diagonal of B, clamped (identity for CG).
-    diagonal_.resize(1 + kt_);
+    diagonal_.resize(kt_);
     if (gauss_newton_) {
-      if (!evaluator_->GaussNewtonMatrix(
-              lagrangian_a_.data(), u_, &gn_, error)) {
+      if (!evaluator_->GaussNewtonMatrix(lagrangian_a_.data(), u_, &gn_,
+                                         error)) {
         return false;
       }
       if (gn_.rows() != kt_ || gn_.cols() != kt_) {
@@ -302,10 +320,11 @@ class NewtonInnerMinimizer final : public InnerMinimizer {
                  std::to_string(kt_) + " x " + std::to_string(kt_);
         return false;
       }
-      diagonal_.tail(kt_) = gn_.diagonal();
-      diagonal_[0] = 0.0;
-      for (int c = 0; c < w_.cols(); ++c) {
-        diagonal_ += v_ * w_.col(c).cwiseAbs2();
+      // diag(B) = diag(G) + diag(W C W^T).
+      diagonal_ = gn_.diagonal();
+      if (active > 0) {
+        const Eigen::MatrixXd wc = w_ * low_rank_;
+        diagonal_ += (wc.cwiseProduct(w_)).rowwise().sum();
       }
       diagonal_ = diagonal_.cwiseMax(options_.min_diagonal)
                       .cwiseMin(options_.max_diagonal);
@@ -330,24 +349,14 @@ class NewtonInnerMinimizer final : public InnerMinimizer {
     return SolveConjugateGradients(mu, d, predicted, error);
   }
 
-  // M0 = blockdiag(mu D_rho, G + mu D_z); d = (M0 + v W W^T)^-1 (-g).
+  // M = G + mu D; d = (M + W C W^T)^-1 (-g) by the Woodbury identity.
   bool SolveWoodbury(double mu, Eigen::VectorXd* d, std::string* error) {
-    const double m_rho = mu * diagonal_[0];
-    auto solve_m0 = [&](const Eigen::VectorXd& r, Eigen::VectorXd* out) {
-      out->resize(1 + kt_);
-      (*out)[0] = r[0] / m_rho;
-      if (solver_ == NewtonLinearSolverType::DENSE_CHOLESKY) {
-        out->tail(kt_) = dense_ldlt_.solve(r.tail(kt_));
-      } else {
-        out->tail(kt_) = sparse_ldlt_.solve(r.tail(kt_));
-      }
-    };
-    // Factorize G + mu D_z.
-    if (solver_ == NewtonLinearSolverType::DENSE_CHOLESKY) {
+    const bool dense = solver_ == NewtonLinearSolverType::DENSE_CHOLESKY;
+    if (dense) {
       Eigen::MatrixXd m = Eigen::MatrixXd(gn_);
       m.triangularView<Eigen::StrictlyUpper>() =
           m.triangularView<Eigen::StrictlyLower>().transpose();
-      m.diagonal() += mu * diagonal_.tail(kt_);
+      m.diagonal() += mu * diagonal_;
       dense_ldlt_.compute(m);
       if (dense_ldlt_.info() != Eigen::Success || !dense_ldlt_.isPositive()) {
         *error = "the damped Gauss-Newton matrix is not positive definite";
@@ -359,7 +368,7 @@ class NewtonInnerMinimizer final : public InnerMinimizer {
         diagonal_matrix_.setIdentity();
       }
       for (int i = 0; i < kt_; ++i) {
-        diagonal_matrix_.valuePtr()[i] = mu * diagonal_[1 + i];
+        diagonal_matrix_.valuePtr()[i] = mu * diagonal_[i];
       }
       damped_ = gn_ + diagonal_matrix_;
       if (!analyzed_ || damped_.nonZeros() != analyzed_nonzeros_) {
@@ -373,23 +382,22 @@ class NewtonInnerMinimizer final : public InnerMinimizer {
         return false;
       }
     }
-    Eigen::VectorXd d0;
-    solve_m0(-gradient_t_, &d0);
+    auto solve_m = [&](const Eigen::VectorXd& r) -> Eigen::VectorXd {
+      return dense ? Eigen::VectorXd(dense_ldlt_.solve(r))
+                   : Eigen::VectorXd(sparse_ldlt_.solve(r));
+    };
+    const Eigen::VectorXd d0 = solve_m(-gradient_t_);
     const int a = static_cast<int>(w_.cols());
-    if (a > 0) {
-      Eigen::MatrixXd y(1 + kt_, a);
-      Eigen::VectorXd column;
-      for (int c = 0; c < a; ++c) {
-        solve_m0(w_.col(c), &column);
-        y.col(c) = column;
-      }
-      Eigen::MatrixXd capacitance = w_.transpose() * y;
-      capacitance.diagonal().array() += 1.0 / v_;
-      const Eigen::VectorXd coefficients =
-          capacitance.ldlt().solve(w_.transpose() * d0);
-      *d = d0 - y * coefficients;
+    if (a > 1) {
+      Eigen::MatrixXd y(kt_, a);
+      for (int c = 0; c < a; ++c) y.col(c) = solve_m(w_.col(c));
+      Eigen::MatrixXd system = w_.transpose() * y * low_rank_;
+      system.diagonal().array() += 1.0;
+      const Eigen::VectorXd t =
+          system.partialPivLu().solve(w_.transpose() * d0);
+      *d = d0 - y * (low_rank_ * t);
     } else {
-      *d = d0;
+      *d = d0;  // C = 0 with one active objective
     }
     if (!d->allFinite()) {
       *error = "the Newton step is not finite";
@@ -402,7 +410,7 @@ class NewtonInnerMinimizer final : public InnerMinimizer {
   bool ApplyModel(const Eigen::VectorXd& p,
                   Eigen::VectorXd* out,
                   std::string* error) {
-    out->setZero(1 + kt_);
+    out->setZero(kt_);
     // Ambient direction of the z part.
     Eigen::VectorXd pz(k_), hz(k_), tangent(kt_);
     if (manifold_ == nullptr) {
@@ -426,16 +434,16 @@ class NewtonInnerMinimizer final : public InnerMinimizer {
       hz += u_ * jtjp;
     }
     if (manifold_ == nullptr) {
-      out->tail(kt_) = hz;
+      *out = hz;
     } else {
       if (!manifold_->RightMultiplyByPlusJacobian(
               z_.data(), 1, hz.data(), tangent.data())) {
         *error = "the manifold failed to project a Hessian product";
         return false;
       }
-      out->tail(kt_) = tangent;
+      *out = tangent;
     }
-    if (w_.cols() > 0) *out += v_ * (w_ * (w_.transpose() * p));
+    if (w_.cols() > 1) *out += w_ * (low_rank_ * (w_.transpose() * p));
     return out->allFinite() ||
            (*error = "a Hessian product is not finite", false);
   }
@@ -447,7 +455,7 @@ class NewtonInnerMinimizer final : public InnerMinimizer {
                                Eigen::VectorXd* d,
                                double* predicted,
                                std::string* error) {
-    const int n = 1 + kt_;
+    const int n = kt_;
     d->setZero(n);
     Eigen::VectorXd r = -gradient_t_;
     Eigen::VectorXd p = r;
@@ -498,7 +506,7 @@ class NewtonInnerMinimizer final : public InnerMinimizer {
   // The model at the current point.
   Eigen::VectorXd gradient_, gradient_t_, z_, diagonal_;
   Eigen::VectorXd lagrangian_a_, lagrangian_b_;
-  Eigen::MatrixXd w_;
+  Eigen::MatrixXd w_, low_rank_;
   double u_ = 1.0, v_ = 1.0;
   SparseMatrix gn_, diagonal_matrix_, damped_;
   Eigen::SimplicialLDLT<SparseMatrix, Eigen::Lower, Eigen::AMDOrdering<int>>

@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <limits>
+#include <vector>
 
 #include "ecmo/manifold.h"
 
@@ -66,17 +68,58 @@ bool WcReducedPenalty::Evaluate(const double* x,
                                 double* cost,
                                 double* gradient) const {
   last_valid_ = false;
-  const double rho = x[0];
-  const double* z = x + 1;
+  if (!EvaluateProblem(x + 1, gradient != nullptr)) return false;
+  return Assemble(x, cost, gradient);
+}
+
+bool WcReducedPenalty::EvaluateAtBestRho(double* x,
+                                         double* cost,
+                                         double* gradient) const {
+  last_valid_ = false;
+  if (!EvaluateProblem(x + 1, gradient != nullptr)) return false;
+  x[0] = BestRho();
+  return Assemble(x, cost, gradient);
+}
+
+bool WcReducedPenalty::EvaluateProblem(const double* z,
+                                       bool with_gradient) const {
   if (!evaluator_->Evaluate(z,
                             f_.data(),
                             h_.data(),
-                            gradient != nullptr ? grad_f_.data() : nullptr,
+                            with_gradient ? grad_f_.data() : nullptr,
                             &last_error_)) {
     return false;
   }
   f_ += offset_;
+  return true;
+}
 
+double WcReducedPenalty::BestRho() const {
+  // Q is convex and piecewise quadratic in rho: rho + sum_s v/2 max(0,
+  // c_s - rho)^2 with c_s = lambda_s f_s + omega_s / v. With the m largest
+  // c active, dQ/drho = 1 - v sum_{i <= m} (c_(i) - rho) vanishes at
+  // rho_m = (sum_{i <= m} c_(i) - 1/v) / m; the minimizer is the rho_m
+  // with c_(m) > rho_m >= c_(m+1).
+  std::vector<double> c(S_);
+  for (int s = 0; s < S_; ++s) {
+    c[s] = lambda_[s] * f_[s] + omega_shift_[s] / v_;
+  }
+  std::sort(c.begin(), c.end(), std::greater<double>());
+  double sum = 0.0;
+  double rho = c[0] - 1.0 / v_;
+  for (int m = 1; m <= S_; ++m) {
+    sum += c[m - 1];
+    rho = (sum - 1.0 / v_) / m;
+    if (m == S_ || rho >= c[m]) break;
+  }
+  return rho;
+}
+
+bool WcReducedPenalty::Assemble(const double* x,
+                                double* cost,
+                                double* gradient) const {
+  const double rho = x[0];
+  const double* z = x + 1;
   Point point;
   point.rho = rho;
   double value = rho;

@@ -106,6 +106,14 @@ class WcReducedPenalty final : public ceres::FirstOrderFunction {
   bool Evaluate(const double* x, double* cost, double* gradient) const override;
   int NumParameters() const override { return 1 + k_; }
 
+  // Evaluate at (argmin_rho Q(rho, z), z): Q is convex and piecewise
+  // quadratic in rho and the evaluator's values do not depend on it, so the
+  // best rho for z is found exactly at no extra cost; x[0] is overwritten
+  // with it (then dQ/drho = 0 and at least one objective is active). The
+  // Newton inner solver (StrategyType::WC_NEWTON) steps this way, because a
+  // quadratic model of Q cannot see the kinks in rho.
+  bool EvaluateAtBestRho(double* x, double* cost, double* gradient) const;
+
   // The record of the most recent evaluation whose cost equals `cost`
   // exactly (looked up among the last kHistory evaluations, newest first).
   // Ceres' iteration summaries report the cost of the accepted point, so
@@ -147,6 +155,13 @@ class WcReducedPenalty final : public ceres::FirstOrderFunction {
 
  private:
   static constexpr int kHistory = 64;
+
+  // Evaluate's two halves: the evaluator at z (f_, h_ and, when asked,
+  // grad_f_), then Q, its gradient and the Point record at x = (rho, z).
+  bool EvaluateProblem(const double* z, bool with_gradient) const;
+  bool Assemble(const double* x, double* cost, double* gradient) const;
+  // argmin_rho Q(rho, z) for the objectives in f_.
+  double BestRho() const;
 
   Evaluator* evaluator_;
   const ceres::Manifold* manifold_;  // the evaluator's, or null
