@@ -56,6 +56,7 @@
 #include "Eigen/SparseCore"
 #include "ecmo/internal/report.h"
 #include "ecmo/manifold.h"
+#include "glog/logging.h"
 #include "wc_diagnosis.h"
 #include "wc_inner_minimizer.h"
 
@@ -191,11 +192,14 @@ class NewtonInnerMinimizer final : public InnerMinimizer {
         bool good = solved && predicted > 0.0 && std::isfinite(predicted) &&
                     Retract(x, step, &x_trial);
         if (good) {
-          good = function_->EvaluateAtBestRho(x_trial.data(), &trial_cost,
-                                              gradient_.data());
+          good = function_->EvaluateAtBestRho(
+              x_trial.data(), &trial_cost, gradient_.data());
         }
         const double ratio = good ? (cost - trial_cost) / predicted : -1.0;
-        if (getenv("ECMO_NEWTON_DEBUG")) fprintf(stderr, "it %d cost %.10e trial %.10e pred %.3e ratio %.3f radius %.3e |g| %.3e |d| %.3e solved %d\n", result.iterations, cost, trial_cost, predicted, ratio, radius_, gradient_t_.norm(), step.norm(), (int)solved);
+        VLOG(2) << "Newton " << result.iterations << ": Q " << cost << " trial "
+                << trial_cost << " predicted " << predicted << " ratio "
+                << ratio << " radius " << radius_ << " |g| "
+                << gradient_t_.norm() << " |d| " << step.norm();
         if (good && std::isfinite(trial_cost) &&
             ratio > options_.min_relative_decrease) {
           const double change = cost - trial_cost;
@@ -290,9 +294,8 @@ class NewtonInnerMinimizer final : public InnerMinimizer {
         w_.col(j) = column;
       } else {
         Eigen::VectorXd tangent(kt_);
-        if (!manifold_->RightMultiplyByPlusJacobian(z_.data(), 1,
-                                                    column.data(),
-                                                    tangent.data())) {
+        if (!manifold_->RightMultiplyByPlusJacobian(
+                z_.data(), 1, column.data(), tangent.data())) {
           *error = "the manifold failed to project an objective gradient";
           return false;
         }
@@ -309,8 +312,8 @@ class NewtonInnerMinimizer final : public InnerMinimizer {
     // Diagonal scaling D: the diagonal of B, clamped (identity for CG).
     diagonal_.resize(kt_);
     if (gauss_newton_) {
-      if (!evaluator_->GaussNewtonMatrix(lagrangian_a_.data(), u_, &gn_,
-                                         error)) {
+      if (!evaluator_->GaussNewtonMatrix(
+              lagrangian_a_.data(), u_, &gn_, error)) {
         return false;
       }
       if (gn_.rows() != kt_ || gn_.cols() != kt_) {
