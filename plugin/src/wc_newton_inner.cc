@@ -35,21 +35,28 @@
 //     at the price of |A| extra triangular solves: the dense rows of the
 //     Chebyshev constraints never enter the factorization.
 //   - Hessian products (Evaluator::LagrangianHessianMultiply): B p is
-//     formed from products and the step is truncated conjugate gradients on
-//     (B + mu I), stopped by the Eisenstat-Walker forcing term or at
-//     negative curvature. Matrix-free.
+//     formed from products and the step is Steihaug-Toint truncated
+//     conjugate gradients, stopped by the Eisenstat-Walker forcing term,
+//     at negative curvature or at the trust region's boundary. Matrix-free.
 //
-// The trust region is Ceres' Levenberg-Marquardt rule: mu = 1/radius, D the
-// clamped diagonal of B (identity for conjugate gradients); a step is
-// accepted when Qr falls by at least min_relative_decrease of the model's
-// prediction, then the radius grows by 1/max(1/3, 1 - (2 ratio - 1)^3);
-// otherwise it shrinks by a factor that doubles on every rejection in a row.
-// The radius carries over between the inner solves of one outer loop.
+// Trust regions. Gauss-Newton (B positive semidefinite): Ceres'
+// Levenberg-Marquardt rule, mu = 1/radius, D the clamped diagonal of B; a
+// step is accepted when Qr falls by at least min_relative_decrease of the
+// model's prediction, then the radius grows by 1/max(1/3, 1 - (2 ratio -
+// 1)^3); otherwise it shrinks by a factor that doubles on every rejection in
+// a row. Hessian products (B may be indefinite away from a minimizer):
+// Steihaug-Toint, a Euclidean radius on the step (starting at
+// max(1, ||z||)), doubled after a good step that reached it, cut to a
+// quarter of the step after a poor or rejected one. Both radii carry over
+// between the inner solves of one outer loop.
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
+#include <limits>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "Eigen/Dense"
 #include "Eigen/SparseCholesky"
@@ -133,6 +140,9 @@ class NewtonInnerMinimizer final : public InnerMinimizer {
       return result;
     }
     result.evaluated_start = true;
+    if (step_radius_ < 0.0) {
+      step_radius_ = std::max(1.0, x.tail(k_).norm());
+    }
     const int max_iterations =
         std::min(options_.max_inner_iterations, limits.max_iterations);
     double decrease_factor = 2.0;
@@ -176,7 +186,8 @@ class NewtonInnerMinimizer final : public InnerMinimizer {
       // Inner trust-region loop: shrink until a step is accepted.
       bool accepted = false;
       while (!accepted) {
-        if (radius_ < options_.min_trust_region_radius) {
+        if ((gauss_newton_ ? radius_ : step_radius_) <
+            options_.min_trust_region_radius) {
           result.termination_type = ceres::NO_CONVERGENCE;
           result.message =
               "The trust region radius fell below " +
@@ -198,7 +209,8 @@ class NewtonInnerMinimizer final : public InnerMinimizer {
         const double ratio = good ? (cost - trial_cost) / predicted : -1.0;
         VLOG(2) << "Newton " << result.iterations << ": Q " << cost << " trial "
                 << trial_cost << " predicted " << predicted << " ratio "
-                << ratio << " radius " << radius_ << " |g| "
+                << ratio << " radius "
+                << (gauss_newton_ ? radius_ : step_radius_) << " |g| "
                 << gradient_t_.norm() << " |d| " << step.norm();
         if (good && std::isfinite(trial_cost) &&
             ratio > options_.min_relative_decrease) {
@@ -206,10 +218,17 @@ class NewtonInnerMinimizer final : public InnerMinimizer {
           x = x_trial;
           cost = trial_cost;
           ++result.iterations;
-          radius_ = std::min(
-              options_.max_trust_region_radius,
-              radius_ /
-                  std::max(1.0 / 3.0, 1.0 - std::pow(2.0 * ratio - 1.0, 3)));
+          if (gauss_newton_) {
+            radius_ = std::min(
+                options_.max_trust_region_radius,
+                radius_ /
+                    std::max(1.0 / 3.0, 1.0 - std::pow(2.0 * ratio - 1.0, 3)));
+          } else if (ratio > 0.75 && step.norm() >= 0.99 * step_radius_) {
+            step_radius_ =
+                std::min(options_.max_trust_region_radius, 2.0 * step_radius_);
+          } else if (ratio < 0.25) {
+            step_radius_ = 0.25 * step.norm();
+          }
           decrease_factor = 2.0;
           accepted = true;
           // Ceres' function tolerance: the model cannot make progress any
@@ -224,8 +243,12 @@ class NewtonInnerMinimizer final : public InnerMinimizer {
             return result;
           }
         } else {
-          radius_ /= decrease_factor;
-          decrease_factor *= 2.0;
+          if (gauss_newton_) {
+            radius_ /= decrease_factor;
+            decrease_factor *= 2.0;
+          } else {
+            step_radius_ = 0.25 * std::min(step_radius_, step.norm());
+          }
           // The evaluator may have moved to x_trial. The Gauss-Newton model
           // is kept as built (it does not need the evaluator again); the
           // products of the next conjugate-gradient solve need the
@@ -272,44 +295,64 @@ class NewtonInnerMinimizer final : public InnerMinimizer {
     return manifold_->Plus(x.data() + 1, d.data(), x_trial->data() + 1);
   }
 
-  // The pieces of B at the current point (the last evaluation, which had
-  // the gradient): the active columns W and either the Gauss-Newton matrix
-  // or what the products need.
+  // The Chebyshev part of Q at fixed z, as a function of
+  // c_s = lambda_s f_s + omega_s / v: phi(c) = min_rho rho + sum_s v/2
+  // max(0, c_s - rho)^2 (convex, piecewise quadratic, gradient
+  // omega(c) = v max(0, c - rho*)). Returns phi and fills omega.
+  double Chebyshev(const Eigen::VectorXd& c, Eigen::VectorXd* omega) const {
+    std::vector<double> sorted(c.data(), c.data() + S_);
+    std::sort(sorted.begin(), sorted.end(), std::greater<double>());
+    double sum = 0.0;
+    double rho = sorted[0] - 1.0 / v_;
+    for (int m = 1; m <= S_; ++m) {
+      sum += sorted[m - 1];
+      rho = (sum - 1.0 / v_) / m;
+      if (m == S_ || rho >= sorted[m]) break;
+    }
+    double phi = rho;
+    omega->resize(S_);
+    for (int s = 0; s < S_; ++s) {
+      const double excess = std::max(0.0, c[s] - rho);
+      phi += 0.5 * v_ * excess * excess;
+      (*omega)[s] = v_ * excess;
+    }
+    return phi;
+  }
+
+  // The pieces of the model at the current point (the last evaluation,
+  // which had the gradient): c, the objective columns W, the rest of the
+  // gradient, and either the Gauss-Newton matrix or what the products need.
   bool BuildModel(const Eigen::Map<Eigen::VectorXd>& x, std::string* error) {
     const Eigen::VectorXd& omega = function_->last_omega_plus();
     const Eigen::VectorXd& lambda = function_->lambda();
     const Eigen::MatrixXd& grad_f = function_->last_objective_gradients();
+    const Eigen::VectorXd& f = function_->last_objectives();
+    const Eigen::VectorXd& shift = function_->omega_shift();
     v_ = function_->v();
     u_ = function_->u();
     z_ = x.tail(k_);
-    int active = 0;
-    for (int s = 0; s < S_; ++s) active += omega[s] > 0.0 ? 1 : 0;
-    w_.resize(kt_, active);
-    int j = 0;
-    Eigen::VectorXd column(k_);
+    c_.resize(S_);
+    w_.resize(kt_, S_);
+    Eigen::VectorXd column(k_), tangent(kt_);
     for (int s = 0; s < S_; ++s) {
-      if (!(omega[s] > 0.0)) continue;
+      c_[s] = lambda[s] * f[s] + shift[s] / v_;
       column = lambda[s] * grad_f.col(s);
       if (manifold_ == nullptr) {
-        w_.col(j) = column;
+        w_.col(s) = column;
       } else {
-        Eigen::VectorXd tangent(kt_);
         if (!manifold_->RightMultiplyByPlusJacobian(
                 z_.data(), 1, column.data(), tangent.data())) {
           *error = "the manifold failed to project an objective gradient";
           return false;
         }
-        w_.col(j) = tangent;
+        w_.col(s) = tangent;
       }
-      ++j;
     }
-    // C = v (I - 1 1^T / |A|).
-    low_rank_ = Eigen::MatrixXd::Identity(active, active);
-    if (active > 0) low_rank_.array() -= 1.0 / active;
-    low_rank_ *= v_;
+    // grad Qr = W omega+ + P^T J_h^T nu+: the part the Chebyshev model
+    // does not produce.
+    rest_gradient_ = gradient_t_ - w_ * omega;
     lagrangian_a_ = omega.cwiseProduct(lambda);
     lagrangian_b_ = q_ > 0 ? function_->last_nu_plus() : Eigen::VectorXd();
-    // Diagonal scaling D: the diagonal of B, clamped (identity for CG).
     diagonal_.resize(kt_);
     if (gauss_newton_) {
       if (!evaluator_->GaussNewtonMatrix(
@@ -323,11 +366,10 @@ class NewtonInnerMinimizer final : public InnerMinimizer {
                  std::to_string(kt_) + " x " + std::to_string(kt_);
         return false;
       }
-      // diag(B) = diag(G) + diag(W C W^T).
+      // D: the diagonal of G plus that of the active Chebyshev part.
       diagonal_ = gn_.diagonal();
-      if (active > 0) {
-        const Eigen::MatrixXd wc = w_ * low_rank_;
-        diagonal_ += (wc.cwiseProduct(w_)).rowwise().sum();
+      for (int s = 0; s < S_; ++s) {
+        if (omega[s] > 0.0) diagonal_ += v_ * w_.col(s).cwiseAbs2();
       }
       diagonal_ = diagonal_.cwiseMax(options_.min_diagonal)
                       .cwiseMin(options_.max_diagonal);
@@ -337,25 +379,90 @@ class NewtonInnerMinimizer final : public InnerMinimizer {
     return true;
   }
 
-  // The step for the current radius: (B + D / radius) d = -g, and the
-  // model's predicted decrease -(g^T d + d^T B d / 2).
+  // The model of Qr(z + d) - Qr(z):
+  //   m(d) = phi(c + W^T d) - phi(c) + rest^T d + d^T G d / 2,
+  // convex piecewise quadratic when G is positive semidefinite, with the
+  // objectives linearized INSIDE the max. A quadratic model with a fixed
+  // active set cannot see where another objective enters the max (Q is only
+  // C^1 there, with a jump of v lambda_s^2 grad f_s grad f_s^T in its
+  // curvature): its steps overshoot the kink, are rejected, and the solver
+  // crawls along it. The step minimizes m (plus the damping) by a
+  // semismooth Newton iteration over the pieces: on the piece of active set
+  // A the Hessian of phi in c is C_A = v (I - 1 1^T / |A|), so each
+  // iteration solves (G + mu D + W_A C_A W_A^T) delta = -grad m(d), with
+  // the Woodbury identity on one factorization of G + mu D (Gauss-Newton)
+  // or by Steihaug-Toint CG (products); it stops when the active set repeats.
   bool ComputeStep(Eigen::VectorXd* d, double* predicted, std::string* error) {
-    const double mu = 1.0 / radius_;
-    if (gauss_newton_) {
-      if (!SolveWoodbury(mu, d, error)) return false;
-      // Exact solve: B d = -g - mu D d.
-      const double gd = gradient_t_.dot(*d);
-      const double dDd = d->dot(diagonal_.cwiseProduct(*d));
-      *predicted = -0.5 * gd + 0.5 * mu * dDd;
-      return true;
+    const double mu = gauss_newton_ ? 1.0 / radius_ : 0.0;
+    if (gauss_newton_ && !Factorize(mu, error)) return false;
+    d->setZero(kt_);
+    Eigen::VectorXd omega, c_trial, gd(kt_), grad, delta;
+    std::vector<bool> previous_active;
+    const double phi0 = Chebyshev(c_, &omega);
+    gd.setZero();  // G d
+    bool on_boundary = false;
+    // m at the current d (0 at d = 0); an iteration that does not lower it
+    // (G indefinite, or CG truncated) is undone and ends the loop.
+    double model = 0.0;
+    Eigen::VectorXd d_previous, gd_previous;
+    for (int iteration = 0; iteration <= S_ + 1; ++iteration) {
+      c_trial = c_ + w_.transpose() * (*d);
+      Chebyshev(c_trial, &omega);
+      std::vector<bool> active(S_);
+      for (int s = 0; s < S_; ++s) active[s] = omega[s] > 0.0;
+      if (iteration > 0 && active == previous_active) break;
+      if (on_boundary) break;
+      previous_active = active;
+      grad = w_ * omega + rest_gradient_ + gd;
+      if (gauss_newton_) grad += mu * diagonal_.cwiseProduct(*d);
+      SelectActive(active);
+      if (gauss_newton_) {
+        if (!SolveWoodbury(grad, &delta, error)) return false;
+      } else if (!SolveSteihaug(grad, *d, &delta, &on_boundary, error)) {
+        return false;
+      }
+      d_previous = *d;
+      gd_previous = gd;
+      *d += delta;
+      // G d, for the next gradient and the prediction.
+      if (!ApplyG(*d, &gd, error)) return false;
+      c_trial = c_ + w_.transpose() * (*d);
+      const double model_new = Chebyshev(c_trial, &omega) - phi0 +
+                               rest_gradient_.dot(*d) + 0.5 * d->dot(gd);
+      if (iteration > 0 && !(model_new < model)) {
+        *d = d_previous;
+        gd = gd_previous;
+        break;
+      }
+      model = model_new;
     }
-    return SolveConjugateGradients(mu, d, predicted, error);
+    c_trial = c_ + w_.transpose() * (*d);
+    const double phi = Chebyshev(c_trial, &omega);
+    *predicted = -(phi - phi0 + rest_gradient_.dot(*d) + 0.5 * d->dot(gd));
+    if (!d->allFinite()) {
+      *error = "the Newton step is not finite";
+      return false;
+    }
+    return true;
   }
 
-  // M = G + mu D; d = (M + W C W^T)^-1 (-g) by the Woodbury identity.
-  bool SolveWoodbury(double mu, Eigen::VectorXd* d, std::string* error) {
-    const bool dense = solver_ == NewtonLinearSolverType::DENSE_CHOLESKY;
-    if (dense) {
+  // w_active_ and low_rank_ (C_A) for the active set.
+  void SelectActive(const std::vector<bool>& active) {
+    int count = 0;
+    for (bool a : active) count += a ? 1 : 0;
+    w_active_.resize(kt_, count);
+    int j = 0;
+    for (int s = 0; s < S_; ++s) {
+      if (active[s]) w_active_.col(j++) = w_.col(s);
+    }
+    low_rank_ = Eigen::MatrixXd::Identity(count, count);
+    if (count > 0) low_rank_.array() -= 1.0 / count;
+    low_rank_ *= v_;
+  }
+
+  // Factorizes M = G + mu D (its symbolic analysis once).
+  bool Factorize(double mu, std::string* error) {
+    if (solver_ == NewtonLinearSolverType::DENSE_CHOLESKY) {
       Eigen::MatrixXd m = Eigen::MatrixXd(gn_);
       m.triangularView<Eigen::StrictlyUpper>() =
           m.triangularView<Eigen::StrictlyLower>().transpose();
@@ -365,61 +472,75 @@ class NewtonInnerMinimizer final : public InnerMinimizer {
         *error = "the damped Gauss-Newton matrix is not positive definite";
         return false;
       }
-    } else {
-      if (diagonal_matrix_.rows() != kt_) {
-        diagonal_matrix_.resize(kt_, kt_);
-        diagonal_matrix_.setIdentity();
-      }
-      for (int i = 0; i < kt_; ++i) {
-        diagonal_matrix_.valuePtr()[i] = mu * diagonal_[i];
-      }
-      damped_ = gn_ + diagonal_matrix_;
-      if (!analyzed_ || damped_.nonZeros() != analyzed_nonzeros_) {
-        sparse_ldlt_.analyzePattern(damped_);
-        analyzed_ = true;
-        analyzed_nonzeros_ = damped_.nonZeros();
-      }
-      sparse_ldlt_.factorize(damped_);
-      if (sparse_ldlt_.info() != Eigen::Success) {
-        *error = "the sparse LDL^T of the damped Gauss-Newton matrix failed";
-        return false;
-      }
+      return true;
     }
-    auto solve_m = [&](const Eigen::VectorXd& r) -> Eigen::VectorXd {
-      return dense ? Eigen::VectorXd(dense_ldlt_.solve(r))
-                   : Eigen::VectorXd(sparse_ldlt_.solve(r));
-    };
-    const Eigen::VectorXd d0 = solve_m(-gradient_t_);
-    const int a = static_cast<int>(w_.cols());
+    if (diagonal_matrix_.rows() != kt_) {
+      diagonal_matrix_.resize(kt_, kt_);
+      diagonal_matrix_.setIdentity();
+    }
+    for (int i = 0; i < kt_; ++i) {
+      diagonal_matrix_.valuePtr()[i] = mu * diagonal_[i];
+    }
+    damped_ = gn_ + diagonal_matrix_;
+    if (!analyzed_ || damped_.nonZeros() != analyzed_nonzeros_) {
+      sparse_ldlt_.analyzePattern(damped_);
+      analyzed_ = true;
+      analyzed_nonzeros_ = damped_.nonZeros();
+    }
+    sparse_ldlt_.factorize(damped_);
+    if (sparse_ldlt_.info() != Eigen::Success) {
+      *error = "the sparse LDL^T of the damped Gauss-Newton matrix failed";
+      return false;
+    }
+    return true;
+  }
+
+  Eigen::VectorXd SolveM(const Eigen::VectorXd& r) const {
+    return solver_ == NewtonLinearSolverType::DENSE_CHOLESKY
+               ? Eigen::VectorXd(dense_ldlt_.solve(r))
+               : Eigen::VectorXd(sparse_ldlt_.solve(r));
+  }
+
+  // delta = -(M + W_A C_A W_A^T)^-1 grad by the Woodbury identity in the
+  // form that needs no inverse of C_A (singular):
+  //   x = M^-1 b - Y C t,  (I + W^T Y C) t = W^T M^-1 b,  Y = M^-1 W.
+  bool SolveWoodbury(const Eigen::VectorXd& grad,
+                     Eigen::VectorXd* delta,
+                     std::string* error) {
+    const Eigen::VectorXd d0 = SolveM(-grad);
+    const int a = static_cast<int>(w_active_.cols());
     if (a > 1) {
       Eigen::MatrixXd y(kt_, a);
-      for (int c = 0; c < a; ++c) y.col(c) = solve_m(w_.col(c));
-      Eigen::MatrixXd system = w_.transpose() * y * low_rank_;
+      for (int c = 0; c < a; ++c) y.col(c) = SolveM(w_active_.col(c));
+      Eigen::MatrixXd system = w_active_.transpose() * y * low_rank_;
       system.diagonal().array() += 1.0;
       const Eigen::VectorXd t =
-          system.partialPivLu().solve(w_.transpose() * d0);
-      *d = d0 - y * (low_rank_ * t);
+          system.partialPivLu().solve(w_active_.transpose() * d0);
+      *delta = d0 - y * (low_rank_ * t);
     } else {
-      *d = d0;  // C = 0 with one active objective
+      *delta = d0;  // C = 0 with one active objective
     }
-    if (!d->allFinite()) {
+    if (!delta->allFinite()) {
       *error = "the Newton step is not finite";
       return false;
     }
     return true;
   }
 
-  // B p for a tangent vector p (Hessian products).
-  bool ApplyModel(const Eigen::VectorXd& p,
-                  Eigen::VectorXd* out,
-                  std::string* error) {
-    out->setZero(kt_);
-    // Ambient direction of the z part.
-    Eigen::VectorXd pz(k_), hz(k_), tangent(kt_);
+  // out = G p: the sparse matrix (Gauss-Newton), or u P^T J_h^T J_h P p +
+  // P^T grad^2 L P p from products.
+  bool ApplyG(const Eigen::VectorXd& p,
+              Eigen::VectorXd* out,
+              std::string* error) {
+    if (gauss_newton_) {
+      *out = gn_.selfadjointView<Eigen::Lower>() * p;
+      return true;
+    }
+    Eigen::VectorXd pz(k_), hz(k_);
     if (manifold_ == nullptr) {
-      pz = p.tail(kt_);
+      pz = p;
     } else if (!PlusJacobianMultiply(
-                   *manifold_, z_.data(), p.data() + 1, pz.data())) {
+                   *manifold_, z_.data(), p.data(), pz.data())) {
       *error = "the manifold failed to map a direction";
       return false;
     }
@@ -439,60 +560,69 @@ class NewtonInnerMinimizer final : public InnerMinimizer {
     if (manifold_ == nullptr) {
       *out = hz;
     } else {
+      out->resize(kt_);
       if (!manifold_->RightMultiplyByPlusJacobian(
-              z_.data(), 1, hz.data(), tangent.data())) {
+              z_.data(), 1, hz.data(), out->data())) {
         *error = "the manifold failed to project a Hessian product";
         return false;
       }
-      *out = tangent;
     }
-    if (w_.cols() > 1) *out += w_ * (low_rank_ * (w_.transpose() * p));
-    return out->allFinite() ||
-           (*error = "a Hessian product is not finite", false);
+    if (!out->allFinite()) {
+      *error = "a Hessian product is not finite";
+      return false;
+    }
+    return true;
   }
 
-  // Truncated CG on (B + mu I) d = -g from d = 0 (Steihaug's rule at
-  // negative curvature: keep the last iterate, or take the scaled gradient
-  // if there is none).
-  bool SolveConjugateGradients(double mu,
-                               Eigen::VectorXd* d,
-                               double* predicted,
-                               std::string* error) {
-    const int n = kt_;
-    d->setZero(n);
-    Eigen::VectorXd r = -gradient_t_;
+  // Steihaug-Toint truncated CG on (G + W_A C_A W_A^T) delta = -grad with
+  // ||base + delta|| <= step_radius_: stops at the Eisenstat-Walker forcing
+  // term, and goes to the boundary along a direction of negative curvature
+  // or when an iterate would leave the region (then *on_boundary).
+  // (Levenberg-Marquardt damping alone cannot handle the indefinite
+  // Hessians of Q away from a minimizer: with little damping the steps
+  // collapse to the point where CG first meets negative curvature.)
+  bool SolveSteihaug(const Eigen::VectorXd& grad,
+                     const Eigen::VectorXd& base,
+                     Eigen::VectorXd* delta,
+                     bool* on_boundary,
+                     std::string* error) {
+    delta->setZero(kt_);
+    *on_boundary = false;
+    Eigen::VectorXd r = -grad;
     Eigen::VectorXd p = r;
-    Eigen::VectorXd bp(n);
-    const double g_norm = gradient_t_.norm();
+    Eigen::VectorXd bp(kt_);
+    const double g_norm = grad.norm();
     const double forcing =
         std::min(options_.cg_relative_tolerance, std::sqrt(g_norm));
     double rr = r.squaredNorm();
-    // B d accumulated alongside d (for the predicted decrease).
-    Eigen::VectorXd bd = Eigen::VectorXd::Zero(n);
-    for (int it = 0; it < options_.max_cg_iterations; ++it) {
-      if (!ApplyModel(p, &bp, error)) return false;
+    // tau >= 0 with ||base + delta + tau dir|| = radius.
+    auto to_boundary = [&](const Eigen::VectorXd& dir) {
+      const Eigen::VectorXd at = base + *delta;
+      const double a = dir.squaredNorm();
+      const double b = 2.0 * at.dot(dir);
+      const double c = at.squaredNorm() - step_radius_ * step_radius_;
+      return (-b + std::sqrt(std::max(0.0, b * b - 4.0 * a * c))) / (2.0 * a);
+    };
+    for (int it = 0; it < options_.max_cg_iterations && rr > 0.0; ++it) {
+      if (!ApplyG(p, &bp, error)) return false;
+      if (w_active_.cols() > 1) {
+        bp += w_active_ * (low_rank_ * (w_active_.transpose() * p));
+      }
       const double curvature = p.dot(bp);
-      const double pmp = curvature + mu * p.squaredNorm();
-      if (curvature <= 0.0 || pmp <= 0.0) {
-        if (it == 0) {
-          // Negative curvature along -g: a gradient step of the damped
-          // length, scored by its linear decrease.
-          *d = -gradient_t_ / mu;
-          *predicted = -gradient_t_.dot(*d);
-          return true;
-        }
+      const double alpha = rr / curvature;
+      if (curvature <= 0.0 ||
+          (base + *delta + alpha * p).norm() >= step_radius_) {
+        *delta += to_boundary(p) * p;
+        *on_boundary = true;
         break;
       }
-      const double alpha = rr / pmp;
-      *d += alpha * p;
-      bd += alpha * bp;
-      r -= alpha * (bp + mu * p);
+      *delta += alpha * p;
+      r -= alpha * bp;
       const double rr_new = r.squaredNorm();
       if (std::sqrt(rr_new) <= forcing * g_norm) break;
       p = r + (rr_new / rr) * p;
       rr = rr_new;
     }
-    *predicted = -(gradient_t_.dot(*d) + 0.5 * d->dot(bd));
     return true;
   }
 
@@ -504,12 +634,16 @@ class NewtonInnerMinimizer final : public InnerMinimizer {
   bool gauss_newton_ = false;
   NewtonLinearSolverType solver_ = NewtonLinearSolverType::SPARSE_CHOLESKY;
   std::string setup_error_;
+  // Levenberg-Marquardt: 1 / damping (Gauss-Newton). Steihaug-Toint: the
+  // length of the step (Hessian products), set from the first point.
   double radius_;
+  double step_radius_ = -1.0;
 
   // The model at the current point.
   Eigen::VectorXd gradient_, gradient_t_, z_, diagonal_;
   Eigen::VectorXd lagrangian_a_, lagrangian_b_;
-  Eigen::MatrixXd w_, low_rank_;
+  Eigen::VectorXd c_, rest_gradient_;
+  Eigen::MatrixXd w_, w_active_, low_rank_;
   double u_ = 1.0, v_ = 1.0;
   SparseMatrix gn_, diagonal_matrix_, damped_;
   Eigen::SimplicialLDLT<SparseMatrix, Eigen::Lower, Eigen::AMDOrdering<int>>

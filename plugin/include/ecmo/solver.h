@@ -325,10 +325,13 @@ class Solver {
       NewtonLinearSolverType linear_solver = NewtonLinearSolverType::AUTOMATIC;
       // Newton iterations per inner solve. > 0.
       int max_inner_iterations = 200;
-      // Trust region as in Ceres' Levenberg-Marquardt: the step solves
-      // (B + D / radius) d = -grad with D the diagonal of B clamped to
-      // [min_diagonal, max_diagonal]; the radius grows after good steps and
-      // shrinks (by a doubling factor) after rejected ones. The radius
+      // Gauss-Newton: a trust region as in Ceres' Levenberg-Marquardt: the
+      // step solves (B + D / radius) d = -grad with D the diagonal of B
+      // clamped to [min_diagonal, max_diagonal]; the radius grows after good
+      // steps and shrinks (by a doubling factor) after rejected ones.
+      // Hessian products: Steihaug-Toint conjugate gradients in a Euclidean
+      // ball whose radius starts at max(1, ||z0||) (initial_... below are
+      // for Gauss-Newton; the max and min radii bound both). The radius
       // carries over from one inner solve to the next.
       double initial_trust_region_radius = 1e4;
       double max_trust_region_radius = 1e16;
@@ -341,6 +344,8 @@ class Solver {
       // CONJUGATE_GRADIENTS: at most this many iterations per step, and the
       // relative residual at which CG stops (the forcing term is
       // min(cg_relative_tolerance, sqrt(||grad||)), Eisenstat-Walker). > 0.
+      // CG also stops at negative curvature or at the trust region's
+      // boundary (Steihaug-Toint).
       int max_cg_iterations = 500;
       double cg_relative_tolerance = 0.1;
     } newton;

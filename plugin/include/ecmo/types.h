@@ -99,8 +99,9 @@ enum class NewtonLinearSolverType {
   SPARSE_CHOLESKY,
   // The same with a dense Cholesky (small problems).
   DENSE_CHOLESKY,
-  // Truncated, damped conjugate gradients on Hessian products (matrix-free;
-  // stops at negative curvature).
+  // Steihaug-Toint truncated conjugate gradients on Hessian products
+  // (matrix-free; stops at negative curvature or the trust region's
+  // boundary).
   CONJUGATE_GRADIENTS,
 };
 

@@ -144,6 +144,7 @@ class WcReducedPenalty final : public ceres::FirstOrderFunction {
   const Eigen::VectorXd& last_nu_plus() const { return nu_plus_; }
   const Eigen::MatrixXd& last_objective_gradients() const { return grad_f_; }
   const Eigen::VectorXd& lambda() const { return lambda_; }
+  const Eigen::VectorXd& omega_shift() const { return omega_shift_; }
   Evaluator* evaluator() const { return evaluator_; }
 
   // The manifold of x = (rho, z): R x Evaluator::manifold(), as a new
