@@ -545,10 +545,14 @@ TEST(SweepEvaluatorCli, SolvesTheMatrixFreeProblemLikeAnyOther) {
   // A sweep on two threads with CSV and JSON-lines outputs.
   const std::string csv = dir + "/front.csv", jsonl = dir + "/front.jsonl";
   testing::CommandResult sweep = testing::RunCommand(
-      solve + " --sweep=6 --num_threads=2 --csv=" + csv + " --jsonl=" + jsonl);
+      solve + " --sweep=6 --num_threads=2 --csv=" + csv + " --jsonl=" +
+      jsonl + " --plot=" + dir + "/front.png");
   ASSERT_EQ(sweep.exit_code, 0) << sweep.output;
   EXPECT_EQ(CountCompleteLines(jsonl), 6);
   EXPECT_EQ(CountCompleteLines(csv), 7);
+  // The plot data (written with or without gnuplot): the analytic front
+  // of the problem's twin and the six points.
+  EXPECT_GE(CountCompleteLines(dir + "/front.dat"), 6) << sweep.output;
   // The listing marks it.
   testing::CommandResult list =
       testing::RunCommand(std::string(ECMO_SOLVE_PATH) + " --list_problems");
