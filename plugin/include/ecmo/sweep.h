@@ -58,6 +58,15 @@
 //   options.num_threads = 2;
 //   ecmo::Sweep(options, factory, ecmo::DasDennis(2, 20), &summary);
 //
+// A ceres::Problem (ecmo/ceres_problem_sweep.h has the whole example):
+// BuildFit returns a CeresProblemInstance (parameter blocks, the
+// ceres::Problem, the objective and constraint residual groups), one per
+// worker; or sweep your one adapter on one thread:
+//
+//   ecmo::Sweep(options, ecmo::MakeCeresProblemFactory(BuildFit),
+//               ecmo::DasDennis(2, 20), &summary);
+//   ecmo::Sweep(options, &adapter, ecmo::DasDennis(2, 20), &summary);
+//
 // Writing back: a sweep never writes a solution into parameter blocks
 // (every solution is in its SweepPoint::summary.z). Only a point_solver
 // writes blocks: the point's start point, into the worker's ecmo::Problem
