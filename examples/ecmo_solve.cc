@@ -11,8 +11,15 @@
 //   ecmo_solve --problem=gebken_circle --preferences=das-dennis:100
 //              --strategy=wc-augmented-lagrangian --num_threads=2
 //              --jsonl=front.jsonl --resume --plot=front.png
+//   ecmo_solve --problem=mtbl_example_iii_matrix_free --sweep=11
+//              --num_threads=2 --jsonl=front.jsonl --resume
 //   ecmo_solve --help      (this tool's flags; --helpfull: all)
 //   ecmo_solve --version
+//
+// Problems registered only as an evaluator (e.g. a matrix-free bilevel
+// problem, marked "evaluator only" by --list_problems) take every option
+// except --reference=ipopt, which needs an ecmo::Problem and refuses them.
+// Families with a size parameter take --problem_size.
 //
 // Sweeps run through ecmo::Sweep (ecmo/sweep.h): several threads, warm
 // starts from the nearest finished point, every point streamed to --jsonl
@@ -60,6 +67,11 @@
 
 DEFINE_bool(list_problems, false, "List the built-in problems and exit.");
 DEFINE_string(problem, "gebken_circle", "Name of a built-in problem.");
+DEFINE_int32(problem_size,
+             0,
+             "Size parameter of problem families that take one (see "
+             "--list_problems, e.g. the number of lower-level variables); "
+             "0: the problem's default. Refused by fixed-size problems.");
 DEFINE_string(preference,
               "",
               "One preference, comma separated (e.g. 0.3,0.7). Overrides "
@@ -218,6 +230,10 @@ constexpr char kUsage[] =
     "      (interrupted? the same command with --resume finishes it)\n"
     "  ecmo_solve --problem=gebken_circle --sweep=11 "
     "--hypervolume_reference=4,4 --json\n"
+    "  ecmo_solve --problem=mtbl_example_iii_matrix_free --sweep=11 "
+    "--num_threads=2\n"
+    "      (problems marked 'evaluator only' by --list_problems take every "
+    "flag but --reference=ipopt)\n"
     "\n"
     "Exit status:\n"
     "  0  every point converged (CONVERGENCE: certified by the KKT "
@@ -297,11 +313,20 @@ int main(int argc, char** argv) {
 
   namespace ep = ecmo::problems;
   if (FLAGS_list_problems) {
-    for (const ep::ProblemInfo& info : ep::AllProblems()) {
+    for (const ep::ProblemInfo* entry : ep::AllEntries()) {
+      const ep::ProblemInfo& info = *entry;
       std::cout << info.name << "  (S = " << info.num_objectives
                 << ", k = " << info.num_parameters
-                << ", q = " << info.num_constraints << ")\n    "
-                << info.description << "\n";
+                << ", q = " << info.num_constraints;
+      if (info.has_problem_size()) {
+        std::cout << " at --problem_size=" << info.default_problem_size;
+      }
+      if (!info.has_problem()) std::cout << "; evaluator only";
+      std::cout << ")\n    " << info.description << "\n";
+      if (info.has_problem_size()) {
+        std::cout << "    --problem_size: " << info.problem_size_description
+                  << "\n";
+      }
     }
     return 0;
   }
@@ -309,6 +334,19 @@ int main(int argc, char** argv) {
   if (info == nullptr) {
     return Usage("unknown problem '" + FLAGS_problem +
                  "'; valid names: " + ep::ProblemNames() + ".");
+  }
+  if (FlagGiven("problem_size")) {
+    if (!info->has_problem_size()) {
+      return Usage(
+          "--problem_size: '" + info->name +
+          "' has a fixed size (k = " + std::to_string(info->num_parameters) +
+          ") and takes no size; drop --problem_size.");
+    }
+    if (FLAGS_problem_size < 0) {
+      return Usage("--problem_size must be > 0 (or 0 for the default " +
+                   std::to_string(info->default_problem_size) + " of '" +
+                   info->name + "').");
+    }
   }
 
   ecmo::Solver::Options options;
@@ -392,6 +430,15 @@ int main(int argc, char** argv) {
                  "'; valid: none, ipopt.");
   }
   const bool cross_check = FLAGS_reference == "ipopt";
+  if (cross_check && !info->has_problem()) {
+    return Usage(
+        "--reference=ipopt needs an ecmo::Problem (the Ipopt "
+        "reference solves one), but '" +
+        info->name +
+        "' is registered only as an evaluator (see "
+        "--list_problems). Drop --reference, or cross-check a "
+        "problem built as an ecmo::Problem.");
+  }
   ecmo::CrossCheckOptions check_options;
   check_options.solver = options;
   check_options.reference.tolerance = FLAGS_reference_tolerance;
@@ -512,6 +559,15 @@ int main(int argc, char** argv) {
                               {"reference_tolerance",
                                FLAGS_reference_tolerance}};
   }
+  const int problem_size =
+      info->has_problem_size()
+          ? (FLAGS_problem_size > 0 ? FLAGS_problem_size
+                                    : info->default_problem_size)
+          : 0;
+  if (problem_size > 0) {
+    // Another size is another problem: --resume must refuse its points.
+    sweep_options.settings["problem_size"] = problem_size;
+  }
   // Side-by-side reports of the cross-check, printed for a single point.
   std::mutex reports_mutex;
   std::vector<std::string> reports;
@@ -568,8 +624,10 @@ int main(int argc, char** argv) {
   }
 
   ecmo::ParetoSweep::Summary sweep;
+  // Every entry as an evaluator instance per worker (entries built as an
+  // ecmo::Problem keep it, for the cross-check's point solver).
   ecmo::Sweep(sweep_options,
-              ecmo::MakeProblemFactory(info->build),
+              ep::MakeEvaluatorFactory(*info, problem_size),
               preferences,
               &sweep);
   if (sweep.termination_type == ceres::FAILURE && sweep.num_solved == 0 &&

@@ -44,8 +44,12 @@ bool ParetoSweep::Options::IsValid(std::string* error) const {
       reference_point_offset,
       reference_point_offset >= 0.0 && std::isfinite(reference_point_offset),
       ">= 0 and finite");
-  if (!internal::CheckEntries(kOptions, "reference_point", reference_point,
-                              internal::IsFinite, "finite", error)) {
+  if (!internal::CheckEntries(kOptions,
+                              "reference_point",
+                              reference_point,
+                              internal::IsFinite,
+                              "finite",
+                              error)) {
     return false;
   }
   if (!settings.is_object()) {
@@ -99,14 +103,104 @@ void ThinHistory(int max_entries, std::vector<IterationSummary>* history) {
   *history = std::move(kept);
 }
 
+EvaluatorFactory MakeEvaluatorFactory(ProblemFactory factory) {
+  return [factory](std::string* error) -> std::unique_ptr<EvaluatorInstance> {
+    if (!factory) {
+      *error = "The problem factory is empty.";
+      return nullptr;
+    }
+    std::shared_ptr<const Problem> problem = factory();
+    if (problem == nullptr) {
+      *error = "The problem factory returned no problem.";
+      return nullptr;
+    }
+    std::string why;
+    if (!problem->IsValid(&why)) {
+      *error = "Invalid problem: " + why;
+      return nullptr;
+    }
+    auto instance = std::make_unique<EvaluatorInstance>();
+    instance->evaluator = std::make_unique<ProblemEvaluator>(problem.get());
+    instance->start.resize(problem->NumParameters());
+    problem->GetParameters(instance->start.data());
+    instance->problem = problem.get();
+    instance->storage = std::const_pointer_cast<Problem>(problem);
+    return instance;
+  };
+}
+
+namespace {
+
+// Workers from a factory of evaluator instances, one each.
+internal::WorkerSource FactorySource(const EvaluatorFactory& factory) {
+  internal::WorkerSource source;
+  source.build = [&factory](int, internal::Worker* worker, std::string* error) {
+    if (!factory) {
+      *error = "The evaluator factory is empty.";
+      return false;
+    }
+    worker->instance = factory(error);
+    if (worker->instance == nullptr || worker->instance->evaluator == nullptr) {
+      if (error->empty())
+        *error = "The evaluator factory returned no evaluator.";
+      return false;
+    }
+    worker->evaluator = worker->instance->evaluator.get();
+    worker->problem = worker->instance->problem;
+    worker->start = worker->instance->start;
+    return true;
+  };
+  return source;
+}
+
+void RunSweep(const ParetoSweep::Options& options,
+              internal::WorkerSource source,
+              const std::vector<std::vector<double>>& preferences,
+              ParetoSweep::Summary* summary) {
+  if (summary == nullptr) return;
+  internal::SweepRunner runner(
+      options, std::move(source), preferences, summary);
+  runner.Run();
+}
+
+}  // namespace
+
+void Sweep(const ParetoSweep::Options& options,
+           const EvaluatorFactory& factory,
+           const std::vector<std::vector<double>>& preferences,
+           ParetoSweep::Summary* summary) {
+  RunSweep(options, FactorySource(factory), preferences, summary);
+}
+
+void Sweep(const ParetoSweep::Options& options,
+           Evaluator* evaluator,
+           const Eigen::VectorXd& start,
+           const std::vector<std::vector<double>>& preferences,
+           ParetoSweep::Summary* summary) {
+  internal::WorkerSource source;
+  source.build = [evaluator, &start](
+                     int, internal::Worker* worker, std::string* error) {
+    if (evaluator == nullptr) {
+      *error = "The evaluator is null.";
+      return false;
+    }
+    worker->evaluator = evaluator;
+    worker->start = start;
+    return true;
+  };
+  source.max_threads = 1;
+  source.max_threads_reason =
+      "the sweep runs on one Evaluator, which is not thread-safe; pass an "
+      "EvaluatorFactory to run on several threads";
+  RunSweep(options, std::move(source), preferences, summary);
+}
+
 void Sweep(const ParetoSweep::Options& options,
            const ProblemFactory& factory,
            const std::vector<std::vector<double>>& preferences,
            ParetoSweep::Summary* summary) {
-  if (summary == nullptr) return;
-  internal::SweepRunner runner(
-      options, &factory, nullptr, ThreadSafety::BASIC, preferences, summary);
-  runner.Run();
+  const EvaluatorFactory evaluators = MakeEvaluatorFactory(factory);
+  RunSweep(options, FactorySource(evaluators), preferences, summary);
 }
 
 void Sweep(const ParetoSweep::Options& options,
@@ -114,10 +208,33 @@ void Sweep(const ParetoSweep::Options& options,
            ThreadSafety thread_safety,
            const std::vector<std::vector<double>>& preferences,
            ParetoSweep::Summary* summary) {
-  if (summary == nullptr) return;
-  internal::SweepRunner runner(
-      options, nullptr, &problem, thread_safety, preferences, summary);
-  runner.Run();
+  // Each worker evaluates the user's problem through its own evaluator.
+  internal::WorkerSource source;
+  source.build = [&problem](int, internal::Worker* worker, std::string* error) {
+    std::string why;
+    if (!problem.IsValid(&why)) {
+      *error = "Invalid problem: " + why;
+      return false;
+    }
+    worker->instance = std::make_unique<EvaluatorInstance>();
+    worker->instance->evaluator = std::make_unique<ProblemEvaluator>(&problem);
+    worker->evaluator = worker->instance->evaluator.get();
+    worker->problem = &problem;
+    worker->start.resize(problem.NumParameters());
+    problem.GetParameters(worker->start.data());
+    return true;
+  };
+  if (thread_safety == ThreadSafety::NONE) {
+    source.max_threads = 1;
+    source.max_threads_reason =
+        "the shared problem is declared ThreadSafety::NONE";
+  } else if (options.point_solver) {
+    source.max_threads = 1;
+    source.max_threads_reason =
+        "a point_solver on a shared problem needs its parameter blocks; "
+        "pass a ProblemFactory to run it on several threads";
+  }
+  RunSweep(options, std::move(source), preferences, summary);
 }
 
 }  // namespace ecmo

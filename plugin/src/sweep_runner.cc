@@ -127,25 +127,18 @@ bool SweepRunner::Prepare() {
 
   std::string error;
   if (!options_.IsValid(&error)) return Fail(error);
-  const Problem* problem = shared_problem_;
-  if (factory_ != nullptr) {
-    if (!*factory_) return Fail("The problem factory is empty.");
-    Worker worker;
-    worker.owned = (*factory_)();
-    if (worker.owned == nullptr) {
-      return Fail("The problem factory returned no problem.");
-    }
-    worker.problem = worker.owned.get();
-    workers_.push_back(std::move(worker));
-    problem = workers_[0].problem;
-  }
-  if (problem == nullptr) return Fail("The problem is null.");
-  if (!problem->IsValid(&error)) return Fail("Invalid problem: " + error);
-  num_objectives_ = problem->NumObjectives();
-  num_parameters_ = problem->NumParameters();
-  num_constraints_ = problem->NumConstraints();
+  if (!AddWorker(&error)) return Fail(error);
+  const Worker& first = workers_[0];
+  const Evaluator& evaluator = *first.evaluator;
+  num_objectives_ = evaluator.NumObjectives();
+  num_parameters_ = evaluator.NumParameters();
+  num_constraints_ = evaluator.NumConstraints();
   summary_->num_objectives = num_objectives_;
   summary_->num_parameters = num_parameters_;
+  if (num_objectives_ < 1) {
+    return Fail("The evaluator has no objectives (NumObjectives() = " +
+                std::to_string(num_objectives_) + ").");
+  }
   if (options_.preference_floor * num_objectives_ >= 1.0) {
     // Every entry would be raised to at least 1/S: all preferences become
     // (1/S, ..., 1/S) and the sweep would solve one point n times.
@@ -158,13 +151,7 @@ bool SweepRunner::Prepare() {
        << ").";
     return Fail(os.str());
   }
-  start_point_.resize(num_parameters_);
-  problem->GetParameters(start_point_.data());
-  if (factory_ == nullptr) {
-    Worker worker;
-    worker.problem = shared_problem_;
-    workers_.push_back(std::move(worker));
-  }
+  start_point_ = first.start;
 
   for (int i = 0; i < n; ++i) {
     SweepPoint& p = summary_->points[i];
@@ -177,6 +164,48 @@ bool SweepRunner::Prepare() {
   }
   solver_options_ = options_.solver;
   return PrepareScalarization();
+}
+
+// Builds the next worker through the source and checks what it got: an
+// evaluator, a start point of its size, the first worker's sizes, and a
+// Problem when a point_solver needs one. (A start point that is not finite
+// fails each point's Solve with its message, as for any problem.)
+bool SweepRunner::AddWorker(std::string* error) {
+  Worker worker;
+  const int index = static_cast<int>(workers_.size());
+  error->clear();
+  if (!source_.build || !source_.build(index, &worker, error) ||
+      worker.evaluator == nullptr) {
+    if (error->empty()) *error = "The evaluator factory returned no evaluator.";
+    return false;
+  }
+  const Evaluator& e = *worker.evaluator;
+  std::ostringstream os;
+  if (worker.start.size() != e.NumParameters()) {
+    os << "The start point has " << worker.start.size()
+       << " entries but the evaluator has " << e.NumParameters()
+       << " parameters (EvaluatorInstance::start).";
+  } else if (index > 0 && (e.NumParameters() != num_parameters_ ||
+                           e.NumObjectives() != num_objectives_ ||
+                           e.NumConstraints() != num_constraints_)) {
+    os << "instance " << index << " has (k, S, q) = (" << e.NumParameters()
+       << ", " << e.NumObjectives() << ", " << e.NumConstraints()
+       << ") but the first has (" << num_parameters_ << ", " << num_objectives_
+       << ", " << num_constraints_
+       << "); the factory must build the same problem every time";
+  }
+  if (os.str().empty() && options_.point_solver && worker.problem == nullptr) {
+    os << "Invalid configuration. ParetoSweep::Options::point_solver needs "
+       << "an ecmo::Problem (it receives one per point), but this sweep's "
+       << "evaluator has none (EvaluatorInstance::problem is null). Drop "
+       << "point_solver, or sweep an ecmo::Problem (a ProblemFactory).";
+  }
+  if (!os.str().empty()) {
+    *error = os.str();
+    return false;
+  }
+  workers_.push_back(std::move(worker));
+  return true;
 }
 
 // Computes the scalarization once, at the problem's start point, and hands
@@ -199,10 +228,11 @@ bool SweepRunner::PrepareScalarization() {
   }
   std::string error;
   if (!o.IsValid(&error)) return Fail(error);
-  ProblemEvaluator evaluator(workers_[0].problem);
+  // On the first worker's own evaluator: workers keep theirs for the whole
+  // sweep, and Solve re-linearizes at every point's start.
   auto computed = std::make_shared<Scalarization>();
   if (!ComputeScalarization(
-          o, &evaluator, start_point_, computed.get(), &error)) {
+          o, workers_[0].evaluator, start_point_, computed.get(), &error)) {
     return Fail(
         "The sweep's scalarization (computed once, at the start "
         "point): " +

@@ -15,6 +15,7 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <mutex>
@@ -54,25 +55,36 @@ std::vector<int> Walk(const std::vector<SweepPoint>& points,
                       const std::vector<int>& todo,
                       int num_objectives);
 
-// One worker's problem: the evaluator route (default) or the point solver.
+// One worker's evaluator, for the whole sweep.
 struct Worker {
-  std::shared_ptr<const Problem> owned;
+  // Null when the evaluator is borrowed (Sweep on one Evaluator).
+  std::unique_ptr<EvaluatorInstance> instance;
+  Evaluator* evaluator = nullptr;
+  // The ecmo::Problem behind the evaluator, when there is one (the
+  // point_solver's argument); not owned.
   const Problem* problem = nullptr;
-  std::unique_ptr<ProblemEvaluator> evaluator;
+  Eigen::VectorXd start;
+};
+
+// Where the workers come from: every public Sweep overload is one of these
+// (sweep.cc), so there is one runner for every kind of problem.
+struct WorkerSource {
+  // Builds worker number `index` (0-based; called from the calling thread,
+  // in order). False with *error when it cannot.
+  std::function<bool(int index, Worker* worker, std::string* error)> build;
+  // At most this many workers, and why (empty: no limit but the options').
+  int max_threads = std::numeric_limits<int>::max();
+  std::string max_threads_reason;
 };
 
 class SweepRunner {
  public:
   SweepRunner(const ParetoSweep::Options& options,
-              const ProblemFactory* factory,
-              const Problem* shared_problem,
-              ThreadSafety thread_safety,
+              WorkerSource source,
               const std::vector<std::vector<double>>& preferences,
               ParetoSweep::Summary* summary)
       : options_(options),
-        factory_(factory),
-        shared_problem_(shared_problem),
-        thread_safety_(thread_safety),
+        source_(std::move(source)),
         preferences_(preferences),
         summary_(summary) {}
 
@@ -86,6 +98,7 @@ class SweepRunner {
     return false;
   }
   bool Prepare();
+  bool AddWorker(std::string* error);
   bool PrepareScalarization();
   void Refine();
   void SolveAndFinish(Worker* worker, int thread, SweepPoint* point);
@@ -115,9 +128,7 @@ class SweepRunner {
   void Summarize();
 
   const ParetoSweep::Options& options_;
-  const ProblemFactory* factory_;
-  const Problem* shared_problem_;
-  const ThreadSafety thread_safety_;
+  const WorkerSource source_;
   const std::vector<std::vector<double>>& preferences_;
   ParetoSweep::Summary* summary_;
 

@@ -46,39 +46,18 @@ void SweepRunner::ChooseThreads(int num_todo) {
   if (used < given) {
     why = "only " + std::to_string(num_todo) + " point(s) to solve";
   }
-  if (factory_ == nullptr && used > 1) {
-    if (thread_safety_ == ThreadSafety::NONE) {
-      used = 1;
-      why = "the shared problem is declared ThreadSafety::NONE";
-    } else if (options_.point_solver) {
-      used = 1;
-      why =
-          "a point_solver on a shared problem needs its parameter blocks; "
-          "pass a ProblemFactory to run it on several threads";
-    }
+  if (used > source_.max_threads) {
+    used = std::max(1, source_.max_threads);
+    why = source_.max_threads_reason;
   }
-  if (factory_ != nullptr) {
-    while (static_cast<int>(workers_.size()) < used) {
-      Worker worker;
-      worker.owned = (*factory_)();
-      if (worker.owned == nullptr || !worker.owned->IsValid(nullptr)) {
-        used = static_cast<int>(workers_.size());
-        why = "the problem factory failed to build instance " +
-              std::to_string(workers_.size());
-        break;
-      }
-      worker.problem = worker.owned.get();
-      workers_.push_back(std::move(worker));
+  while (static_cast<int>(workers_.size()) < used) {
+    std::string error;
+    if (!AddWorker(&error)) {
+      used = static_cast<int>(workers_.size());
+      why = "the factory failed to build instance " +
+            std::to_string(workers_.size()) + ": " + error;
+      break;
     }
-  } else {
-    while (static_cast<int>(workers_.size()) < used) {
-      Worker worker;
-      worker.problem = shared_problem_;
-      workers_.push_back(std::move(worker));
-    }
-  }
-  for (Worker& worker : workers_) {
-    worker.evaluator = std::make_unique<ProblemEvaluator>(worker.problem);
   }
   summary_->num_threads_used = used;
   summary_->threads_message = why;
@@ -237,7 +216,7 @@ void SweepRunner::SolvePoint(Worker* worker,
     return;
   }
   Eigen::VectorXd z = z0;
-  Solve(options, worker->evaluator.get(), point->preference, &z, &summary);
+  Solve(options, worker->evaluator, point->preference, &z, &summary);
   if (warm == nullptr || summary.termination_type == ceres::CONVERGENCE) {
     return;
   }
@@ -247,11 +226,7 @@ void SweepRunner::SolvePoint(Worker* worker,
   // smaller certificate ratio), saying so in the message.
   Solver::Summary cold;
   Eigen::VectorXd z_cold = start_point_;
-  Solve(solver_options_,
-        worker->evaluator.get(),
-        point->preference,
-        &z_cold,
-        &cold);
+  Solve(solver_options_, worker->evaluator, point->preference, &z_cold, &cold);
   const auto ratio = [&](const Solver::Summary& s) {
     if (!s.IsSolutionUsable() || s.kkt.objective_scale.size() == 0) {
       return std::numeric_limits<double>::infinity();

@@ -325,19 +325,94 @@ const std::vector<ProblemInfo>& AllProblems() {
   return *all;
 }
 
+const std::vector<ProblemInfo>& EvaluatorProblems() {
+  // Register evaluator-only problems here (see registry.h), e.g.
+  // mtbl_logistic.
+  static const std::vector<ProblemInfo>* all = new std::vector<ProblemInfo>{
+      internal::MtblExampleIiiMatrixFree(MtblExampleIii())};
+  return *all;
+}
+
+std::vector<const ProblemInfo*> AllEntries() {
+  std::vector<const ProblemInfo*> entries;
+  for (const ProblemInfo& info : AllProblems()) entries.push_back(&info);
+  for (const ProblemInfo& info : EvaluatorProblems()) entries.push_back(&info);
+  return entries;
+}
+
 const ProblemInfo* Find(const std::string& name) {
-  for (const ProblemInfo& info : AllProblems()) {
-    if (info.name == name) return &info;
+  for (const ProblemInfo* info : AllEntries()) {
+    if (info->name == name) return info;
   }
   return nullptr;
 }
 
 std::string ProblemNames() {
   std::string names;
-  for (const ProblemInfo& info : AllProblems()) {
-    names += (names.empty() ? "" : ", ") + info.name;
+  for (const ProblemInfo* info : AllEntries()) {
+    names += (names.empty() ? "" : ", ") + info->name;
   }
   return names;
+}
+
+std::unique_ptr<EvaluatorInstance> BuildEvaluator(const ProblemInfo& info,
+                                                  int problem_size,
+                                                  std::string* error) {
+  std::string ignored;
+  if (error == nullptr) error = &ignored;
+  error->clear();
+  if (problem_size < 0) {
+    *error = "problem size " + std::to_string(problem_size) + " for '" +
+             info.name + "' is negative; give a size > 0 (or 0 for the " +
+             "default).";
+    return nullptr;
+  }
+  if (problem_size > 0 && !info.has_problem_size()) {
+    *error = "'" + info.name +
+             "' has a fixed size (k = " + std::to_string(info.num_parameters) +
+             ") and takes no problem size; drop the size.";
+    return nullptr;
+  }
+  if (info.build_evaluator) {
+    const int size =
+        info.has_problem_size()
+            ? (problem_size > 0 ? problem_size : info.default_problem_size)
+            : 0;
+    std::unique_ptr<EvaluatorInstance> instance =
+        info.build_evaluator(size, error);
+    if (instance == nullptr || instance->evaluator == nullptr) {
+      *error = "building '" + info.name + "' failed: " +
+               (error->empty() ? std::string("no evaluator") : *error);
+      return nullptr;
+    }
+    return instance;
+  }
+  if (!info.build) {
+    *error = "'" + info.name + "' has neither build nor build_evaluator.";
+    return nullptr;
+  }
+  std::shared_ptr<ProblemInstance> built(info.build());
+  std::string why;
+  if (built == nullptr || !built->problem.IsValid(&why)) {
+    *error = "building '" + info.name + "' failed" +
+             (why.empty() ? std::string(".") : ": " + why);
+    return nullptr;
+  }
+  auto instance = std::make_unique<EvaluatorInstance>();
+  instance->evaluator = std::make_unique<ProblemEvaluator>(&built->problem);
+  instance->start.resize(built->problem.NumParameters());
+  built->problem.GetParameters(instance->start.data());
+  instance->problem = &built->problem;
+  instance->storage = std::move(built);
+  return instance;
+}
+
+EvaluatorFactory MakeEvaluatorFactory(const ProblemInfo& info,
+                                      int problem_size) {
+  const ProblemInfo* entry = &info;
+  return [entry, problem_size](std::string* error) {
+    return BuildEvaluator(*entry, problem_size, error);
+  };
 }
 
 }  // namespace problems

@@ -27,6 +27,10 @@ std::unique_ptr<ProblemInstance> MakeInstance(
 ProblemInfo CircleQuarter();
 ProblemInfo SphereOctant();
 
+// registry_mtbl_matrix_free.cc: example (iii) as a matrix-free evaluator,
+// with the analytic answers of its ecmo::Problem twin.
+ProblemInfo MtblExampleIiiMatrixFree(const ProblemInfo& twin);
+
 }  // namespace internal
 }  // namespace problems
 }  // namespace ecmo

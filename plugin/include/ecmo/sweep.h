@@ -17,18 +17,64 @@
 //               ecmo::DasDennis(2, 100), &summary);
 //   std::cout << summary.FullReport() << "\n";
 //
-// Problems. Each worker thread needs its own parameter blocks, so a sweep
-// takes either
-//   * a ProblemFactory that builds an independent instance (its own blocks
-//     and ecmo::Problem over them) per worker; the registry's
+// Problems. Each worker thread needs its own evaluator (evaluators are
+// stateful and not thread-safe), and a worker keeps its evaluator for the
+// whole sweep (so a strategy may reuse what it learnt on one point, e.g. a
+// sparse symbolic analysis, on the next). A sweep takes one of
+//   * an EvaluatorFactory that builds an independent EvaluatorInstance (an
+//     ecmo::Evaluator, its start point z0 and whatever the evaluator points
+//     into) per worker: any evaluator, e.g. a matrix-free MtblEvaluator or a
+//     CeresProblemAdapter (ecmo/mtbl.h, ecmo/ceres_problem_adapter.h). The
+//     registry's entries fit through ecmo::problems::MakeEvaluatorFactory,
+//     a ceres::Problem builder through ecmo::MakeCeresProblemFactory
+//     (ecmo/ceres_problem_sweep.h);
+//   * a single Evaluator and start point: one thread;
+//   * a ProblemFactory that builds an independent ecmo::Problem instance
+//     (its own blocks) per worker; the registry's
 //     ecmo::problems::ProblemInfo::build fits through MakeProblemFactory, or
 //   * a single Problem with its declared ThreadSafety (as in pagmo): BASIC
 //     means its cost functions may be evaluated concurrently (each worker
 //     then evaluates the shared problem through its own evaluator and never
 //     writes the user's parameter blocks); NONE forces one thread.
+// The Problem forms are thin wrappers over the evaluator form (each worker
+// evaluates its problem through a ProblemEvaluator, start point = the
+// parameter blocks): one implementation, the same results.
+//
+// A matrix-free bilevel problem, two threads:
+//
+//   ecmo::EvaluatorFactory factory = [](std::string* error) {
+//     auto lower = std::make_shared<MyLowerLevel>();     // ecmo::LowerLevel
+//     auto evaluator = std::make_unique<ecmo::MtblEvaluator>(lower.get());
+//     evaluator->AddUpperObjective(new MyF1, {ecmo::MtblBlock::Y});
+//     evaluator->AddUpperObjective(new MyF2, {ecmo::MtblBlock::Y});
+//     if (!evaluator->IsValid(error)) return
+//         std::unique_ptr<ecmo::EvaluatorInstance>();
+//     auto instance = std::make_unique<ecmo::EvaluatorInstance>();
+//     instance->start = MyStartPoint();                  // (x0, y0)
+//     instance->storage = lower;          // outlives the evaluator
+//     instance->evaluator = std::move(evaluator);
+//     return instance;
+//   };
+//   options.num_threads = 2;
+//   ecmo::Sweep(options, factory, ecmo::DasDennis(2, 20), &summary);
+//
+// A ceres::Problem (ecmo/ceres_problem_sweep.h has the whole example):
+// BuildFit returns a CeresProblemInstance (parameter blocks, the
+// ceres::Problem, the objective and constraint residual groups), one per
+// worker; or sweep your one adapter on one thread:
+//
+//   ecmo::Sweep(options, ecmo::MakeCeresProblemFactory(BuildFit),
+//               ecmo::DasDennis(2, 20), &summary);
+//   ecmo::Sweep(options, &adapter, ecmo::DasDennis(2, 20), &summary);
+//
+// Writing back: a sweep never writes a solution into parameter blocks
+// (every solution is in its SweepPoint::summary.z). Only a point_solver
+// writes blocks: the point's start point, into the worker's ecmo::Problem
+// (with a shared Problem, the user's blocks; then one thread).
 //
 // Start points. Every point starts from the problem's start point (the
-// parameter blocks when the problem was built or handed in) unless
+// parameter blocks when the problem was built or handed in, or
+// EvaluatorInstance::start of the first instance built) unless
 // Options::warm_start is set, in which case it starts from the z of the
 // nearest point (Euclidean distance between the preferences used) among the
 // points finished so far, resumed points included. The warm start sets z
@@ -65,6 +111,7 @@
 #include <vector>
 
 #include "Eigen/Core"
+#include "ecmo/evaluator.h"
 #include "ecmo/preference_grid.h"
 #include "ecmo/problem.h"
 #include "ecmo/solver.h"
@@ -100,6 +147,47 @@ ProblemFactory MakeProblemFactory(
     return std::shared_ptr<const Problem>(instance, &instance->problem);
   };
 }
+
+// One independent instance of a problem given as an evaluator: what one
+// worker of a sweep evaluates, for the whole sweep.
+//
+// Ownership: the instance owns everything in it. `storage` holds what the
+// evaluator refers to without owning it (an MtblEvaluator's LowerLevel, a
+// CeresProblemAdapter's ceres::Problem and parameter blocks, an
+// ecmo::Problem and its blocks); it is declared first, so it is destroyed
+// after `evaluator`. `problem` is never owned through this pointer.
+//
+// Thread safety: each instance is used by one worker thread at a time;
+// instances built by one factory must not share mutable state (two
+// evaluators over one ecmo::Problem are fine when its cost functions may
+// run concurrently).
+struct EvaluatorInstance {
+  // Anything the evaluator points into; may be null.
+  std::shared_ptr<void> storage;
+  // The evaluator (required).
+  std::unique_ptr<Evaluator> evaluator;
+  // The start point z0, size evaluator->NumParameters(), finite.
+  Eigen::VectorXd start;
+  // Optional: the ecmo::Problem that `evaluator` evaluates (a
+  // ProblemEvaluator over it), kept in `storage`. Only
+  // ParetoSweep::Options::point_solver needs it (it receives a Problem);
+  // null for evaluators that are not built from an ecmo::Problem.
+  const Problem* problem = nullptr;
+};
+
+// Builds one independent EvaluatorInstance (see above). Must return the
+// same problem (same sizes and start point) on every call. On failure
+// returns null and says why in *error (never null), e.g. the evaluator's
+// IsValid message. Called from the thread that calls Sweep, once per
+// worker.
+using EvaluatorFactory =
+    std::function<std::unique_ptr<EvaluatorInstance>(std::string* error)>;
+
+// The evaluator form of a ProblemFactory: each instance evaluates a problem
+// built by `factory` through a ProblemEvaluator, starts from its parameter
+// blocks and keeps it alive (EvaluatorInstance::problem points to it). An
+// invalid problem is a failed build ("Invalid problem: ...").
+EvaluatorFactory MakeEvaluatorFactory(ProblemFactory factory);
 
 // One point of a sweep.
 struct SweepPoint {
@@ -153,7 +241,8 @@ class SweepCallback {
 // Problem only with one thread), and the preference as used. Must fill
 // *summary; may put extra JSON fields into *extra (an empty object on
 // entry). Must not throw. May be called concurrently from several workers,
-// each with its own problem.
+// each with its own problem. Needs an ecmo::Problem: a sweep over evaluator
+// instances without EvaluatorInstance::problem refuses it.
 using PointSolver = std::function<void(const Solver::Options& options,
                                        const Problem& problem,
                                        const std::vector<double>& preference,
@@ -173,10 +262,12 @@ class ParetoSweep {
 
     // Worker threads. > 0. Fewer are used when there are fewer points to
     // solve, when the system refuses to create more threads (the sweep
-    // goes on with those it has, at least the calling thread), when a shared Problem is declared ThreadSafety::NONE, or when a
-    // shared Problem is combined with a point_solver (which needs the
-    // parameter blocks); Summary::num_threads_used and threads_message say
-    // so.
+    // goes on with those it has, at least the calling thread), when the
+    // factory fails to build another instance, when the sweep runs on one
+    // Evaluator, when a shared Problem is declared ThreadSafety::NONE, or
+    // when a shared Problem is combined with a point_solver (which needs
+    // the parameter blocks); Summary::num_threads_used and threads_message
+    // say so.
     int num_threads = 1;
 
     // Start each point from the nearest finished point (see the top of this
@@ -362,6 +453,27 @@ class ParetoSweep {
     std::vector<int> non_dominated;
   };
 };
+
+// Runs the sweep on evaluator instances built by `factory`, one per worker
+// (the factory is called from the calling thread). Every point starts from
+// the first instance's start point (or a warm start). A point_solver needs
+// instances with a `problem` (FAILURE otherwise, nothing solved).
+// `preferences`: as below.
+void Sweep(const ParetoSweep::Options& options,
+           const EvaluatorFactory& factory,
+           const std::vector<std::vector<double>>& preferences,
+           ParetoSweep::Summary* summary);
+
+// The same on one evaluator (not owned; evaluators are not thread-safe, so
+// one thread: Summary::threads_message says so when more were asked for),
+// starting from `start` (size evaluator->NumParameters()). The evaluator
+// is used for the whole sweep; `start` is not written. No point_solver
+// (it needs an ecmo::Problem).
+void Sweep(const ParetoSweep::Options& options,
+           Evaluator* evaluator,
+           const Eigen::VectorXd& start,
+           const std::vector<std::vector<double>>& preferences,
+           ParetoSweep::Summary* summary);
 
 // Runs the sweep on instances built by `factory`, one per worker (the
 // factory is called from the calling thread). `preferences` need not lie in

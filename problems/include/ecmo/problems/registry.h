@@ -7,9 +7,35 @@
 // owns the parameter blocks the ecmo::Problem points into), so instances can
 // be built once per thread.
 //
-//   const ecmo::problems::ProblemInfo* info = ecmo::problems::Find("gebken_circle");
+//   const ecmo::problems::ProblemInfo* info =
+//   ecmo::problems::Find("gebken_circle");
 //   std::unique_ptr<ecmo::problems::ProblemInstance> p = info->build();
 //   ecmo::Solve(options, p->problem, {0.5, 0.5}, &summary);
+//
+// Two kinds of entries. Most build an ecmo::Problem (ProblemInfo::build).
+// Some exist only as an ecmo::Evaluator (ProblemInfo::build_evaluator), e.g.
+// a matrix-free bilevel problem whose constraint Jacobian is never formed;
+// they can be solved and swept like the others but not handed to code that
+// needs an ecmo::Problem (the Ipopt reference, the cross-check). Every entry
+// builds as an evaluator through BuildEvaluator / MakeEvaluatorFactory:
+//
+//   const ecmo::problems::ProblemInfo* info =
+//       ecmo::problems::Find("mtbl_example_iii_matrix_free");
+//   std::string error;
+//   std::unique_ptr<ecmo::EvaluatorInstance> e =
+//       ecmo::problems::BuildEvaluator(*info, /*problem_size=*/0, &error);
+//   Eigen::VectorXd z = e->start;
+//   ecmo::Solve(options, e->evaluator.get(), {0.5, 0.5}, &z, &summary);
+//   ecmo::Sweep(sweep_options, ecmo::problems::MakeEvaluatorFactory(*info, 0),
+//               ecmo::DasDennis(2, 20), &sweep_summary);
+//
+// Registering an evaluator-only problem (e.g. mtbl_logistic, a function
+// returning an MtblEvaluator and its start point): fill name, description,
+// the sizes, objective_offset and build_evaluator (leave build empty); for
+// a family with a size parameter set default_problem_size and
+// problem_size_description, and let build_evaluator read its problem_size
+// argument; then add the ProblemInfo to EvaluatorProblems() in
+// registry.cc.
 
 #ifndef ECMO_PROBLEMS_REGISTRY_H_
 #define ECMO_PROBLEMS_REGISTRY_H_
@@ -21,6 +47,7 @@
 
 #include "Eigen/Core"
 #include "ecmo/problem.h"
+#include "ecmo/sweep.h"
 
 namespace ecmo {
 namespace problems {
@@ -53,7 +80,32 @@ struct ProblemInfo {
   // objectives are positive on the feasible set, otherwise a shift that
   // makes them so (documented in `description`).
   std::vector<double> objective_offset;
+  // Builds the problem as an ecmo::Problem. Empty for entries that exist
+  // only as an evaluator (then build_evaluator is set); see has_problem().
   std::function<std::unique_ptr<ProblemInstance>()> build;
+  // Builds the problem as an evaluator instance (ecmo/sweep.h: the
+  // evaluator, its start point and what it points into), for entries that
+  // have no ecmo::Problem (build empty). `problem_size` is the size
+  // parameter (default_problem_size when the user gave none; always 0 for
+  // fixed-size entries). On failure returns null with *error saying why
+  // (e.g. a size out of range). Use BuildEvaluator(), which also serves the
+  // entries that have `build`.
+  std::function<std::unique_ptr<EvaluatorInstance>(int problem_size,
+                                                   std::string* error)>
+      build_evaluator;
+  // Families with a size parameter (ecmo_solve --problem_size): the size
+  // used when none is given, > 0; 0 for fixed-size entries (the default),
+  // which refuse a size. num_parameters and num_constraints above are at
+  // the default size.
+  int default_problem_size = 0;
+  // What the size means and its range, e.g. "n_y, the number of
+  // lower-level variables (>= 10)". Empty for fixed-size entries.
+  std::string problem_size_description;
+
+  // True when `build` is set: the entry can be given to code that needs an
+  // ecmo::Problem.
+  bool has_problem() const { return static_cast<bool>(build); }
+  bool has_problem_size() const { return default_problem_size > 0; }
   // Optional: the Pareto-optimal z (packed) that the WC problem selects for
   // preference lambda with objective offset `offset`. Empty when unknown.
   std::function<Eigen::VectorXd(const Eigen::VectorXd& lambda,
@@ -78,12 +130,34 @@ struct ProblemInfo {
       exact_hypervolume;
 };
 
-// All registered problems, in a stable order.
+// The registered problems that build an ecmo::Problem (has_problem()), in
+// a stable order. Code written for ProblemInstance (info.build()) can loop
+// over it.
 const std::vector<ProblemInfo>& AllProblems();
-// The problem named `name`, or nullptr.
+// The registered problems that exist only as an evaluator
+// (build_evaluator), in a stable order.
+const std::vector<ProblemInfo>& EvaluatorProblems();
+// Every registered problem: AllProblems() followed by EvaluatorProblems().
+std::vector<const ProblemInfo*> AllEntries();
+// The entry named `name` (either kind), or nullptr.
 const ProblemInfo* Find(const std::string& name);
-// "a, b, c": the valid names, for error messages.
+// "a, b, c": the valid names (both kinds), for error messages.
 std::string ProblemNames();
+
+// Builds any entry as an evaluator instance: build_evaluator(size), or
+// build() evaluated through an ecmo::ProblemEvaluator (then
+// EvaluatorInstance::problem points to the instance's problem, which it
+// keeps alive, and the start point is its parameter blocks).
+// problem_size = 0 means the entry's default; a size > 0 for a fixed-size
+// entry, or < 0, is refused. Returns null with *error naming the problem
+// and what to do.
+std::unique_ptr<EvaluatorInstance> BuildEvaluator(const ProblemInfo& info,
+                                                  int problem_size,
+                                                  std::string* error);
+// BuildEvaluator as a sweep's factory (ecmo/sweep.h). `info` must outlive
+// the factory (registry entries live for the whole program).
+EvaluatorFactory MakeEvaluatorFactory(const ProblemInfo& info,
+                                      int problem_size);
 
 }  // namespace problems
 }  // namespace ecmo
