@@ -252,7 +252,7 @@ void CeresProblemAdapter::Initialize(std::vector<ResidualGroup> objectives,
   for (Group& group : objectives_) {
     for (Block& block : group.blocks) {
       const size_t jacobian = size_scratch(block);
-      block.stored_residual_offset = static_cast<int>(stored_residuals);
+      block.stored_residual_offset = stored_residuals;
       block.stored_jacobian_offset = stored_jacobians;
       stored_residuals += block.num_residuals;
       stored_jacobians += jacobian;

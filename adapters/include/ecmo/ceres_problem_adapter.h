@@ -253,7 +253,7 @@ class CeresProblemAdapter final : public Evaluator {
     // Objectives: where the last Evaluate with gradients left the block's
     // residuals (in objective_residuals_) and Jacobians (in
     // objective_jacobians_, laid out as in jacobian_scratch_).
-    int stored_residual_offset = 0;
+    size_t stored_residual_offset = 0;
     size_t stored_jacobian_offset = 0;
     // Its pairs of parameter uses in G: gauss_newton_pairs_[first_pair ..
     // first_pair + num_pairs - 1] (filled on the first GaussNewtonMatrix).
