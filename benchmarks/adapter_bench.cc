@@ -25,7 +25,12 @@
 // pointers into z) and its kProblemEvaluate path (ceres::Problem::Evaluate
 // with EvaluateOptions::residual_blocks / parameter_blocks). Also Ceres'
 // own Problem::Evaluate of all residual blocks (cost and gradient) as a
-// yardstick.
+// yardstick. For the adapter's kDirect path also
+//   Gauss-Newton  one CeresProblemAdapter::GaussNewtonMatrix (the sparse
+//                 lower triangle of a_A J_A^T J_A + a_B J_B^T J_B +
+//                 c J_h^T J_h that StrategyType::WC_NEWTON factorizes),
+// reported against one gradient evaluation, after checking it against
+// J^T J from Problem::Evaluate's (loss-corrected) Jacobians.
 //
 //   adapter_bench [--points=2000] [--blocks=10000] [--closures=20]
 //                 [--repetitions=5]
@@ -34,7 +39,8 @@
 //
 //   adapter_bench --smoke   (CTest: 50 points, 200 blocks, 3 closures, one
 //       repetition of >= 5 ms batches; exits 1 unless the three routes agree
-//       on F and grad F to 1e-10 and every time is finite and positive)
+//       on F and grad F to 1e-10, the Gauss-Newton matrix agrees with
+//       Ceres' Jacobians to 1e-10, and every time is finite and positive)
 //
 // No solves: nothing here depends on a strategy or a scalarization.
 
@@ -52,8 +58,10 @@
 #include <vector>
 
 #include "Eigen/Core"
+#include "Eigen/SparseCore"
 #include "ceres/autodiff_cost_function.h"
 #include "ceres/cost_function.h"
+#include "ceres/crs_matrix.h"
 #include "ceres/loss_function.h"
 #include "ceres/problem.h"
 #include "ecmo/ceres_problem_adapter.h"
@@ -402,6 +410,59 @@ int main(int argc, char** argv) {
            },
            repetitions)});
 
+  // The Gauss-Newton matrix of the adapter (kDirect) at its linearization
+  // point, checked against Ceres' corrected Jacobians: G x = sum of
+  // weight J^T (J x) over the objectives (loss applied) and the constraints
+  // (raw), for one vector x.
+  const double gn_weights[2] = {0.7, 1.3};
+  const double gn_c = 10.0;
+  Eigen::SparseMatrix<double> gn;
+  if (!adapter.Evaluate(
+          z_adapter.data(), f2.data(), h2.data(), g2.data(), &error) ||
+      !adapter.GaussNewtonMatrix(gn_weights, gn_c, &gn, &error)) {
+    std::fprintf(stderr, "Gauss-Newton matrix failed: %s\n", error.c_str());
+    return 1;
+  }
+  double gn_gap = 0.0;
+  {
+    adapter.SetParameters(z_adapter.data());
+    const int na = adapter.NumParameters();
+    const Eigen::VectorXd x = Eigen::VectorXd::LinSpaced(na, -1.0, 2.0);
+    Eigen::VectorXd reference = Eigen::VectorXd::Zero(na);
+    ceres::Problem::EvaluateOptions eo;
+    for (const auto& b : adapter.parameter_blocks()) {
+      eo.parameter_blocks.push_back(b.values);
+    }
+    const std::vector<ceres::ResidualBlockId>* groups[3] = {
+        &group_a, &group_b, &anchored};
+    const double weights[3] = {gn_weights[0], gn_weights[1], gn_c};
+    for (int g = 0; g < 3; ++g) {
+      eo.residual_blocks = *groups[g];
+      eo.apply_loss_function = g < 2;
+      ceres::CRSMatrix j;
+      if (!ceres_problem.Evaluate(eo, nullptr, nullptr, nullptr, &j)) {
+        std::fprintf(stderr, "Problem::Evaluate failed\n");
+        return 1;
+      }
+      Eigen::VectorXd jx = Eigen::VectorXd::Zero(j.num_rows);
+      for (int r = 0; r < j.num_rows; ++r) {
+        for (int i = j.rows[r]; i < j.rows[r + 1]; ++i) {
+          jx[r] += j.values[i] * x[j.cols[i]];
+        }
+      }
+      for (int r = 0; r < j.num_rows; ++r) {
+        for (int i = j.rows[r]; i < j.rows[r + 1]; ++i) {
+          reference[j.cols[i]] += weights[g] * j.values[i] * jx[r];
+        }
+      }
+    }
+    const Eigen::VectorXd gx = gn.selfadjointView<Eigen::Lower>() * x;
+    gn_gap = (gx - reference).norm() / reference.norm();
+  }
+  const double gn_time =
+      Time([&] { adapter.GaussNewtonMatrix(gn_weights, gn_c, &gn, nullptr); },
+           repetitions);
+
   // Yardstick: Ceres' own evaluation of every residual block.
   double ceres_cost;
   std::vector<double> ceres_gradient;
@@ -446,20 +507,40 @@ int main(int argc, char** argv) {
       "and gradient): %.3f ms.\n",
       ceres_problem.NumResidualBlocks(),
       ms(ceres_all));
+  std::printf(
+      "\nGauss-Newton matrix (adapter kDirect, %d x %d lower triangle, %d "
+      "stored entries): %.3f ms = %.2f x one gradient evaluation (%.3f ms); "
+      "relative gap to Ceres' Jacobians %.1e.\n",
+      static_cast<int>(gn.rows()),
+      static_cast<int>(gn.cols()),
+      static_cast<int>(gn.nonZeros()),
+      ms(gn_time),
+      gn_time / rows[1].adapter,
+      ms(rows[1].adapter),
+      gn_gap);
   if (smoke) {
     bool ok = std::isfinite(value_gap) && value_gap <= 1e-10 &&
               std::isfinite(gradient_gap) && gradient_gap <= 1e-10;
     if (!ok) {
-      std::fprintf(stderr, "adapter_bench: the routes disagree on F or grad F\n");
+      std::fprintf(stderr,
+                   "adapter_bench: the routes disagree on F or grad F\n");
     }
-    bool times_ok = std::isfinite(ceres_all) && ceres_all > 0.0;
+    if (!(gn_gap <= 1e-10)) {
+      ok = false;
+      std::fprintf(stderr,
+                   "adapter_bench: the Gauss-Newton matrix disagrees with "
+                   "Ceres' Jacobians\n");
+    }
+    bool times_ok = std::isfinite(ceres_all) && ceres_all > 0.0 &&
+                    std::isfinite(gn_time) && gn_time > 0.0;
     for (const Row& r : rows) {
       for (double t : {r.direct, r.adapter, r.through}) {
         times_ok = times_ok && std::isfinite(t) && t > 0.0;
       }
     }
     if (!times_ok) {
-      std::fprintf(stderr, "adapter_bench: a time is not finite and positive\n");
+      std::fprintf(stderr,
+                   "adapter_bench: a time is not finite and positive\n");
     }
     return ok && times_ok ? 0 : 1;
   }

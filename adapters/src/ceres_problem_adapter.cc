@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <sstream>
 #include <unordered_set>
@@ -65,6 +66,8 @@ void CeresProblemAdapter::Initialize(std::vector<ResidualGroup> objectives,
     parameter_blocks_.clear();
     block_index_.clear();
     jacobian_blocks_.clear();
+    objective_residuals_.clear();
+    objective_jacobians_.clear();
     manifold_.reset();
     num_parameters_ = 0;
     num_constraints_ = 0;
@@ -181,6 +184,7 @@ void CeresProblemAdapter::Initialize(std::vector<ResidualGroup> objectives,
           num_parameters_ += size;
         }
         use.offset = parameter_blocks_[it->second].offset;
+        use.block = it->second;
         uses_.push_back(use);
       }
       if (!is_objective) {
@@ -225,10 +229,12 @@ void CeresProblemAdapter::Initialize(std::vector<ResidualGroup> objectives,
     manifold_ = std::move(manifold);
   }
 
-  // Scratch for the largest residual block, and the Jacobian blocks of the
-  // constraints (kDirect), in evaluation order.
+  // Scratch for the largest residual block, the objective residuals and
+  // Jacobians kept for the Gauss-Newton matrix, and the Jacobian blocks of
+  // the constraints (kDirect), in evaluation order.
   size_t max_uses = 0, max_residuals = 0, max_jacobian = 0;
-  auto size_scratch = [&](Block& block) {
+  size_t stored_residuals = 0, stored_jacobians = 0;
+  auto size_scratch = [&](Block& block) -> size_t {
     size_t jacobian = 0;
     for (int u = 0; u < block.num_uses; ++u) {
       ParameterUse& use = uses_[block.first_use + u];
@@ -241,9 +247,16 @@ void CeresProblemAdapter::Initialize(std::vector<ResidualGroup> objectives,
     max_residuals =
         std::max(max_residuals, static_cast<size_t>(block.num_residuals));
     max_jacobian = std::max(max_jacobian, jacobian);
+    return jacobian;
   };
   for (Group& group : objectives_) {
-    for (Block& block : group.blocks) size_scratch(block);
+    for (Block& block : group.blocks) {
+      const size_t jacobian = size_scratch(block);
+      block.stored_residual_offset = stored_residuals;
+      block.stored_jacobian_offset = stored_jacobians;
+      stored_residuals += block.num_residuals;
+      stored_jacobians += jacobian;
+    }
   }
   for (Group& group : constraints_) {
     for (Block& block : group.blocks) {
@@ -266,6 +279,10 @@ void CeresProblemAdapter::Initialize(std::vector<ResidualGroup> objectives,
   jacobian_pointers_.resize(max_uses);
   residual_scratch_.resize(max_residuals);
   jacobian_scratch_.resize(max_jacobian);
+  if (options_.evaluation_path == EvaluationPath::kDirect) {
+    objective_residuals_.resize(stored_residuals);
+    objective_jacobians_.resize(stored_jacobians);
+  }
 
   // EvaluateOptions for kProblemEvaluate.
   if (options_.evaluation_path == EvaluationPath::kProblemEvaluate) {
@@ -330,27 +347,27 @@ bool CeresProblemAdapter::DoEvaluate(
 
 bool CeresProblemAdapter::EvaluateBlock(const Block& block,
                                         const double* z,
-                                        bool want_jacobians,
+                                        double* residuals,
+                                        double* jacobians,
                                         const char* kind,
                                         const std::string& group,
                                         int index,
                                         std::string* error) {
+  const bool want_jacobians = jacobians != nullptr;
   const ParameterUse* uses = uses_.data() + block.first_use;
   for (int j = 0; j < block.num_uses; ++j) {
     const ParameterUse& use = uses[j];
     const bool in_z = use.offset >= 0;
     parameter_pointers_[j] = in_z ? z + use.offset : use.values;
-    jacobian_pointers_[j] = want_jacobians && in_z
-                                ? jacobian_scratch_.data() + use.jacobian_offset
-                                : nullptr;
+    jacobian_pointers_[j] =
+        want_jacobians && in_z ? jacobians + use.jacobian_offset : nullptr;
   }
   const bool ok = block.cost_function->Evaluate(
       parameter_pointers_.data(),
-      residual_scratch_.data(),
+      residuals,
       want_jacobians ? jacobian_pointers_.data() : nullptr);
   // The fast path builds no strings.
-  const bool finite =
-      ok && AllFinite(residual_scratch_.data(), block.num_residuals);
+  const bool finite = ok && AllFinite(residuals, block.num_residuals);
   int bad_jacobian = -1;
   if (finite && want_jacobians) {
     for (int j = 0; j < block.num_uses && bad_jacobian < 0; ++j) {
@@ -393,9 +410,18 @@ bool CeresProblemAdapter::EvaluateDirect(
         want_gradient ? grad_f + s * static_cast<size_t>(k) : nullptr;
     for (size_t i = 0; i < group.blocks.size(); ++i) {
       const Block& block = group.blocks[i];
+      // With gradients, residuals and Jacobians go where the Gauss-Newton
+      // matrix finds them.
+      double* residuals = want_gradient ? objective_residuals_.data() +
+                                              block.stored_residual_offset
+                                        : residual_scratch_.data();
+      double* jacobians = want_gradient ? objective_jacobians_.data() +
+                                              block.stored_jacobian_offset
+                                        : nullptr;
       if (!EvaluateBlock(block,
                          z,
-                         want_gradient,
+                         residuals,
+                         jacobians,
                          "objective",
                          group.name,
                          static_cast<int>(i),
@@ -404,7 +430,7 @@ bool CeresProblemAdapter::EvaluateDirect(
       }
       double squared_norm = 0.0;
       for (int r = 0; r < block.num_residuals; ++r) {
-        squared_norm += residual_scratch_[r] * residual_scratch_[r];
+        squared_norm += residuals[r] * residuals[r];
       }
       // Ceres' cost of a residual block: 1/2 rho(|r|^2); its gradient is
       // rho'(|r|^2) J^T r.
@@ -431,11 +457,11 @@ bool CeresProblemAdapter::EvaluateDirect(
       for (int j = 0; j < block.num_uses; ++j) {
         const ParameterUse& use = uses_[block.first_use + j];
         if (use.offset < 0) continue;
-        const double* jac = jacobian_scratch_.data() + use.jacobian_offset;
+        const double* jac = jacobians + use.jacobian_offset;
         const int cols = use.size;
         double* g = column + use.offset;
         for (int r = 0; r < block.num_residuals; ++r) {
-          const double w = scale * residual_scratch_[r];
+          const double w = scale * residuals[r];
           if (w == 0.0) continue;
           const double* row = jac + static_cast<size_t>(r) * cols;
           for (int c = 0; c < cols; ++c) g[c] += w * row[c];
@@ -450,7 +476,8 @@ bool CeresProblemAdapter::EvaluateDirect(
       const Block& block = group.blocks[i];
       if (!EvaluateBlock(block,
                          z,
-                         want_gradient,
+                         residual_scratch_.data(),
+                         want_gradient ? jacobian_scratch_.data() : nullptr,
                          "constraint",
                          group.name,
                          static_cast<int>(i),
@@ -575,6 +602,397 @@ void CeresProblemAdapter::DoJacobianMultiply(const double* x,
       out[b.residual_offset + r] += sum;
     }
   }
+}
+
+bool CeresProblemAdapter::HasGaussNewtonMatrix() const {
+  return error_.empty() && options_.evaluation_path == EvaluationPath::kDirect;
+}
+
+void CeresProblemAdapter::BuildGaussNewtonPattern() {
+  // Tangent layout of z: blocks in z's order with their tangent sizes, as
+  // DynamicProductManifold lays out its tangent space.
+  const int num_blocks = static_cast<int>(parameter_blocks_.size());
+  tangent_offsets_.resize(num_blocks);
+  tangent_sizes_.resize(num_blocks);
+  plus_jacobian_offsets_.assign(num_blocks, -1);
+  int n = 0;
+  int plus_size = 0;
+  for (int b = 0; b < num_blocks; ++b) {
+    const ParameterBlock& pb = parameter_blocks_[b];
+    const int t = pb.manifold != nullptr ? pb.manifold->TangentSize() : pb.size;
+    tangent_offsets_[b] = n;
+    tangent_sizes_[b] = t;
+    n += t;
+    if (pb.manifold != nullptr) {
+      plus_jacobian_offsets_[b] = plus_size;
+      plus_size += pb.size * t;
+    }
+  }
+  plus_jacobians_.resize(plus_size);
+
+  // A use contributes columns if its block is in z with a nonempty tangent
+  // space.
+  auto contributes = [&](const ParameterUse& use) {
+    return use.block >= 0 && tangent_sizes_[use.block] > 0;
+  };
+  auto for_each_block = [&](const std::function<void(Block*)>& visit) {
+    for (Group& group : objectives_) {
+      for (Block& block : group.blocks) visit(&block);
+    }
+    for (Group& group : constraints_) {
+      for (Block& block : group.blocks) visit(&block);
+    }
+  };
+
+  // below[j]: the blocks i > j that share a residual block with j, i.e.
+  // the off-diagonal blocks of block column j of the lower triangle.
+  std::vector<std::vector<int>> below(num_blocks);
+  size_t max_uses = 0, max_tangent = 0, max_tangent_size = 0;
+  for_each_block([&](Block* block) {
+    const ParameterUse* uses = uses_.data() + block->first_use;
+    size_t tangent = 0;
+    for (int u = 0; u < block->num_uses; ++u) {
+      if (!contributes(uses[u])) continue;
+      const size_t t = static_cast<size_t>(tangent_sizes_[uses[u].block]);
+      tangent += static_cast<size_t>(block->num_residuals) * t;
+      max_tangent_size = std::max(max_tangent_size, t);
+      for (int v = 0; v < block->num_uses; ++v) {
+        if (contributes(uses[v]) && uses[u].block > uses[v].block) {
+          below[uses[v].block].push_back(uses[u].block);
+        }
+      }
+    }
+    max_uses = std::max(max_uses, static_cast<size_t>(block->num_uses));
+    max_tangent = std::max(max_tangent, tangent);
+  });
+  // prefix[j][i]: rows of below[j]'s blocks before block below[j][i].
+  std::vector<std::vector<int>> prefix(num_blocks);
+  for (int j = 0; j < num_blocks; ++j) {
+    std::vector<int>& list = below[j];
+    std::sort(list.begin(), list.end());
+    list.erase(std::unique(list.begin(), list.end()), list.end());
+    prefix[j].resize(list.size() + 1, 0);
+    for (size_t i = 0; i < list.size(); ++i) {
+      prefix[j][i + 1] = prefix[j][i] + tangent_sizes_[list[i]];
+    }
+  }
+
+  // Column c of block j holds rows c..t_j - 1 of the diagonal block, then
+  // every block of below[j] in order.
+  gauss_newton_outer_.assign(static_cast<size_t>(n) + 1, 0);
+  for (int j = 0; j < num_blocks; ++j) {
+    const int t = tangent_sizes_[j];
+    const int o = tangent_offsets_[j];
+    for (int c = 0; c < t; ++c) {
+      gauss_newton_outer_[o + c + 1] =
+          gauss_newton_outer_[o + c] + (t - c) + prefix[j].back();
+    }
+  }
+  gauss_newton_inner_.resize(gauss_newton_outer_[n]);
+  for (int j = 0; j < num_blocks; ++j) {
+    const int t = tangent_sizes_[j];
+    const int o = tangent_offsets_[j];
+    for (int c = 0; c < t; ++c) {
+      int position = gauss_newton_outer_[o + c];
+      for (int r = c; r < t; ++r) gauss_newton_inner_[position++] = o + r;
+      for (int i : below[j]) {
+        for (int r = 0; r < tangent_sizes_[i]; ++r) {
+          gauss_newton_inner_[position++] = tangent_offsets_[i] + r;
+        }
+      }
+    }
+  }
+
+  // Every residual block's pairs of uses and where they land.
+  gauss_newton_pairs_.clear();
+  for_each_block([&](Block* block) {
+    const ParameterUse* uses = uses_.data() + block->first_use;
+    block->first_pair = static_cast<int>(gauss_newton_pairs_.size());
+    for (int u = 0; u < block->num_uses; ++u) {
+      if (!contributes(uses[u])) continue;
+      for (int v = 0; v < block->num_uses; ++v) {
+        if (!contributes(uses[v])) continue;
+        const int bu = uses[u].block, bv = uses[v].block;
+        GaussNewtonPair pair;
+        pair.row_use = u;
+        pair.col_use = v;
+        if (u == v) {
+          pair.prefix = -1;
+        } else if (bu > bv) {
+          // (Ceres refuses a block used twice by one residual block, so
+          // bu != bv here.)
+          const std::vector<int>& list = below[bv];
+          const size_t i =
+              std::lower_bound(list.begin(), list.end(), bu) - list.begin();
+          pair.prefix = prefix[bv][i];
+        } else {
+          continue;
+        }
+        gauss_newton_pairs_.push_back(pair);
+      }
+    }
+    block->num_pairs =
+        static_cast<int>(gauss_newton_pairs_.size()) - block->first_pair;
+  });
+
+  tangent_scratch_.resize(max_tangent);
+  projection_scratch_.resize(max_tangent_size);
+  ambient_pointers_.resize(max_uses);
+  tangent_pointers_.resize(max_uses);
+  gauss_newton_built_ = true;
+}
+
+bool CeresProblemAdapter::AccumulateGaussNewton(const Block& block,
+                                                const double* const* jacobians,
+                                                const double* residuals,
+                                                const ceres::LossFunction* loss,
+                                                double weight,
+                                                double* values,
+                                                std::string* error) {
+  const int m = block.num_residuals;
+  const ParameterUse* uses = uses_.data() + block.first_use;
+  // Triggs' correction (as Ceres' robust loss functions are applied to
+  // Jacobians): J~ = sqrt(rho') (I - alpha r r^T / s) J. The factor rho'
+  // goes into the weight, alpha / s into the rank-one part.
+  double alpha_over_s = 0.0;
+  if (loss != nullptr) {
+    double s = 0.0;
+    for (int k = 0; k < m; ++k) s += residuals[k] * residuals[k];
+    double rho[3];
+    loss->Evaluate(s, rho);
+    if (!std::isfinite(rho[1]) || !std::isfinite(rho[2])) {
+      if (error != nullptr) {
+        *error = "its loss function returned a non-finite derivative";
+      }
+      return false;
+    }
+    // rho' <= 0 (e.g. beyond a redescending loss's cut-off): the corrected
+    // residual does not depend on the parameters.
+    if (!(rho[1] > 0.0)) return true;
+    weight *= rho[1];
+    if (s > 0.0 && rho[2] > 0.0) {
+      alpha_over_s = (1.0 - std::sqrt(1.0 + 2.0 * s * rho[2] / rho[1])) / s;
+    }
+  }
+
+  // Tangent (and corrected) Jacobians, m x t row-major. A Euclidean block
+  // without correction is used in place.
+  double* scratch = tangent_scratch_.data();
+  for (int u = 0; u < block.num_uses; ++u) {
+    tangent_pointers_[u] = nullptr;
+    const int b = uses[u].block;
+    if (b < 0 || tangent_sizes_[b] == 0) continue;
+    const int size = uses[u].size;
+    const int t = tangent_sizes_[b];
+    const double* ambient = jacobians[u];
+    const int plus = plus_jacobian_offsets_[b];
+    if (plus < 0 && alpha_over_s == 0.0) {
+      tangent_pointers_[u] = ambient;
+      continue;
+    }
+    double* tangent = scratch;
+    scratch += static_cast<size_t>(m) * t;
+    if (plus >= 0) {
+      const double* p = plus_jacobians_.data() + plus;  // size x t
+      for (int k = 0; k < m; ++k) {
+        const double* row = ambient + static_cast<size_t>(k) * size;
+        double* out = tangent + static_cast<size_t>(k) * t;
+        std::fill(out, out + t, 0.0);
+        for (int i = 0; i < size; ++i) {
+          const double x = row[i];
+          if (x == 0.0) continue;
+          const double* p_row = p + static_cast<size_t>(i) * t;
+          for (int c = 0; c < t; ++c) out[c] += x * p_row[c];
+        }
+      }
+    } else {
+      std::copy(ambient, ambient + static_cast<size_t>(m) * t, tangent);
+    }
+    if (alpha_over_s != 0.0) {
+      double* projection = projection_scratch_.data();  // alpha/s r^T J
+      std::fill(projection, projection + t, 0.0);
+      for (int k = 0; k < m; ++k) {
+        const double* row = tangent + static_cast<size_t>(k) * t;
+        for (int c = 0; c < t; ++c) projection[c] += residuals[k] * row[c];
+      }
+      for (int c = 0; c < t; ++c) projection[c] *= alpha_over_s;
+      for (int k = 0; k < m; ++k) {
+        double* row = tangent + static_cast<size_t>(k) * t;
+        for (int c = 0; c < t; ++c) row[c] -= residuals[k] * projection[c];
+      }
+    }
+    tangent_pointers_[u] = tangent;
+  }
+
+  // weight J~_row^T J~_col into place.
+  const int* outer = gauss_newton_outer_.data();
+  const GaussNewtonPair* pairs = gauss_newton_pairs_.data() + block.first_pair;
+  for (int p = 0; p < block.num_pairs; ++p) {
+    const GaussNewtonPair& pair = pairs[p];
+    const int row_block = uses[pair.row_use].block;
+    const int col_block = uses[pair.col_use].block;
+    const int tr = tangent_sizes_[row_block];
+    const int tc = tangent_sizes_[col_block];
+    const int oc = tangent_offsets_[col_block];
+    const double* jr = tangent_pointers_[pair.row_use];
+    const double* jc = tangent_pointers_[pair.col_use];
+    if (pair.prefix < 0) {
+      // Diagonal block: its lower triangle.
+      for (int c = 0; c < tc; ++c) {
+        double* column = values + outer[oc + c];  // row r at column[r - c]
+        for (int k = 0; k < m; ++k) {
+          const double* row = jc + static_cast<size_t>(k) * tc;
+          const double w = weight * row[c];
+          if (w == 0.0) continue;
+          for (int r = c; r < tc; ++r) column[r - c] += w * row[r];
+        }
+      }
+      continue;
+    }
+    for (int c = 0; c < tc; ++c) {
+      double* column = values + outer[oc + c] + (tc - c) + pair.prefix;
+      for (int k = 0; k < m; ++k) {
+        const double w = weight * jc[static_cast<size_t>(k) * tc + c];
+        if (w == 0.0) continue;
+        const double* row = jr + static_cast<size_t>(k) * tr;
+        for (int r = 0; r < tr; ++r) column[r] += w * row[r];
+      }
+    }
+  }
+  return true;
+}
+
+bool CeresProblemAdapter::DoGaussNewtonMatrix(
+    const double* a,
+    double c,
+    Eigen::SparseMatrix<double>* lower,
+    std::string* error) {
+  auto fail = [&](const std::string& message) {
+    if (error != nullptr)
+      *error = "CeresProblemAdapter::GaussNewtonMatrix: " + message;
+    return false;
+  };
+  if (!error_.empty()) {
+    if (error != nullptr) *error = error_;
+    return false;
+  }
+  if (options_.evaluation_path != EvaluationPath::kDirect) {
+    return fail(
+        "EvaluationPath::kProblemEvaluate keeps no residual Jacobians; use "
+        "EvaluationPath::kDirect, or Hessian products (newton.hessian = "
+        "automatic or exact-products).");
+  }
+  if (lower == nullptr) return fail("the output matrix is null.");
+  if (linearization_point().size() != num_parameters_) {
+    return fail(
+        "no linearization point: call Evaluate with gradients first (the "
+        "last one failed or there was none).");
+  }
+  for (int s = 0; s < NumObjectives(); ++s) {
+    if (!std::isfinite(a[s])) {
+      return fail("the weight a[" + std::to_string(s) + "] is not finite.");
+    }
+  }
+  if (!std::isfinite(c) || c < 0.0) {
+    return fail("the constraint weight c must be finite and >= 0.");
+  }
+  if (!gauss_newton_built_) BuildGaussNewtonPattern();
+
+  // The caller's matrix gets our pattern unless it has it already (the
+  // usual case: then nothing is allocated).
+  const int n = static_cast<int>(gauss_newton_outer_.size()) - 1;
+  const int nnz = gauss_newton_outer_.back();
+  if (lower->rows() != n || lower->cols() != n || !lower->isCompressed() ||
+      lower->nonZeros() != nnz ||
+      !std::equal(gauss_newton_outer_.begin(),
+                  gauss_newton_outer_.end(),
+                  lower->outerIndexPtr()) ||
+      !std::equal(gauss_newton_inner_.begin(),
+                  gauss_newton_inner_.end(),
+                  lower->innerIndexPtr())) {
+    lower->resize(n, n);
+    lower->resizeNonZeros(nnz);
+    std::copy(gauss_newton_outer_.begin(),
+              gauss_newton_outer_.end(),
+              lower->outerIndexPtr());
+    std::copy(gauss_newton_inner_.begin(),
+              gauss_newton_inner_.end(),
+              lower->innerIndexPtr());
+  }
+  double* values = lower->valuePtr();
+  std::fill(values, values + nnz, 0.0);
+
+  const double* z = linearization_point().data();
+  for (size_t b = 0; b < parameter_blocks_.size(); ++b) {
+    const ParameterBlock& pb = parameter_blocks_[b];
+    if (pb.manifold == nullptr) continue;
+    if (!pb.manifold->PlusJacobian(
+            z + pb.offset,
+            plus_jacobians_.data() + plus_jacobian_offsets_[b])) {
+      return fail("the manifold of parameter block " +
+                  DescribeBlock(pb.values) +
+                  " failed to compute its PlusJacobian at the linearization "
+                  "point.");
+    }
+  }
+
+  auto block_error = [&](const char* kind,
+                         const std::string& group,
+                         size_t index,
+                         const Block& block,
+                         const std::string& what) {
+    std::ostringstream os;
+    os << kind << " group '" << group << "': residual block " << index
+       << " (id " << block.id << "): " << what << ".";
+    return fail(os.str());
+  };
+  std::string what;
+  for (size_t s = 0; s < objectives_.size(); ++s) {
+    if (a[s] == 0.0) continue;
+    const Group& group = objectives_[s];
+    for (size_t i = 0; i < group.blocks.size(); ++i) {
+      const Block& block = group.blocks[i];
+      const double* jacobians =
+          objective_jacobians_.data() + block.stored_jacobian_offset;
+      for (int u = 0; u < block.num_uses; ++u) {
+        ambient_pointers_[u] =
+            jacobians + uses_[block.first_use + u].jacobian_offset;
+      }
+      if (!AccumulateGaussNewton(
+              block,
+              ambient_pointers_.data(),
+              objective_residuals_.data() + block.stored_residual_offset,
+              block.loss_function,
+              a[s],
+              values,
+              &what)) {
+        return block_error("objective", group.name, i, block, what);
+      }
+    }
+  }
+  if (c > 0.0) {
+    for (const Group& group : constraints_) {
+      for (size_t i = 0; i < group.blocks.size(); ++i) {
+        const Block& block = group.blocks[i];
+        int next = block.first_jacobian_block;
+        for (int u = 0; u < block.num_uses; ++u) {
+          ambient_pointers_[u] = uses_[block.first_use + u].offset >= 0
+                                     ? jacobian_blocks_[next++].values.data()
+                                     : nullptr;
+        }
+        if (!AccumulateGaussNewton(block,
+                                   ambient_pointers_.data(),
+                                   nullptr,
+                                   nullptr,
+                                   c,
+                                   values,
+                                   &what)) {
+          return block_error("constraint", group.name, i, block, what);
+        }
+      }
+    }
+  }
+  return true;
 }
 
 void Solve(const Solver::Options& options,

@@ -36,9 +36,42 @@
 // rather than being silently ignored. Bounds on constant blocks are
 // irrelevant and allowed.
 //
-// Strategies and manifolds: WC_PENALTY_LBFGS and WC_AUGMENTED_LAGRANGIAN
-// support them; WC_PENALTY_PGD and ecmo::SolveReference (Ipopt) refuse a
-// problem with manifolds with a FAILURE summary saying so.
+// Strategies and manifolds: WC_PENALTY_LBFGS, WC_AUGMENTED_LAGRANGIAN and
+// WC_NEWTON support them; WC_PENALTY_PGD and ecmo::SolveReference (Ipopt)
+// refuse a problem with manifolds with a FAILURE summary saying so.
+//
+// Gauss-Newton structure (kDirect). The adapter provides the sparse
+// Gauss-Newton matrix of Evaluator::GaussNewtonMatrix,
+//
+//   G = sum_s a_s Jr_s^T Jr_s + c J_h^T J_h,
+//
+// in the tangent space of z (n = NumTangentParameters() columns; each
+// block's Jacobian times its manifold's PlusJacobian at z, blocks in z's
+// order with their tangent sizes; constant blocks have no columns), so
+// StrategyType::WC_NEWTON (newton.hessian = AUTOMATIC) solves its Newton
+// steps with a sparse LDL^T, the way Ceres' Levenberg-Marquardt does.
+// Jr_s are the Jacobians of objective group s's residual blocks corrected
+// for their LossFunction as Ceres corrects them (Triggs' correction: with
+// s = |r|^2, J~ = sqrt(rho'(s)) (I - alpha r r^T / s) J, where
+// alpha = 1 - sqrt(1 + 2 s rho''(s) / rho'(s)) if rho'' > 0 and s > 0,
+// and alpha = 0 otherwise; a block whose loss has rho'(s) <= 0 contributes
+// nothing). J_h are the raw constraint Jacobians (no loss). G refers to the
+// last Evaluate with gradients.
+//   Cost: the sparsity pattern (union over residual blocks of their pairs
+// of parameter blocks, lower triangle, diagonal always stored) and, for
+// every residual block, where its products land in the matrix's values are
+// computed on the first call. Each call then zeroes the values and adds
+// the small dense products J~_i^T J~_j in place; it does not evaluate
+// cost functions and does not allocate (after the first call with a given
+// output matrix). Memory: the objective Jacobians and residuals of the
+// last Evaluate with gradients are kept, one double per nonzero of Ceres'
+// own Jacobian of the objective residual blocks (sum over them of
+// num_residuals x (sum of the non-constant parameter block sizes)), plus
+// num_residuals each; the pattern takes one int per stored entry of G and
+// one per column, and each block of the precomputation about three ints
+// per pair of its parameter blocks. kProblemEvaluate has no Gauss-Newton
+// structure (HasGaussNewtonMatrix() is false; WC_NEWTON then uses Hessian
+// products by gradient differences).
 //
 //   ceres::Problem problem;                          // the user's, as ever
 //   std::vector<ceres::ResidualBlockId> fit_a, fit_b, norm;
@@ -93,6 +126,7 @@
 #include <vector>
 
 #include "Eigen/Core"
+#include "Eigen/SparseCore"
 #include "ceres/crs_matrix.h"
 #include "ceres/problem.h"
 #include "ecmo/evaluator.h"
@@ -160,6 +194,9 @@ class CeresProblemAdapter final : public Evaluator {
   int NumConstraints() const override { return num_constraints_; }
   // The product of the blocks' manifolds, or null if no block in z has one.
   const ceres::Manifold* manifold() const override { return manifold_.get(); }
+  // True for a valid adapter with EvaluationPath::kDirect: see "Gauss-Newton
+  // structure" at the top of this file.
+  bool HasGaussNewtonMatrix() const override;
 
   const std::vector<ParameterBlock>& parameter_blocks() const {
     return parameter_blocks_;
@@ -188,6 +225,10 @@ class CeresProblemAdapter final : public Evaluator {
                   std::string* error) override;
   void DoJacobianTransposeMultiply(const double* v, double* out) const override;
   void DoJacobianMultiply(const double* x, double* out) const override;
+  bool DoGaussNewtonMatrix(const double* a,
+                           double c,
+                           Eigen::SparseMatrix<double>* lower,
+                           std::string* error) override;
 
  private:
   // How a residual block uses one of its parameter blocks.
@@ -196,6 +237,7 @@ class CeresProblemAdapter final : public Evaluator {
     int offset = -1;           // in z, or -1 for a constant block
     int size = 0;
     int jacobian_offset = 0;  // in jacobian_scratch_ (blocks in z only)
+    int block = -1;           // index in parameter_blocks_, or -1
   };
   // One selected residual block, resolved once. Its parameter uses are
   // uses_[first_use .. first_use + num_uses - 1] (flat, for locality).
@@ -208,6 +250,26 @@ class CeresProblemAdapter final : public Evaluator {
     int num_uses = 0;
     int residual_offset = 0;       // constraints: offset in h
     int first_jacobian_block = 0;  // constraints: into jacobian_blocks_
+    // Objectives: where the last Evaluate with gradients left the block's
+    // residuals (in objective_residuals_) and Jacobians (in
+    // objective_jacobians_, laid out as in jacobian_scratch_).
+    size_t stored_residual_offset = 0;
+    size_t stored_jacobian_offset = 0;
+    // Its pairs of parameter uses in G: gauss_newton_pairs_[first_pair ..
+    // first_pair + num_pairs - 1] (filled on the first GaussNewtonMatrix).
+    int first_pair = 0;
+    int num_pairs = 0;
+  };
+  // One dense block J~_row^T J~_col of a residual block's contribution to
+  // G (uses are indices into the block's parameter uses; the row block
+  // comes after the column block in z, or they are equal). Entry (r, c)
+  // lands at values[outer[col_offset + c] + (col_tangent_size - c) +
+  // prefix + r]; the diagonal block (prefix = -1) stores its lower
+  // triangle at values[outer[col_offset + c] + r - c], r >= c.
+  struct GaussNewtonPair {
+    int row_use = 0;
+    int col_use = 0;
+    int prefix = -1;
   };
   struct Group {
     std::string name;
@@ -227,9 +289,13 @@ class CeresProblemAdapter final : public Evaluator {
   void Initialize(std::vector<ResidualGroup> objectives,
                   std::vector<ResidualGroup> constraints);
   std::string DescribeBlock(const double* values) const;
+  // Evaluates one residual block at z into `residuals`, and its Jacobians
+  // into `jacobians` (laid out by ParameterUse::jacobian_offset) unless it
+  // is null.
   bool EvaluateBlock(const Block& block,
                      const double* z,
-                     bool want_jacobians,
+                     double* residuals,
+                     double* jacobians,
                      const char* kind,
                      const std::string& group,
                      int index,
@@ -244,6 +310,19 @@ class CeresProblemAdapter final : public Evaluator {
                               double* h,
                               double* grad_f,
                               std::string* error);
+  // The pattern of G and every block's pairs (first GaussNewtonMatrix).
+  void BuildGaussNewtonPattern();
+  // Adds weight * J~^T J~ of one residual block to values. jacobians[u] is
+  // the ambient Jacobian of use u (null for constant uses); residuals and
+  // loss (both may be null) give the loss correction. False (with a
+  // message) if the loss returns non-finite values.
+  bool AccumulateGaussNewton(const Block& block,
+                             const double* const* jacobians,
+                             const double* residuals,
+                             const ceres::LossFunction* loss,
+                             double weight,
+                             double* values,
+                             std::string* error);
 
   ceres::Problem* problem_;
   Options options_;
@@ -266,6 +345,28 @@ class CeresProblemAdapter final : public Evaluator {
   std::vector<double*> jacobian_pointers_;
   std::vector<double> jacobian_scratch_;
   std::vector<double> residual_scratch_;
+  // kDirect: the objective residuals and Jacobians of the last Evaluate
+  // with gradients (see "Gauss-Newton structure" at the top).
+  std::vector<double> objective_residuals_;
+  std::vector<double> objective_jacobians_;
+
+  // Gauss-Newton structure, built on the first GaussNewtonMatrix: tangent
+  // offset and size of every parameter block, the compressed-column
+  // pattern of G's lower triangle, the blocks' pairs, the PlusJacobians of
+  // the blocks with a manifold (offset -1 without), and scratch for one
+  // residual block's tangent Jacobians.
+  std::vector<int> tangent_offsets_;
+  std::vector<int> tangent_sizes_;
+  std::vector<int> gauss_newton_outer_;
+  std::vector<int> gauss_newton_inner_;
+  std::vector<GaussNewtonPair> gauss_newton_pairs_;
+  std::vector<int> plus_jacobian_offsets_;
+  std::vector<double> plus_jacobians_;
+  std::vector<double> tangent_scratch_;
+  std::vector<const double*> ambient_pointers_;
+  std::vector<const double*> tangent_pointers_;
+  std::vector<double> projection_scratch_;
+  bool gauss_newton_built_ = false;
 
   // kProblemEvaluate: options per objective group and for the constraints,
   // and the constraint Jacobian (columns in z order).
