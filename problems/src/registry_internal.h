@@ -27,6 +27,9 @@ std::unique_ptr<ProblemInstance> MakeInstance(
 ProblemInfo CircleQuarter();
 ProblemInfo SphereOctant();
 
+// registry_concave.cc: a least-squares problem with a concave front.
+ProblemInfo ConcaveQuarter();
+
 }  // namespace internal
 }  // namespace problems
 }  // namespace ecmo
