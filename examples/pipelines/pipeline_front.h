@@ -82,7 +82,9 @@ struct FrontSettings {
   // row is an arbitrary minimizer, whose other objective can be far worse
   // than the front's end, which crowds the grid's points at that end.
   bool scalarization_by_weighted_sums = true;
-  // Skip the weighted sums (the WC front alone).
+  // Run the WC points and / or the weighted sums (a benchmark measures
+  // each in its own process, for its peak memory).
+  bool wc_points = true;
   bool weighted_sums = true;
   // Print one line per finished solve to stderr.
   bool progress = false;
@@ -244,6 +246,8 @@ bool TraceFront(
   const ecmo::Solver::Summary* previous = nullptr;
   std::vector<ecmo::Solver::Summary> summaries(grid.size());
   for (size_t i = 0; i < grid.size(); ++i) {
+    result->points[i].preference = ecmo::ToOpenSimplex(grid[i]);
+    if (!settings.wc_points) continue;
     FrontPoint& point = result->points[i];
     point.preference = ecmo::ToOpenSimplex(grid[i]);
     ecmo::Solver::Options options = solver;
