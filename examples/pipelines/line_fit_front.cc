@@ -250,8 +250,8 @@ int main(int argc, char** argv) {
   // although cost_A spans a range 25 times larger than cost_B.
   options.normalize_objectives = true;
   ecmo::Scalarization scalarization;
-  if (!ecmo::ComputeScalarization(options, &adapter, adapter.GetParameters(),
-                                  &scalarization, &error)) {
+  if (!ecmo::ComputeScalarization(
+          options, &adapter, adapter.GetParameters(), &scalarization, &error)) {
     std::fprintf(stderr, "%s\n", error.c_str());
     return 1;
   }
@@ -259,8 +259,13 @@ int main(int argc, char** argv) {
   const Eigen::VectorXd& w = scalarization.objective_scale;
   options.reference_point = {r[0], r[1]};
   options.objective_scale = {w[0], w[1]};
-  std::printf("reference point (utopia) r = (%.6f, %.6f), scales w = (%.6f, "
-              "%.6f)\n\n", r[0], r[1], w[0], w[1]);
+  std::printf(
+      "reference point (utopia) r = (%.6f, %.6f), scales w = (%.6f, "
+      "%.6f)\n\n",
+      r[0],
+      r[1],
+      w[0],
+      w[1]);
 
   std::ofstream csv(out + ".csv");
   csv << ecmo::CsvHeader(2, adapter.NumParameters()) << "\n";
@@ -303,11 +308,12 @@ int main(int argc, char** argv) {
                 ecmo::TerminationTypeName(summary.termination_type));
     if (!converged) {
       ++failures;
-      std::printf("FAIL: not converged\n  manifold: %s\n  |n|^2 - 1 = 0: "
-                  "%s (%s)\n",
-                  summary.message.c_str(),
-                  summary2.message.c_str(),
-                  ecmo::TerminationTypeName(summary2.termination_type));
+      std::printf(
+          "FAIL: not converged\n  manifold: %s\n  |n|^2 - 1 = 0: "
+          "%s (%s)\n",
+          summary.message.c_str(),
+          summary2.message.c_str(),
+          ecmo::TerminationTypeName(summary2.termination_type));
       continue;
     }
     const double cost_a = summary.objectives[0], cost_b = summary.objectives[1];

@@ -214,8 +214,8 @@ int main(int argc, char** argv) {
   // preferences spread evenly over the front.
   options.normalize_objectives = true;
   ecmo::Scalarization scalarization;
-  if (!ecmo::ComputeScalarization(options, &adapter, adapter.GetParameters(),
-                                  &scalarization, &error)) {
+  if (!ecmo::ComputeScalarization(
+          options, &adapter, adapter.GetParameters(), &scalarization, &error)) {
     std::fprintf(stderr, "%s\n", error.c_str());
     return 1;
   }
@@ -224,10 +224,15 @@ int main(int argc, char** argv) {
   const Eigen::VectorXd& ideal = scalarization.ideal_point;
   options.reference_point = {r[0], r[1]};
   options.objective_scale = {w[0], w[1]};
-  std::printf("ideal point: cost_A* = %.6e, cost_B* = %.6e\n", ideal[0],
-              ideal[1]);
-  std::printf("reference point (utopia) r = (%.6e, %.6e), scales w = (%.6e, "
-              "%.6e)\n\n", r[0], r[1], w[0], w[1]);
+  std::printf(
+      "ideal point: cost_A* = %.6e, cost_B* = %.6e\n", ideal[0], ideal[1]);
+  std::printf(
+      "reference point (utopia) r = (%.6e, %.6e), scales w = (%.6e, "
+      "%.6e)\n\n",
+      r[0],
+      r[1],
+      w[0],
+      w[1]);
 
   // For the check: every attitude with a horizontal boresight is
   // R = Rz(psi) Ry(90 deg) Rz(phi) (Rz(phi) keeps e_z, Ry(90 deg) takes it
@@ -246,9 +251,9 @@ int main(int argc, char** argv) {
         tilt;
     for (int j = 0; j < grid_size; ++j) {
       const Eigen::Matrix3d rotation =
-          yaw * Eigen::AngleAxisd(2 * M_PI * j / grid_size,
-                                  Eigen::Vector3d::UnitZ())
-                    .toRotationMatrix();
+          yaw *
+          Eigen::AngleAxisd(2 * M_PI * j / grid_size, Eigen::Vector3d::UnitZ())
+              .toRotationMatrix();
       grid_a.push_back(cost_a(rotation));
       grid_b.push_back(cost_b(rotation));
     }
@@ -260,7 +265,9 @@ int main(int argc, char** argv) {
                         ideal[1] <= grid_min_b + 1e-9 &&
                         scalarization.message.empty();
   std::printf("%s ideal point vs grid minima (%.6e, %.6e)%s%s\n\n",
-              ideal_ok ? "PASS" : "FAIL:", grid_min_a, grid_min_b,
+              ideal_ok ? "PASS" : "FAIL:",
+              grid_min_a,
+              grid_min_b,
               scalarization.message.empty() ? "" : ": ",
               scalarization.message.c_str());
   if (!ideal_ok) ++failures;
@@ -318,19 +325,20 @@ int main(int argc, char** argv) {
     previous_a = f_a;
     previous_b = f_b;
     if (!why.empty()) ++failures;
-    std::printf("%9.4f %12.6e %12.6e %10.3f %10.3f %12.2e %12.3e %-12s "
-                "%s (%.1e)%s\n",
-                lambda[0],
-                f_a,
-                f_b,
-                Degrees(ToEigen(q).angularDistance(qa)),
-                Degrees(ToEigen(q).angularDistance(qb)),
-                Elevation(q),
-                summary.kkt.with_least_squares_multipliers.SquaredNorm(),
-                ecmo::TerminationTypeName(summary.termination_type),
-                why.empty() ? "PASS" : "FAIL",
-                value - grid_best,
-                why.c_str());
+    std::printf(
+        "%9.4f %12.6e %12.6e %10.3f %10.3f %12.2e %12.3e %-12s "
+        "%s (%.1e)%s\n",
+        lambda[0],
+        f_a,
+        f_b,
+        Degrees(ToEigen(q).angularDistance(qa)),
+        Degrees(ToEigen(q).angularDistance(qb)),
+        Elevation(q),
+        summary.kkt.with_least_squares_multipliers.SquaredNorm(),
+        ecmo::TerminationTypeName(summary.termination_type),
+        why.empty() ? "PASS" : "FAIL",
+        value - grid_best,
+        why.c_str());
     csv << ecmo::CsvRow(summary, "rotation_fit") << "\n";
     json.push_back(ecmo::SummaryToJson(summary, "rotation_fit"));
   }

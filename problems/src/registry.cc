@@ -114,15 +114,18 @@ ProblemInfo GebkenCircle() {
     p->problem.AddObjective(
         std::make_unique<ceres::AutoDiffCostFunction<GebkenF1, 1, 2>>(
             new GebkenF1),
-        {z}, "f1");
+        {z},
+        "f1");
     p->problem.AddObjective(
         std::make_unique<ceres::AutoDiffCostFunction<GebkenF2, 1, 2>>(
             new GebkenF2),
-        {z}, "f2");
+        {z},
+        "f2");
     p->problem.AddConstraint(
         std::make_unique<ceres::AutoDiffCostFunction<UnitCircle, 1, 2>>(
             new UnitCircle),
-        {z}, "unit_circle");
+        {z},
+        "unit_circle");
     return p;
   };
   info.pareto_point = [](const Eigen::VectorXd& lambda,
@@ -189,22 +192,23 @@ ProblemInfo ConvexLine() {
     auto p = MakeInstance({{0.0, 1.0}});
     double* z = p->blocks[0].data();
     p->problem.AddObjective(
-        std::make_unique<ceres::AutoDiffCostFunction<LineF1, 1, 2>>(
-            new LineF1),
-        {z}, "f1");
+        std::make_unique<ceres::AutoDiffCostFunction<LineF1, 1, 2>>(new LineF1),
+        {z},
+        "f1");
     p->problem.AddObjective(
-        std::make_unique<ceres::AutoDiffCostFunction<LineF2, 1, 2>>(
-            new LineF2),
-        {z}, "f2");
+        std::make_unique<ceres::AutoDiffCostFunction<LineF2, 1, 2>>(new LineF2),
+        {z},
+        "f2");
     p->problem.AddConstraint(
         std::make_unique<ceres::AutoDiffCostFunction<Line, 1, 2>>(new Line),
-        {z}, "line");
+        {z},
+        "line");
     return p;
   };
   info.pareto_point = [](const Eigen::VectorXd& lambda,
                          const Eigen::VectorXd& offset) {
-    const double t = WcParameter(LineObjectives, lambda, offset, kLineLo,
-                                 kLineHi);
+    const double t =
+        WcParameter(LineObjectives, lambda, offset, kLineLo, kLineHi);
     return Eigen::Vector2d(t, 0.5 * t - 0.1).eval();
   };
   info.pareto_front = [](int n) {
@@ -267,15 +271,18 @@ ProblemInfo MtblExampleIii() {
     p->problem.AddObjective(
         std::make_unique<ceres::AutoDiffCostFunction<MtblF, 1, 1, 3>>(
             new MtblF(1.0)),
-        {x, y}, "f1");
+        {x, y},
+        "f1");
     p->problem.AddObjective(
         std::make_unique<ceres::AutoDiffCostFunction<MtblF, 1, 1, 3>>(
             new MtblF(2.0)),
-        {x, y}, "f2");
+        {x, y},
+        "f2");
     p->problem.AddConstraint(
         std::make_unique<ceres::AutoDiffCostFunction<MtblGradYG, 3, 1, 3>>(
             new MtblGradYG),
-        {x, y}, "grad_y_g");
+        {x, y},
+        "grad_y_g");
     return p;
   };
   info.pareto_point = [](const Eigen::VectorXd& lambda,
@@ -319,9 +326,13 @@ void ProblemInstance::ResetToStart() {
 }
 
 const std::vector<ProblemInfo>& AllProblems() {
-  static const std::vector<ProblemInfo>* all = new std::vector<ProblemInfo>{
-      GebkenCircle(), ConvexLine(), MtblExampleIii(),
-      internal::CircleQuarter(), internal::SphereOctant()};
+  static const std::vector<ProblemInfo>* all =
+      new std::vector<ProblemInfo>{GebkenCircle(),
+                                   ConvexLine(),
+                                   MtblExampleIii(),
+                                   internal::CircleQuarter(),
+                                   internal::SphereOctant(),
+                                   internal::ConcaveQuarter()};
   return *all;
 }
 

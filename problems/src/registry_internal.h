@@ -31,6 +31,9 @@ ProblemInfo SphereOctant();
 // with the analytic answers of its ecmo::Problem twin.
 ProblemInfo MtblExampleIiiMatrixFree(const ProblemInfo& twin);
 
+// registry_concave.cc: a least-squares problem with a concave front.
+ProblemInfo ConcaveQuarter();
+
 }  // namespace internal
 }  // namespace problems
 }  // namespace ecmo

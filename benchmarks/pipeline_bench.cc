@@ -1,0 +1,325 @@
+// Copyright 2026 The ceres-ecmo Authors.
+// SPDX-License-Identifier: BSD-3-Clause (see LICENSE).
+// Real least-squares pipelines: the generated 2D pose graph
+// (ecmo/problems/pose_graph.h) at about 1e3, 1e4 and 1e5 parameters. For
+// each size, an 11-point front (odometry vs loop closures) traced
+//   * by ecmo::Solve (default strategy wc-newton) on a CeresProblemAdapter,
+//   * by plain ceres::Solve of the weighted sum (Levenberg-Marquardt,
+//     SPARSE_NORMAL_CHOLESKY, group weights lambda_s / w_s via
+//     ceres::ScaledLoss, Ceres' default tolerances, same start),
+// both cold (every point from the odometry start) and as a warm-started
+// sweep (each point from the previous one; see
+// examples/pipelines/pipeline_front.h for the rules). Reported per size and
+// mode: mean wall time per point of each and their ratio, certified and
+// distinct WC points, WC points dominated by a weighted-sum point, the
+// hypervolume of both fronts at one reference point, and the peak resident
+// memory (getrusage ru_maxrss) of each, each front run in its own forked
+// process so the peaks are separate.
+//
+//   pipeline_bench [--poses=334,3334,33334] [--points=11]
+//                  [--modes=cold,warm] [--max_point_seconds=600]
+//                  [--strategy=wc-newton]
+//   pipeline_bench --smoke     (CTest: 60 poses, 3 points; exit 1 when a
+//                               run fails outright)
+
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "ecmo/indicators.h"
+#include "ecmo/problems/pose_graph.h"
+#include "pipeline_front.h"
+
+namespace {
+
+using ecmo::problems::PoseGraph2d;
+using ecmo_pipelines::FrontPoint;
+using ecmo_pipelines::FrontResult;
+using ecmo_pipelines::FrontSettings;
+
+struct Config {
+  std::vector<int> poses = {334, 3334, 33334};
+  int points = 11;
+  std::vector<std::string> modes = {"cold", "warm"};
+  double max_point_seconds = 600.0;
+  std::string strategy = "wc-newton";
+  bool smoke = false;
+};
+
+// What a child process sends back per point: f1, f2, seconds, certified,
+// inner iterations, Gauss-Newton matrices, Hessian products; then the
+// peak memory in KiB.
+struct PointRecord {
+  double f[2];
+  double seconds;
+  int certified;
+  int at_end;
+  int iterations;
+  long long gauss_newton_matrices;
+  long long hessian_products;
+};
+
+std::vector<int> ParseInts(const std::string& s) {
+  std::vector<int> out;
+  std::stringstream in(s);
+  std::string item;
+  while (std::getline(in, item, ',')) out.push_back(std::atoi(item.c_str()));
+  return out;
+}
+
+std::vector<std::string> ParseStrings(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream in(s);
+  std::string item;
+  while (std::getline(in, item, ',')) out.push_back(item);
+  return out;
+}
+
+// Runs one front (WC or weighted sums) in a forked child; fills records
+// and the child's peak memory. False if the child failed.
+bool RunChild(const Config& config,
+              int num_poses,
+              bool warm,
+              bool wc,
+              std::vector<PointRecord>* records,
+              long* max_rss_kib,
+              double* scalarization_seconds,
+              std::string* error) {
+  int fds[2];
+  if (pipe(fds) != 0) {
+    *error = "pipe failed";
+    return false;
+  }
+  const pid_t pid = fork();
+  if (pid < 0) {
+    *error = "fork failed";
+    return false;
+  }
+  if (pid == 0) {
+    close(fds[0]);
+    PoseGraph2d::Options graph;
+    graph.num_poses = num_poses;
+    FrontSettings settings;
+    settings.num_points = config.points;
+    settings.warm_start = warm;
+    settings.wc_points = wc;
+    settings.weighted_sums = !wc;
+    ecmo::StringToStrategyType(config.strategy, &settings.solver.strategy);
+    settings.solver.max_solver_time_in_seconds = config.max_point_seconds;
+    settings.ceres.linear_solver_type = ceres::SPARSE_NORMAL_CHOLESKY;
+    settings.ceres.max_num_iterations = 1000;
+    FrontResult result;
+    std::string message;
+    const bool ok = ecmo_pipelines::TraceFront<PoseGraph2d>(
+        settings,
+        graph,
+        [](PoseGraph2d::Options* options, double w1, double w2) {
+          options->odometry_weight = w1;
+          options->loop_closure_weight = w2;
+        },
+        &result,
+        &message);
+    if (!ok) {
+      std::fprintf(stderr, "pipeline_bench: %s\n", message.c_str());
+      _exit(2);
+    }
+    for (const FrontPoint& p : result.points) {
+      PointRecord r;
+      r.f[0] = wc ? p.wc[0] : p.ws[0];
+      r.f[1] = wc ? p.wc[1] : p.ws[1];
+      r.seconds = wc ? p.wc_seconds : p.ws_seconds;
+      r.certified = wc ? p.certified : p.ws_termination == ceres::CONVERGENCE;
+      r.at_end = p.at_end;
+      r.iterations = wc ? p.inner_iterations : p.ws_iterations;
+      r.gauss_newton_matrices = p.evaluations.gauss_newton_matrices;
+      r.hessian_products = p.evaluations.hessian_products;
+      if (write(fds[1], &r, sizeof(r)) != sizeof(r)) _exit(3);
+    }
+    struct rusage usage;
+    getrusage(RUSAGE_SELF, &usage);
+    const long rss = usage.ru_maxrss;
+    const double sc = result.scalarization_seconds;
+    if (write(fds[1], &rss, sizeof(rss)) != sizeof(rss)) _exit(3);
+    if (write(fds[1], &sc, sizeof(sc)) != sizeof(sc)) _exit(3);
+    close(fds[1]);
+    _exit(0);
+  }
+  close(fds[1]);
+  records->assign(config.points, PointRecord());
+  bool ok = true;
+  for (PointRecord& r : *records) {
+    if (read(fds[0], &r, sizeof(r)) != sizeof(r)) ok = false;
+  }
+  if (ok &&
+      read(fds[0], max_rss_kib, sizeof(*max_rss_kib)) != sizeof(*max_rss_kib)) {
+    ok = false;
+  }
+  if (ok &&
+      read(fds[0], scalarization_seconds, sizeof(*scalarization_seconds)) !=
+          sizeof(*scalarization_seconds)) {
+    ok = false;
+  }
+  close(fds[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  if (!ok || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    *error = "the child process failed (status " + std::to_string(status) + ")";
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Config config;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    auto value = [&](const char* name) -> const char* {
+      const size_t n = std::strlen(name);
+      return arg.compare(0, n, name) == 0 ? arg.c_str() + n : nullptr;
+    };
+    if (arg == "--smoke") {
+      config.smoke = true;
+      config.poses = {60};
+      config.points = 3;
+      config.max_point_seconds = 30.0;
+    } else if (const char* v = value("--poses=")) {
+      config.poses = ParseInts(v);
+    } else if (const char* v = value("--points=")) {
+      config.points = std::atoi(v);
+    } else if (const char* v = value("--modes=")) {
+      config.modes = ParseStrings(v);
+    } else if (const char* v = value("--max_point_seconds=")) {
+      config.max_point_seconds = std::atof(v);
+    } else if (const char* v = value("--strategy=")) {
+      config.strategy = v;
+    } else {
+      std::fprintf(stderr,
+                   "usage: pipeline_bench [--smoke] [--poses=334,3334,33334] "
+                   "[--points=11] [--modes=cold,warm] "
+                   "[--max_point_seconds=600] [--strategy=wc-newton]\n");
+      return 1;
+    }
+  }
+
+  std::printf(
+      "pose graph fronts: %d points, strategy %s vs plain ceres::Solve "
+      "(LM, SPARSE_NORMAL_CHOLESKY), per-point budget %.0f s\n",
+      config.points,
+      config.strategy.c_str(),
+      config.max_point_seconds);
+  std::printf(
+      "%7s %7s %5s | %10s %10s %7s | %5s %5s %5s %5s | %12s %12s | %8s "
+      "%8s | %6s %6s\n",
+      "poses",
+      "params",
+      "mode",
+      "wc s/pt",
+      "ceres s/pt",
+      "ratio",
+      "cert",
+      "dist",
+      "dom",
+      "(end)",
+      "HV wc",
+      "HV ceres",
+      "wc MiB",
+      "ceresMiB",
+      "inner",
+      "GN/HP");
+  bool all_ok = true;
+  for (int poses : config.poses) {
+    for (const std::string& mode : config.modes) {
+      const bool warm = mode == "warm";
+      std::vector<PointRecord> wc, ws;
+      long wc_rss = 0, ws_rss = 0;
+      double sc_wc = 0.0, sc_ws = 0.0;
+      std::string error;
+      if (!RunChild(config, poses, warm, false, &ws, &ws_rss, &sc_ws, &error) ||
+          !RunChild(config, poses, warm, true, &wc, &wc_rss, &sc_wc, &error)) {
+        std::printf("%7d %s: %s\n", poses, mode.c_str(), error.c_str());
+        all_ok = false;
+        continue;
+      }
+      double wc_time = 0.0, ws_time = 0.0;
+      int certified = 0, dominated = 0, dominated_at_end = 0;
+      long long inner = 0, gn = 0, hp = 0;
+      std::vector<Eigen::Vector2d> distinct;
+      Eigen::MatrixXd wc_front(config.points, 2), ws_front(config.points, 2);
+      for (int i = 0; i < config.points; ++i) {
+        wc_time += wc[i].seconds;
+        ws_time += ws[i].seconds;
+        certified += wc[i].certified;
+        inner += wc[i].iterations;
+        gn += wc[i].gauss_newton_matrices;
+        hp += wc[i].hessian_products;
+        const Eigen::Vector2d p(wc[i].f[0], wc[i].f[1]);
+        wc_front.row(i) = p.transpose();
+        ws_front.row(i) = Eigen::RowVector2d(ws[i].f[0], ws[i].f[1]);
+        bool is_new = true;
+        for (const Eigen::Vector2d& q : distinct) {
+          if ((q - p).cwiseAbs().maxCoeff() <=
+              1e-6 * std::max(1.0, p.cwiseAbs().maxCoeff())) {
+            is_new = false;
+          }
+        }
+        if (is_new) distinct.push_back(p);
+      }
+      for (int i = 0; i < config.points; ++i) {
+        bool dom = false;
+        for (int j = 0; j < config.points; ++j) {
+          dom = dom || ecmo_pipelines::Dominates(ws_front.row(j).transpose(),
+                                                 wc_front.row(i).transpose(),
+                                                 1e-6);
+        }
+        dominated += dom;
+        dominated_at_end += dom && wc[i].at_end;
+      }
+      Eigen::MatrixXd both(2 * config.points, 2);
+      both << wc_front, ws_front;
+      const Eigen::VectorXd reference = ecmo::DefaultReferencePoint(both);
+      const double hv_wc = ecmo::Hypervolume(wc_front, reference);
+      const double hv_ws = ecmo::Hypervolume(ws_front, reference);
+      const int params = 3 * (poses - 1);
+      std::printf(
+          "%7d %7d %5s | %10.4f %10.4f %7.2f | %2d/%-2d %5d %5d %5d | "
+          "%12.6e %12.6e | %8.1f %8.1f | %6lld %lld/%lld\n",
+          poses,
+          params,
+          mode.c_str(),
+          wc_time / config.points,
+          ws_time / config.points,
+          wc_time / std::max(ws_time, 1e-12),
+          certified,
+          config.points,
+          static_cast<int>(distinct.size()),
+          dominated,
+          dominated_at_end,
+          hv_wc,
+          hv_ws,
+          wc_rss / 1024.0,
+          ws_rss / 1024.0,
+          inner,
+          gn,
+          hp);
+      std::fflush(stdout);
+      if (config.smoke && certified == 0) all_ok = false;
+    }
+  }
+  std::printf(
+      "(s/pt: mean wall seconds per point; ratio = WC total / ceres total; "
+      "dom: WC points dominated by a weighted-sum point within 1e-6 "
+      "relative, (end): of those at an end of the front; inner: Newton "
+      "iterations; GN/HP: Gauss-Newton matrices / Hessian products. The "
+      "scalarization, two plain-Ceres weighted sums for the ends, is shared "
+      "and not counted.)\n");
+  return all_ok ? 0 : 1;
+}
