@@ -234,6 +234,26 @@ class LowerLevel {
                                     const double* w_x,
                                     const double* w_y,
                                     double* out) const;
+
+  // Optional third-order product: the derivative of the transpose product
+  // above along the direction d = (d_x, d_y) of (x, y), for fixed v,
+  //   out = d/dt [(d h / d(x, y))^T v] at (x + t d_x, y + t d_y), t = 0,
+  // i.e. the Hessian of the scalar v^T grad_y g(x, y) times d (out_x of
+  // size nx, out_y of size ny). MtblEvaluator uses it for exact products
+  // with the Hessian of the Lagrangian (StrategyType::WC_NEWTON). The
+  // default is a central difference of two transpose products at
+  // (x, y) +- t d (relative accuracy about 1e-10 for smooth g; it costs two
+  // Hessian-vector products and never re-linearizes anything); override it,
+  // and HasExactThirdOrderProduct, when the third derivatives of g are
+  // cheap (as for a softmax or logistic loss).
+  virtual bool GradYJacobianTransposeProductDerivative(const double* x,
+                                                       const double* y,
+                                                       const double* v,
+                                                       const double* d_x,
+                                                       const double* d_y,
+                                                       double* out_x,
+                                                       double* out_y) const;
+  virtual bool HasExactThirdOrderProduct() const { return false; }
 };
 
 // ------------------------------------------------------------ MtblProblem --
@@ -352,6 +372,12 @@ class MtblEvaluator final : public Evaluator {
   int NumUpperParameters() const { return nx_; }
   int NumLowerParameters() const { return ny_; }
 
+  // True: products with the Hessian of the Lagrangian come from the lower
+  // level's second- and third-order products (see
+  // DoLagrangianHessianMultiply), not from forward differences of the
+  // whole evaluator.
+  bool HasExactLagrangianHessian() const override { return true; }
+
  protected:
   bool DoEvaluate(const double* z,
                   double* f,
@@ -360,8 +386,27 @@ class MtblEvaluator final : public Evaluator {
                   std::string* error) override;
   void DoJacobianTransposeMultiply(const double* v, double* out) const override;
   void DoJacobianMultiply(const double* x, double* out) const override;
+  // grad^2 (sum_s a_s f_s + b^T grad_y g) x at the linearization point: the
+  // lower-level part from LowerLevel::GradYJacobianTransposeProductDerivative
+  // (exact, or central differences of exact Hessian-vector products), the
+  // upper objectives' part by central differences of their gradients
+  // (Ceres cost functions have no second derivatives; they are usually
+  // small next to the lower level). Relative accuracy about 1e-10; nothing
+  // is re-linearized.
+  bool DoLagrangianHessianMultiply(const double* a,
+                                   const double* b,
+                                   const double* x,
+                                   double* out,
+                                   std::string* error) override;
 
  private:
+  // Columns grad f_s (k x S, column-major) of the upper objectives at z,
+  // without touching the linearization point. False if one fails.
+  bool UpperGradients(const double* z,
+                      double* f,
+                      double* grad_f,
+                      std::string* error);
+
   struct Objective {
     std::unique_ptr<ceres::CostFunction> cost_function;
     std::vector<MtblBlock> blocks;
