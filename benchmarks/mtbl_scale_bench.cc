@@ -59,6 +59,12 @@ double Seconds(Clock::time_point start) {
 }
 
 int g_failures = 0;
+// --only=<text>: run only the methods whose name contains it.
+std::string g_only;
+bool Selected(const char* method) {
+  return g_only.empty() ||
+         std::string(method).find(g_only) != std::string::npos;
+}
 
 struct Row {
   std::string method;
@@ -125,16 +131,64 @@ int64_t FullProducts(const ecmo::EvaluationCounts& c) {
          c.hessian_products;
 }
 
+ecmo::Solver::Options StrategyOptions(ecmo::StrategyType strategy,
+                                      double time_limit) {
+  ecmo::Solver::Options options;
+  options.strategy = strategy;
+  options.max_solver_time_in_seconds = time_limit;
+  return options;
+}
+
+// The reference point (utopia) and scales, computed once per method as a
+// sweep does (S single-objective solves with the method's strategy).
+std::shared_ptr<const ecmo::Scalarization> Setup(
+    ecmo::problems::MtblLogisticInstance* instance,
+    ecmo::StrategyType strategy,
+    bool reduced_form,
+    double time_limit,
+    double* seconds) {
+  const int nx = instance->lower_level->NumUpperParameters();
+  const int ny = instance->lower_level->NumLowerParameters();
+  auto scalarization = std::make_shared<ecmo::Scalarization>();
+  std::string error;
+  const Clock::time_point start = Clock::now();
+  bool ok = false;
+  if (reduced_form) {
+    ecmo::ReducedMtblEvaluator reduced(instance->evaluator.get(),
+                                       instance->start.tail(ny));
+    const Eigen::VectorXd x = instance->start.head(nx);
+    ok = ecmo::ComputeScalarization(StrategyOptions(strategy, time_limit),
+                                    &reduced,
+                                    x,
+                                    scalarization.get(),
+                                    &error);
+  } else {
+    ok = ecmo::ComputeScalarization(StrategyOptions(strategy, time_limit),
+                                    instance->evaluator.get(),
+                                    instance->start,
+                                    scalarization.get(),
+                                    &error);
+  }
+  *seconds = Seconds(start);
+  if (!ok) {
+    std::fprintf(
+        stderr, "mtbl_scale_bench: scalarization: %s\n", error.c_str());
+    ++g_failures;
+    return nullptr;
+  }
+  return scalarization;
+}
+
 Row RunFull(ecmo::problems::MtblLogisticInstance* instance,
             ecmo::StrategyType strategy,
             const std::vector<double>& preference,
+            std::shared_ptr<const ecmo::Scalarization> scalarization,
             double time_limit) {
   Row row;
   row.method = strategy == ecmo::StrategyType::WC_NEWTON ? "wc-newton full"
                                                          : "wc-al full";
-  ecmo::Solver::Options options;
-  options.strategy = strategy;
-  options.max_solver_time_in_seconds = time_limit;
+  ecmo::Solver::Options options = StrategyOptions(strategy, time_limit);
+  options.scalarization = scalarization;
   ecmo::Solver::Summary summary;
   Eigen::VectorXd z = instance->start;
   ecmo::MtblEvaluator* evaluator = instance->evaluator.get();
@@ -142,8 +196,24 @@ Row RunFull(ecmo::problems::MtblLogisticInstance* instance,
   const Clock::time_point start = Clock::now();
   ecmo::Solve(options, evaluator, preference, &z, &summary);
   row.seconds = Seconds(start);
-  row.gradients = summary.evaluations.gradient_evaluations;
-  row.hessian_products = FullProducts(summary.evaluations);
+  // The evaluator's own counts: they include the certification's products
+  // (least-squares multipliers), which the summary may not.
+  row.gradients = evaluator->counts().gradient_evaluations;
+  row.hessian_products = FullProducts(evaluator->counts());
+  if (getenv("MTBL_BENCH_DEBUG")) {
+    std::fprintf(stderr,
+                 "summary: grads %lld jt %lld j %lld hess %lld; evaluator: "
+                 "values %lld grads %lld jt %lld j %lld hess %lld\n",
+                 (long long)summary.evaluations.gradient_evaluations,
+                 (long long)summary.evaluations.jacobian_transpose_products,
+                 (long long)summary.evaluations.jacobian_products,
+                 (long long)summary.evaluations.hessian_products,
+                 (long long)evaluator->counts().value_evaluations,
+                 (long long)evaluator->counts().gradient_evaluations,
+                 (long long)evaluator->counts().jacobian_transpose_products,
+                 (long long)evaluator->counts().jacobian_products,
+                 (long long)evaluator->counts().hessian_products);
+  }
   row.kkt_own = summary.kkt.with_least_squares_multipliers.SquaredNorm();
   row.kkt_full = row.kkt_own;
   row.termination = ecmo::TerminationTypeName(summary.termination_type);
@@ -154,18 +224,17 @@ Row RunFull(ecmo::problems::MtblLogisticInstance* instance,
 Row RunReduced(ecmo::problems::MtblLogisticInstance* instance,
                ecmo::StrategyType strategy,
                const std::vector<double>& preference,
+               std::shared_ptr<const ecmo::Scalarization> scalarization,
                double time_limit) {
   Row row;
-  row.method = strategy == ecmo::StrategyType::WC_NEWTON
-                   ? "wc-newton reduced"
-                   : "wc-al reduced";
+  row.method = strategy == ecmo::StrategyType::WC_NEWTON ? "wc-newton reduced"
+                                                         : "wc-al reduced";
   const int nx = instance->lower_level->NumUpperParameters();
   const int ny = instance->lower_level->NumLowerParameters();
   ecmo::ReducedMtblEvaluator reduced(instance->evaluator.get(),
                                      instance->start.tail(ny));
-  ecmo::Solver::Options options;
-  options.strategy = strategy;
-  options.max_solver_time_in_seconds = time_limit;
+  ecmo::Solver::Options options = StrategyOptions(strategy, time_limit);
+  options.scalarization = scalarization;
   ecmo::Solver::Summary summary;
   Eigen::VectorXd x = instance->start.head(nx);
   const Clock::time_point start = Clock::now();
@@ -271,8 +340,8 @@ void ProductTimes(const std::vector<int>& sizes, double budget) {
     const int nx = 3;
     Eigen::VectorXd x = Eigen::VectorXd::Constant(nx, 0.1);
     Eigen::VectorXd y = Eigen::VectorXd::Constant(ny, 0.01);
-    Eigen::VectorXd v = Eigen::VectorXd::Constant(ny, 0.3), out(ny),
-        out_x(nx), dx = Eigen::VectorXd::Constant(nx, 0.2);
+    Eigen::VectorXd v = Eigen::VectorXd::Constant(ny, 0.3), out(ny), out_x(nx),
+                    dx = Eigen::VectorXd::Constant(nx, 0.2);
     const double t_grad = TimePerCall(
         [&] { lower.GradY(x.data(), y.data(), out.data()); }, budget);
     const double t_hvp = TimePerCall(
@@ -347,6 +416,8 @@ int main(int argc, char** argv) {
       points = std::atoi(argv[i] + 9);
     } else if (std::strncmp(argv[i], "--max_default_ny=", 17) == 0) {
       max_default_ny = std::atoi(argv[i] + 17);
+    } else if (std::strncmp(argv[i], "--only=", 7) == 0) {
+      g_only = argv[i] + 7;
     } else if (std::strncmp(argv[i], "--time_limit=", 13) == 0) {
       time_limit = std::atof(argv[i] + 13);
     } else {
@@ -379,44 +450,65 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "mtbl_scale_bench: %s\n", error.c_str());
       return 1;
     }
-    for (int p = 0; p < std::min<int>(points, all_preferences.size()); ++p) {
-      const std::vector<double>& preference = all_preferences[p];
-      if (ny <= max_default_ny) {
-        PrintRow(ny,
-                 preference,
-                 RunFull(instance.get(),
-                         ecmo::StrategyType::WC_AUGMENTED_LAGRANGIAN,
-                         preference,
-                         time_limit));
+    struct Method {
+      const char* name;
+      ecmo::StrategyType strategy;
+      bool reduced;
+    };
+    const Method methods[] = {
+        {"wc-al full", ecmo::StrategyType::WC_AUGMENTED_LAGRANGIAN, false},
+        {"wc-newton full", ecmo::StrategyType::WC_NEWTON, false},
+        {"wc-al reduced", ecmo::StrategyType::WC_AUGMENTED_LAGRANGIAN, true},
+        {"wc-newton reduced", ecmo::StrategyType::WC_NEWTON, true},
+    };
+    const int num_points = std::min<int>(points, all_preferences.size());
+    // One scalarization (utopia reference point, S single-objective
+    // solves) per size, shared by every method as a sweep shares it, so
+    // that all methods solve the same WC problems.
+    double setup_seconds = 0.0;
+    const auto scalarization = Setup(instance.get(),
+                                     ecmo::StrategyType::WC_NEWTON,
+                                     true,
+                                     time_limit,
+                                     &setup_seconds);
+    std::printf(
+        "| %d | setup: utopia point by wc-newton reduced (once per sweep) | "
+        "| %.3f | | | | | | |\n",
+        ny,
+        setup_seconds);
+    if (scalarization == nullptr) continue;
+    for (const Method& method : methods) {
+      if (!Selected(method.name)) continue;
+      if (!method.reduced && method.strategy != ecmo::StrategyType::WC_NEWTON &&
+          ny > max_default_ny) {
+        continue;
       }
-      const Row newton_full = RunFull(instance.get(),
-                                      ecmo::StrategyType::WC_NEWTON,
-                                      preference,
-                                      time_limit);
-      PrintRow(ny, preference, newton_full);
-      PrintRow(ny,
-               preference,
-               RunReduced(instance.get(),
-                          ecmo::StrategyType::WC_AUGMENTED_LAGRANGIAN,
-                          preference,
-                          time_limit));
-      const Row newton_reduced = RunReduced(instance.get(),
-                                            ecmo::StrategyType::WC_NEWTON,
-                                            preference,
-                                            time_limit);
-      PrintRow(ny, preference, newton_reduced);
-      PrintRow(ny, preference, RunBaseline(instance.get(), preference));
-      if (smoke) {
-        if (!(newton_full.kkt_full >= 0.0 && newton_full.kkt_full <= 1e-10)) {
-          std::fprintf(stderr, "mtbl_scale_bench: wc-newton full not certified\n");
+      for (int p = 0; p < num_points; ++p) {
+        const std::vector<double>& preference = all_preferences[p];
+        const Row row = method.reduced ? RunReduced(instance.get(),
+                                                    method.strategy,
+                                                    preference,
+                                                    scalarization,
+                                                    time_limit)
+                                       : RunFull(instance.get(),
+                                                 method.strategy,
+                                                 preference,
+                                                 scalarization,
+                                                 time_limit);
+        PrintRow(ny, preference, row);
+        if (smoke && method.strategy == ecmo::StrategyType::WC_NEWTON &&
+            !(row.kkt_full >= 0.0 && row.kkt_full <= 1e-10)) {
+          std::fprintf(
+              stderr, "mtbl_scale_bench: %s not certified\n", method.name);
           ++g_failures;
         }
-        if (!(newton_reduced.kkt_full >= 0.0 &&
-              newton_reduced.kkt_full <= 1e-10)) {
-          std::fprintf(stderr,
-                       "mtbl_scale_bench: wc-newton reduced not certified\n");
-          ++g_failures;
-        }
+      }
+    }
+    if (Selected("ls-lbfgs (baseline)")) {
+      for (int p = 0; p < num_points; ++p) {
+        PrintRow(ny,
+                 all_preferences[p],
+                 RunBaseline(instance.get(), all_preferences[p]));
       }
     }
   }

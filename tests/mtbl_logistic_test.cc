@@ -5,6 +5,8 @@
 // SolveLowerLevel, the null-space estimate (l2 = 0 vs l2 > 0), and the
 // reduced-space evaluator against finite differences and the full space.
 
+#include "ecmo/problems/mtbl_logistic.h"
+
 #include <cmath>
 #include <random>
 #include <string>
@@ -12,7 +14,6 @@
 #include "ecmo/kkt.h"
 #include "ecmo/lower_level_solver.h"
 #include "ecmo/mtbl.h"
-#include "ecmo/problems/mtbl_logistic.h"
 #include "ecmo/solver.h"
 #include "gtest/gtest.h"
 
@@ -120,9 +121,9 @@ TEST(MtblLogisticTest, GradientAndProductsMatchFiniteDifferences) {
   }
   EXPECT_LT(RelativeError(out_x, jac.leftCols(nx).transpose() * v), 1e-7);
   EXPECT_LT(RelativeError(out_y, jac.rightCols(ny).transpose() * v), 1e-7);
-  EXPECT_LT(RelativeError(forward, jac.leftCols(nx) * wx +
-                                       jac.rightCols(ny) * wy),
-            1e-7);
+  EXPECT_LT(
+      RelativeError(forward, jac.leftCols(nx) * wx + jac.rightCols(ny) * wy),
+      1e-7);
 }
 
 TEST(MtblLogisticTest, ThirdOrderProductMatchesDifferencesOfHessianProducts) {
@@ -144,14 +145,14 @@ TEST(MtblLogisticTest, ThirdOrderProductMatchesDifferencesOfHessianProducts) {
   // The base class's central difference of exact products (independent
   // code path) is the reference.
   Eigen::VectorXd ref_x(nx), ref_y(ny);
-  ASSERT_TRUE(lower.LowerLevel::GradYJacobianTransposeProductDerivative(
-      p.x.data(),
-      p.y.data(),
-      v.data(),
-      dx.data(),
-      dy.data(),
-      ref_x.data(),
-      ref_y.data()));
+  ASSERT_TRUE(
+      lower.LowerLevel::GradYJacobianTransposeProductDerivative(p.x.data(),
+                                                                p.y.data(),
+                                                                v.data(),
+                                                                dx.data(),
+                                                                dy.data(),
+                                                                ref_x.data(),
+                                                                ref_y.data()));
   EXPECT_LT(RelativeError(exact_x, ref_x), 1e-7);
   EXPECT_LT(RelativeError(exact_y, ref_y), 1e-7);
   // Only x moves, only y moves: each block separately.
@@ -160,12 +161,21 @@ TEST(MtblLogisticTest, ThirdOrderProductMatchesDifferencesOfHessianProducts) {
   for (int part = 0; part < 2; ++part) {
     const Eigen::VectorXd& ddx = part == 0 ? dx : zx;
     const Eigen::VectorXd& ddy = part == 0 ? zy : dy;
-    ASSERT_TRUE(lower.GradYJacobianTransposeProductDerivative(
-        p.x.data(), p.y.data(), v.data(), ddx.data(), ddy.data(),
-        exact_x.data(), exact_y.data()));
+    ASSERT_TRUE(lower.GradYJacobianTransposeProductDerivative(p.x.data(),
+                                                              p.y.data(),
+                                                              v.data(),
+                                                              ddx.data(),
+                                                              ddy.data(),
+                                                              exact_x.data(),
+                                                              exact_y.data()));
     ASSERT_TRUE(lower.LowerLevel::GradYJacobianTransposeProductDerivative(
-        p.x.data(), p.y.data(), v.data(), ddx.data(), ddy.data(),
-        ref_x.data(), ref_y.data()));
+        p.x.data(),
+        p.y.data(),
+        v.data(),
+        ddx.data(),
+        ddy.data(),
+        ref_x.data(),
+        ref_y.data()));
     EXPECT_LT(RelativeError(exact_x, ref_x), 1e-7) << "part " << part;
     EXPECT_LT(RelativeError(exact_y, ref_y), 1e-7) << "part " << part;
   }
@@ -195,9 +205,9 @@ TEST(MtblLogisticTest, LagrangianHessianProductMatchesGradientDifferences) {
     return Eigen::VectorXd(grad_f * a + jt);
   };
   const double t = 1e-5;
-  const Eigen::VectorXd reference =
-      (gradient_of_lagrangian(z + t * dir) - gradient_of_lagrangian(z - t * dir)) /
-      (2 * t);
+  const Eigen::VectorXd reference = (gradient_of_lagrangian(z + t * dir) -
+                                     gradient_of_lagrangian(z - t * dir)) /
+                                    (2 * t);
   gradient_of_lagrangian(z);  // linearize at z
   Eigen::VectorXd product(k);
   std::string error;
@@ -266,8 +276,42 @@ TEST(MtblLogisticTest, MerelyConvexLowerLevelIsReportedNonUnique) {
       EXPECT_TRUE(spectrum.unique) << spectrum.message;
       EXPECT_EQ(spectrum.null_space_dimension, 0);
       // The smallest eigenvalue is l2 (the shift directions keep only it).
-      EXPECT_NEAR(spectrum.smallest_eigenvalue, 1e-3, 1e-4)
-          << spectrum.message;
+      EXPECT_NEAR(spectrum.smallest_eigenvalue, 1e-3, 1e-4) << spectrum.message;
+    }
+  }
+}
+
+TEST(MtblLogisticTest, ReportSaysWhenTheLowerLevelSolutionIsNotUnique) {
+  for (double l2 : {0.0, 1e-3}) {
+    auto instance = Build(60, l2);
+    const Eigen::VectorXd x = Eigen::VectorXd::Zero(3);
+    Eigen::VectorXd y = instance->start.tail(60);
+    LowerLevelSolver::Summary lower_summary;
+    SolveLowerLevel(LowerLevelSolver::Options(),
+                    *instance->lower_level,
+                    x.data(),
+                    &y,
+                    &lower_summary);
+    Solver::Summary summary;
+    summary.termination_type = ceres::CONVERGENCE;
+    summary.z.resize(63);
+    summary.z << x, y;
+    MtblReportOptions options;
+    options.probe_steps = 0;
+    options.estimate_lower_level_gap = false;
+    MtblReport report;
+    ASSERT_TRUE(
+        ComputeMtblReport(instance->evaluator.get(), summary, options, &report))
+        << report.message;
+    EXPECT_EQ(report.lower_level_unique, l2 > 0.0) << report.message;
+    if (l2 == 0.0) {
+      EXPECT_GT(report.lower_level_spectrum.null_space_dimension, 0);
+      EXPECT_NE(report.message.find("not unique"), std::string::npos)
+          << report.message;
+    } else {
+      EXPECT_EQ(report.lower_level_spectrum.null_space_dimension, 0);
+      EXPECT_EQ(report.message.find("not unique"), std::string::npos)
+          << report.message;
     }
   }
 }
@@ -286,8 +330,8 @@ TEST(MtblLogisticTest, ReducedEvaluatorGradientsMatchFiniteDifferences) {
   const Eigen::Vector3d x(0.4, -0.2, 0.1);
   Eigen::VectorXd f(3);
   Eigen::MatrixXd grad(3, 3);
-  ASSERT_TRUE(reduced.Evaluate(x.data(), f.data(), nullptr, grad.data(),
-                               &error))
+  ASSERT_TRUE(
+      reduced.Evaluate(x.data(), f.data(), nullptr, grad.data(), &error))
       << error;
   const double t = 1e-5;
   for (int c = 0; c < 3; ++c) {
@@ -295,10 +339,10 @@ TEST(MtblLogisticTest, ReducedEvaluatorGradientsMatchFiniteDifferences) {
     xp[c] += t;
     xm[c] -= t;
     Eigen::VectorXd fp(3), fm(3);
-    ASSERT_TRUE(reduced.Evaluate(xp.data(), fp.data(), nullptr, nullptr,
-                                 &error));
-    ASSERT_TRUE(reduced.Evaluate(xm.data(), fm.data(), nullptr, nullptr,
-                                 &error));
+    ASSERT_TRUE(
+        reduced.Evaluate(xp.data(), fp.data(), nullptr, nullptr, &error));
+    ASSERT_TRUE(
+        reduced.Evaluate(xm.data(), fm.data(), nullptr, nullptr, &error));
     const Eigen::VectorXd fd = (fp - fm) / (2 * t);
     EXPECT_LT(RelativeError(grad.row(c).transpose(), fd), 1e-6) << c;
   }
@@ -307,10 +351,46 @@ TEST(MtblLogisticTest, ReducedEvaluatorGradientsMatchFiniteDifferences) {
   const Eigen::VectorXd z = reduced.FullPoint(x);
   ASSERT_EQ(z.size(), 63);
   Eigen::VectorXd f_full(3), h(ny);
-  ASSERT_TRUE(instance->evaluator->Evaluate(z.data(), f_full.data(), h.data(),
-                                            nullptr, &error));
+  ASSERT_TRUE(instance->evaluator->Evaluate(
+      z.data(), f_full.data(), h.data(), nullptr, &error));
   EXPECT_LT(RelativeError(f_full, f), 1e-14);
   EXPECT_LE(h.norm(), 1e-12);
+}
+
+TEST(MtblLogisticTest, ReducedHessianProductMatchesGradientDifferences) {
+  auto instance = Build(60, 1e-3);
+  ReducedMtblEvaluator::Options options;
+  options.lower_level.gradient_tolerance = 1e-13;
+  options.cg_relative_tolerance = 1e-12;
+  ReducedMtblEvaluator reduced(
+      instance->evaluator.get(), instance->start.tail(60), options);
+  EXPECT_TRUE(reduced.HasExactLagrangianHessian());
+  const Eigen::Vector3d x(0.4, -0.2, 0.1), a(0.5, 0.2, 0.3), p(0.3, -1.0, 0.6);
+  auto gradient = [&](const Eigen::Vector3d& point) {
+    Eigen::VectorXd f(3);
+    Eigen::MatrixXd grad(3, 3);
+    std::string error;
+    EXPECT_TRUE(
+        reduced.Evaluate(point.data(), f.data(), nullptr, grad.data(), &error))
+        << error;
+    return Eigen::Vector3d(grad * a);
+  };
+  const double t = 1e-4;
+  const Eigen::Vector3d reference =
+      (gradient(x + t * p) - gradient(x - t * p)) / (2 * t);
+  gradient(x);  // linearize at x
+  // A value-only evaluation elsewhere must not change the product.
+  Eigen::VectorXd f(3);
+  std::string error;
+  const Eigen::Vector3d elsewhere(1.0, 1.0, -1.0);
+  ASSERT_TRUE(
+      reduced.Evaluate(elsewhere.data(), f.data(), nullptr, nullptr, &error));
+  Eigen::VectorXd product(3);
+  ASSERT_TRUE(reduced.LagrangianHessianMultiply(
+      a.data(), nullptr, p.data(), product.data(), &error))
+      << error;
+  EXPECT_LT(RelativeError(product, reference), 1e-6)
+      << product.transpose() << " vs " << reference.transpose();
 }
 
 TEST(MtblLogisticTest, ReducedEvaluatorAdjointModeMatchesFiniteDifferences) {
@@ -344,8 +424,7 @@ TEST(MtblLogisticTest, ReducedEvaluatorAdjointModeMatchesFiniteDifferences) {
     ASSERT_TRUE(
         reduced.Evaluate(xm.data(), fm.data(), nullptr, nullptr, &error))
         << error;
-    EXPECT_LT(RelativeError(grad.row(c).transpose(), (fp - fm) / (2 * t)),
-              1e-6)
+    EXPECT_LT(RelativeError(grad.row(c).transpose(), (fp - fm) / (2 * t)), 1e-6)
         << c;
   }
 }

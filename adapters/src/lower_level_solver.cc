@@ -13,6 +13,7 @@
 
 #include "Eigen/Eigenvalues"
 #include "ecmo/internal/report.h"
+#include "ecmo/mtbl.h"
 
 namespace ecmo {
 
@@ -87,12 +88,12 @@ CgOutcome ConjugateGradients(HessianOperator* op,
 bool LowerLevelSolver::Options::IsValid(std::string* error) const {
   static constexpr char kOptions[] = "LowerLevelSolver::Options";
   ECMO_OPTION_CHECK(kOptions, max_iterations, max_iterations >= 0, ">= 0");
-  ECMO_OPTION_CHECK(kOptions,
-                    gradient_tolerance,
-                    gradient_tolerance >= 0.0 && std::isfinite(gradient_tolerance),
-                    ">= 0 and finite");
   ECMO_OPTION_CHECK(
-      kOptions, max_cg_iterations, max_cg_iterations > 0, "> 0");
+      kOptions,
+      gradient_tolerance,
+      gradient_tolerance >= 0.0 && std::isfinite(gradient_tolerance),
+      ">= 0 and finite");
+  ECMO_OPTION_CHECK(kOptions, max_cg_iterations, max_cg_iterations > 0, "> 0");
   ECMO_OPTION_CHECK(kOptions,
                     cg_relative_tolerance,
                     cg_relative_tolerance > 0.0 && cg_relative_tolerance < 1.0,
@@ -222,12 +223,11 @@ bool SolveLowerLevel(const LowerLevelSolver::Options& options,
                       : value;
         // Near y* the decrease of g falls below its rounding error; then
         // a step that keeps g (to rounding) and shrinks grad is accepted.
-        const bool flat =
-            has_value &&
-            std::abs(trial_value - value) <=
-                64.0 * std::numeric_limits<double>::epsilon() *
-                    (1.0 + std::abs(value)) &&
-            trial_gradient.norm() < gradient_norm;
+        const bool flat = has_value &&
+                          std::abs(trial_value - value) <=
+                              64.0 * std::numeric_limits<double>::epsilon() *
+                                  (1.0 + std::abs(value)) &&
+                          trial_gradient.norm() < gradient_norm;
         if (trial_value <= required || flat) {
           accepted = true;
           break;
@@ -299,8 +299,7 @@ bool EstimateLowerLevelSpectrum(const LowerLevel& lower_level,
       }
       m = j + 1;
       const double b = hv.norm();
-      if (j + 1 == steps || b <= 1e-12 * std::abs(alpha.front()) ||
-          b == 0.0) {
+      if (j + 1 == steps || b <= 1e-12 * std::abs(alpha.front()) || b == 0.0) {
         break;  // The Krylov space is invariant (or the budget is spent).
       }
       beta.push_back(b);
@@ -491,8 +490,8 @@ bool ReducedMtblEvaluator::DoEvaluate(const double* x_in,
     if (sensitivity_.rows() != ny_ || sensitivity_.cols() != nx_) {
       sensitivity_.setZero(ny_, nx_);
     }
-    Eigen::VectorXd unit(nx_), zero_y = Eigen::VectorXd::Zero(ny_),
-        column(ny_), rhs(ny_);
+    Eigen::VectorXd unit(nx_), zero_y = Eigen::VectorXd::Zero(ny_), column(ny_),
+                               rhs(ny_);
     for (int c = 0; c < nx_; ++c) {
       unit.setZero();
       unit[c] = 1.0;
@@ -512,6 +511,8 @@ bool ReducedMtblEvaluator::DoEvaluate(const double* x_in,
     }
     x_sensitivity_ = x_;
     y_sensitivity_ = y_;
+    grad_full_lin_ = grad_full;
+    adjoint_weights_.resize(0);  // the adjoint belongs to the old point
     grad += sensitivity_.transpose() * grad_full.bottomRows(ny_);
   } else {
     // Adjoint mode: H_yy v_s = grad_y f_s, grad F_s -= H_xy v_s.
@@ -541,6 +542,43 @@ bool ReducedMtblEvaluator::DoEvaluate(const double* x_in,
       grad.col(s) -= out_x;
     }
   }
+  return true;
+}
+
+bool ReducedMtblEvaluator::DoLagrangianHessianMultiply(const double* a,
+                                                       const double* b,
+                                                       const double* p,
+                                                       double* out,
+                                                       std::string* error) {
+  const int S = NumObjectives();
+  const Eigen::VectorXd& lin = linearization_point();
+  if (nx_ > S || lin.size() != nx_ || x_sensitivity_.size() != nx_ ||
+      !SameVector(lin, x_sensitivity_)) {
+    return Evaluator::DoLagrangianHessianMultiply(a, b, p, out, error);
+  }
+  const Eigen::Map<const Eigen::VectorXd> weights(a, S);
+  const Eigen::Map<const Eigen::VectorXd> direction(p, nx_);
+  // The adjoint for these weights at the linearization point.
+  if (!SameVector(adjoint_weights_, weights)) {
+    if (adjoint_.size() != ny_) adjoint_.setZero(ny_);
+    // SolveHessian works at (x_, y_): move them to the linearization point
+    // (a value-only Evaluate may have moved them since).
+    x_ = x_sensitivity_;
+    y_ = y_sensitivity_;
+    const Eigen::VectorXd rhs =
+        -(grad_full_lin_.bottomRows(ny_) * weights).eval();
+    if (!SolveHessian(rhs, &adjoint_, error)) return false;
+    adjoint_weights_ = weights;
+  }
+  Eigen::VectorXd t(nx_ + ny_), product(nx_ + ny_);
+  t << direction, sensitivity_ * direction;
+  if (!full_->LagrangianHessianMultiply(
+          a, adjoint_.data(), t.data(), product.data(), error)) {
+    return false;
+  }
+  work_.hessian_vector_products += 2;  // one third-order product
+  Eigen::Map<Eigen::VectorXd>(out, nx_) =
+      product.head(nx_) + sensitivity_.transpose() * product.tail(ny_);
   return true;
 }
 

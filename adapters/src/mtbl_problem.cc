@@ -572,14 +572,14 @@ bool MtblEvaluator::DoLagrangianHessianMultiply(const double* a,
   if (direction_norm == 0.0) return true;
   // Lower level: the Hessian of b^T grad_y g times x.
   Eigen::VectorXd lower_x(nx_), lower_y(ny_);
-  if (!lower_level_->GradYJacobianTransposeProductDerivative(z_lin_.data(),
-                                                             z_lin_.data() +
-                                                                 nx_,
-                                                             b,
-                                                             x,
-                                                             x + nx_,
-                                                             lower_x.data(),
-                                                             lower_y.data())) {
+  if (!lower_level_->GradYJacobianTransposeProductDerivative(
+          z_lin_.data(),
+          z_lin_.data() + nx_,
+          b,
+          x,
+          x + nx_,
+          lower_x.data(),
+          lower_y.data())) {
     if (error != nullptr) {
       *error =
           "MtblEvaluator: the lower level's third-order product "

@@ -124,11 +124,23 @@ void MtblLogisticLowerLevel::Weights(const double* x,
   }
 }
 
-void MtblLogisticLowerLevel::Probabilities(const double* y,
-                                           RowMatrix* p) const {
+std::shared_ptr<const RowMatrix> MtblLogisticLowerLevel::Probabilities(
+    const double* y) const {
+  const int ny = NumLowerParameters();
+  const Eigen::Map<const Eigen::VectorXd> yv(y, ny);
+  {
+    std::lock_guard<std::mutex> lock(cache_mutex_);
+    if (cached_p_ != nullptr && cached_y_.size() == ny && cached_y_ == yv) {
+      return cached_p_;
+    }
+  }
   const ConstWeightsMap w(y, num_classes_, num_features());
-  p->noalias() = features_ * w.transpose();
-  SoftmaxRows(p, nullptr);
+  auto p = std::make_shared<RowMatrix>(features_ * w.transpose());
+  SoftmaxRows(p.get(), nullptr);
+  std::lock_guard<std::mutex> lock(cache_mutex_);
+  cached_y_ = yv;
+  cached_p_ = p;
+  return p;
 }
 
 bool MtblLogisticLowerLevel::Value(const double* x,
@@ -152,8 +164,7 @@ bool MtblLogisticLowerLevel::GradY(const double* x,
                                    double* h) const {
   Eigen::VectorXd w, omega;
   Weights(x, &w, &omega);
-  RowMatrix p;
-  Probabilities(y, &p);
+  RowMatrix p = *Probabilities(y);
   for (int i = 0; i < num_samples(); ++i) {
     p(i, labels_[i]) -= 1.0;
     p.row(i) *= omega[i];
@@ -174,8 +185,8 @@ bool MtblLogisticLowerLevel::GradYJacobianTransposeProduct(
     double* out_y) const {
   Eigen::VectorXd w, omega;
   Weights(x, &w, &omega);
-  RowMatrix p;
-  Probabilities(y, &p);
+  const std::shared_ptr<const RowMatrix> probabilities = Probabilities(y);
+  const RowMatrix& p = *probabilities;
   const ConstWeightsMap vm(v, num_classes_, num_features());
   RowMatrix u = features_ * vm.transpose();
   // G_j = <grad L_j, v> = mean over source j of (p_i - e_i).u_i.
@@ -207,8 +218,8 @@ bool MtblLogisticLowerLevel::GradYJacobianProduct(const double* x,
   const Eigen::Map<const Eigen::VectorXd> dx(w_x, num_sources_);
   // d w_j = w_j (dx_j - w.dx): the x part weights each source's gradient.
   const double wdx = w.dot(dx);
-  RowMatrix p;
-  Probabilities(y, &p);
+  const std::shared_ptr<const RowMatrix> probabilities = Probabilities(y);
+  const RowMatrix& p = *probabilities;
   const ConstWeightsMap vm(w_y, num_classes_, num_features());
   RowMatrix u = features_ * vm.transpose();
   for (int i = 0; i < num_samples(); ++i) {
@@ -216,8 +227,7 @@ bool MtblLogisticLowerLevel::GradYJacobianProduct(const double* x,
     const double kappa = w[j] * (dx[j] - wdx) / source_sizes_[j];
     const double pu = p.row(i).dot(u.row(i));
     Eigen::RowVectorXd q =
-        omega[i] * p.row(i).cwiseProduct(
-                       (u.row(i).array() - pu).matrix());
+        omega[i] * p.row(i).cwiseProduct((u.row(i).array() - pu).matrix());
     q += kappa * p.row(i);
     q[labels_[i]] -= kappa;
     u.row(i) = q;
@@ -244,8 +254,8 @@ bool MtblLogisticLowerLevel::GradYJacobianTransposeProductDerivative(
   Weights(x, &w, &omega);
   const Eigen::Map<const Eigen::VectorXd> dx(d_x, num_sources_);
   const double wdx = w.dot(dx);
-  RowMatrix p;
-  Probabilities(y, &p);
+  const std::shared_ptr<const RowMatrix> probabilities = Probabilities(y);
+  const RowMatrix& p = *probabilities;
   const ConstWeightsMap vm(v, num_classes_, num_features());
   const ConstWeightsMap dm(d_y, num_classes_, num_features());
   RowMatrix u = features_ * vm.transpose();
@@ -265,8 +275,7 @@ bool MtblLogisticLowerLevel::GradYJacobianTransposeProductDerivative(
     // Third derivative of the cross-entropy along (r, u).
     const double dpu = dp.dot(u.row(i));
     Eigen::RowVectorXd t = dp.cwiseProduct(u.row(i)) - pu * dp - dpu * pi;
-    u.row(i) =
-        (w[j] * (dx[j] - wdx) / source_sizes_[j]) * hu + omega[i] * t;
+    u.row(i) = (w[j] * (dx[j] - wdx) / source_sizes_[j]) * hu + omega[i] * t;
   }
   Eigen::Map<RowMatrix> oy(out_y, num_classes_, num_features());
   oy.noalias() = u.transpose() * features_;
@@ -275,8 +284,8 @@ bool MtblLogisticLowerLevel::GradYJacobianTransposeProductDerivative(
   double mixed = 0.0;
   for (int l = 0; l < num_sources_; ++l) mixed += w[l] * dx[l] * (b[l] - wb);
   for (int k = 0; k < num_sources_; ++k) {
-    out_x[k] = w[k] * (dx[k] - wdx) * (b[k] - wb) - w[k] * mixed +
-               w[k] * (c[k] - wc);
+    out_x[k] =
+        w[k] * (dx[k] - wdx) * (b[k] - wb) - w[k] * mixed + w[k] * (c[k] - wc);
   }
   return Eigen::Map<const Eigen::VectorXd>(out_y, NumLowerParameters())
       .allFinite();
@@ -292,8 +301,7 @@ std::unique_ptr<MtblLogisticInstance> BuildMtblLogistic(
     os << "num_classes = " << options.num_classes << "; needs >= 2.";
   } else if (options.num_sources < 1) {
     os << "num_sources = " << options.num_sources << "; needs >= 1.";
-  } else if (options.num_tasks < 1 ||
-             options.num_tasks > options.num_classes) {
+  } else if (options.num_tasks < 1 || options.num_tasks > options.num_classes) {
     os << "num_tasks = " << options.num_tasks << "; needs 1 .. num_classes ("
        << options.num_classes << ").";
   } else if (options.num_lower_parameters < options.num_classes) {
@@ -364,20 +372,19 @@ std::unique_ptr<MtblLogisticInstance> BuildMtblLogistic(
 
   auto instance = std::make_unique<MtblLogisticInstance>();
   instance->options = options;
-  instance->lower_level = std::make_unique<MtblLogisticLowerLevel>(
-      N,
-      C,
-      std::move(train),
-      std::move(train_labels),
-      std::move(train_sources),
-      options.l2);
+  instance->lower_level =
+      std::make_unique<MtblLogisticLowerLevel>(N,
+                                               C,
+                                               std::move(train),
+                                               std::move(train_labels),
+                                               std::move(train_sources),
+                                               options.l2);
   instance->evaluator =
       std::make_unique<MtblEvaluator>(instance->lower_level.get());
   for (int s = 0; s < S; ++s) {
     instance->evaluator->AddUpperObjective(
-        new CrossEntropyCost(std::move(group_features[s]),
-                             std::move(group_labels[s]),
-                             C),
+        new CrossEntropyCost(
+            std::move(group_features[s]), std::move(group_labels[s]), C),
         {MtblBlock::Y},
         "validation_group_" + std::to_string(s));
   }

@@ -43,10 +43,12 @@
 
 #include "Eigen/Core"
 #include "ecmo/evaluator.h"
-#include "ecmo/mtbl.h"
 #include "ecmo/types.h"
 
 namespace ecmo {
+
+class LowerLevel;     // ecmo/mtbl.h
+class MtblEvaluator;  // ecmo/mtbl.h
 
 // ------------------------------------------------------ SolveLowerLevel --
 
@@ -219,6 +221,22 @@ class ReducedMtblEvaluator final : public Evaluator {
                   std::string* error) override;
   void DoJacobianTransposeMultiply(const double* v, double* out) const override;
   void DoJacobianMultiply(const double* x, double* out) const override;
+  // Exact reduced Hessian products (forward mode, nx <= S): with
+  // Z = [I; dy*/dx] and the adjoint v solving grad^2_yy g v =
+  // -sum_s a_s grad_y f_s (one CG solve per distinct a, warm-started),
+  // grad^2 (sum_s a_s F_s) p = Z^T grad^2 l Z p, where l = sum_s a_s f_s +
+  // v^T grad_y g is the full-space Lagrangian, whose product comes from the
+  // full evaluator (MtblEvaluator::LagrangianHessianMultiply: third-order
+  // products of the lower level). Adjoint mode (nx > S): gradient
+  // differences (the base class).
+  bool DoLagrangianHessianMultiply(const double* a,
+                                   const double* b,
+                                   const double* p,
+                                   double* out,
+                                   std::string* error) override;
+
+ public:
+  bool HasExactLagrangianHessian() const override { return true; }
 
  private:
   bool SolveAt(const Eigen::VectorXd& x, std::string* error);
@@ -239,6 +257,10 @@ class ReducedMtblEvaluator final : public Evaluator {
   // solutions (ny x S, adjoint mode): warm starts of the next CG solves.
   Eigen::MatrixXd sensitivity_, adjoints_;
   Eigen::VectorXd x_sensitivity_, y_sensitivity_;
+  // grad f_s (full space, k x S) at the sensitivity point, the weights a of
+  // the last adjoint solve and its solution.
+  Eigen::MatrixXd grad_full_lin_;
+  Eigen::VectorXd adjoint_weights_, adjoint_;
   Work work_;
 };
 

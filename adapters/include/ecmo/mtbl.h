@@ -94,6 +94,7 @@
 #include "ceres/gradient_problem_solver.h"
 #include "ceres/jet.h"
 #include "ecmo/evaluator.h"
+#include "ecmo/lower_level_solver.h"
 #include "ecmo/problem.h"
 #include "ecmo/solver.h"
 
@@ -459,6 +460,13 @@ struct MtblReportOptions {
   // The start point (packed z), if known: SolveMtbl fills it. Used for the
   // probe direction and the start-point convexity check.
   Eigen::VectorXd start_z;
+
+  // Estimate the small eigenvalues and the null space of grad^2_yy g at the
+  // final point (EstimateLowerLevelSpectrum, ecmo/lower_level_solver.h:
+  // Lanczos on Hessian-vector products, probes * lanczos_steps products)
+  // and warn when y* is not unique.
+  bool estimate_null_space = true;
+  LowerLevelSpectrumOptions null_space;
 };
 
 // The outcome of a bilevel solve, in bilevel language.
@@ -488,8 +496,16 @@ struct MtblReport {
   // The unboundedness probe fired (see MtblReportOptions::probe_steps), or
   // a shifted objective became non-positive while descending.
   bool unbounded_suspected = false;
+  // grad^2_yy g at the final point (MtblReportOptions::estimate_null_space):
+  // extreme eigenvalue estimates, the estimated null-space dimension
+  // (-1: not estimated) and whether y* is unique. A merely convex lower
+  // level (e.g. a multinomial logistic regression without L2) has a null
+  // space, so the lower-level solution set is an affine family and the
+  // reduced (y = y*(x)) form is not defined.
+  LowerLevelSpectrum lower_level_spectrum;
+  bool lower_level_unique = true;
   // Human-readable warnings (non-convex lower level, unboundedness, lower
-  // level not solved, ...).
+  // level not solved, y* not unique, ...).
   std::vector<std::string> warnings;
   // One paragraph: the solver's verdict, the upper objectives, the
   // lower-level optimality, and the warnings.

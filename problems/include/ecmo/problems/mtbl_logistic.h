@@ -47,6 +47,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -59,9 +60,9 @@ namespace problems {
 struct MtblLogisticOptions {
   // n_y = C d; rounded down to a multiple of num_classes (at least C).
   int num_lower_parameters = 640;
-  int num_classes = 10;   // C >= 2
-  int num_sources = 3;    // N >= 1 (nx = N)
-  int num_tasks = 3;      // S in [1, C]
+  int num_classes = 10;  // C >= 2
+  int num_sources = 3;   // N >= 1 (nx = N)
+  int num_tasks = 3;     // S in [1, C]
   int train_samples_per_source = 300;
   int validation_samples = 300;
   double separation = 1.0;
@@ -75,20 +76,21 @@ struct MtblLogisticOptions {
 };
 
 // The lower level of mtbl_logistic (see the top of this file). Immutable
-// after construction: every method is const and thread-safe.
+// after construction apart from an internal cache of the last class
+// probabilities (guarded by a mutex): every method is const and
+// thread-safe.
 class MtblLogisticLowerLevel final : public LowerLevel {
  public:
   // features: samples x d (row-major), labels in [0, C), source of each
   // sample in [0, N).
-  MtblLogisticLowerLevel(int num_sources,
-                         int num_classes,
-                         Eigen::Matrix<double,
-                                       Eigen::Dynamic,
-                                       Eigen::Dynamic,
-                                       Eigen::RowMajor> features,
-                         std::vector<int> labels,
-                         std::vector<int> sources,
-                         double l2);
+  MtblLogisticLowerLevel(
+      int num_sources,
+      int num_classes,
+      Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>
+          features,
+      std::vector<int> labels,
+      std::vector<int> sources,
+      double l2);
 
   int NumUpperParameters() const override { return num_sources_; }
   int NumLowerParameters() const override;
@@ -123,8 +125,11 @@ class MtblLogisticLowerLevel final : public LowerLevel {
   void Weights(const double* x,
                Eigen::VectorXd* w,
                Eigen::VectorXd* sample_weight) const;
-  // Class probabilities (samples x C) of W = y.
-  void Probabilities(const double* y, RowMatrix* p) const;
+  // Class probabilities (samples x C) of W = y. The last ones are cached:
+  // the products inside one CG solve (and one Newton step of a strategy)
+  // share y, and the probabilities cost one of the product's three passes
+  // over the data plus samples x C exponentials.
+  std::shared_ptr<const RowMatrix> Probabilities(const double* y) const;
 
   int num_sources_;
   int num_classes_;
@@ -133,6 +138,10 @@ class MtblLogisticLowerLevel final : public LowerLevel {
   std::vector<int> sources_;
   std::vector<int> source_sizes_;
   double l2_;
+  // The probability cache (guarded: the const methods stay thread-safe).
+  mutable std::mutex cache_mutex_;
+  mutable Eigen::VectorXd cached_y_;
+  mutable std::shared_ptr<const RowMatrix> cached_p_;
 };
 
 struct MtblLogisticInstance {
