@@ -242,6 +242,17 @@ Row RunReduced(ecmo::problems::MtblLogisticInstance* instance,
   row.seconds = Seconds(start);
   row.gradients = summary.evaluations.gradient_evaluations;
   row.hessian_products = reduced.work().hessian_vector_products;
+  if (getenv("MTBL_BENCH_DEBUG")) {
+    const auto& w = reduced.work();
+    std::fprintf(stderr,
+                 "reduced work: solves %lld newton %lld cg %lld grads %lld "
+                 "hvp %lld\n",
+                 (long long)w.lower_level_solves,
+                 (long long)w.newton_iterations, (long long)w.cg_iterations,
+                 (long long)w.lower_gradient_evaluations,
+                 (long long)w.hessian_vector_products);
+    std::fprintf(stderr, "%s\n", summary.FullReport().c_str());
+  }
   row.kkt_own = summary.kkt.with_least_squares_multipliers.SquaredNorm();
   row.termination = ecmo::TerminationTypeName(summary.termination_type);
   row.objectives = summary.objectives;

@@ -321,11 +321,14 @@ bool EstimateLowerLevelSpectrum(const LowerLevel& lower_level,
   double fraction = 0.0;
   for (int run = 0; run < probes; ++run) {
     for (int i = 0; i < ritz[run].size(); ++i) {
-      if (ritz[run][i] <= threshold) fraction += weights[run][i];
+      if (std::abs(ritz[run][i]) <= threshold) fraction += weights[run][i];
     }
   }
   fraction /= probes;
-  const bool zero_found = smallest <= threshold;
+  bool zero_found = false;
+  for (int run = 0; run < probes; ++run) {
+    zero_found = zero_found || (ritz[run].array().abs() <= threshold).any();
+  }
   spectrum->null_space_dimension =
       zero_found ? std::max(1, static_cast<int>(std::lround(fraction * ny)))
                  : 0;
@@ -334,16 +337,20 @@ bool EstimateLowerLevelSpectrum(const LowerLevel& lower_level,
   os.precision(3);
   os << "grad^2_yy g: eigenvalues in about [" << smallest << ", " << largest
      << "] (Lanczos, " << probes << " x " << steps << " products)";
+  if (smallest < -threshold) {
+    os << "; it has negative eigenvalues: g(x, .) is not convex here, so "
+          "grad_y g = 0 does not characterize its minimizers";
+  }
   if (zero_found) {
     os << "; it is singular: a null space of estimated dimension "
        << spectrum->null_space_dimension << " (of " << ny
        << "), so y* is not unique (g(x, .) is flat along it). The full-space "
           "ECMO form still applies; the reduced form does not.";
-  } else {
+  } else if (smallest > 0.0) {
     os << "; positive definite (condition number about "
-       << (smallest > 0.0 ? largest / smallest
-                          : std::numeric_limits<double>::infinity())
-       << "), so y* is unique.";
+       << largest / smallest << "), so y* is unique.";
+  } else {
+    os << ".";
   }
   spectrum->message = os.str();
   return true;
@@ -434,6 +441,13 @@ bool ReducedMtblEvaluator::SolveHessian(const Eigen::VectorXd& rhs,
                                         std::string* error) {
   HessianOperator op(*full_->lower_level(), x_.data(), y_.data());
   int iterations = 0;
+  // Keep the warm start only when it is better than zero: a large stale
+  // start would limit the attainable relative accuracy (rounding of
+  // rhs - H s is about eps ||H|| ||s||).
+  if (s->squaredNorm() > 0.0) {
+    Eigen::VectorXd hs;
+    if (!op.Apply(*s, &hs) || (rhs - hs).norm() >= rhs.norm()) s->setZero();
+  }
   const CgOutcome outcome =
       ConjugateGradients(&op,
                          rhs,

@@ -134,8 +134,10 @@ struct LowerLevelSpectrum {
   // the runs (stochastic Lanczos quadrature; relative standard error about
   // sqrt(2 / (probes * dimension))). 0 when no Ritz value is zero.
   int null_space_dimension = -1;
-  // False when a zero eigenvalue was found: y* is not unique (g(x, .) is
-  // flat along the null space) or, at a non-minimizer, not isolated.
+  // False when a zero eigenvalue (|Ritz value| <= null_tolerance *
+  // largest) was found: y* is not unique (g(x, .) is flat along the null
+  // space) or, at a non-minimizer, not isolated. Negative eigenvalues (a
+  // non-convex g) are named in the message.
   bool unique = true;
   int hessian_products = 0;
   std::string message;
@@ -179,7 +181,7 @@ class ReducedMtblEvaluator final : public Evaluator {
     // returned F and of the hypergradients).
     LowerLevelSolver::Options lower_level;
     // The sensitivity / adjoint CG solves: relative residual and budget.
-    double cg_relative_tolerance = 1e-10;
+    double cg_relative_tolerance = 1e-9;
     int max_cg_iterations = 2000;
   };
 
