@@ -59,6 +59,9 @@ double Seconds(Clock::time_point start) {
 }
 
 int g_failures = 0;
+// --reference_zero: reference point r = 0 (the cross-entropies are >= 0)
+// instead of the utopia point, so no single-objective solves run.
+bool g_reference_zero = false;
 // --only=<text>: run only the methods whose name contains it.
 std::string g_only;
 bool Selected(const char* method) {
@@ -153,17 +156,18 @@ std::shared_ptr<const ecmo::Scalarization> Setup(
   std::string error;
   const Clock::time_point start = Clock::now();
   bool ok = false;
+  ecmo::Solver::Options options = StrategyOptions(strategy, time_limit);
+  if (g_reference_zero) {
+    options.reference_point.assign(instance->evaluator->NumObjectives(), 0.0);
+  }
   if (reduced_form) {
     ecmo::ReducedMtblEvaluator reduced(instance->evaluator.get(),
                                        instance->start.tail(ny));
     const Eigen::VectorXd x = instance->start.head(nx);
-    ok = ecmo::ComputeScalarization(StrategyOptions(strategy, time_limit),
-                                    &reduced,
-                                    x,
-                                    scalarization.get(),
-                                    &error);
+    ok = ecmo::ComputeScalarization(
+        options, &reduced, x, scalarization.get(), &error);
   } else {
-    ok = ecmo::ComputeScalarization(StrategyOptions(strategy, time_limit),
+    ok = ecmo::ComputeScalarization(options,
                                     instance->evaluator.get(),
                                     instance->start,
                                     scalarization.get(),
@@ -248,7 +252,8 @@ Row RunReduced(ecmo::problems::MtblLogisticInstance* instance,
                  "reduced work: solves %lld newton %lld cg %lld grads %lld "
                  "hvp %lld\n",
                  (long long)w.lower_level_solves,
-                 (long long)w.newton_iterations, (long long)w.cg_iterations,
+                 (long long)w.newton_iterations,
+                 (long long)w.cg_iterations,
                  (long long)w.lower_gradient_evaluations,
                  (long long)w.hessian_vector_products);
     std::fprintf(stderr, "%s\n", summary.FullReport().c_str());
@@ -427,6 +432,8 @@ int main(int argc, char** argv) {
       points = std::atoi(argv[i] + 9);
     } else if (std::strncmp(argv[i], "--max_default_ny=", 17) == 0) {
       max_default_ny = std::atoi(argv[i] + 17);
+    } else if (std::strcmp(argv[i], "--reference_zero") == 0) {
+      g_reference_zero = true;
     } else if (std::strncmp(argv[i], "--only=", 7) == 0) {
       g_only = argv[i] + 7;
     } else if (std::strncmp(argv[i], "--time_limit=", 13) == 0) {
@@ -435,7 +442,8 @@ int main(int argc, char** argv) {
       std::fprintf(stderr,
                    "usage: mtbl_scale_bench [--sizes=64,640,6400] "
                    "[--points=3] [--max_default_ny=640] "
-                   "[--time_limit=600] [--smoke]\n");
+                   "[--time_limit=600] [--only=METHOD] [--reference_zero] "
+                   "[--smoke]\n");
       return 1;
     }
   }

@@ -347,8 +347,8 @@ bool EstimateLowerLevelSpectrum(const LowerLevel& lower_level,
        << "), so y* is not unique (g(x, .) is flat along it). The full-space "
           "ECMO form still applies; the reduced form does not.";
   } else if (smallest > 0.0) {
-    os << "; positive definite (condition number about "
-       << largest / smallest << "), so y* is unique.";
+    os << "; positive definite (condition number about " << largest / smallest
+       << "), so y* is unique.";
   } else {
     os << ".";
   }
