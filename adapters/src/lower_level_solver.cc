@@ -277,6 +277,7 @@ bool EstimateLowerLevelSpectrum(const LowerLevel& lower_level,
   double smallest = std::numeric_limits<double>::infinity();
   double largest = -std::numeric_limits<double>::infinity();
   Eigen::MatrixXd basis(ny, steps + 1);
+  Eigen::VectorXd smallest_vector;
   Eigen::VectorXd w(ny), hv(ny);
   for (int run = 0; run < probes; ++run) {
     for (int i = 0; i < ny; ++i) w[i] = normal(rng);
@@ -311,7 +312,13 @@ bool EstimateLowerLevelSpectrum(const LowerLevel& lower_level,
     Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eigen(t);
     ritz[run] = eigen.eigenvalues();
     weights[run] = eigen.eigenvectors().row(0).transpose().array().square();
-    smallest = std::min(smallest, ritz[run].minCoeff());
+    Eigen::Index argmin = 0;
+    const double run_smallest = ritz[run].minCoeff(&argmin);
+    if (run_smallest < smallest) {
+      smallest = run_smallest;
+      // Ritz vector of the smallest Ritz value (unit length).
+      smallest_vector = basis.leftCols(m) * eigen.eigenvectors().col(argmin);
+    }
     largest = std::max(largest, ritz[run].maxCoeff());
   }
   spectrum->hessian_products = static_cast<int>(op.products());
@@ -332,7 +339,24 @@ bool EstimateLowerLevelSpectrum(const LowerLevel& lower_level,
   spectrum->null_space_dimension =
       zero_found ? std::max(1, static_cast<int>(std::lround(fraction * ny)))
                  : 0;
-  spectrum->unique = !zero_found;
+  // A zero eigenvalue alone does not make y* non-unique (g = y^4 has a
+  // singular Hessian at its unique minimizer): g must also be flat along
+  // the null direction v. grad_y g(y + t v) stays grad_y g(y) on a true
+  // null space (of an affine family of minimizers), and moves by O(t^3)
+  // for a quartic; a step of length t = 0.1 max(1, ||y||) tells them apart.
+  bool flat = false;
+  if (zero_found && smallest_vector.size() == ny) {
+    const Eigen::Map<const Eigen::VectorXd> yv(y, ny);
+    const double t = 0.1 * std::max(1.0, yv.norm());
+    const Eigen::VectorXd moved = yv + t * smallest_vector;
+    Eigen::VectorXd h0(ny), h1(ny);
+    if (lower_level.GradY(x, y, h0.data()) &&
+        lower_level.GradY(x, moved.data(), h1.data())) {
+      flat = (h1 - h0).norm() <=
+             options.null_tolerance * std::max(0.0, largest) * t;
+    }
+  }
+  spectrum->unique = !(zero_found && flat);
   std::ostringstream os;
   os.precision(3);
   os << "grad^2_yy g: eigenvalues in about [" << smallest << ", " << largest
@@ -341,7 +365,13 @@ bool EstimateLowerLevelSpectrum(const LowerLevel& lower_level,
     os << "; it has negative eigenvalues: g(x, .) is not convex here, so "
           "grad_y g = 0 does not characterize its minimizers";
   }
-  if (zero_found) {
+  if (zero_found && !flat) {
+    os << "; it is singular (estimated null-space dimension "
+       << spectrum->null_space_dimension
+       << "), but g(x, .) is not flat along the null direction (higher-order "
+          "terms, as in y^4): y* is isolated though not strongly convex, so "
+          "the reduced form's implicit derivatives are ill-conditioned here.";
+  } else if (zero_found) {
     os << "; it is singular: a null space of estimated dimension "
        << spectrum->null_space_dimension << " (of " << ny
        << "), so y* is not unique (g(x, .) is flat along it). The full-space "

@@ -135,9 +135,12 @@ struct LowerLevelSpectrum {
   // sqrt(2 / (probes * dimension))). 0 when no Ritz value is zero.
   int null_space_dimension = -1;
   // False when a zero eigenvalue (|Ritz value| <= null_tolerance *
-  // largest) was found: y* is not unique (g(x, .) is flat along the null
-  // space) or, at a non-minimizer, not isolated. Negative eigenvalues (a
-  // non-convex g) are named in the message.
+  // largest) was found AND g(x, .) is flat along its Ritz vector v
+  // (grad_y g(y + t v) = grad_y g(y) to null_tolerance, t = 0.1 max(1,
+  // ||y||)): y* is then not unique (an affine family of minimizers). A
+  // singular Hessian with curvature of higher order (g = y^4) keeps
+  // unique = true; the message says so. Negative eigenvalues (a non-convex
+  // g) are named in the message.
   bool unique = true;
   int hessian_products = 0;
   std::string message;
