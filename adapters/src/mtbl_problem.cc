@@ -141,6 +141,43 @@ bool LowerLevel::GradYJacobianProduct(const double* x,
   return true;
 }
 
+bool LowerLevel::GradYJacobianTransposeProductDerivative(const double* x,
+                                                         const double* y,
+                                                         const double* v,
+                                                         const double* d_x,
+                                                         const double* d_y,
+                                                         double* out_x,
+                                                         double* out_y) const {
+  const int nx = NumUpperParameters();
+  const int ny = NumLowerParameters();
+  const Eigen::Map<const Eigen::VectorXd> xv(x, nx), yv(y, ny);
+  const Eigen::Map<const Eigen::VectorXd> dx(d_x, nx), dy(d_y, ny);
+  const double d_norm = std::sqrt(dx.squaredNorm() + dy.squaredNorm());
+  Eigen::Map<Eigen::VectorXd> ox(out_x, nx), oy(out_y, ny);
+  if (d_norm == 0.0) {
+    ox.setZero();
+    oy.setZero();
+    return true;
+  }
+  // Central difference: the products are exact, so the error is the
+  // O(t^2) truncation plus rounding of order eps / t.
+  const double t = std::cbrt(std::numeric_limits<double>::epsilon()) *
+                   (1.0 + std::sqrt(xv.squaredNorm() + yv.squaredNorm())) /
+                   d_norm;
+  Eigen::VectorXd xp = xv + t * dx, xm = xv - t * dx;
+  Eigen::VectorXd yp = yv + t * dy, ym = yv - t * dy;
+  Eigen::VectorXd px(nx), py(ny), mx(nx), my(ny);
+  if (!GradYJacobianTransposeProduct(
+          xp.data(), yp.data(), v, px.data(), py.data()) ||
+      !GradYJacobianTransposeProduct(
+          xm.data(), ym.data(), v, mx.data(), my.data())) {
+    return false;
+  }
+  ox = (px - mx) / (2.0 * t);
+  oy = (py - my) / (2.0 * t);
+  return true;
+}
+
 namespace internal {
 std::unique_ptr<LowerLevel> MakeCostFunctionLowerLevel(
     int nx,
@@ -431,13 +468,10 @@ int MtblEvaluator::NumObjectives() const {
 }
 int MtblEvaluator::NumConstraints() const { return ny_; }
 
-bool MtblEvaluator::DoEvaluate(
-    const double* z, double* f, double* h, double* grad_f, std::string* error) {
-  std::string invalid;
-  if (!IsValid(&invalid)) {
-    if (error != nullptr) *error = invalid;
-    return false;
-  }
+bool MtblEvaluator::UpperGradients(const double* z,
+                                   double* f,
+                                   double* grad_f,
+                                   std::string* error) {
   const int k = nx_ + ny_;
   const double* x = z;
   const double* y = z + nx_;
@@ -485,7 +519,26 @@ bool MtblEvaluator::DoEvaluate(
       }
     }
   }
-  if (!lower_level_->GradY(x, y, h) || !AllFinite(h, ny_)) {
+  if (grad_f != nullptr &&
+      !AllFinite(grad_f, static_cast<int>(k * objectives_.size()))) {
+    if (error != nullptr) {
+      *error = "MtblEvaluator: an objective returned a non-finite gradient.";
+    }
+    return false;
+  }
+  return true;
+}
+
+bool MtblEvaluator::DoEvaluate(
+    const double* z, double* f, double* h, double* grad_f, std::string* error) {
+  std::string invalid;
+  if (!IsValid(&invalid)) {
+    if (error != nullptr) *error = invalid;
+    return false;
+  }
+  const int k = nx_ + ny_;
+  if (!UpperGradients(z, f, grad_f, error)) return false;
+  if (!lower_level_->GradY(z, z + nx_, h) || !AllFinite(h, ny_)) {
     if (error != nullptr) {
       *error =
           "MtblEvaluator: the lower level's GradY failed or returned a "
@@ -493,14 +546,68 @@ bool MtblEvaluator::DoEvaluate(
     }
     return false;
   }
-  if (grad_f != nullptr) {
-    if (!AllFinite(grad_f, static_cast<int>(k * objectives_.size()))) {
-      if (error != nullptr) {
-        *error = "MtblEvaluator: an objective returned a non-finite gradient.";
-      }
-      return false;
+  if (grad_f != nullptr) z_lin_ = Eigen::Map<const Eigen::VectorXd>(z, k);
+  return true;
+}
+
+bool MtblEvaluator::DoLagrangianHessianMultiply(const double* a,
+                                                const double* b,
+                                                const double* x,
+                                                double* out,
+                                                std::string* error) {
+  const int k = nx_ + ny_;
+  const int S = NumObjectives();
+  Eigen::Map<Eigen::VectorXd> result(out, k);
+  if (z_lin_.size() != k) {
+    if (error != nullptr) {
+      *error =
+          "MtblEvaluator: no linearization point: call Evaluate with "
+          "gradients before asking for Hessian products";
     }
-    z_lin_ = Eigen::Map<const Eigen::VectorXd>(z, k);
+    return false;
+  }
+  const Eigen::Map<const Eigen::VectorXd> direction(x, k);
+  const double direction_norm = direction.norm();
+  result.setZero();
+  if (direction_norm == 0.0) return true;
+  // Lower level: the Hessian of b^T grad_y g times x.
+  Eigen::VectorXd lower_x(nx_), lower_y(ny_);
+  if (!lower_level_->GradYJacobianTransposeProductDerivative(
+          z_lin_.data(),
+          z_lin_.data() + nx_,
+          b,
+          x,
+          x + nx_,
+          lower_x.data(),
+          lower_y.data())) {
+    if (error != nullptr) {
+      *error =
+          "MtblEvaluator: the lower level's third-order product "
+          "(GradYJacobianTransposeProductDerivative) failed";
+    }
+    return false;
+  }
+  result.head(nx_) = lower_x;
+  result.tail(ny_) = lower_y;
+  // Upper objectives: central difference of sum_s a_s grad f_s.
+  const Eigen::Map<const Eigen::VectorXd> weights(a, S);
+  if (weights.cwiseAbs().maxCoeff() == 0.0) return true;
+  const double t = std::cbrt(std::numeric_limits<double>::epsilon()) *
+                   (1.0 + z_lin_.norm()) / direction_norm;
+  const Eigen::VectorXd z_plus = z_lin_ + t * direction;
+  const Eigen::VectorXd z_minus = z_lin_ - t * direction;
+  Eigen::VectorXd f(S);
+  Eigen::MatrixXd grad_plus(k, S), grad_minus(k, S);
+  if (!UpperGradients(z_plus.data(), f.data(), grad_plus.data(), error) ||
+      !UpperGradients(z_minus.data(), f.data(), grad_minus.data(), error)) {
+    return false;
+  }
+  result += (grad_plus - grad_minus) * weights / (2.0 * t);
+  if (!result.allFinite()) {
+    if (error != nullptr) {
+      *error = "MtblEvaluator: a Hessian product is not finite";
+    }
+    return false;
   }
   return true;
 }

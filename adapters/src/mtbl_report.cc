@@ -43,12 +43,12 @@ class LowerLevelFunction final : public ceres::FirstOrderFunction {
 // Minimizes g(x, .) from *y (overwritten with the minimizer). Returns true
 // when the solve reached a stationary point (Ceres CONVERGENCE, or a
 // gradient at most 1e-6 of the starting one); *value receives g(x, y*).
-bool SolveLowerLevel(const LowerLevel& lower,
-                     const Eigen::VectorXd& x,
-                     const ceres::GradientProblemSolver::Options& options,
-                     Eigen::VectorXd* y,
-                     double* value,
-                     std::string* message) {
+bool SolveLowerLevelLbfgs(const LowerLevel& lower,
+                          const Eigen::VectorXd& x,
+                          const ceres::GradientProblemSolver::Options& options,
+                          Eigen::VectorXd* y,
+                          double* value,
+                          std::string* message) {
   const int ny = lower.NumLowerParameters();
   Eigen::VectorXd h0(ny), h1(ny);
   if (!lower.GradY(x.data(), y->data(), h0.data())) {
@@ -149,6 +149,24 @@ bool ComputeReport(const ReportContext& context,
     check_convexity(options.start_z, "start point");
   check_convexity(z, "final point");
 
+  // Uniqueness of y*: the null space of grad^2_yy g at the final point.
+  if (options.estimate_null_space) {
+    LowerLevelSpectrum& spectrum = report->lower_level_spectrum;
+    if (EstimateLowerLevelSpectrum(lower,
+                                   report->x.data(),
+                                   report->y.data(),
+                                   options.null_space,
+                                   &spectrum)) {
+      report->lower_level_unique = spectrum.unique;
+      if (!spectrum.unique) {
+        report->warnings.push_back("The lower-level solution is not unique: " +
+                                   spectrum.message);
+      }
+    } else {
+      report->warnings.push_back(spectrum.message);
+    }
+  }
+
   // The lower-level gap g(x, y) - min_y g(x, .).
   double g_value = 0.0;
   const bool has_value =
@@ -162,12 +180,12 @@ bool ComputeReport(const ReportContext& context,
       Eigen::VectorXd y_star = report->y;
       double g_star = g_value;
       std::string message;
-      const bool solved = SolveLowerLevel(lower,
-                                          report->x,
-                                          options.lower_level_solver,
-                                          &y_star,
-                                          &g_star,
-                                          &message);
+      const bool solved = SolveLowerLevelLbfgs(lower,
+                                               report->x,
+                                               options.lower_level_solver,
+                                               &y_star,
+                                               &g_star,
+                                               &message);
       report->lower_level_gap = g_value - g_star;
       report->lower_level_solution = y_star;
       if (!solved) {
@@ -232,12 +250,12 @@ bool ComputeReport(const ReportContext& context,
         const Eigen::VectorXd xt = report->x + t * d;
         double g_star = 0.0;
         std::string message;
-        if (!has_value || !SolveLowerLevel(lower,
-                                           xt,
-                                           options.lower_level_solver,
-                                           &y_star,
-                                           &g_star,
-                                           &message)) {
+        if (!has_value || !SolveLowerLevelLbfgs(lower,
+                                                xt,
+                                                options.lower_level_solver,
+                                                &y_star,
+                                                &g_star,
+                                                &message)) {
           // Without g the probe uses grad_y g = 0 only through the final y;
           // it needs the lower-level solves, so it is skipped.
           ok = false;
@@ -474,6 +492,15 @@ std::string MtblSolver::Summary::FullReport() const {
           report.lower_level_convex ? "yes" : "no");
   out.Row("Min relative curvature", report.min_relative_curvature);
   out.Row("Unbounded suspected", report.unbounded_suspected ? "yes" : "no");
+  if (report.lower_level_spectrum.null_space_dimension >= 0) {
+    out.Row2("grad^2_yy g eigenvalues (est.)",
+             report.lower_level_spectrum.smallest_eigenvalue,
+             report.lower_level_spectrum.largest_eigenvalue);
+    out.Row("Null space dimension (est.)",
+            report.lower_level_spectrum.null_space_dimension);
+    out.Row("Lower-level solution unique",
+            report.lower_level_unique ? "yes" : "no");
+  }
   for (const std::string& warning : report.warnings) {
     out.Row("Warning", warning);
   }

@@ -94,6 +94,7 @@
 #include "ceres/gradient_problem_solver.h"
 #include "ceres/jet.h"
 #include "ecmo/evaluator.h"
+#include "ecmo/lower_level_solver.h"
 #include "ecmo/problem.h"
 #include "ecmo/solver.h"
 
@@ -234,6 +235,26 @@ class LowerLevel {
                                     const double* w_x,
                                     const double* w_y,
                                     double* out) const;
+
+  // Optional third-order product: the derivative of the transpose product
+  // above along the direction d = (d_x, d_y) of (x, y), for fixed v,
+  //   out = d/dt [(d h / d(x, y))^T v] at (x + t d_x, y + t d_y), t = 0,
+  // i.e. the Hessian of the scalar v^T grad_y g(x, y) times d (out_x of
+  // size nx, out_y of size ny). MtblEvaluator uses it for exact products
+  // with the Hessian of the Lagrangian (StrategyType::WC_NEWTON). The
+  // default is a central difference of two transpose products at
+  // (x, y) +- t d (relative accuracy about 1e-10 for smooth g; it costs two
+  // Hessian-vector products and never re-linearizes anything); override it,
+  // and HasExactThirdOrderProduct, when the third derivatives of g are
+  // cheap (as for a softmax or logistic loss).
+  virtual bool GradYJacobianTransposeProductDerivative(const double* x,
+                                                       const double* y,
+                                                       const double* v,
+                                                       const double* d_x,
+                                                       const double* d_y,
+                                                       double* out_x,
+                                                       double* out_y) const;
+  virtual bool HasExactThirdOrderProduct() const { return false; }
 };
 
 // ------------------------------------------------------------ MtblProblem --
@@ -352,6 +373,12 @@ class MtblEvaluator final : public Evaluator {
   int NumUpperParameters() const { return nx_; }
   int NumLowerParameters() const { return ny_; }
 
+  // True: products with the Hessian of the Lagrangian come from the lower
+  // level's second- and third-order products (see
+  // DoLagrangianHessianMultiply), not from forward differences of the
+  // whole evaluator.
+  bool HasExactLagrangianHessian() const override { return true; }
+
  protected:
   bool DoEvaluate(const double* z,
                   double* f,
@@ -360,8 +387,27 @@ class MtblEvaluator final : public Evaluator {
                   std::string* error) override;
   void DoJacobianTransposeMultiply(const double* v, double* out) const override;
   void DoJacobianMultiply(const double* x, double* out) const override;
+  // grad^2 (sum_s a_s f_s + b^T grad_y g) x at the linearization point: the
+  // lower-level part from LowerLevel::GradYJacobianTransposeProductDerivative
+  // (exact, or central differences of exact Hessian-vector products), the
+  // upper objectives' part by central differences of their gradients
+  // (Ceres cost functions have no second derivatives; they are usually
+  // small next to the lower level). Relative accuracy about 1e-10; nothing
+  // is re-linearized.
+  bool DoLagrangianHessianMultiply(const double* a,
+                                   const double* b,
+                                   const double* x,
+                                   double* out,
+                                   std::string* error) override;
 
  private:
+  // Columns grad f_s (k x S, column-major) of the upper objectives at z,
+  // without touching the linearization point. False if one fails.
+  bool UpperGradients(const double* z,
+                      double* f,
+                      double* grad_f,
+                      std::string* error);
+
   struct Objective {
     std::unique_ptr<ceres::CostFunction> cost_function;
     std::vector<MtblBlock> blocks;
@@ -414,6 +460,13 @@ struct MtblReportOptions {
   // The start point (packed z), if known: SolveMtbl fills it. Used for the
   // probe direction and the start-point convexity check.
   Eigen::VectorXd start_z;
+
+  // Estimate the small eigenvalues and the null space of grad^2_yy g at the
+  // final point (EstimateLowerLevelSpectrum, ecmo/lower_level_solver.h:
+  // Lanczos on Hessian-vector products, probes * lanczos_steps products)
+  // and warn when y* is not unique.
+  bool estimate_null_space = true;
+  LowerLevelSpectrumOptions null_space;
 };
 
 // The outcome of a bilevel solve, in bilevel language.
@@ -443,8 +496,16 @@ struct MtblReport {
   // The unboundedness probe fired (see MtblReportOptions::probe_steps), or
   // a shifted objective became non-positive while descending.
   bool unbounded_suspected = false;
+  // grad^2_yy g at the final point (MtblReportOptions::estimate_null_space):
+  // extreme eigenvalue estimates, the estimated null-space dimension
+  // (-1: not estimated) and whether y* is unique. A merely convex lower
+  // level (e.g. a multinomial logistic regression without L2) has a null
+  // space, so the lower-level solution set is an affine family and the
+  // reduced (y = y*(x)) form is not defined.
+  LowerLevelSpectrum lower_level_spectrum;
+  bool lower_level_unique = true;
   // Human-readable warnings (non-convex lower level, unboundedness, lower
-  // level not solved, ...).
+  // level not solved, y* not unique, ...).
   std::vector<std::string> warnings;
   // One paragraph: the solver's verdict, the upper objectives, the
   // lower-level optimality, and the warnings.

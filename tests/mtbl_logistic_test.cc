@@ -1,0 +1,458 @@
+// Copyright 2026 The ceres-ecmo Authors.
+// SPDX-License-Identifier: BSD-3-Clause (see LICENSE).
+// mtbl_logistic and the lower-level numerics: hand-written products against
+// finite differences, exact Lagrangian Hessian products of MtblEvaluator,
+// SolveLowerLevel, the null-space estimate (l2 = 0 vs l2 > 0), and the
+// reduced-space evaluator against finite differences and the full space.
+
+#include "ecmo/problems/mtbl_logistic.h"
+
+#include <cmath>
+#include <random>
+#include <string>
+
+#include "ecmo/kkt.h"
+#include "ecmo/lower_level_solver.h"
+#include "ecmo/mtbl.h"
+#include "ecmo/solver.h"
+#include "gtest/gtest.h"
+
+namespace ecmo {
+namespace {
+
+using problems::BuildMtblLogistic;
+using problems::MtblLogisticInstance;
+using problems::MtblLogisticOptions;
+
+std::unique_ptr<MtblLogisticInstance> Build(int ny, double l2, int seed = 7) {
+  MtblLogisticOptions options;
+  options.num_lower_parameters = ny;
+  options.l2 = l2;
+  options.seed = seed;
+  options.train_samples_per_source = 60;
+  options.validation_samples = 60;
+  std::string error;
+  auto instance = BuildMtblLogistic(options, &error);
+  EXPECT_NE(instance, nullptr) << error;
+  return instance;
+}
+
+Eigen::VectorXd Random(int n, std::mt19937_64* rng) {
+  std::normal_distribution<double> normal(0.0, 1.0);
+  Eigen::VectorXd v(n);
+  for (int i = 0; i < n; ++i) v[i] = normal(*rng);
+  return v;
+}
+
+// Relative error ||a - b|| / max(1e-300, ||b||).
+double RelativeError(const Eigen::VectorXd& a, const Eigen::VectorXd& b) {
+  return (a - b).norm() / std::max(1e-300, b.norm());
+}
+
+// A random point with non-trivial weights and probabilities.
+struct Point {
+  Eigen::VectorXd x, y;
+};
+Point RandomPoint(const LowerLevel& lower, std::mt19937_64* rng) {
+  Point p;
+  p.x = 0.7 * Random(lower.NumUpperParameters(), rng);
+  p.y = 0.5 * Random(lower.NumLowerParameters(), rng);
+  return p;
+}
+
+TEST(MtblLogisticTest, BuildRoundsSizeAndRejectsBadOptions) {
+  auto instance = Build(65, 1e-3);
+  ASSERT_NE(instance, nullptr);
+  EXPECT_EQ(instance->lower_level->NumLowerParameters(), 60);
+  EXPECT_EQ(instance->evaluator->NumObjectives(), 3);
+  EXPECT_EQ(instance->start.size(), 63);
+  MtblLogisticOptions bad;
+  bad.l2 = -1.0;
+  std::string error;
+  EXPECT_EQ(BuildMtblLogistic(bad, &error), nullptr);
+  EXPECT_NE(error.find("l2"), std::string::npos) << error;
+}
+
+TEST(MtblLogisticTest, GradientAndProductsMatchFiniteDifferences) {
+  auto instance = Build(40, 1e-3);
+  const problems::MtblLogisticLowerLevel& lower = *instance->lower_level;
+  std::mt19937_64 rng(3);
+  const Point p = RandomPoint(lower, &rng);
+  const int nx = 3, ny = 40;
+  // GradY against central differences of Value.
+  Eigen::VectorXd h(ny);
+  ASSERT_TRUE(lower.GradY(p.x.data(), p.y.data(), h.data()));
+  Eigen::VectorXd fd(ny);
+  const double t = 1e-5;
+  for (int i = 0; i < ny; ++i) {
+    Eigen::VectorXd yp = p.y, ym = p.y;
+    yp[i] += t;
+    ym[i] -= t;
+    double gp, gm;
+    ASSERT_TRUE(lower.Value(p.x.data(), yp.data(), &gp));
+    ASSERT_TRUE(lower.Value(p.x.data(), ym.data(), &gm));
+    fd[i] = (gp - gm) / (2 * t);
+  }
+  EXPECT_LT(RelativeError(h, fd), 1e-8);
+
+  // Transpose and forward products against central differences of GradY.
+  const Eigen::VectorXd v = Random(ny, &rng);
+  const Eigen::VectorXd wx = Random(nx, &rng), wy = Random(ny, &rng);
+  Eigen::VectorXd out_x(nx), out_y(ny), forward(ny);
+  ASSERT_TRUE(lower.GradYJacobianTransposeProduct(
+      p.x.data(), p.y.data(), v.data(), out_x.data(), out_y.data()));
+  ASSERT_TRUE(lower.GradYJacobianProduct(
+      p.x.data(), p.y.data(), wx.data(), wy.data(), forward.data()));
+  // Dense Jacobian of h by central differences: columns x then y.
+  Eigen::MatrixXd jac(ny, nx + ny);
+  for (int c = 0; c < nx + ny; ++c) {
+    Eigen::VectorXd xp = p.x, xm = p.x, yp = p.y, ym = p.y;
+    if (c < nx) {
+      xp[c] += t;
+      xm[c] -= t;
+    } else {
+      yp[c - nx] += t;
+      ym[c - nx] -= t;
+    }
+    Eigen::VectorXd hp(ny), hm(ny);
+    ASSERT_TRUE(lower.GradY(xp.data(), yp.data(), hp.data()));
+    ASSERT_TRUE(lower.GradY(xm.data(), ym.data(), hm.data()));
+    jac.col(c) = (hp - hm) / (2 * t);
+  }
+  EXPECT_LT(RelativeError(out_x, jac.leftCols(nx).transpose() * v), 1e-7);
+  EXPECT_LT(RelativeError(out_y, jac.rightCols(ny).transpose() * v), 1e-7);
+  EXPECT_LT(
+      RelativeError(forward, jac.leftCols(nx) * wx + jac.rightCols(ny) * wy),
+      1e-7);
+}
+
+TEST(MtblLogisticTest, ThirdOrderProductMatchesDifferencesOfHessianProducts) {
+  auto instance = Build(40, 1e-3);
+  const problems::MtblLogisticLowerLevel& lower = *instance->lower_level;
+  std::mt19937_64 rng(5);
+  const Point p = RandomPoint(lower, &rng);
+  const int nx = 3, ny = 40;
+  const Eigen::VectorXd v = Random(ny, &rng);
+  const Eigen::VectorXd dx = Random(nx, &rng), dy = Random(ny, &rng);
+  Eigen::VectorXd exact_x(nx), exact_y(ny);
+  ASSERT_TRUE(lower.GradYJacobianTransposeProductDerivative(p.x.data(),
+                                                            p.y.data(),
+                                                            v.data(),
+                                                            dx.data(),
+                                                            dy.data(),
+                                                            exact_x.data(),
+                                                            exact_y.data()));
+  // The base class's central difference of exact products (independent
+  // code path) is the reference.
+  Eigen::VectorXd ref_x(nx), ref_y(ny);
+  ASSERT_TRUE(
+      lower.LowerLevel::GradYJacobianTransposeProductDerivative(p.x.data(),
+                                                                p.y.data(),
+                                                                v.data(),
+                                                                dx.data(),
+                                                                dy.data(),
+                                                                ref_x.data(),
+                                                                ref_y.data()));
+  EXPECT_LT(RelativeError(exact_x, ref_x), 1e-7);
+  EXPECT_LT(RelativeError(exact_y, ref_y), 1e-7);
+  // Only x moves, only y moves: each block separately.
+  const Eigen::VectorXd zx = Eigen::VectorXd::Zero(nx);
+  const Eigen::VectorXd zy = Eigen::VectorXd::Zero(ny);
+  for (int part = 0; part < 2; ++part) {
+    const Eigen::VectorXd& ddx = part == 0 ? dx : zx;
+    const Eigen::VectorXd& ddy = part == 0 ? zy : dy;
+    ASSERT_TRUE(lower.GradYJacobianTransposeProductDerivative(p.x.data(),
+                                                              p.y.data(),
+                                                              v.data(),
+                                                              ddx.data(),
+                                                              ddy.data(),
+                                                              exact_x.data(),
+                                                              exact_y.data()));
+    ASSERT_TRUE(lower.LowerLevel::GradYJacobianTransposeProductDerivative(
+        p.x.data(),
+        p.y.data(),
+        v.data(),
+        ddx.data(),
+        ddy.data(),
+        ref_x.data(),
+        ref_y.data()));
+    EXPECT_LT(RelativeError(exact_x, ref_x), 1e-7) << "part " << part;
+    EXPECT_LT(RelativeError(exact_y, ref_y), 1e-7) << "part " << part;
+  }
+}
+
+TEST(MtblLogisticTest, LagrangianHessianProductMatchesGradientDifferences) {
+  auto instance = Build(40, 1e-3);
+  MtblEvaluator& evaluator = *instance->evaluator;
+  EXPECT_TRUE(evaluator.HasExactLagrangianHessian());
+  std::mt19937_64 rng(9);
+  const int k = evaluator.NumParameters(), S = 3, q = 40;
+  const Point p = RandomPoint(*instance->lower_level, &rng);
+  Eigen::VectorXd z(k);
+  z << p.x, p.y;
+  const Eigen::VectorXd a = Random(S, &rng).cwiseAbs();
+  const Eigen::VectorXd b = Random(q, &rng);
+  const Eigen::VectorXd dir = Random(k, &rng);
+  // grad L(z) = grad F a + J_h^T b.
+  auto gradient_of_lagrangian = [&](const Eigen::VectorXd& point) {
+    Eigen::VectorXd f(S), h(q), jt(k);
+    Eigen::MatrixXd grad_f(k, S);
+    std::string error;
+    EXPECT_TRUE(evaluator.Evaluate(
+        point.data(), f.data(), h.data(), grad_f.data(), &error))
+        << error;
+    evaluator.JacobianTransposeMultiply(b.data(), jt.data());
+    return Eigen::VectorXd(grad_f * a + jt);
+  };
+  const double t = 1e-5;
+  const Eigen::VectorXd reference = (gradient_of_lagrangian(z + t * dir) -
+                                     gradient_of_lagrangian(z - t * dir)) /
+                                    (2 * t);
+  gradient_of_lagrangian(z);  // linearize at z
+  Eigen::VectorXd product(k);
+  std::string error;
+  ASSERT_TRUE(evaluator.LagrangianHessianMultiply(
+      a.data(), b.data(), dir.data(), product.data(), &error))
+      << error;
+  EXPECT_LT(RelativeError(product, reference), 1e-7);
+}
+
+TEST(MtblLogisticTest, SolveLowerLevelReachesTheGradientTolerance) {
+  auto instance = Build(100, 1e-3);
+  const LowerLevel& lower = *instance->lower_level;
+  const Eigen::VectorXd x = Eigen::VectorXd::Constant(3, 0.3);
+  Eigen::VectorXd y = Eigen::VectorXd::Zero(100);
+  LowerLevelSolver::Options options;
+  options.gradient_tolerance = 1e-11;
+  LowerLevelSolver::Summary summary;
+  ASSERT_TRUE(SolveLowerLevel(options, lower, x.data(), &y, &summary))
+      << summary.message;
+  EXPECT_EQ(summary.termination_type, ceres::CONVERGENCE);
+  Eigen::VectorXd h(100);
+  ASSERT_TRUE(lower.GradY(x.data(), y.data(), h.data()));
+  EXPECT_LE(h.norm(), 1e-11);
+  // Newton: a handful of iterations, not hundreds.
+  EXPECT_LE(summary.iterations, 30);
+  // The minimum: no random nearby point is lower.
+  double g_star, g_other;
+  ASSERT_TRUE(lower.Value(x.data(), y.data(), &g_star));
+  std::mt19937_64 rng(1);
+  for (int i = 0; i < 5; ++i) {
+    const Eigen::VectorXd other = y + 1e-3 * Random(100, &rng);
+    ASSERT_TRUE(lower.Value(x.data(), other.data(), &g_other));
+    EXPECT_GT(g_other, g_star);
+  }
+  // Bad input: the wrong size is refused with a message.
+  Eigen::VectorXd wrong(3);
+  EXPECT_FALSE(SolveLowerLevel(options, lower, x.data(), &wrong, &summary));
+  EXPECT_NE(summary.message.find("ny = 100"), std::string::npos);
+}
+
+TEST(MtblLogisticTest, MerelyConvexLowerLevelIsReportedNonUnique) {
+  // d = 6 features, 10 classes: with l2 = 0 the null space of the Hessian
+  // holds (at least) the d directions that add one vector to every row of
+  // W; l2 > 0 removes it.
+  for (double l2 : {0.0, 1e-3}) {
+    auto instance = Build(60, l2);
+    const LowerLevel& lower = *instance->lower_level;
+    const Eigen::VectorXd x = Eigen::VectorXd::Zero(3);
+    Eigen::VectorXd y = Eigen::VectorXd::Zero(60);
+    LowerLevelSolver::Options options;
+    options.max_iterations = 50;
+    LowerLevelSolver::Summary summary;
+    SolveLowerLevel(options, lower, x.data(), &y, &summary);
+    LowerLevelSpectrumOptions spectrum_options;
+    spectrum_options.probes = 8;
+    LowerLevelSpectrum spectrum;
+    ASSERT_TRUE(EstimateLowerLevelSpectrum(
+        lower, x.data(), y.data(), spectrum_options, &spectrum))
+        << spectrum.message;
+    if (l2 == 0.0) {
+      EXPECT_FALSE(spectrum.unique) << spectrum.message;
+      // 6 (stochastic estimate: allow its sampling error).
+      EXPECT_GE(spectrum.null_space_dimension, 3) << spectrum.message;
+      EXPECT_LE(spectrum.null_space_dimension, 10) << spectrum.message;
+    } else {
+      EXPECT_TRUE(spectrum.unique) << spectrum.message;
+      EXPECT_EQ(spectrum.null_space_dimension, 0);
+      // The smallest eigenvalue is l2 (the shift directions keep only it).
+      EXPECT_NEAR(spectrum.smallest_eigenvalue, 1e-3, 1e-4) << spectrum.message;
+    }
+  }
+}
+
+TEST(MtblLogisticTest, ReportSaysWhenTheLowerLevelSolutionIsNotUnique) {
+  for (double l2 : {0.0, 1e-3}) {
+    auto instance = Build(60, l2);
+    const Eigen::VectorXd x = Eigen::VectorXd::Zero(3);
+    Eigen::VectorXd y = instance->start.tail(60);
+    LowerLevelSolver::Summary lower_summary;
+    SolveLowerLevel(LowerLevelSolver::Options(),
+                    *instance->lower_level,
+                    x.data(),
+                    &y,
+                    &lower_summary);
+    Solver::Summary summary;
+    summary.termination_type = ceres::CONVERGENCE;
+    summary.z.resize(63);
+    summary.z << x, y;
+    MtblReportOptions options;
+    options.probe_steps = 0;
+    options.estimate_lower_level_gap = false;
+    MtblReport report;
+    ASSERT_TRUE(
+        ComputeMtblReport(instance->evaluator.get(), summary, options, &report))
+        << report.message;
+    EXPECT_EQ(report.lower_level_unique, l2 > 0.0) << report.message;
+    if (l2 == 0.0) {
+      EXPECT_GT(report.lower_level_spectrum.null_space_dimension, 0);
+      EXPECT_NE(report.message.find("not unique"), std::string::npos)
+          << report.message;
+    } else {
+      EXPECT_EQ(report.lower_level_spectrum.null_space_dimension, 0);
+      EXPECT_EQ(report.message.find("not unique"), std::string::npos)
+          << report.message;
+    }
+  }
+}
+
+TEST(MtblLogisticTest, ReducedEvaluatorGradientsMatchFiniteDifferences) {
+  auto instance = Build(60, 1e-3);
+  const int ny = 60;
+  ReducedMtblEvaluator::Options options;
+  options.lower_level.gradient_tolerance = 1e-12;
+  ReducedMtblEvaluator reduced(
+      instance->evaluator.get(), instance->start.tail(ny), options);
+  std::string error;
+  ASSERT_TRUE(reduced.IsValid(&error)) << error;
+  ASSERT_EQ(reduced.NumParameters(), 3);
+  ASSERT_EQ(reduced.NumConstraints(), 0);
+  const Eigen::Vector3d x(0.4, -0.2, 0.1);
+  Eigen::VectorXd f(3);
+  Eigen::MatrixXd grad(3, 3);
+  ASSERT_TRUE(
+      reduced.Evaluate(x.data(), f.data(), nullptr, grad.data(), &error))
+      << error;
+  const double t = 1e-5;
+  for (int c = 0; c < 3; ++c) {
+    Eigen::Vector3d xp = x, xm = x;
+    xp[c] += t;
+    xm[c] -= t;
+    Eigen::VectorXd fp(3), fm(3);
+    ASSERT_TRUE(
+        reduced.Evaluate(xp.data(), fp.data(), nullptr, nullptr, &error));
+    ASSERT_TRUE(
+        reduced.Evaluate(xm.data(), fm.data(), nullptr, nullptr, &error));
+    const Eigen::VectorXd fd = (fp - fm) / (2 * t);
+    EXPECT_LT(RelativeError(grad.row(c).transpose(), fd), 1e-6) << c;
+  }
+  // F is the full evaluator's objectives at (x, y*(x)), and y* solves the
+  // lower level.
+  const Eigen::VectorXd z = reduced.FullPoint(x);
+  ASSERT_EQ(z.size(), 63);
+  Eigen::VectorXd f_full(3), h(ny);
+  ASSERT_TRUE(instance->evaluator->Evaluate(
+      z.data(), f_full.data(), h.data(), nullptr, &error));
+  EXPECT_LT(RelativeError(f_full, f), 1e-14);
+  EXPECT_LE(h.norm(), 1e-12);
+}
+
+TEST(MtblLogisticTest, ReducedHessianProductMatchesGradientDifferences) {
+  auto instance = Build(60, 1e-3);
+  ReducedMtblEvaluator::Options options;
+  options.lower_level.gradient_tolerance = 1e-13;
+  options.cg_relative_tolerance = 1e-12;
+  ReducedMtblEvaluator reduced(
+      instance->evaluator.get(), instance->start.tail(60), options);
+  EXPECT_TRUE(reduced.HasExactLagrangianHessian());
+  const Eigen::Vector3d x(0.4, -0.2, 0.1), a(0.5, 0.2, 0.3), p(0.3, -1.0, 0.6);
+  auto gradient = [&](const Eigen::Vector3d& point) {
+    Eigen::VectorXd f(3);
+    Eigen::MatrixXd grad(3, 3);
+    std::string error;
+    EXPECT_TRUE(
+        reduced.Evaluate(point.data(), f.data(), nullptr, grad.data(), &error))
+        << error;
+    return Eigen::Vector3d(grad * a);
+  };
+  const double t = 1e-4;
+  const Eigen::Vector3d reference =
+      (gradient(x + t * p) - gradient(x - t * p)) / (2 * t);
+  gradient(x);  // linearize at x
+  // A value-only evaluation elsewhere must not change the product.
+  Eigen::VectorXd f(3);
+  std::string error;
+  const Eigen::Vector3d elsewhere(1.0, 1.0, -1.0);
+  ASSERT_TRUE(
+      reduced.Evaluate(elsewhere.data(), f.data(), nullptr, nullptr, &error));
+  Eigen::VectorXd product(3);
+  ASSERT_TRUE(reduced.LagrangianHessianMultiply(
+      a.data(), nullptr, p.data(), product.data(), &error))
+      << error;
+  EXPECT_LT(RelativeError(product, reference), 1e-6)
+      << product.transpose() << " vs " << reference.transpose();
+}
+
+TEST(MtblLogisticTest, ReducedEvaluatorAdjointModeMatchesFiniteDifferences) {
+  MtblLogisticOptions options;
+  options.num_lower_parameters = 40;
+  options.num_sources = 5;  // nx = 5 > S = 3: adjoint solves
+  options.train_samples_per_source = 40;
+  options.validation_samples = 40;
+  std::string error;
+  auto instance = BuildMtblLogistic(options, &error);
+  ASSERT_NE(instance, nullptr) << error;
+  ReducedMtblEvaluator::Options reduced_options;
+  reduced_options.lower_level.gradient_tolerance = 1e-12;
+  ReducedMtblEvaluator reduced(
+      instance->evaluator.get(), instance->start.tail(40), reduced_options);
+  Eigen::VectorXd x(5);
+  x << 0.3, -0.1, 0.2, 0.0, -0.4;
+  Eigen::VectorXd f(3);
+  Eigen::MatrixXd grad(5, 3);
+  ASSERT_TRUE(
+      reduced.Evaluate(x.data(), f.data(), nullptr, grad.data(), &error))
+      << error;
+  const double t = 1e-5;
+  for (int c = 0; c < 5; ++c) {
+    Eigen::VectorXd xp = x, xm = x, fp(3), fm(3);
+    xp[c] += t;
+    xm[c] -= t;
+    ASSERT_TRUE(
+        reduced.Evaluate(xp.data(), fp.data(), nullptr, nullptr, &error))
+        << error;
+    ASSERT_TRUE(
+        reduced.Evaluate(xm.data(), fm.data(), nullptr, nullptr, &error))
+        << error;
+    EXPECT_LT(RelativeError(grad.row(c).transpose(), (fp - fm) / (2 * t)), 1e-6)
+        << c;
+  }
+}
+
+TEST(MtblLogisticTest, ReducedAndFullSpaceNewtonAgree) {
+  auto instance = Build(60, 1e-3);
+  const std::vector<double> preference = {0.2, 0.3, 0.5};
+  Solver::Options options;
+  options.strategy = StrategyType::WC_NEWTON;
+  Solver::Summary full_summary, reduced_summary;
+  Eigen::VectorXd z = instance->start;
+  Solve(options, instance->evaluator.get(), preference, &z, &full_summary);
+  ASSERT_TRUE(full_summary.IsSolutionUsable()) << full_summary.FullReport();
+  EXPECT_LE(full_summary.kkt.with_least_squares_multipliers.SquaredNorm(),
+            1e-10);
+
+  ReducedMtblEvaluator reduced(instance->evaluator.get(),
+                               instance->start.tail(60));
+  Eigen::VectorXd x = instance->start.head(3);
+  Solve(options, &reduced, preference, &x, &reduced_summary);
+  ASSERT_TRUE(reduced_summary.IsSolutionUsable())
+      << reduced_summary.FullReport();
+  // Same Pareto point: the objectives agree closely (the two problems are
+  // equivalent for a strongly convex lower level).
+  EXPECT_LT(RelativeError(reduced_summary.objectives, full_summary.objectives),
+            1e-5);
+  EXPECT_LT((x - z.head(3)).norm(), 1e-3 * (1.0 + x.norm()));
+}
+
+}  // namespace
+}  // namespace ecmo
