@@ -14,6 +14,7 @@
 #include "ecmo/kkt.h"
 #include "ecmo/lower_level_solver.h"
 #include "ecmo/mtbl.h"
+#include "ecmo/problems/registry.h"
 #include "ecmo/solver.h"
 #include "gtest/gtest.h"
 
@@ -452,6 +453,31 @@ TEST(MtblLogisticTest, ReducedAndFullSpaceNewtonAgree) {
   EXPECT_LT(RelativeError(reduced_summary.objectives, full_summary.objectives),
             1e-5);
   EXPECT_LT((x - z.head(3)).norm(), 1e-3 * (1.0 + x.norm()));
+}
+
+TEST(MtblLogisticTest, RegisteredAsASizedEvaluatorFamily) {
+  const problems::ProblemInfo* info = problems::Find("mtbl_logistic");
+  ASSERT_NE(info, nullptr);
+  EXPECT_FALSE(info->has_problem());
+  EXPECT_TRUE(info->has_problem_size());
+  std::string error;
+  std::unique_ptr<EvaluatorInstance> instance =
+      problems::BuildEvaluator(*info, 60, &error);
+  ASSERT_NE(instance, nullptr) << error;
+  EXPECT_EQ(instance->evaluator->NumParameters(), 3 + 60);
+  EXPECT_EQ(instance->evaluator->NumConstraints(), 60);
+  // A certified point with the Newton strategy and exact products.
+  Solver::Options options;
+  options.strategy = StrategyType::WC_NEWTON;
+  Eigen::VectorXd z = instance->start;
+  Solver::Summary summary;
+  Solve(options, instance->evaluator.get(), {0.3, 0.3, 0.4}, &z, &summary);
+  ASSERT_EQ(summary.termination_type, ceres::CONVERGENCE) << summary.message;
+  EXPECT_GT(summary.evaluations.hessian_products, 0);
+  EXPECT_LE(summary.constraint_max_norm, 1e-8);
+  // Too small a size is refused with the reason.
+  EXPECT_EQ(problems::BuildEvaluator(*info, 5, &error), nullptr);
+  EXPECT_NE(error.find(">= 10"), std::string::npos) << error;
 }
 
 }  // namespace

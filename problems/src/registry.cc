@@ -337,10 +337,10 @@ const std::vector<ProblemInfo>& AllProblems() {
 }
 
 const std::vector<ProblemInfo>& EvaluatorProblems() {
-  // Register evaluator-only problems here (see registry.h), e.g.
-  // mtbl_logistic.
+  // Register evaluator-only problems here (see registry.h).
   static const std::vector<ProblemInfo>* all = new std::vector<ProblemInfo>{
-      internal::MtblExampleIiiMatrixFree(MtblExampleIii())};
+      internal::MtblExampleIiiMatrixFree(MtblExampleIii()),
+      internal::MtblLogistic()};
   return *all;
 }
 

@@ -31,6 +31,9 @@ ProblemInfo SphereOctant();
 // with the analytic answers of its ecmo::Problem twin.
 ProblemInfo MtblExampleIiiMatrixFree(const ProblemInfo& twin);
 
+// registry_mtbl_logistic.cc: the synthetic logistic MTBL family (sized).
+ProblemInfo MtblLogistic();
+
 // registry_concave.cc: a least-squares problem with a concave front.
 ProblemInfo ConcaveQuarter();
 
