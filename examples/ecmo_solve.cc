@@ -121,7 +121,8 @@ DEFINE_int32(history_entries,
              150,
              "Keep at most about this many history entries per point, "
              "log-spaced (0: all recorded).");
-DEFINE_string(strategy, "wc-augmented-lagrangian",
+DEFINE_string(strategy,
+              "wc-augmented-lagrangian",
               "Solver strategy: wc-augmented-lagrangian (fastest, default), "
               "wc-penalty-lbfgs, or wc-penalty-pgd (the paper's Algorithm 1).");
 DEFINE_int32(max_iterations,
@@ -168,6 +169,15 @@ DEFINE_double(c0, 1.0, "wc-penalty-pgd: u = v = c0 T^(1/4).");
 DEFINE_string(step_rule,
               "backtracking",
               "wc-penalty-pgd step rule: fixed or backtracking.");
+DEFINE_string(newton_hessian,
+              "automatic",
+              "wc-newton curvature: automatic (Gauss-Newton when the problem "
+              "is a sum of squared residuals, else Hessian products), "
+              "gauss-newton or exact-products.");
+DEFINE_string(newton_linear_solver,
+              "automatic",
+              "wc-newton linear solver: automatic, sparse-cholesky, "
+              "dense-cholesky or conjugate-gradients.");
 DEFINE_string(objective_offset,
               "",
               "The paper's form: comma-separated offsets added to the "
@@ -297,8 +307,12 @@ std::vector<std::string> PlotFiles(const std::string& image) {
   const size_t dot = image.rfind('.');
   const std::string stem = image.substr(0, dot);
   const std::string ext = image.substr(dot);
-  return {image, stem + ".dat", stem + ".gp", stem + "_convergence" + ext,
-          stem + "_convergence.dat", stem + "_convergence.gp"};
+  return {image,
+          stem + ".dat",
+          stem + ".gp",
+          stem + "_convergence" + ext,
+          stem + "_convergence.dat",
+          stem + "_convergence.gp"};
 }
 
 }  // namespace
@@ -370,6 +384,27 @@ int main(int argc, char** argv) {
         return Usage(std::string("--") + flag +
                      " only applies to --strategy=wc-penalty-pgd, not '" +
                      FLAGS_strategy + "'; drop it or select wc-penalty-pgd.");
+      }
+    }
+  }
+  if (!ecmo::StringToNewtonHessianType(FLAGS_newton_hessian,
+                                       &options.newton.hessian)) {
+    return Usage("unknown --newton_hessian '" + FLAGS_newton_hessian +
+                 "'; valid: automatic, gauss-newton, exact-products.");
+  }
+  if (!ecmo::StringToNewtonLinearSolverType(FLAGS_newton_linear_solver,
+                                            &options.newton.linear_solver)) {
+    return Usage("unknown --newton_linear_solver '" +
+                 FLAGS_newton_linear_solver +
+                 "'; valid: automatic, sparse-cholesky, dense-cholesky, "
+                 "conjugate-gradients.");
+  }
+  if (options.strategy != ecmo::StrategyType::WC_NEWTON) {
+    for (const char* flag : {"newton_hessian", "newton_linear_solver"}) {
+      if (FlagGiven(flag)) {
+        return Usage(std::string("--") + flag +
+                     " only applies to --strategy=wc-newton, not '" +
+                     FLAGS_strategy + "'; drop it or select wc-newton.");
       }
     }
   }
@@ -529,8 +564,9 @@ int main(int argc, char** argv) {
       (FLAGS_normalize == "auto" && FLAGS_preference.empty());
   if (FLAGS_refine < 0) return Usage("--refine must be >= 0.");
   if (FLAGS_refine > 0 && !FLAGS_preference.empty()) {
-    return Usage("--refine needs a sweep (--sweep or --preferences), not a "
-                 "single --preference.");
+    return Usage(
+        "--refine needs a sweep (--sweep or --preferences), not a "
+        "single --preference.");
   }
   sweep_options.refine_to = FLAGS_refine;
   if (!FLAGS_hypervolume_reference.empty()) {
@@ -546,8 +582,8 @@ int main(int argc, char** argv) {
     }
     for (size_t i = 0; i < r.size(); ++i) {
       if (!std::isfinite(r[i])) {
-        return Usage("--hypervolume_reference: entry " +
-                     std::to_string(i + 1) + " is " + std::to_string(r[i]) +
+        return Usage("--hypervolume_reference: entry " + std::to_string(i + 1) +
+                     " is " + std::to_string(r[i]) +
                      "; every entry must be a finite number.");
       }
     }
@@ -555,9 +591,9 @@ int main(int argc, char** argv) {
   if (cross_check) {
     // The reference's options change what a point holds: recorded in every
     // JSON line so that --resume refuses points checked otherwise.
-    sweep_options.settings = {{"reference", FLAGS_reference},
-                              {"reference_tolerance",
-                               FLAGS_reference_tolerance}};
+    sweep_options.settings = {
+        {"reference", FLAGS_reference},
+        {"reference_tolerance", FLAGS_reference_tolerance}};
   }
   const int problem_size =
       info->has_problem_size()
@@ -783,26 +819,31 @@ int main(int argc, char** argv) {
   }
   // One line on the scalarization every point used: where r came from, the
   // scales, and what the automatic reference point cost.
-  const auto print_scalarization_line = [&](const ecmo::ParetoSweep::Summary& s) {
-    const ecmo::Scalarization& sc = s.scalarization;
-    if (sc.reference_point.size() == 0) return;
-    const auto vec = [&](const Eigen::VectorXd& v) {
-      return format_vector(std::vector<double>(v.data(), v.data() + v.size()),
-                           4);
-    };
-    std::printf("%d certified; reference point r = %s (%s), scales w = %s%s",
-                s.num_converged, vec(sc.reference_point).c_str(),
-                ecmo::ReferencePointTypeToString(sc.reference_point_type),
-                vec(sc.objective_scale).c_str(),
-                sc.normalized ? " (nadir - utopia)" : "");
-    if (sc.num_single_objective_solves > 0) {
-      std::printf("; %d single-objective solves, %lld gradient evaluations",
-                  sc.num_single_objective_solves,
-                  static_cast<long long>(sc.evaluations.gradient_evaluations));
-    }
-    if (s.num_refined > 0) std::printf("; %d points added by --refine", s.num_refined);
-    std::printf("\n");
-  };
+  const auto print_scalarization_line =
+      [&](const ecmo::ParetoSweep::Summary& s) {
+        const ecmo::Scalarization& sc = s.scalarization;
+        if (sc.reference_point.size() == 0) return;
+        const auto vec = [&](const Eigen::VectorXd& v) {
+          return format_vector(
+              std::vector<double>(v.data(), v.data() + v.size()), 4);
+        };
+        std::printf(
+            "%d certified; reference point r = %s (%s), scales w = %s%s",
+            s.num_converged,
+            vec(sc.reference_point).c_str(),
+            ecmo::ReferencePointTypeToString(sc.reference_point_type),
+            vec(sc.objective_scale).c_str(),
+            sc.normalized ? " (nadir - utopia)" : "");
+        if (sc.num_single_objective_solves > 0) {
+          std::printf(
+              "; %d single-objective solves, %lld gradient evaluations",
+              sc.num_single_objective_solves,
+              static_cast<long long>(sc.evaluations.gradient_evaluations));
+        }
+        if (s.num_refined > 0)
+          std::printf("; %d points added by --refine", s.num_refined);
+        std::printf("\n");
+      };
   if (!FLAGS_json && preferences.size() > 1) {
     std::printf(
         "\n%d points (%d solved, %d resumed), %d usable; hypervolume %.6g "
@@ -847,12 +888,13 @@ int main(int argc, char** argv) {
     for (const ecmo::SweepPoint& p : sweep.points) {
       if (p.status != ecmo::SweepPoint::NOT_SOLVED) ordered.push_back(&p);
     }
-    std::stable_sort(ordered.begin(), ordered.end(),
+    std::stable_sort(ordered.begin(),
+                     ordered.end(),
                      [](const ecmo::SweepPoint* a, const ecmo::SweepPoint* b) {
                        return a->index < b->index;
                      });
-    const int k = sweep.num_parameters >= 0 ? sweep.num_parameters
-                                            : info->num_parameters;
+    const int k =
+        sweep.num_parameters >= 0 ? sweep.num_parameters : info->num_parameters;
     std::string text = "index," + ecmo::CsvHeader(S, k) + "\n";
     for (const ecmo::SweepPoint* p : ordered) {
       text += std::to_string(p->index) + "," +

@@ -20,9 +20,9 @@
 #include <string>
 #include <vector>
 
+#include "command_runner.h"
 #include "ecmo/problems/registry.h"
 #include "ecmo/sweep.h"
-#include "command_runner.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "sweep_io.h"
@@ -85,9 +85,9 @@ RunResult RunSolve(const std::string& args, const std::string& prefix = "") {
   return RunResult{r.exit_code, r.output};
 }
 
-#define EXPECT_RUN(run, code, text)                                  \
-  do {                                                               \
-    EXPECT_EQ((run).exit_code, (code)) << (run).output;              \
+#define EXPECT_RUN(run, code, text)                                        \
+  do {                                                                     \
+    EXPECT_EQ((run).exit_code, (code)) << (run).output;                    \
     EXPECT_NE((run).output.find(text), std::string::npos) << (run).output; \
   } while (0)
 
@@ -118,9 +118,11 @@ TEST(TrustworthyResults, ResumeRefusesBadFieldsAndLeavesTheFileUntouched) {
       {"iterations", 1e300, "\"iterations\" = 1e+300 is not an integer"},
       {"index", 3, "field \"index\" = 3 is not an integer in [0, 3)"},
       {"index", -1, "field \"index\" = -1"},
-      {"z", nlohmann::json::array({1.0, 2.0, 3.0}),
+      {"z",
+       nlohmann::json::array({1.0, 2.0, 3.0}),
        "field \"z\" has 3 entries but the problem has 2 parameters"},
-      {"objectives", nlohmann::json::array({1.0}),
+      {"objectives",
+       nlohmann::json::array({1.0}),
        "field \"objectives\" has 1 entries"},
       {"settings", nullptr, "field \"settings\" is missing"},
   };
@@ -145,7 +147,9 @@ TEST(TrustworthyResults, ResumeRefusesAFileThatIsNotJsonLines) {
   const std::vector<std::string> texts = {
       "my notes about the front\nsecond line\n",
       "problem,strategy,lambda_1,lambda_2\ngebken_circle,x,0.5,0.5\n",
-      std::string("\x7f" "ELF\x02\x01\x01\0\0\0binary\n\xff\xfe", 20),
+      std::string("\x7f"
+                  "ELF\x02\x01\x01\0\0\0binary\n\xff\xfe",
+                  20),
       "[1, 2, 3]\n",
       "{\"a\": 1}\n",
   };
@@ -161,8 +165,8 @@ TEST(TrustworthyResults, ResumeRefusesAFileThatIsNotJsonLines) {
   const std::string broken =
       good[0].dump() + "\n{\"index\": 1, \"cut\n" + good[2].dump() + "\n";
   WriteText(path, broken);
-  EXPECT_RUN(RunSolve("--sweep=3 --resume --jsonl=" + path), 2,
-             path + ":2: not JSON");
+  EXPECT_RUN(
+      RunSolve("--sweep=3 --resume --jsonl=" + path), 2, path + ":2: not JSON");
   EXPECT_EQ(ReadText(path), broken);
   // Only a last line cut short by a kill is dropped (and reported).
   const std::string cut = good[0].dump() + "\n" + good[1].dump() + "\n" +
@@ -178,22 +182,28 @@ TEST(TrustworthyResults, ResumeRefusesPointsComputedWithOtherOptions) {
   const std::string path = dir + "/front.jsonl";
   GoodSweep(path);
   const std::string text = ReadText(path);
-  EXPECT_RUN(RunSolve("--sweep=3 --resume --max_iterations=200 --jsonl=" +
-                      path),
-             2, "max_iterations (file: 10000, this run: 200)");
+  EXPECT_RUN(
+      RunSolve("--sweep=3 --resume --max_iterations=200 --jsonl=" + path),
+      2,
+      "max_iterations (file: 10000, this run: 200)");
   EXPECT_RUN(RunSolve("--sweep=3 --resume --strategy=wc-penalty-lbfgs "
-                      "--jsonl=" + path),
-             2, "strategy (file: \"wc-augmented-lagrangian\", this run: "
-                "\"wc-penalty-lbfgs\")");
-  EXPECT_RUN(RunSolve("--sweep=3 --resume --objective_offset=2,2 --jsonl=" +
+                      "--jsonl=" +
                       path),
-             2, "objective_offset");
-  EXPECT_RUN(RunSolve("--sweep=3 --resume --kkt_tolerance=1e-8 --jsonl=" +
-                      path),
-             2, "kkt_tolerance");
+             2,
+             "strategy (file: \"wc-augmented-lagrangian\", this run: "
+             "\"wc-penalty-lbfgs\")");
+  EXPECT_RUN(
+      RunSolve("--sweep=3 --resume --objective_offset=2,2 --jsonl=" + path),
+      2,
+      "objective_offset");
+  EXPECT_RUN(
+      RunSolve("--sweep=3 --resume --kkt_tolerance=1e-8 --jsonl=" + path),
+      2,
+      "kkt_tolerance");
   EXPECT_EQ(ReadText(path), text);
   // The same options resume.
-  EXPECT_RUN(RunSolve("--sweep=3 --resume --jsonl=" + path), 0,
+  EXPECT_RUN(RunSolve("--sweep=3 --resume --jsonl=" + path),
+             0,
              "resumed 3 of 3 points");
 }
 
@@ -205,13 +215,14 @@ TEST(TrustworthyResults, ConcurrentRunsOnOneFileAreRefused) {
   const int fd = ::open(path.c_str(), O_RDONLY);
   ASSERT_GE(fd, 0);
   ASSERT_EQ(::flock(fd, LOCK_EX | LOCK_NB), 0);
-  EXPECT_RUN(RunSolve("--sweep=3 --resume --jsonl=" + path), 2,
+  EXPECT_RUN(RunSolve("--sweep=3 --resume --jsonl=" + path),
+             2,
              "another ecmo_solve (or ecmo::Sweep) is writing " + path);
   EXPECT_RUN(RunSolve("--sweep=3 --jsonl=" + path), 2, "is writing");
   EXPECT_EQ(ReadText(path), text);
   ::close(fd);
-  EXPECT_RUN(RunSolve("--sweep=3 --resume --jsonl=" + path), 0,
-             "resumed 3 of 3");
+  EXPECT_RUN(
+      RunSolve("--sweep=3 --resume --jsonl=" + path), 0, "resumed 3 of 3");
 }
 
 TEST(TrustworthyResults, SymlinkedJsonlStaysALink) {
@@ -236,18 +247,22 @@ TEST(TrustworthyResults, SymlinkedJsonlStaysALink) {
 TEST(TrustworthyResults, CoincidingOutputPathsAreRefusedBeforeSolving) {
   const std::string dir = TestDir("paths");
   const std::string jsonl = dir + "/front.jsonl";
-  EXPECT_RUN(RunSolve("--sweep=3 --jsonl=" + jsonl + " --csv=" + jsonl), 2,
+  EXPECT_RUN(RunSolve("--sweep=3 --jsonl=" + jsonl + " --csv=" + jsonl),
+             2,
              "--csv and --jsonl name the same file");
   EXPECT_RUN(RunSolve("--sweep=3 --jsonl=" + jsonl + " --output=" + dir +
                       "/./front.jsonl"),
-             2, "--output and --jsonl name the same file");
+             2,
+             "--output and --jsonl name the same file");
   EXPECT_RUN(RunSolve("--sweep=3 --jsonl=" + dir + "/front.dat --plot=" + dir +
                       "/front.png"),
-             2, "name the same file");
+             2,
+             "name the same file");
   ASSERT_EQ(::symlink("front.jsonl", (dir + "/alias.json").c_str()), 0);
   EXPECT_RUN(RunSolve("--sweep=3 --jsonl=" + jsonl + " --output=" + dir +
                       "/alias.json"),
-             2, "name the same file");
+             2,
+             "name the same file");
   EXPECT_FALSE(Exists(jsonl));
 }
 
@@ -255,8 +270,8 @@ TEST(TrustworthyResults, WriteErrorsExitFourAndNeverTruncateAGoodFile) {
   const std::string dir = TestDir("write");
   for (const char* flag : {"--output", "--jsonl"}) {
     SCOPED_TRACE(flag);
-    const RunResult run = RunSolve(std::string("--sweep=3 ") + flag +
-                                   "=/dev/full");
+    const RunResult run =
+        RunSolve(std::string("--sweep=3 ") + flag + "=/dev/full");
     EXPECT_RUN(run, 4, "/dev/full");
     EXPECT_NE(run.output.find("No space left on device"), std::string::npos);
     EXPECT_EQ(run.output.find("written to /dev/full"), std::string::npos);
@@ -264,8 +279,8 @@ TEST(TrustworthyResults, WriteErrorsExitFourAndNeverTruncateAGoodFile) {
   // The CSV header is written before solving: an I/O error then is exit 2.
   EXPECT_RUN(RunSolve("--sweep=3 --csv=/dev/full"), 2, "/dev/full");
   // Unwritable --output is found before the sweep, not after it.
-  const RunResult early = RunSolve("--sweep=3 --output=" + dir +
-                                   "/missing/dir/x.json");
+  const RunResult early =
+      RunSolve("--sweep=3 --output=" + dir + "/missing/dir/x.json");
   EXPECT_RUN(early, 2, "cannot write --output file");
   EXPECT_EQ(early.output.find("CONVERGENCE"), std::string::npos);
   // A file-size limit mid-write leaves the previous --output intact (the
@@ -273,8 +288,8 @@ TEST(TrustworthyResults, WriteErrorsExitFourAndNeverTruncateAGoodFile) {
   const std::string out = dir + "/front.json";
   const std::string old_text = "{\"previous\": \"good result\"}\n";
   WriteText(out, old_text);
-  const RunResult limited = RunSolve(
-      "--sweep=40 --output=" + out, "trap '' XFSZ; ulimit -f 8;");
+  const RunResult limited =
+      RunSolve("--sweep=40 --output=" + out, "trap '' XFSZ; ulimit -f 8;");
   EXPECT_RUN(limited, 4, out);
   EXPECT_EQ(ReadText(out), old_text);
   EXPECT_EQ(limited.output.find("JSON written to"), std::string::npos);
@@ -291,7 +306,8 @@ TEST(TrustworthyResults, ThreadCreationFailureFallsBackInsteadOfAborting) {
   // threads that could be created); whether the extreme corners of a
   // 2000-point grid certify depends on which neighbour warm-started them.
   ASSERT_TRUE(run.exit_code == 0 || run.exit_code == 3)
-      << run.exit_code << "\n" << run.output.substr(0, 2000);
+      << run.exit_code << "\n"
+      << run.output.substr(0, 2000);
   const size_t start = run.output.find('{');
   ASSERT_NE(start, std::string::npos);
   const nlohmann::json j =
@@ -309,11 +325,13 @@ TEST(TrustworthyResults, ExitCodesSayWhetherTheFrontIsCertified) {
   // 0: every point CONVERGENCE.
   EXPECT_EQ(RunSolve("--sweep=3").exit_code, 0);
   // 3: usable, not certified (infeasibly large offsets, a useless c0).
-  EXPECT_RUN(RunSolve("--sweep=2 --objective_offset=1e300,1e300"), 3,
+  EXPECT_RUN(RunSolve("--sweep=2 --objective_offset=1e300,1e300"),
+             3,
              "NO_CONVERGENCE");
   EXPECT_RUN(RunSolve("--sweep=2 --strategy=wc-penalty-pgd --c0=1e-300 "
                       "--max_iterations=200"),
-             3, "NO_CONVERGENCE");
+             3,
+             "NO_CONVERGENCE");
   // 1: a disagreement with the reference.
   EXPECT_EQ(RunSolve("--preference=0.3,0.7 --strategy=wc-penalty-pgd "
                      "--max_iterations=20 --reference=ipopt")
@@ -331,19 +349,39 @@ TEST(TrustworthyResults, ExitCodesSayWhetherTheFrontIsCertified) {
 TEST(TrustworthyResults, MeaninglessFlagsAreRefused) {
   for (const char* tolerance : {"inf", "1e300", "1", "nan"}) {
     EXPECT_RUN(RunSolve(std::string("--sweep=2 --kkt_tolerance=") + tolerance),
-               2, "kkt_tolerance");
+               2,
+               "kkt_tolerance");
   }
   EXPECT_RUN(RunSolve("--preference_floor=0.5"), 2, "is >= 1/S = 0.5");
   EXPECT_RUN(RunSolve("--preference=0.5,0.5,"), 2, "field 3 is empty");
   EXPECT_RUN(RunSolve("--preference=0.5,,0.5"), 2, "field 2 is empty");
   EXPECT_RUN(RunSolve("--objective_offset=1,"), 2, "field 2 is empty");
   for (const char* flag : {"--eta0=0.1", "--c0=2", "--step_rule=fixed"}) {
-    EXPECT_RUN(RunSolve(std::string("--sweep=2 ") + flag), 2,
+    EXPECT_RUN(RunSolve(std::string("--sweep=2 ") + flag),
+               2,
                "only applies to --strategy=wc-penalty-pgd");
-    EXPECT_RUN(RunSolve(std::string("--sweep=2 --strategy=wc-penalty-lbfgs ") +
-                        flag),
-               2, "not 'wc-penalty-lbfgs'");
+    EXPECT_RUN(
+        RunSolve(std::string("--sweep=2 --strategy=wc-penalty-lbfgs ") + flag),
+        2,
+        "not 'wc-penalty-lbfgs'");
   }
+  for (const char* flag : {"--newton_hessian=gauss-newton",
+                           "--newton_linear_solver=dense-cholesky"}) {
+    EXPECT_RUN(RunSolve(std::string("--sweep=2 ") + flag),
+               2,
+               "only applies to --strategy=wc-newton");
+  }
+  EXPECT_RUN(RunSolve("--sweep=2 --strategy=wc-newton --newton_hessian=exact"),
+             2,
+             "valid: automatic, gauss-newton, exact-products");
+  EXPECT_RUN(RunSolve("--sweep=2 --strategy=wc-newton "
+                      "--newton_hessian=gauss-newton"),
+             2,
+             "sums of squared residuals");
+  EXPECT_EQ(RunSolve("--sweep=3 --strategy=wc-newton "
+                     "--newton_linear_solver=conjugate-gradients")
+                .exit_code,
+            0);
   EXPECT_NE(RunSolve("--sweep=2 --strategy=wc-penalty-pgd --eta0=0.02 "
                      "--max_iterations=100")
                 .exit_code,
@@ -360,8 +398,8 @@ internal::ResumeExpectation Expectation() {
   expect.num_parameters = 2;
   expect.num_constraints = 1;
   expect.preferences = {{0.25, 0.75}, {0.5, 0.5}, {0.75, 0.25}};
-  expect.settings = internal::SweepSettings(Solver::Options(), true, 1e-4,
-                                            nlohmann::json::object());
+  expect.settings = internal::SweepSettings(
+      Solver::Options(), true, 1e-4, nlohmann::json::object());
   return expect;
 }
 
@@ -393,8 +431,8 @@ TEST(ResumeReader, AcceptsGoodLinesAndACutLastLine) {
   EXPECT_EQ(contents.valid_prefix_bytes,
             static_cast<int64_t>(text.rfind('\n') + 1));
   // A last line that parses but has no newline needs one before appending.
-  ASSERT_TRUE(internal::ParseResumeText(Line(1, expect).dump(), expect,
-                                        &contents, &error));
+  ASSERT_TRUE(internal::ParseResumeText(
+      Line(1, expect).dump(), expect, &contents, &error));
   EXPECT_TRUE(contents.needs_newline);
 }
 
@@ -434,7 +472,9 @@ TEST(ResumeReader, SweepRefusesAFloorThatCollapsesThePreferences) {
   ParetoSweep::Options options;
   options.preference_floor = 0.5;  // = 1/S
   ParetoSweep::Summary summary;
-  Sweep(options, MakeProblemFactory(info->build), {{0.3, 0.7}, {1.0, 0.0}},
+  Sweep(options,
+        MakeProblemFactory(info->build),
+        {{0.3, 0.7}, {1.0, 0.0}},
         &summary);
   EXPECT_EQ(summary.termination_type, ceres::FAILURE);
   EXPECT_NE(summary.message.find("preference_floor = 0.5 is >= 1/S"),

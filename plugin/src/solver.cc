@@ -455,6 +455,16 @@ void Solve(const Solver::Options& options,
     }
     if (!os.str().empty()) return fail(os.str());
   }
+  if (options.strategy == StrategyType::WC_NEWTON &&
+      options.newton.hessian == NewtonHessianType::GAUSS_NEWTON &&
+      !evaluator->HasGaussNewtonMatrix()) {
+    return fail(
+        "Solver::Options::newton.hessian = gauss-newton needs objectives that "
+        "are sums of squared residuals (an evaluator with a Gauss-Newton "
+        "matrix, e.g. ecmo::CeresProblemAdapter); this problem has none. Use "
+        "newton.hessian = automatic or exact-products (Hessian products, "
+        "matrix-free), or the strategy wc-augmented-lagrangian.");
+  }
 
   internal::StrategyInput input;
   input.options = &options;
