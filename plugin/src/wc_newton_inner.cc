@@ -366,10 +366,16 @@ class NewtonInnerMinimizer final : public InnerMinimizer {
                  std::to_string(kt_) + " x " + std::to_string(kt_);
         return false;
       }
-      // D: the diagonal of G plus that of the active Chebyshev part.
+      // D: the diagonal of the model's Hessian at d = 0, G + W_A C_A W_A^T
+      // (the reduced Chebyshev part, zero when one objective is active; the
+      // unreduced v w_s w_s^T would over-damp every step by the penalty).
+      std::vector<bool> active(S_);
+      for (int s = 0; s < S_; ++s) active[s] = omega[s] > 0.0;
+      SelectActive(active);
       diagonal_ = gn_.diagonal();
-      for (int s = 0; s < S_; ++s) {
-        if (omega[s] > 0.0) diagonal_ += v_ * w_.col(s).cwiseAbs2();
+      if (w_active_.cols() > 1) {
+        diagonal_ +=
+            ((w_active_ * low_rank_).cwiseProduct(w_active_)).rowwise().sum();
       }
       diagonal_ = diagonal_.cwiseMax(options_.min_diagonal)
                       .cwiseMin(options_.max_diagonal);
@@ -401,10 +407,22 @@ class NewtonInnerMinimizer final : public InnerMinimizer {
     const double phi0 = Chebyshev(c_, &omega);
     gd.setZero();  // G d
     bool on_boundary = false;
-    // m at the current d (0 at d = 0); an iteration that does not lower it
-    // (G indefinite, or CG truncated) is undone and ends the loop.
+    // The damped model m(d) + mu/2 d^T D d (what the linear systems
+    // minimize) at d + t delta, from G d and G delta: cheap, so every
+    // semismooth iteration is a line search on it. A full piece step that
+    // crosses into another piece can raise the piecewise model; the line
+    // search keeps every iteration a descent step (the model is convex for
+    // Gauss-Newton, so this converges to its minimizer).
+    auto damped_model = [&](double t, const Eigen::VectorXd& gdelta) {
+      const Eigen::VectorXd dt = *d + t * delta;
+      const Eigen::VectorXd gdt = gd + t * gdelta;
+      Eigen::VectorXd unused;
+      return Chebyshev(c_ + w_.transpose() * dt, &unused) - phi0 +
+             rest_gradient_.dot(dt) + 0.5 * dt.dot(gdt) +
+             0.5 * mu * dt.dot(diagonal_.cwiseProduct(dt));
+    };
     double model = 0.0;
-    Eigen::VectorXd d_previous, gd_previous;
+    Eigen::VectorXd gdelta;
     for (int iteration = 0; iteration <= S_ + 1; ++iteration) {
       c_trial = c_ + w_.transpose() * (*d);
       Chebyshev(c_trial, &omega);
@@ -421,20 +439,18 @@ class NewtonInnerMinimizer final : public InnerMinimizer {
       } else if (!SolveSteihaug(grad, *d, &delta, &on_boundary, error)) {
         return false;
       }
-      d_previous = *d;
-      gd_previous = gd;
-      *d += delta;
-      // G d, for the next gradient and the prediction.
-      if (!ApplyG(*d, &gd, error)) return false;
-      c_trial = c_ + w_.transpose() * (*d);
-      const double model_new = Chebyshev(c_trial, &omega) - phi0 +
-                               rest_gradient_.dot(*d) + 0.5 * d->dot(gd);
-      if (iteration > 0 && !(model_new < model)) {
-        *d = d_previous;
-        gd = gd_previous;
-        break;
+      if (!ApplyG(delta, &gdelta, error)) return false;
+      double t = 1.0;
+      double model_new = damped_model(t, gdelta);
+      for (int halving = 0; halving < 40 && !(model_new < model); ++halving) {
+        t *= 0.5;
+        model_new = damped_model(t, gdelta);
       }
+      if (!(model_new < model)) break;
+      *d += t * delta;
+      gd += t * gdelta;
       model = model_new;
+      if (t < 1.0) on_boundary = false;  // inside the region again
     }
     c_trial = c_ + w_.transpose() * (*d);
     const double phi = Chebyshev(c_trial, &omega);
