@@ -389,6 +389,17 @@ TEST(WcNewton, GaussNewtonWithoutTheStructureIsRefusedWithAClearMessage) {
   EXPECT_NE(summary.message.find("exact-products"), std::string::npos)
       << summary.message;
 
+  // A factorizing linear solver needs the structure too.
+  options.newton.hessian = NewtonHessianType::AUTOMATIC;
+  options.newton.linear_solver = NewtonLinearSolverType::DENSE_CHOLESKY;
+  z << 0.3;
+  Solve(options, &evaluator, {0.5, 0.5}, &z, &summary);
+  EXPECT_EQ(summary.termination_type, ceres::FAILURE);
+  EXPECT_NE(summary.message.find("dense-cholesky factorizes"),
+            std::string::npos)
+      << summary.message;
+  options.newton.linear_solver = NewtonLinearSolverType::AUTOMATIC;
+
   // Automatic picks the products and converges to z = 0 (equal weights).
   options.newton.hessian = NewtonHessianType::AUTOMATIC;
   z << 0.3;

@@ -127,45 +127,43 @@ bool Solver::Options::IsValid(std::string* error) const {
                     newton.max_inner_iterations,
                     newton.max_inner_iterations > 0,
                     "> 0");
-  ECMO_OPTION_CHECK(kOptions,
-                    newton.initial_trust_region_radius,
-                    newton.initial_trust_region_radius > 0.0 &&
-                        newton.initial_trust_region_radius <=
-                            newton.max_trust_region_radius,
-                    "> 0 and <= newton.max_trust_region_radius");
-  ECMO_OPTION_CHECK(kOptions,
-                    newton.min_trust_region_radius,
-                    newton.min_trust_region_radius > 0.0 &&
-                        newton.min_trust_region_radius <
-                            newton.initial_trust_region_radius,
-                    "> 0 and < newton.initial_trust_region_radius");
+  ECMO_OPTION_CHECK(
+      kOptions,
+      newton.initial_trust_region_radius,
+      newton.initial_trust_region_radius > 0.0 &&
+          newton.initial_trust_region_radius <= newton.max_trust_region_radius,
+      "> 0 and <= newton.max_trust_region_radius");
+  ECMO_OPTION_CHECK(
+      kOptions,
+      newton.min_trust_region_radius,
+      newton.min_trust_region_radius > 0.0 &&
+          newton.min_trust_region_radius < newton.initial_trust_region_radius,
+      "> 0 and < newton.initial_trust_region_radius");
   ECMO_OPTION_CHECK(kOptions,
                     newton.max_trust_region_radius,
                     std::isfinite(newton.max_trust_region_radius),
                     "finite");
-  ECMO_OPTION_CHECK(kOptions,
-                    newton.min_diagonal,
-                    newton.min_diagonal > 0.0 &&
-                        newton.min_diagonal <= newton.max_diagonal,
-                    "> 0 and <= newton.max_diagonal");
+  ECMO_OPTION_CHECK(
+      kOptions,
+      newton.min_diagonal,
+      newton.min_diagonal > 0.0 && newton.min_diagonal <= newton.max_diagonal,
+      "> 0 and <= newton.max_diagonal");
   ECMO_OPTION_CHECK(kOptions,
                     newton.max_diagonal,
                     std::isfinite(newton.max_diagonal),
                     "finite");
-  ECMO_OPTION_CHECK(kOptions,
-                    newton.min_relative_decrease,
-                    newton.min_relative_decrease > 0.0 &&
-                        newton.min_relative_decrease < 1.0,
-                    "in (0, 1)");
-  ECMO_OPTION_CHECK(kOptions,
-                    newton.max_cg_iterations,
-                    newton.max_cg_iterations > 0,
-                    "> 0");
-  ECMO_OPTION_CHECK(kOptions,
-                    newton.cg_relative_tolerance,
-                    newton.cg_relative_tolerance > 0.0 &&
-                        newton.cg_relative_tolerance < 1.0,
-                    "in (0, 1)");
+  ECMO_OPTION_CHECK(
+      kOptions,
+      newton.min_relative_decrease,
+      newton.min_relative_decrease > 0.0 && newton.min_relative_decrease < 1.0,
+      "in (0, 1)");
+  ECMO_OPTION_CHECK(
+      kOptions, newton.max_cg_iterations, newton.max_cg_iterations > 0, "> 0");
+  ECMO_OPTION_CHECK(
+      kOptions,
+      newton.cg_relative_tolerance,
+      newton.cg_relative_tolerance > 0.0 && newton.cg_relative_tolerance < 1.0,
+      "in (0, 1)");
   if ((newton.linear_solver == NewtonLinearSolverType::SPARSE_CHOLESKY ||
        newton.linear_solver == NewtonLinearSolverType::DENSE_CHOLESKY) &&
       newton.hessian == NewtonHessianType::EXACT_PRODUCTS) {
@@ -179,8 +177,10 @@ bool Solver::Options::IsValid(std::string* error) const {
     }
     return false;
   }
-  if (!internal::CheckNoNull(kOptions, "quasi_newton.inner.callbacks",
-                            quasi_newton.inner.callbacks, error)) {
+  if (!internal::CheckNoNull(kOptions,
+                             "quasi_newton.inner.callbacks",
+                             quasi_newton.inner.callbacks,
+                             error)) {
     return false;
   }
   {
@@ -215,12 +215,23 @@ bool Solver::Options::IsValid(std::string* error) const {
       warm_start.penalty_v,
       warm_start.penalty_v >= 0.0 && std::isfinite(warm_start.penalty_v),
       ">= 0 and finite (0 = automatic)");
-  if (!internal::CheckEntries(kOptions, "objective_offset", objective_offset,
-                              internal::IsFinite, "finite", error) ||
-      !internal::CheckEntries(kOptions, "reference_point", reference_point,
-                              internal::IsFinite, "finite", error) ||
-      !internal::CheckEntries(kOptions, "objective_scale", objective_scale,
-                              internal::IsPositiveFinite, "finite and > 0",
+  if (!internal::CheckEntries(kOptions,
+                              "objective_offset",
+                              objective_offset,
+                              internal::IsFinite,
+                              "finite",
+                              error) ||
+      !internal::CheckEntries(kOptions,
+                              "reference_point",
+                              reference_point,
+                              internal::IsFinite,
+                              "finite",
+                              error) ||
+      !internal::CheckEntries(kOptions,
+                              "objective_scale",
+                              objective_scale,
+                              internal::IsPositiveFinite,
+                              "finite and > 0",
                               error)) {
     return false;
   }
@@ -290,7 +301,9 @@ bool EvaluateShifted(Evaluator* evaluator,
   if (grad_f != nullptr) {
     grad_f->resize(evaluator->NumParameters(), evaluator->NumObjectives());
   }
-  if (!evaluator->Evaluate(z.data(), f->data(), h->data(),
+  if (!evaluator->Evaluate(z.data(),
+                           f->data(),
+                           h->data(),
                            grad_f != nullptr ? grad_f->data() : nullptr,
                            error)) {
     return false;
@@ -308,10 +321,9 @@ double StopRule::RawEquivalent(const Eigen::VectorXd& lambda) const {
   for (int s = 0; s < lambda.size() && s < sigma.size(); ++s) {
     weight = std::min(weight, lambda[s] * sigma[s]);
   }
-  const double t =
-      std::min(std::min(stationarity_tolerance, complementarity_tolerance) *
-                   weight,
-               feasibility_tolerance);
+  const double t = std::min(
+      std::min(stationarity_tolerance, complementarity_tolerance) * weight,
+      feasibility_tolerance);
   return t * t;
 }
 
@@ -319,17 +331,25 @@ std::string StopRule::Describe(const KktResidual& residual,
                                const KktCertificate& c) const {
   char buffer[256];
   if (absolute) {
-    std::snprintf(buffer, sizeof(buffer),
+    std::snprintf(buffer,
+                  sizeof(buffer),
                   "||K||^2 = %.3e <= kkt_tolerance = %.3e",
-                  residual.SquaredNorm(), kkt_tolerance);
+                  residual.SquaredNorm(),
+                  kkt_tolerance);
   } else {
-    std::snprintf(buffer, sizeof(buffer),
+    std::snprintf(buffer,
+                  sizeof(buffer),
                   "certificate: simplex %.1e, stationarity %.1e <= %.1e, "
                   "complementarity %.1e <= %.1e, ||h||_inf %.1e <= %.1e "
                   "(||K||^2 = %.3e)",
-                  c.simplex, c.stationarity, stationarity_tolerance,
-                  c.complementarity, complementarity_tolerance, c.feasibility,
-                  feasibility_tolerance, residual.SquaredNorm());
+                  c.simplex,
+                  c.stationarity,
+                  stationarity_tolerance,
+                  c.complementarity,
+                  complementarity_tolerance,
+                  c.feasibility,
+                  feasibility_tolerance,
+                  residual.SquaredNorm());
   }
   return buffer;
 }
@@ -344,14 +364,17 @@ std::string UnboundedMessage(double rho,
                              double constraint_max_norm,
                              double rho_floor) {
   char buffer[512];
-  std::snprintf(buffer, sizeof(buffer),
+  std::snprintf(buffer,
+                sizeof(buffer),
                 "rho fell to %.3e at a nearly feasible point (||h||_inf = "
                 "%.1e), below %.3e, far beneath anything the start point and "
                 "the objective scales make attainable: the objective is "
                 "likely unbounded below on the feasible set. If it is "
                 "bounded, give Solver::Options::reference_point (or "
                 "objective_offset) near its infimum.",
-                rho, constraint_max_norm, rho_floor);
+                rho,
+                constraint_max_norm,
+                rho_floor);
   return buffer;
 }
 
@@ -456,6 +479,20 @@ void Solve(const Solver::Options& options,
     if (!os.str().empty()) return fail(os.str());
   }
   if (options.strategy == StrategyType::WC_NEWTON &&
+      (options.newton.linear_solver ==
+           NewtonLinearSolverType::SPARSE_CHOLESKY ||
+       options.newton.linear_solver ==
+           NewtonLinearSolverType::DENSE_CHOLESKY) &&
+      !evaluator->HasGaussNewtonMatrix()) {
+    return fail(
+        "Solver::Options::newton.linear_solver = " +
+        std::string(
+            NewtonLinearSolverTypeToString(options.newton.linear_solver)) +
+        " factorizes a Gauss-Newton matrix, and this problem has none (its "
+        "objectives are not sums of squared residuals); use linear_solver = "
+        "conjugate-gradients or automatic.");
+  }
+  if (options.strategy == StrategyType::WC_NEWTON &&
       options.newton.hessian == NewtonHessianType::GAUSS_NEWTON &&
       !evaluator->HasGaussNewtonMatrix()) {
     return fail(
@@ -474,8 +511,8 @@ void Solve(const Solver::Options& options,
 
   // The scalarization: reference point r and scales w (may run the
   // single-objective solves; their work is reported separately).
-  if (!ComputeScalarization(options, evaluator, *z, &summary->scalarization,
-                            &error)) {
+  if (!ComputeScalarization(
+          options, evaluator, *z, &summary->scalarization, &error)) {
     return fail(error);
   }
   const Scalarization& scalarization = summary->scalarization;
@@ -492,8 +529,11 @@ void Solve(const Solver::Options& options,
                              options.strategy != StrategyType::WC_PENALTY_PGD;
   Eigen::VectorXd f0(S), h0(q);
   Eigen::MatrixXd grad0(k, S);
-  if (!evaluator->Evaluate(z->data(), f0.data(), h0.data(),
-                           scale_problem ? grad0.data() : nullptr, &error)) {
+  if (!evaluator->Evaluate(z->data(),
+                           f0.data(),
+                           h0.data(),
+                           scale_problem ? grad0.data() : nullptr,
+                           &error)) {
     return fail("At the start point: " + error);
   }
   summary->initial_objectives = f0;
@@ -517,7 +557,8 @@ void Solve(const Solver::Options& options,
       // not trade off has no range to measure its slack in.
       sigma[s] = std::max(
           scalarization.nadir_point[s] - scalarization.reference_point[s],
-          1e-4 * std::max({1.0, std::abs(scalarization.reference_point[s]),
+          1e-4 * std::max({1.0,
+                           std::abs(scalarization.reference_point[s]),
                            std::abs(scalarization.nadir_point[s])}));
     } else {
       sigma[s] = std::max(1.0, std::abs(f0[s] + input.offset[s]));
@@ -538,8 +579,8 @@ void Solve(const Solver::Options& options,
   if (scale_problem) {
     double largest = 0.0;
     for (int s = 0; s < S; ++s) {
-      largest = std::max(largest, input.lambda[s] *
-                                      grad0.col(s).lpNorm<Eigen::Infinity>());
+      largest = std::max(
+          largest, input.lambda[s] * grad0.col(s).lpNorm<Eigen::Infinity>());
     }
     if (std::isfinite(largest) && largest > 100.0) s_scale = 100.0 / largest;
   }
@@ -554,10 +595,10 @@ void Solve(const Solver::Options& options,
     input.options = &scaled_options;
   }
 
-  const Eigen::VectorXd weighted0 = input.lambda.cwiseProduct(f0 + input.offset);
-  input.rho0 = std::isnan(options.initial_rho)
-                   ? weighted0.maxCoeff()
-                   : options.initial_rho * s_scale;
+  const Eigen::VectorXd weighted0 =
+      input.lambda.cwiseProduct(f0 + input.offset);
+  input.rho0 = std::isnan(options.initial_rho) ? weighted0.maxCoeff()
+                                               : options.initial_rho * s_scale;
   summary->initial_rho = input.rho0 / s_scale;
   // Far below anything attainable: every feasible point has rho >= the
   // smallest weighted value that is possible, which is >= 0 when r is below
@@ -608,13 +649,20 @@ void Solve(const Solver::Options& options,
     // and least squares). These evaluations are not counted as the
     // strategy's work: counts were taken above.
     KktMultipliers multipliers = output.multipliers;
-    if (multipliers.omega.size() != S) multipliers.omega = Eigen::VectorXd::Zero(S);
+    if (multipliers.omega.size() != S)
+      multipliers.omega = Eigen::VectorXd::Zero(S);
     if (multipliers.nu.size() != q) multipliers.nu = Eigen::VectorXd::Zero(q);
     Eigen::VectorXd f(S), h(q);
-    if (evaluator->Evaluate(output.z.data(), f.data(), h.data(), nullptr,
-                            &error) &&
-        ComputeKktReport(evaluator, input.lambda, input.offset, output.rho,
-                         output.z, multipliers, &summary->kkt, &error,
+    if (evaluator->Evaluate(
+            output.z.data(), f.data(), h.data(), nullptr, &error) &&
+        ComputeKktReport(evaluator,
+                         input.lambda,
+                         input.offset,
+                         output.rho,
+                         output.z,
+                         multipliers,
+                         &summary->kkt,
+                         &error,
                          sigma)) {
       summary->objectives = f;
       summary->constraint_norm = h.norm();
