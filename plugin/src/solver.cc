@@ -478,29 +478,31 @@ void Solve(const Solver::Options& options,
     }
     if (!os.str().empty()) return fail(os.str());
   }
-  if (options.strategy == StrategyType::WC_NEWTON &&
-      (options.newton.linear_solver ==
-           NewtonLinearSolverType::SPARSE_CHOLESKY ||
-       options.newton.linear_solver ==
-           NewtonLinearSolverType::DENSE_CHOLESKY) &&
-      !evaluator->HasGaussNewtonMatrix()) {
-    return fail(
-        "Solver::Options::newton.linear_solver = " +
-        std::string(
-            NewtonLinearSolverTypeToString(options.newton.linear_solver)) +
-        " factorizes a Gauss-Newton matrix, and this problem has none (its "
-        "objectives are not sums of squared residuals); use linear_solver = "
-        "conjugate-gradients or automatic.");
-  }
-  if (options.strategy == StrategyType::WC_NEWTON &&
-      options.newton.hessian == NewtonHessianType::GAUSS_NEWTON &&
-      !evaluator->HasGaussNewtonMatrix()) {
-    return fail(
-        "Solver::Options::newton.hessian = gauss-newton needs objectives that "
-        "are sums of squared residuals (an evaluator with a Gauss-Newton "
-        "matrix, e.g. ecmo::CeresProblemAdapter); this problem has none. Use "
-        "newton.hessian = automatic or exact-products (Hessian products, "
-        "matrix-free), or the strategy wc-augmented-lagrangian.");
+  {
+    // What WC_NEWTON's Gauss-Newton path needs (the one place this is
+    // checked; the inner solver relies on it).
+    const Solver::Options::NewtonOptions& newton = options.newton;
+    const bool factorizing =
+        newton.linear_solver == NewtonLinearSolverType::SPARSE_CHOLESKY ||
+        newton.linear_solver == NewtonLinearSolverType::DENSE_CHOLESKY;
+    if (options.strategy == StrategyType::WC_NEWTON &&
+        (newton.hessian == NewtonHessianType::GAUSS_NEWTON || factorizing) &&
+        !evaluator->HasGaussNewtonMatrix()) {
+      const std::string option =
+          newton.hessian == NewtonHessianType::GAUSS_NEWTON
+              ? std::string("newton.hessian = gauss-newton")
+              : "newton.linear_solver = " +
+                    std::string(
+                        NewtonLinearSolverTypeToString(newton.linear_solver));
+      return fail("Solver::Options::" + option +
+                  " factorizes a Gauss-Newton matrix, which needs objectives "
+                  "that are sums of squared residuals (an evaluator with "
+                  "one, e.g. ecmo::CeresProblemAdapter); this problem has "
+                  "none. Use newton.hessian = automatic or exact-products "
+                  "with linear_solver = automatic or conjugate-gradients "
+                  "(Hessian products, matrix-free), or the strategy "
+                  "wc-augmented-lagrangian.");
+    }
   }
 
   internal::StrategyInput input;

@@ -52,7 +52,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <functional>
 #include <limits>
 #include <memory>
 #include <string>
@@ -85,26 +84,10 @@ class NewtonInnerMinimizer final : public InnerMinimizer {
         S_(evaluator_->NumObjectives()),
         q_(evaluator_->NumConstraints()),
         radius_(options_.initial_trust_region_radius) {
-    const bool has_gn = evaluator_->HasGaussNewtonMatrix();
-    switch (options_.hessian) {
-      case NewtonHessianType::AUTOMATIC:
-        gauss_newton_ = has_gn;
-        break;
-      case NewtonHessianType::GAUSS_NEWTON:
-        gauss_newton_ = true;
-        break;
-      case NewtonHessianType::EXACT_PRODUCTS:
-        gauss_newton_ = false;
-        break;
-    }
-    if (gauss_newton_ && !has_gn) {
-      setup_error_ =
-          "newton.hessian = gauss-newton needs objectives that are sums of "
-          "squared residuals (an evaluator with a Gauss-Newton matrix, e.g. "
-          "ecmo::CeresProblemAdapter); this evaluator has none. Use "
-          "newton.hessian = automatic or exact-products (Hessian products, "
-          "matrix-free), or the strategy wc-augmented-lagrangian.";
-    }
+    // Solve has refused GAUSS_NEWTON and the factorizing solvers on an
+    // evaluator without the structure.
+    gauss_newton_ = options_.hessian != NewtonHessianType::EXACT_PRODUCTS &&
+                    evaluator_->HasGaussNewtonMatrix();
     switch (options_.linear_solver) {
       case NewtonLinearSolverType::AUTOMATIC:
         solver_ = gauss_newton_ ? NewtonLinearSolverType::SPARSE_CHOLESKY
@@ -123,10 +106,6 @@ class NewtonInnerMinimizer final : public InnerMinimizer {
                        ceres::IterationCallback* stop,
                        double* x_data) override {
     InnerResult result;
-    if (!setup_error_.empty()) {
-      result.message = setup_error_;
-      return result;
-    }
     WallTimer timer;
     Eigen::Map<Eigen::VectorXd> x(x_data, 1 + k_);
     double cost = 0.0;
@@ -265,9 +244,6 @@ class NewtonInnerMinimizer final : public InnerMinimizer {
   }
 
  private:
-  bool EvaluateWithGradient(const Eigen::VectorXd& x, double* cost) {
-    return function_->Evaluate(x.data(), cost, gradient_.data());
-  }
   bool EvaluateWithGradient(const Eigen::Map<Eigen::VectorXd>& x,
                             double* cost) {
     return function_->Evaluate(x.data(), cost, gradient_.data());
@@ -300,15 +276,7 @@ class NewtonInnerMinimizer final : public InnerMinimizer {
   // max(0, c_s - rho)^2 (convex, piecewise quadratic, gradient
   // omega(c) = v max(0, c - rho*)). Returns phi and fills omega.
   double Chebyshev(const Eigen::VectorXd& c, Eigen::VectorXd* omega) const {
-    std::vector<double> sorted(c.data(), c.data() + S_);
-    std::sort(sorted.begin(), sorted.end(), std::greater<double>());
-    double sum = 0.0;
-    double rho = sorted[0] - 1.0 / v_;
-    for (int m = 1; m <= S_; ++m) {
-      sum += sorted[m - 1];
-      rho = (sum - 1.0 / v_) / m;
-      if (m == S_ || rho >= sorted[m]) break;
-    }
+    const double rho = WcReducedPenalty::MinimizeOverRho(c, v_);
     double phi = rho;
     omega->resize(S_);
     for (int s = 0; s < S_; ++s) {
@@ -649,7 +617,6 @@ class NewtonInnerMinimizer final : public InnerMinimizer {
   const int k_, kt_, S_, q_;
   bool gauss_newton_ = false;
   NewtonLinearSolverType solver_ = NewtonLinearSolverType::SPARSE_CHOLESKY;
-  std::string setup_error_;
   // Levenberg-Marquardt: 1 / damping (Gauss-Newton). Steihaug-Toint: the
   // length of the step (Hessian products), set from the first point.
   double radius_;

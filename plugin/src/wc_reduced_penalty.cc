@@ -77,7 +77,7 @@ bool WcReducedPenalty::EvaluateAtBestRho(double* x,
                                          double* gradient) const {
   last_valid_ = false;
   if (!EvaluateProblem(x + 1, gradient != nullptr)) return false;
-  x[0] = BestRho();
+  x[0] = MinimizeOverRho(lambda_.cwiseProduct(f_) + omega_shift_ / v_, v_);
   return Assemble(x, cost, gradient);
 }
 
@@ -94,23 +94,16 @@ bool WcReducedPenalty::EvaluateProblem(const double* z,
   return true;
 }
 
-double WcReducedPenalty::BestRho() const {
-  // Q is convex and piecewise quadratic in rho: rho + sum_s v/2 max(0,
-  // c_s - rho)^2 with c_s = lambda_s f_s + omega_s / v. With the m largest
-  // c active, dQ/drho = 1 - v sum_{i <= m} (c_(i) - rho) vanishes at
-  // rho_m = (sum_{i <= m} c_(i) - 1/v) / m; the minimizer is the rho_m
-  // with c_(m) > rho_m >= c_(m+1).
-  std::vector<double> c(S_);
-  for (int s = 0; s < S_; ++s) {
-    c[s] = lambda_[s] * f_[s] + omega_shift_[s] / v_;
-  }
-  std::sort(c.begin(), c.end(), std::greater<double>());
+double WcReducedPenalty::MinimizeOverRho(const Eigen::VectorXd& c, double v) {
+  std::vector<double> sorted(c.data(), c.data() + c.size());
+  std::sort(sorted.begin(), sorted.end(), std::greater<double>());
+  const int n = static_cast<int>(sorted.size());
   double sum = 0.0;
-  double rho = c[0] - 1.0 / v_;
-  for (int m = 1; m <= S_; ++m) {
-    sum += c[m - 1];
-    rho = (sum - 1.0 / v_) / m;
-    if (m == S_ || rho >= c[m]) break;
+  double rho = sorted[0] - 1.0 / v;
+  for (int m = 1; m <= n; ++m) {
+    sum += sorted[m - 1];
+    rho = (sum - 1.0 / v) / m;
+    if (m == n || rho >= sorted[m]) break;
   }
   return rho;
 }

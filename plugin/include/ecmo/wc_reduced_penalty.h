@@ -114,6 +114,13 @@ class WcReducedPenalty final : public ceres::FirstOrderFunction {
   // quadratic model of Q cannot see the kinks in rho.
   bool EvaluateAtBestRho(double* x, double* cost, double* gradient) const;
 
+  // argmin_rho rho + sum_s v/2 max(0, c_s - rho)^2 (convex, piecewise
+  // quadratic in rho) for c_s = lambda_s f_s + omega_s / v, v > 0: with the
+  // m largest c active the derivative vanishes at
+  // rho_m = (sum_{i <= m} c_(i) - 1/v) / m, and the minimizer is the rho_m
+  // with c_(m) > rho_m >= c_(m+1). O(S log S).
+  static double MinimizeOverRho(const Eigen::VectorXd& c, double v);
+
   // The record of the most recent evaluation whose cost equals `cost`
   // exactly (looked up among the last kHistory evaluations, newest first).
   // Ceres' iteration summaries report the cost of the accepted point, so
@@ -161,8 +168,6 @@ class WcReducedPenalty final : public ceres::FirstOrderFunction {
   // grad_f_), then Q, its gradient and the Point record at x = (rho, z).
   bool EvaluateProblem(const double* z, bool with_gradient) const;
   bool Assemble(const double* x, double* cost, double* gradient) const;
-  // argmin_rho Q(rho, z) for the objectives in f_.
-  double BestRho() const;
 
   Evaluator* evaluator_;
   const ceres::Manifold* manifold_;  // the evaluator's, or null
