@@ -384,6 +384,39 @@ bool TraceFront(
   return true;
 }
 
+// The examples' assertions: every point certified, none inside the front
+// dominated by a weighted-sum point (points at an end of the front, one
+// objective's term inactive, are only weakly Pareto optimal when that
+// objective's minimizers are not unique; they are reported in the table,
+// not failed), and at least num_points - 1 distinct points. Prints a FAIL
+// line per violation and the verdict; true when all hold.
+inline bool CheckFront(const FrontResult& result, int num_points) {
+  bool ok = true;
+  for (const FrontPoint& p : result.points) {
+    if (!p.certified) {
+      std::printf("FAIL: point lambda_1 = %.4f is not certified: %s\n",
+                  p.preference[0],
+                  p.wc_message.c_str());
+      ok = false;
+    }
+  }
+  if (result.num_dominated > result.num_dominated_at_end) {
+    std::printf(
+        "FAIL: %d WC points inside the front are dominated by a "
+        "weighted sum\n",
+        result.num_dominated - result.num_dominated_at_end);
+    ok = false;
+  }
+  if (result.num_distinct < num_points - 1) {
+    std::printf("FAIL: only %d distinct points (want >= %d)\n",
+                result.num_distinct,
+                num_points - 1);
+    ok = false;
+  }
+  std::printf("%s\n", ok ? "all checks passed" : "CHECKS FAILED");
+  return ok;
+}
+
 // The per-point table.
 inline void PrintFront(const FrontResult& result,
                        const char* name_1,

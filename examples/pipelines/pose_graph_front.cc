@@ -91,31 +91,5 @@ int main(int argc, char** argv) {
               FLAGS_warm_start ? "warm-started sweep" : "cold points");
   ecmo_pipelines::PrintFront(result, "odometry", "loop_closure");
 
-  bool ok = true;
-  for (const ecmo_pipelines::FrontPoint& p : result.points) {
-    if (!p.certified) {
-      std::printf("FAIL: point lambda_1 = %.4f is not certified: %s\n",
-                  p.preference[0],
-                  p.wc_message.c_str());
-      ok = false;
-    }
-  }
-  // Points at an end of the front (one objective's term inactive) are only
-  // weakly Pareto optimal when that objective's minimizers are not unique
-  // (pipeline_front.h); they are reported in the table, not failed.
-  if (result.num_dominated > result.num_dominated_at_end) {
-    std::printf(
-        "FAIL: %d WC points inside the front are dominated by a "
-        "weighted sum\n",
-        result.num_dominated - result.num_dominated_at_end);
-    ok = false;
-  }
-  if (result.num_distinct < FLAGS_num_points - 1) {
-    std::printf("FAIL: only %d distinct points (want >= %d)\n",
-                result.num_distinct,
-                FLAGS_num_points - 1);
-    ok = false;
-  }
-  std::printf("%s\n", ok ? "all checks passed" : "CHECKS FAILED");
-  return ok ? 0 : 1;
+  return ecmo_pipelines::CheckFront(result, FLAGS_num_points) ? 0 : 1;
 }
