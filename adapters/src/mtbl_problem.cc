@@ -113,6 +113,10 @@ bool LowerLevel::Value(const double*, const double*, double*) const {
   return false;
 }
 
+bool LowerLevel::GradX(const double*, const double*, double*) const {
+  return false;
+}
+
 bool LowerLevel::GradYJacobianProduct(const double* x,
                                       const double* y,
                                       const double* w_x,

@@ -215,6 +215,11 @@ class LowerLevel {
   // h = grad_y g(x, y) (size ny).
   virtual bool GradY(const double* x, const double* y, double* h) const = 0;
 
+  // Optional: grad_x g(x, y) (size nx). Only the value-function baseline
+  // (FORUM, ecmo/mtbl_baselines.h) needs it; the default returns false and
+  // that baseline then refuses the problem, naming this method.
+  virtual bool GradX(const double* x, const double* y, double* out) const;
+
   // (d h / d(x, y))^T v for v in R^ny (Hessian-vector products):
   //   out_x = H_yx^T v = grad^2_xy g v   (size nx),
   //   out_y = H_yy v   = grad^2_yy g v   (size ny).
