@@ -12,12 +12,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <limits>
 #include <sstream>
 #include <string>
 
+#include "command_runner.h"
 #include "ecmo/plot.h"
 #include "ecmo/result_writer.h"
-#include "command_runner.h"
 #include "gtest/gtest.h"
 
 namespace ecmo {
@@ -95,6 +96,76 @@ TEST(SweepPlot, FrontsForThreeAndFourObjectives) {
     EXPECT_GT(FileSize(r.data_path), 0);
     EXPECT_GT(FileSize(r.script_path), 0);
   }
+}
+
+// Several labelled sets (the methods of a study) in one picture, for
+// S = 2, 3 and 5: every finite row of every set reaches the data file (one
+// line each), rows with NaN are left out, and gnuplot draws it.
+TEST(SweepPlot, LabeledPointSetsForTwoThreeAndFiveObjectives) {
+  if (!HaveGnuplot()) GTEST_SKIP() << "gnuplot is not installed";
+  const std::string dir = ::testing::TempDir();
+  for (int S : {2, 3, 5}) {
+    std::vector<LabeledPointSet> sets = {{"method a", SimplexFront(S, 7)},
+                                         {"method b", SimplexFront(S, 4)}};
+    sets[1].points(2, 0) = std::numeric_limits<double>::quiet_NaN();
+    PlotOptions options;
+    const std::string image = dir + "/sets" + std::to_string(S) + ".png";
+    const PlotResult r = PlotPointSets(options, sets, image);
+    EXPECT_TRUE(r.image_written) << r.message;
+    EXPECT_TRUE(IsPng(image));
+    std::ifstream data(r.data_path);
+    int rows = 0;
+    for (std::string line; std::getline(data, line);) {
+      if (!line.empty() && line[0] != '#') ++rows;
+    }
+    EXPECT_EQ(rows, 7 + 3) << "S = " << S;
+  }
+  // Sets with different S are refused with a message.
+  const PlotResult bad =
+      PlotPointSets(PlotOptions(),
+                    {{"a", SimplexFront(2, 3)}, {"b", SimplexFront(3, 3)}},
+                    dir + "/bad.png");
+  EXPECT_FALSE(bad.image_written);
+  EXPECT_NE(bad.message.find("different numbers of objectives"),
+            std::string::npos)
+      << bad.message;
+}
+
+// Labelled curves: non-positive values are dropped on a logarithmic axis
+// only, and a set of empty curves is refused.
+TEST(SweepPlot, LabeledCurvesDropNonPositiveValuesOnLogAxes) {
+  if (!HaveGnuplot()) GTEST_SKIP() << "gnuplot is not installed";
+  const std::string dir = ::testing::TempDir();
+  const std::vector<LabeledCurve> curves = {
+      {"a", {0.0, 1.0, 2.0}, {1.0, 0.5, 0.25}}, {"b", {0.5, 1.5}, {-1.0, 2.0}}};
+  auto data_rows = [](const PlotResult& r) {
+    std::ifstream data(r.data_path);
+    int rows = 0;
+    for (std::string line; std::getline(data, line);) {
+      if (!line.empty() && line[0] != '#') ++rows;
+    }
+    return rows;
+  };
+  const PlotResult linear = PlotCurves(
+      PlotOptions(), curves, "t", "y", false, false, dir + "/lin.png");
+  EXPECT_TRUE(linear.image_written) << linear.message;
+  EXPECT_EQ(data_rows(linear), 5);
+  const PlotResult log_y = PlotCurves(
+      PlotOptions(), curves, "t", "y", false, true, dir + "/logy.png");
+  EXPECT_TRUE(log_y.image_written) << log_y.message;
+  EXPECT_EQ(data_rows(log_y), 4);
+  const PlotResult log_xy = PlotCurves(
+      PlotOptions(), curves, "t", "y", true, true, dir + "/logxy.png");
+  EXPECT_EQ(data_rows(log_xy), 3);
+  const PlotResult none = PlotCurves(PlotOptions(),
+                                     {{"empty", {}, {}}},
+                                     "t",
+                                     "y",
+                                     false,
+                                     false,
+                                     dir + "/none.png");
+  EXPECT_FALSE(none.image_written);
+  EXPECT_NE(none.message.find("empty"), std::string::npos);
 }
 
 TEST(SweepPlot, MissingGnuplotStillWritesDataAndScript) {

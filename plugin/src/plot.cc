@@ -494,6 +494,193 @@ PlotResult PlotConvergence(const PlotOptions& options,
   return Render(options, image_path, data.str(), script.str());
 }
 
+namespace {
+
+// A qualitative palette for labelled sets and curves (repeats after 8).
+const char* SetColor(int i) {
+  static const char* kColors[] = {"#1f77b4",
+                                  "#d62728",
+                                  "#2ca02c",
+                                  "#ff7f0e",
+                                  "#9467bd",
+                                  "#8c564b",
+                                  "#e377c2",
+                                  "#17becf"};
+  return kColors[i % 8];
+}
+
+PlotResult Failed(const std::string& image_path, const std::string& message) {
+  PlotResult result;
+  result.image_path = image_path;
+  result.message = message;
+  return result;
+}
+
+}  // namespace
+
+PlotResult PlotPointSets(const PlotOptions& options,
+                         const std::vector<LabeledPointSet>& sets,
+                         const std::string& image_path) {
+  int S = -1;
+  for (const LabeledPointSet& set : sets) {
+    if (set.points.rows() == 0) continue;
+    if (S < 0) S = static_cast<int>(set.points.cols());
+    if (set.points.cols() != S) {
+      return Failed(image_path,
+                    "Cannot plot point sets with different numbers of "
+                    "objectives (" +
+                        std::to_string(S) + " and " +
+                        std::to_string(set.points.cols()) + ").");
+    }
+  }
+  if (S < 2) {
+    return Failed(image_path,
+                  S < 0 ? "Nothing to plot: every point set is empty."
+                        : "Cannot plot points with fewer than 2 objectives.");
+  }
+  // One data block per non-empty set (rows with a finite value only); for
+  // S > 3 one block whose last column is the set's index.
+  std::ostringstream data;
+  std::vector<int> block_of_set(sets.size(), -1);
+  int blocks = 0;
+  for (size_t i = 0; i < sets.size(); ++i) {
+    std::ostringstream rows;
+    int n = 0;
+    for (int r = 0; r < sets[i].points.rows(); ++r) {
+      if (!RowFinite(sets[i].points, r)) continue;
+      for (int s = 0; s < S; ++s) rows << Num(sets[i].points(r, s)) << " ";
+      rows << i << "\n";
+      ++n;
+    }
+    if (n == 0) continue;
+    if (S <= 3 && blocks > 0) data << "\n\n";
+    data << "# " << sets[i].label << "\n" << rows.str();
+    block_of_set[i] = blocks++;
+  }
+  if (blocks == 0) {
+    return Failed(image_path,
+                  "Nothing to plot: no point with finite objectives.");
+  }
+  std::ostringstream script;
+  script << "set title "
+         << Quote(options.title.empty() ? "Point sets" : options.title)
+         << " noenhanced\n"
+         << "set grid lc rgb '#dddddd'\n";
+  std::vector<std::string> plots;
+  if (S <= 3) {
+    script << "set key outside bottom center horizontal box opaque noenhanced\n"
+           << "set xlabel " << Quote(ObjectiveName(options, 0)) << "\n"
+           << "set ylabel " << Quote(ObjectiveName(options, 1)) << "\n";
+    if (S == 3) {
+      script << "set zlabel " << Quote(ObjectiveName(options, 2))
+             << " rotate parallel\nset view 60, 40\nset ticslevel 0\n";
+    }
+    const std::string columns = S == 2 ? "1:2" : "1:2:3";
+    for (size_t i = 0; i < sets.size(); ++i) {
+      if (block_of_set[i] < 0) continue;
+      plots.push_back("data index " + std::to_string(block_of_set[i]) +
+                      " using " + columns + " with points pt " +
+                      std::to_string(5 + 2 * (i % 4)) + " ps 1 lc rgb '" +
+                      SetColor(static_cast<int>(i)) + "' title " +
+                      Quote(sets[i].label));
+    }
+    script << (S == 2 ? "plot " : "splot ");
+  } else {
+    script << "unset key\nset xrange [0.8:" << S + 0.2 << "]\n"
+           << "set grid noytics\nunset ytics\nset border 3\nset bmargin "
+           << 3 + (blocks + 3) / 4 << "\n";
+    int label = 0;
+    for (size_t i = 0; i < sets.size(); ++i) {
+      if (block_of_set[i] < 0) continue;
+      script << "set linetype " << 101 + i << " lc rgb '"
+             << SetColor(static_cast<int>(i)) << "' lw 1.5\n"
+             << "set label " << label + 1 << " " << Quote(sets[i].label)
+             << " noenhanced at screen " << 0.05 + 0.23 * (label % 4) << ", "
+             << 0.035 - 0.03 * (label / 4) << " textcolor rgb '"
+             << SetColor(static_cast<int>(i)) << "'\n";
+      ++label;
+    }
+    for (int s = 0; s < S; ++s) {
+      double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+      for (const LabeledPointSet& set : sets) {
+        for (int r = 0; r < set.points.rows(); ++r) {
+          if (!RowFinite(set.points, r)) continue;
+          lo = std::min(lo, set.points(r, s));
+          hi = std::max(hi, set.points(r, s));
+        }
+      }
+      if (!(hi > lo)) hi = lo + 1.0;
+      script << "set paxis " << s + 1 << " range [" << Num(lo) << ":" << Num(hi)
+             << "]\nset paxis " << s + 1 << " tics\n";
+    }
+    for (int s = 0; s < S; ++s) {
+      std::string clause = "data using " + std::to_string(s + 1);
+      if (s == 0) clause += ":(101 + column(" + std::to_string(S + 1) + "))";
+      clause += " with parallelaxes";
+      if (s == 0) clause += " lc variable";
+      clause += " title " + Quote(ObjectiveName(options, s));
+      plots.push_back(clause);
+    }
+    script << "plot ";
+  }
+  for (size_t i = 0; i < plots.size(); ++i) {
+    script << (i ? ", \\\n     " : "") << plots[i];
+  }
+  script << "\n";
+  return Render(options, image_path, data.str(), script.str());
+}
+
+PlotResult PlotCurves(const PlotOptions& options,
+                      const std::vector<LabeledCurve>& curves,
+                      const std::string& x_label,
+                      const std::string& y_label,
+                      bool log_x,
+                      bool log_y,
+                      const std::string& image_path) {
+  std::ostringstream data;
+  std::vector<std::string> plots;
+  int blocks = 0;
+  for (size_t c = 0; c < curves.size(); ++c) {
+    const LabeledCurve& curve = curves[c];
+    std::ostringstream rows;
+    int n = 0;
+    for (size_t i = 0; i < curve.x.size() && i < curve.y.size(); ++i) {
+      const double x = curve.x[i], y = curve.y[i];
+      if (!std::isfinite(x) || !std::isfinite(y)) continue;
+      if ((log_x && !(x > 0.0)) || (log_y && !(y > 0.0))) continue;
+      rows << Num(x) << " " << Num(y) << "\n";
+      ++n;
+    }
+    if (n == 0) continue;
+    if (blocks > 0) data << "\n\n";
+    data << "# " << curve.label << "\n" << rows.str();
+    plots.push_back("data index " + std::to_string(blocks) +
+                    " using 1:2 with lines lw 1.5 lc rgb '" +
+                    SetColor(static_cast<int>(c)) + "' title " +
+                    Quote(curve.label));
+    ++blocks;
+  }
+  if (blocks == 0) {
+    return Failed(image_path, "Nothing to plot: every curve is empty.");
+  }
+  std::ostringstream script;
+  script << "set title "
+         << Quote(options.title.empty() ? "Curves" : options.title)
+         << " noenhanced\n"
+         << "set key outside bottom center horizontal box opaque noenhanced\n"
+         << "set grid lc rgb '#dddddd'\n"
+         << "set xlabel " << Quote(x_label) << " noenhanced\n"
+         << "set ylabel " << Quote(y_label) << " noenhanced\n";
+  if (log_x) script << "set logscale x\n";
+  if (log_y) script << "set logscale y\n";
+  script << "plot ";
+  for (size_t i = 0; i < plots.size(); ++i) {
+    script << (i ? ", \\\n     " : "") << plots[i];
+  }
+  script << "\n";
+  return Render(options, image_path, data.str(), script.str());
+}
+
 std::vector<ConvergenceCurve> ConvergenceCurves(
     const std::vector<Solver::Summary>& summaries) {
   std::vector<ConvergenceCurve> curves;

@@ -120,6 +120,35 @@ std::vector<PlotResult> PlotSweep(const PlotOptions& options,
 // "<stem>_convergence.<ext>" for "<stem>.<ext>".
 std::string ConvergencePlotPath(const std::string& image_path);
 
+// Several labelled point sets in one picture (e.g. the fronts of several
+// methods): `sets[i]` (n_i x S, one row per point) drawn in colour i and
+// named labels[i] in the key. S = 2: 2-D scatter; S = 3: 3-D scatter;
+// S > 3: parallel coordinates (one polyline per point). Rows with
+// non-finite entries are skipped; all sets must have the same S >= 2.
+struct LabeledPointSet {
+  std::string label;
+  Eigen::MatrixXd points;
+};
+PlotResult PlotPointSets(const PlotOptions& options,
+                         const std::vector<LabeledPointSet>& sets,
+                         const std::string& image_path);
+
+// Labelled curves y(x) as lines, one colour each (e.g. a loss against wall
+// time per method). Points with non-finite coordinates, or non-positive
+// ones on a logarithmic axis, are skipped.
+struct LabeledCurve {
+  std::string label;
+  std::vector<double> x;
+  std::vector<double> y;
+};
+PlotResult PlotCurves(const PlotOptions& options,
+                      const std::vector<LabeledCurve>& curves,
+                      const std::string& x_label,
+                      const std::string& y_label,
+                      bool log_x,
+                      bool log_y,
+                      const std::string& image_path);
+
 }  // namespace ecmo
 
 #endif  // ECMO_PLOT_H_
