@@ -638,6 +638,10 @@ TEST(MtblBaselineTest, BadInputFailsWithAClearMessage) {
   MtblBaseline::Options options;
   options.type = MtblBaselineType::ITD_LS;
   options.max_iterations = 5;
+  // Steps for this problem (the defaults suit a much flatter lower level).
+  options.inner_step_size = 0.3;
+  options.upper_step_size = 0.1;
+  options.forum_lower_step_size = 0.1;
   auto run = [&](const MtblBaseline::Options& o,
                  MtblEvaluator* evaluator,
                  const std::vector<double>& w,
@@ -731,6 +735,11 @@ TEST(MtblBaselineTest, NonFiniteObjectiveStopsWithoutCrashing) {
     MtblBaseline::Options options;
     options.type = type;
     options.max_iterations = 3;
+    options.inner_step_size = 0.3;
+    options.upper_step_size = 0.1;
+    options.forum_lower_step_size = 0.1;
+    options.soba_lower_step_size = 0.1;
+    options.soba_upper_step_size = 0.1;
     VectorXd z = at_start.start;
     MtblBaseline::Summary summary;
     Solve(options, at_start.evaluator.get(), {0.5, 0.5}, &z, &summary);

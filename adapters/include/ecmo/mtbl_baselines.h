@@ -113,6 +113,16 @@ class MtblBaseline {
   struct Options {
     MtblBaselineType type = MtblBaselineType::MOML;
 
+    // STEP SIZES. The defaults are tuned on problems::BuildMtblLogistic at
+    // n_y = 640 (mean cross-entropies of unit-scale features, L2 1e-3),
+    // whose lower level is flat: the largest eigenvalue of grad^2_yy g is
+    // about 0.03 at the start point, so inner_step_size = 10 is about
+    // 0.3 / lambda_max. Gradient steps diverge above 2 / lambda_max: on
+    // other data scale inner_step_size, forum_lower_step_size and
+    // soba_lower_step_size with 1 / lambda_max(grad^2_yy g)
+    // (EstimateLowerLevelSpectrum in ecmo/lower_level_solver.h estimates
+    // it), and the upper steps with the scale of the hypergradients.
+
     // Outer iterations (one upper-level step each) and a wall-time budget.
     int max_iterations = 500;
     double max_solver_time_in_seconds = 1e9;
@@ -130,12 +140,12 @@ class MtblBaseline {
     // steps y <- y - inner_step_size grad_y g(x, y), started from the
     // current y (warm start).
     int inner_iterations = 10;
-    double inner_step_size = 0.1;
+    double inner_step_size = 10.0;
     // ITD hypergradients back-propagate through the last itd_truncation
     // inner steps only (0: through all of them).
     int itd_truncation = 0;
     // Upper-level step x <- x - upper_step_size d.
-    double upper_step_size = 0.1;
+    double upper_step_size = 10.0;
 
     // MOML: normalization before the min-norm problem (the step then uses
     // the normalized vectors, as LibMTL's MGDA does).
@@ -161,15 +171,15 @@ class MtblBaseline {
     // QP's lambda during the first epoch). The inner loop uses
     // inner_iterations and inner_step_size.
     double forum_rho = 0.1;
-    double forum_lower_step_size = 0.1;
+    double forum_lower_step_size = 1.0;
     int forum_epoch_length = 1;
     // FORUM: G_s <- G_s / (||G_s|| + 1e-8) before the QP, as the code does.
     bool forum_normalize_gradients = true;
 
     // SOBA_LS: steps rho_t = soba_lower_step_size / (t + 1)^soba_decay on
     // y and v, gamma_t = soba_upper_step_size / (t + 1)^soba_decay on x.
-    double soba_lower_step_size = 0.1;
-    double soba_upper_step_size = 0.1;
+    double soba_lower_step_size = 10.0;
+    double soba_upper_step_size = 10.0;
     double soba_decay = 0.5;
 
     // Record Summary::history every history_stride iterations (and at the
