@@ -74,6 +74,31 @@ TEST(MtblLogisticTest, BuildRoundsSizeAndRejectsBadOptions) {
   EXPECT_NE(error.find("l2"), std::string::npos) << error;
 }
 
+// grad_x g (FORUM's oracle) against central differences of Value in x.
+TEST(MtblLogisticTest, GradXMatchesFiniteDifferencesOfValue) {
+  auto instance = Build(40, 1e-3);
+  const problems::MtblLogisticLowerLevel& lower = *instance->lower_level;
+  std::mt19937_64 rng(11);
+  const Point p = RandomPoint(lower, &rng);
+  const int nx = lower.NumUpperParameters();
+  Eigen::VectorXd grad(nx), fd(nx);
+  ASSERT_TRUE(lower.GradX(p.x.data(), p.y.data(), grad.data()));
+  const double t = 1e-6;
+  for (int i = 0; i < nx; ++i) {
+    Eigen::VectorXd xp = p.x, xm = p.x;
+    xp[i] += t;
+    xm[i] -= t;
+    double gp = 0.0, gm = 0.0;
+    ASSERT_TRUE(lower.Value(xp.data(), p.y.data(), &gp));
+    ASSERT_TRUE(lower.Value(xm.data(), p.y.data(), &gm));
+    fd[i] = (gp - gm) / (2.0 * t);
+  }
+  EXPECT_LT(RelativeError(grad, fd), 1e-7)
+      << grad.transpose() << " vs " << fd.transpose();
+  // Shifting every logit leaves the softmax weights unchanged.
+  EXPECT_NEAR(grad.sum(), 0.0, 1e-14);
+}
+
 TEST(MtblLogisticTest, GradientAndProductsMatchFiniteDifferences) {
   auto instance = Build(40, 1e-3);
   const problems::MtblLogisticLowerLevel& lower = *instance->lower_level;

@@ -177,6 +177,27 @@ bool MtblLogisticLowerLevel::GradY(const double* x,
   return Eigen::Map<const Eigen::VectorXd>(h, ny).allFinite();
 }
 
+bool MtblLogisticLowerLevel::GradX(const double* x,
+                                   const double* y,
+                                   double* out) const {
+  Eigen::VectorXd w;
+  Weights(x, &w, nullptr);
+  const ConstWeightsMap wy(y, num_classes_, num_features());
+  RowMatrix z = features_ * wy.transpose();
+  Eigen::VectorXd lse;
+  Eigen::VectorXd label_logit(num_samples());
+  for (int i = 0; i < num_samples(); ++i) label_logit[i] = z(i, labels_[i]);
+  SoftmaxRows(&z, &lse);
+  Eigen::VectorXd losses = Eigen::VectorXd::Zero(num_sources_);
+  for (int i = 0; i < num_samples(); ++i) {
+    const int j = sources_[i];
+    losses[j] += (lse[i] - label_logit[i]) / std::max(1, source_sizes_[j]);
+  }
+  const double mean = w.dot(losses);
+  for (int k = 0; k < num_sources_; ++k) out[k] = w[k] * (losses[k] - mean);
+  return Eigen::Map<const Eigen::VectorXd>(out, num_sources_).allFinite();
+}
+
 bool MtblLogisticLowerLevel::GradYJacobianTransposeProduct(
     const double* x,
     const double* y,

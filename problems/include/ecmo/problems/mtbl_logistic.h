@@ -96,6 +96,10 @@ class MtblLogisticLowerLevel final : public LowerLevel {
   int NumLowerParameters() const override;
   bool Value(const double* x, const double* y, double* g) const override;
   bool GradY(const double* x, const double* y, double* h) const override;
+  // grad_x g = w .* (L - w.L) with L_j the mean training cross-entropy of
+  // source j (the softmax Jacobian applied to the per-source losses); used
+  // by the FORUM baseline (ecmo/mtbl_baselines.h).
+  bool GradX(const double* x, const double* y, double* out) const override;
   bool GradYJacobianTransposeProduct(const double* x,
                                      const double* y,
                                      const double* v,
