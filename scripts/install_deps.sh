@@ -9,6 +9,7 @@ PACKAGES=(
   coinor-libipopt-dev
   libgtest-dev libbenchmark-dev
   nlohmann-json3-dev
+  zlib1g-dev
   gnuplot-nox
 )
 
