@@ -20,7 +20,7 @@
 #include <random>
 #include <sstream>
 
-#include "ceres/cost_function.h"
+#include "cross_entropy_cost.h"
 #include "ecmo/lower_level_solver.h"
 
 namespace ecmo {
@@ -28,62 +28,10 @@ namespace problems {
 
 namespace {
 
-using RowMatrix =
-    Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+using RowMatrix = internal::RowMatrix;
 using ConstWeightsMap = Eigen::Map<const RowMatrix>;
-
-// Row-wise softmax of logits (in place) and the log-sum-exp of each row.
-void SoftmaxRows(RowMatrix* logits, Eigen::VectorXd* lse) {
-  if (lse != nullptr) lse->resize(logits->rows());
-  for (Eigen::Index i = 0; i < logits->rows(); ++i) {
-    auto row = logits->row(i);
-    const double m = row.maxCoeff();
-    row.array() = (row.array() - m).exp();
-    const double sum = row.sum();
-    row /= sum;
-    if (lse != nullptr) (*lse)[i] = m + std::log(sum);
-  }
-}
-
-// Mean cross-entropy of W = y on a labelled set: the upper objectives.
-class CrossEntropyCost final : public ceres::CostFunction {
- public:
-  CrossEntropyCost(RowMatrix features, std::vector<int> labels, int classes)
-      : features_(std::move(features)),
-        labels_(std::move(labels)),
-        classes_(classes) {
-    set_num_residuals(1);
-    mutable_parameter_block_sizes()->push_back(
-        classes_ * static_cast<int>(features_.cols()));
-  }
-
-  bool Evaluate(double const* const* parameters,
-                double* residuals,
-                double** jacobians) const override {
-    const int d = static_cast<int>(features_.cols());
-    const int n = static_cast<int>(labels_.size());
-    const ConstWeightsMap w(parameters[0], classes_, d);
-    RowMatrix p = features_ * w.transpose();
-    Eigen::VectorXd lse;
-    double value = 0.0;
-    for (int i = 0; i < n; ++i) value -= p(i, labels_[i]);
-    SoftmaxRows(&p, &lse);
-    value += lse.sum();
-    residuals[0] = value / n;
-    if (jacobians != nullptr && jacobians[0] != nullptr) {
-      for (int i = 0; i < n; ++i) p(i, labels_[i]) -= 1.0;
-      Eigen::Map<RowMatrix> g(jacobians[0], classes_, d);
-      g.noalias() = p.transpose() * features_;
-      g /= n;
-    }
-    return std::isfinite(residuals[0]);
-  }
-
- private:
-  RowMatrix features_;
-  std::vector<int> labels_;
-  int classes_;
-};
+using internal::CrossEntropyCost;
+using internal::SoftmaxRows;
 
 }  // namespace
 

@@ -28,11 +28,11 @@
 // unique; when the training data are linearly separable (n_y >~ number of
 // samples) g has no minimizer at all.
 //
-// The lower level is hand-written and matrix-free: GradY, exact Hessian-
-// vector products, the forward product and the exact third-order product
-// (LowerLevel::GradYJacobianTransposeProductDerivative), each costing a
-// few products of the (samples x d) feature matrix with C-column matrices:
-// time linear in n_y and in the number of samples.
+// The lower level is hand-written and matrix-free: GradY, GradX, exact
+// Hessian-vector products, the forward product and the exact third-order
+// product (LowerLevel::GradYJacobianTransposeProductDerivative), each
+// costing a few products of the (samples x d) feature matrix with C-column
+// matrices: time linear in n_y and in the number of samples.
 //
 //   ecmo::problems::MtblLogisticOptions options;
 //   options.num_lower_parameters = 640;
