@@ -340,7 +340,9 @@ const std::vector<ProblemInfo>& EvaluatorProblems() {
   // Register evaluator-only problems here (see registry.h).
   static const std::vector<ProblemInfo>* all = new std::vector<ProblemInfo>{
       internal::MtblExampleIiiMatrixFree(MtblExampleIii()),
-      internal::MtblLogistic()};
+      internal::MtblLogistic(),
+      internal::DigitsDataWeighting(),
+      internal::DigitsMetaLearning()};
   return *all;
 }
 

@@ -34,6 +34,10 @@ ProblemInfo MtblExampleIiiMatrixFree(const ProblemInfo& twin);
 // registry_mtbl_logistic.cc: the synthetic logistic MTBL family (sized).
 ProblemInfo MtblLogistic();
 
+// registry_digits.cc: the two MTBL instances on the UCI digits data.
+ProblemInfo DigitsDataWeighting();
+ProblemInfo DigitsMetaLearning();
+
 // registry_concave.cc: a least-squares problem with a concave front.
 ProblemInfo ConcaveQuarter();
 
