@@ -1,0 +1,510 @@
+// Copyright 2026 The ceres-ecmo Authors.
+// SPDX-License-Identifier: BSD-3-Clause (see LICENSE).
+// The digits MTBL instances (ecmo/problems/digits.h): the loader and its
+// refusals, every oracle of both lower levels and the upper objectives
+// against central finite differences, determinism, the splits, and the
+// null space of the merely convex meta-learning lower level.
+
+#include "ecmo/problems/digits.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <random>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "ecmo/mtbl.h"
+#include "gtest/gtest.h"
+
+namespace ecmo {
+namespace {
+
+using problems::BuildDigitsDataWeighting;
+using problems::BuildDigitsMetaLearning;
+using problems::DigitsData;
+using problems::DigitsDataWeightingOptions;
+using problems::DigitsInstance;
+using problems::DigitsMetaLearningOptions;
+using problems::LoadDigits;
+
+// ----------------------------------------------------------------- helpers --
+
+std::string TempPath(const std::string& name) {
+  const char* dir = std::getenv("TMPDIR");
+  return std::string(dir != nullptr && *dir != '\0' ? dir : "/tmp") +
+         "/ecmo_digits_test_" + std::to_string(::getpid()) + "_" + name;
+}
+
+void WriteFile(const std::string& path, const std::string& bytes) {
+  std::ofstream out(path, std::ios::binary);
+  out << bytes;
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+Eigen::VectorXd Random(int n, std::mt19937_64* rng) {
+  std::normal_distribution<double> normal(0.0, 1.0);
+  Eigen::VectorXd v(n);
+  for (int i = 0; i < n; ++i) v[i] = normal(*rng);
+  return v;
+}
+
+double RelativeError(const Eigen::VectorXd& a, const Eigen::VectorXd& b) {
+  return (a - b).norm() / std::max(1e-300, b.norm());
+}
+double RelativeError(double a, double b) {
+  return std::abs(a - b) / std::max(1e-300, std::abs(b));
+}
+
+// A small meta-learning instance (the oracles' code paths are the same at
+// any size) and the default data-weighting one.
+DigitsMetaLearningOptions SmallMetaOptions(double l2 = 0.0, int seed = 1) {
+  DigitsMetaLearningOptions options;
+  options.hidden_sizes = {12, 10};
+  options.representation_size = 6;
+  options.train_per_task = 30;
+  options.validation_per_task = 15;
+  options.l2 = l2;
+  options.seed = seed;
+  options.start_newton_iterations = 3;
+  return options;
+}
+
+std::unique_ptr<DigitsInstance> BuildMeta(const DigitsMetaLearningOptions& o) {
+  std::string error;
+  auto instance = BuildDigitsMetaLearning(o, &error);
+  EXPECT_NE(instance, nullptr) << error;
+  return instance;
+}
+
+std::unique_ptr<DigitsInstance> BuildWeighting(
+    const DigitsDataWeightingOptions& o) {
+  std::string error;
+  auto instance = BuildDigitsDataWeighting(o, &error);
+  EXPECT_NE(instance, nullptr) << error;
+  return instance;
+}
+
+// ------------------------------------------------------------------ loader --
+
+TEST(DigitsLoader, ReadsTheShippedFile) {
+  DigitsData data;
+  std::string error;
+  ASSERT_TRUE(LoadDigits(problems::DefaultDigitsPath(), &data, &error))
+      << error;
+  ASSERT_EQ(data.images.rows(), 1797);
+  ASSERT_EQ(data.images.cols(), 64);
+  ASSERT_EQ(data.labels.size(), 1797u);
+  std::vector<int> counts(10, 0);
+  for (int label : data.labels) {
+    ASSERT_GE(label, 0);
+    ASSERT_LE(label, 9);
+    ++counts[label];
+  }
+  int sum = 0;
+  for (int c : counts) {
+    EXPECT_GE(c, 170);  // every digit has 174..183 images
+    sum += c;
+  }
+  EXPECT_EQ(sum, 1797);
+  EXPECT_GE(data.images.minCoeff(), 0.0);
+  EXPECT_LE(data.images.maxCoeff(), 1.0);
+  // The first image of the file (sklearn's digits[0], a zero), pixels / 16.
+  EXPECT_EQ(data.labels[0], 0);
+  EXPECT_DOUBLE_EQ(data.images(0, 2), 5.0 / 16);
+  EXPECT_DOUBLE_EQ(data.images(0, 3), 13.0 / 16);
+}
+
+TEST(DigitsLoader, ReadsPlainCsvAndEnvironmentDirectory) {
+  std::string row;
+  for (int k = 0; k < 64; ++k) row += std::to_string(k % 17) + ",";
+  const std::string path = TempPath("plain.csv");
+  WriteFile(path, row + "7\n" + row + "3\r\n\n");
+  DigitsData data;
+  std::string error;
+  ASSERT_TRUE(LoadDigits(path, &data, &error)) << error;
+  ASSERT_EQ(data.images.rows(), 2);
+  EXPECT_EQ(data.labels, (std::vector<int>{7, 3}));
+  EXPECT_DOUBLE_EQ(data.images(1, 20), (20 % 17) / 16.0);
+  std::remove(path.c_str());
+
+  // ECMO_DATA_DIR overrides the default path; a missing file there gives
+  // an instance error that names the path and the variable.
+  const std::string dir = TempPath("empty_dir");
+  ASSERT_EQ(setenv("ECMO_DATA_DIR", dir.c_str(), 1), 0);
+  EXPECT_EQ(problems::DefaultDigitsPath(), dir + "/digits.csv.gz");
+  DigitsDataWeightingOptions options;
+  auto instance = BuildDigitsDataWeighting(options, &error);
+  unsetenv("ECMO_DATA_DIR");
+  EXPECT_EQ(instance, nullptr);
+  EXPECT_NE(error.find(dir + "/digits.csv.gz"), std::string::npos) << error;
+  EXPECT_NE(error.find("ECMO_DATA_DIR"), std::string::npos) << error;
+}
+
+TEST(DigitsLoader, RefusesBadFilesNamingThem) {
+  const std::string gz = ReadFile(problems::DefaultDigitsPath());
+  ASSERT_GT(gz.size(), 1000u);
+  std::string row;
+  for (int k = 0; k < 64; ++k) row += "1,";
+  struct Case {
+    std::string name, bytes, expect;
+  };
+  const std::vector<Case> cases = {
+      {"truncated.csv.gz", gz.substr(0, gz.size() / 2), "truncated"},
+      {"garbage.csv", "hello, world\n", "line 1"},
+      {"corrupt.csv.gz", gz.substr(0, 20) + std::string(200, 'x'), "gzip"},
+      {"columns.csv", row + "5\n1,2,3\n", "line 2"},
+      {"range.csv", "17," + row.substr(2) + "5\n", "out of range"},
+      {"label.csv", row + "10\n", "out of range"},
+      {"extra.csv", row + "5,6\n", "more than 65"},
+      {"empty.csv", "", "no images"},
+  };
+  for (const Case& c : cases) {
+    const std::string path = TempPath(c.name);
+    WriteFile(path, c.bytes);
+    DigitsData data;
+    std::string error;
+    EXPECT_FALSE(LoadDigits(path, &data, &error)) << c.name;
+    EXPECT_NE(error.find(path), std::string::npos) << c.name << ": " << error;
+    EXPECT_NE(error.find(c.expect), std::string::npos)
+        << c.name << ": " << error;
+    std::remove(path.c_str());
+  }
+  DigitsData data;
+  std::string error;
+  const std::string missing = TempPath("missing.csv.gz");
+  EXPECT_FALSE(LoadDigits(missing, &data, &error));
+  EXPECT_NE(error.find(missing), std::string::npos) << error;
+}
+
+// ---------------------------------------------------- finite differences --
+
+// Checks every oracle of `lower` at (x, y) against central differences
+// along random directions; `step_x` is small for the ReLU network (a
+// pre-activation crossing zero inside the difference would cost accuracy).
+void CheckOracles(const LowerLevel& lower,
+                  const Eigen::VectorXd& x,
+                  const Eigen::VectorXd& y,
+                  double step_x,
+                  std::mt19937_64* rng) {
+  const int nx = lower.NumUpperParameters();
+  const int ny = lower.NumLowerParameters();
+  const double t = 1e-5;
+  const Eigen::VectorXd dx = Random(nx, rng), dy = Random(ny, rng),
+                        v = Random(ny, rng);
+  auto value = [&](const Eigen::VectorXd& a, const Eigen::VectorXd& b) {
+    double g = 0.0;
+    EXPECT_TRUE(lower.Value(a.data(), b.data(), &g));
+    return g;
+  };
+  auto grad_y = [&](const Eigen::VectorXd& a, const Eigen::VectorXd& b) {
+    Eigen::VectorXd h(ny);
+    EXPECT_TRUE(lower.GradY(a.data(), b.data(), h.data()));
+    return h;
+  };
+  auto grad_x = [&](const Eigen::VectorXd& a, const Eigen::VectorXd& b) {
+    Eigen::VectorXd h(nx);
+    EXPECT_TRUE(lower.GradX(a.data(), b.data(), h.data()));
+    return h;
+  };
+  const Eigen::VectorXd hy = grad_y(x, y), hx = grad_x(x, y);
+  // GradY and GradX against differences of Value.
+  const double fd_y = (value(x, y + t * dy) - value(x, y - t * dy)) / (2 * t);
+  EXPECT_LT(RelativeError(hy.dot(dy), fd_y), 1e-6) << hy.dot(dy) << " " << fd_y;
+  const double fd_x =
+      (value(x + step_x * dx, y) - value(x - step_x * dx, y)) / (2 * step_x);
+  EXPECT_LT(RelativeError(hx.dot(dx), fd_x), 1e-6) << hx.dot(dx) << " " << fd_x;
+
+  // The transpose product: out_y = H_yy v against differences of GradY in
+  // y; out_x = H_xy v against differences of GradX in y, and <out_x, dx>
+  // = v^T H_yx dx against differences of GradY in x.
+  Eigen::VectorXd out_x(nx), out_y(ny);
+  ASSERT_TRUE(lower.GradYJacobianTransposeProduct(
+      x.data(), y.data(), v.data(), out_x.data(), out_y.data()));
+  const Eigen::VectorXd fd_hyy =
+      (grad_y(x, y + t * v) - grad_y(x, y - t * v)) / (2 * t);
+  EXPECT_LT(RelativeError(out_y, fd_hyy), 1e-6);
+  const Eigen::VectorXd fd_hxy =
+      (grad_x(x, y + t * v) - grad_x(x, y - t * v)) / (2 * t);
+  EXPECT_LT(RelativeError(out_x, fd_hxy), 1e-6);
+  const Eigen::VectorXd fd_hyx_dx =
+      (grad_y(x + step_x * dx, y) - grad_y(x - step_x * dx, y)) / (2 * step_x);
+  EXPECT_LT(RelativeError(out_x.dot(dx), v.dot(fd_hyx_dx)), 1e-6);
+
+  // The forward product H_yx dx + H_yy dy against differences of GradY.
+  Eigen::VectorXd forward(ny);
+  ASSERT_TRUE(lower.GradYJacobianProduct(
+      x.data(), y.data(), dx.data(), dy.data(), forward.data()));
+  const double s = std::min(t, step_x);
+  const Eigen::VectorXd fd_forward =
+      (grad_y(x + s * dx, y + s * dy) - grad_y(x - s * dx, y - s * dy)) /
+      (2 * s);
+  EXPECT_LT(RelativeError(forward, fd_forward), 1e-6);
+}
+
+// The upper objectives' gradients (through the evaluator) against central
+// differences of the objectives along a random direction of z.
+void CheckUpperGradients(MtblEvaluator* evaluator,
+                         const Eigen::VectorXd& z,
+                         double step,
+                         std::mt19937_64* rng) {
+  const int k = evaluator->NumParameters();
+  const int num_objectives = evaluator->NumObjectives();
+  const int q = evaluator->NumConstraints();
+  Eigen::VectorXd f(num_objectives), fp(num_objectives), fm(num_objectives),
+      h(q);
+  Eigen::MatrixXd grad(k, num_objectives);
+  std::string error;
+  ASSERT_TRUE(
+      evaluator->Evaluate(z.data(), f.data(), h.data(), grad.data(), &error))
+      << error;
+  const Eigen::VectorXd d = Random(k, rng);
+  const Eigen::VectorXd zp = z + step * d, zm = z - step * d;
+  ASSERT_TRUE(
+      evaluator->Evaluate(zp.data(), fp.data(), h.data(), nullptr, &error));
+  ASSERT_TRUE(
+      evaluator->Evaluate(zm.data(), fm.data(), h.data(), nullptr, &error));
+  for (int s = 0; s < num_objectives; ++s) {
+    const double fd = (fp[s] - fm[s]) / (2 * step);
+    EXPECT_LT(RelativeError(grad.col(s).dot(d), fd), 1e-6) << "f_" << s;
+    EXPECT_GT(f[s], 0.0);
+  }
+}
+
+TEST(DigitsDataWeighting, OraclesMatchFiniteDifferences) {
+  std::mt19937_64 rng(11);
+  for (double l2 : {1e-3, 0.0}) {
+    DigitsDataWeightingOptions options;
+    options.l2 = l2;
+    options.start_newton_iterations = 2;
+    auto instance = BuildWeighting(options);
+    ASSERT_NE(instance, nullptr);
+    const LowerLevel& lower = *instance->lower_level;
+    ASSERT_EQ(lower.NumUpperParameters(), 3);
+    ASSERT_EQ(lower.NumLowerParameters(), 640);
+    const Eigen::VectorXd x = 0.8 * Random(3, &rng);
+    const Eigen::VectorXd y = 0.3 * Random(640, &rng);
+    CheckOracles(lower, x, y, 1e-5, &rng);
+    Eigen::VectorXd z(643);
+    z << x, y;
+    CheckUpperGradients(instance->evaluator.get(), z, 1e-5, &rng);
+  }
+}
+
+TEST(DigitsMetaLearning, OraclesMatchFiniteDifferences) {
+  std::mt19937_64 rng(12);
+  for (double l2 : {0.0, 0.05}) {
+    auto instance = BuildMeta(SmallMetaOptions(l2));
+    ASSERT_NE(instance, nullptr);
+    const LowerLevel& lower = *instance->lower_level;
+    const int nx = lower.NumUpperParameters();
+    const int ny = lower.NumLowerParameters();
+    // 64-12-10-6: (64 + 1) 12 + (12 + 1) 10 + (10 + 1) 6; y = 10 x 7.
+    ASSERT_EQ(nx, 65 * 12 + 13 * 10 + 11 * 6);
+    ASSERT_EQ(ny, 70);
+    const Eigen::VectorXd x =
+        instance->start.head(nx) + 0.05 * Random(nx, &rng);
+    const Eigen::VectorXd y = 0.5 * Random(ny, &rng);
+    CheckOracles(lower, x, y, 1e-6, &rng);
+    Eigen::VectorXd z(nx + ny);
+    z << x, y;
+    CheckUpperGradients(instance->evaluator.get(), z, 1e-6, &rng);
+  }
+}
+
+TEST(DigitsMetaLearning, DefaultSizesAndOraclesAtTheStart) {
+  // The defaults (64-64-64-32), at the start point: the transpose product
+  // against differences of the gradients in y (no activation changes).
+  auto instance = BuildMeta(DigitsMetaLearningOptions());
+  ASSERT_NE(instance, nullptr);
+  const LowerLevel& lower = *instance->lower_level;
+  const int nx = lower.NumUpperParameters();
+  const int ny = lower.NumLowerParameters();
+  EXPECT_EQ(nx, 65 * 64 + 65 * 64 + 65 * 32);
+  EXPECT_EQ(ny, 330);
+  EXPECT_EQ(instance->start.size(), nx + ny);
+  std::mt19937_64 rng(13);
+  const Eigen::VectorXd x = instance->start.head(nx);
+  const Eigen::VectorXd y = instance->start.tail(ny);
+  const Eigen::VectorXd v = Random(ny, &rng);
+  Eigen::VectorXd out_x(nx), out_y(ny), gp(ny), gm(ny), xp(nx), xm(nx);
+  ASSERT_TRUE(lower.GradYJacobianTransposeProduct(
+      x.data(), y.data(), v.data(), out_x.data(), out_y.data()));
+  const double t = 1e-5;
+  const Eigen::VectorXd yp = y + t * v, ym = y - t * v;
+  ASSERT_TRUE(lower.GradY(x.data(), yp.data(), gp.data()));
+  ASSERT_TRUE(lower.GradY(x.data(), ym.data(), gm.data()));
+  EXPECT_LT(RelativeError(out_y, (gp - gm) / (2 * t)), 1e-6);
+  ASSERT_TRUE(lower.GradX(x.data(), yp.data(), xp.data()));
+  ASSERT_TRUE(lower.GradX(x.data(), ym.data(), xm.data()));
+  EXPECT_LT(RelativeError(out_x, (xp - xm) / (2 * t)), 1e-6);
+  // The start solves the lower level approximately (10 Newton steps).
+  Eigen::VectorXd h(ny), h0(ny);
+  const Eigen::VectorXd zero = Eigen::VectorXd::Zero(ny);
+  ASSERT_TRUE(lower.GradY(x.data(), y.data(), h.data()));
+  ASSERT_TRUE(lower.GradY(x.data(), zero.data(), h0.data()));
+  EXPECT_LT(h.norm(), 1e-3 * h0.norm());
+}
+
+// ----------------------------------------------------------- determinism --
+
+TEST(DigitsInstances, DeterministicGivenTheSeed) {
+  auto objectives = [](DigitsInstance* instance) {
+    const int num_objectives = instance->evaluator->NumObjectives();
+    Eigen::VectorXd f(num_objectives);
+    Eigen::VectorXd h(instance->evaluator->NumConstraints());
+    std::string error;
+    EXPECT_TRUE(instance->evaluator->Evaluate(
+        instance->start.data(), f.data(), h.data(), nullptr, &error));
+    return f;
+  };
+  {
+    auto a = BuildMeta(SmallMetaOptions(0.0, 3));
+    auto b = BuildMeta(SmallMetaOptions(0.0, 3));
+    auto c = BuildMeta(SmallMetaOptions(0.0, 4));
+    ASSERT_TRUE(a && b && c);
+    EXPECT_EQ(a->start, b->start);
+    EXPECT_EQ(objectives(a.get()), objectives(b.get()));
+    EXPECT_EQ(a->train_rows, b->train_rows);
+    EXPECT_NE(a->start, c->start);
+    EXPECT_NE(a->train_rows, c->train_rows);
+  }
+  {
+    DigitsDataWeightingOptions options;
+    options.start_newton_iterations = 2;
+    options.seed = 3;
+    auto a = BuildWeighting(options);
+    auto b = BuildWeighting(options);
+    options.seed = 4;
+    auto c = BuildWeighting(options);
+    ASSERT_TRUE(a && b && c);
+    EXPECT_EQ(a->start, b->start);
+    EXPECT_EQ(objectives(a.get()), objectives(b.get()));
+    EXPECT_NE(a->start, c->start);
+    EXPECT_NE(objectives(a.get()), objectives(c.get()));
+  }
+}
+
+// ----------------------------------------------------------------- splits --
+
+TEST(DigitsMetaLearning, SplitsAreEightyTwentyAndDisjoint) {
+  DigitsData data;
+  std::string error;
+  ASSERT_TRUE(LoadDigits(problems::DefaultDigitsPath(), &data, &error));
+  DigitsMetaLearningOptions options = SmallMetaOptions();
+  options.train_per_task = 100;
+  options.validation_per_task = 60;
+  auto instance = BuildMeta(options);
+  ASSERT_NE(instance, nullptr);
+  ASSERT_EQ(instance->train_rows.size(), 5u);
+  ASSERT_EQ(instance->validation_rows.size(), 5u);
+  std::set<int> seen;
+  int total = 0;
+  for (int s = 0; s < 5; ++s) {
+    for (const auto* subset :
+         {&instance->train_rows[s], &instance->validation_rows[s]}) {
+      const int size = static_cast<int>(subset->size());
+      EXPECT_EQ(size, subset == &instance->train_rows[s] ? 100 : 60);
+      std::vector<int> counts(10, 0);
+      for (int row : *subset) {
+        ASSERT_GE(row, 0);
+        ASSERT_LT(row, 1797);
+        ++counts[data.labels[row]];
+        seen.insert(row);
+        ++total;
+      }
+      // 80% of the task's pair, split evenly; 20% over the other digits.
+      EXPECT_EQ(counts[2 * s] + counts[2 * s + 1], (size * 4) / 5);
+      EXPECT_LE(std::abs(counts[2 * s] - counts[2 * s + 1]), 1);
+      for (int c = 0; c < 10; ++c) {
+        if (c / 2 != s) {
+          EXPECT_GE(counts[c], (size / 5) / 8);
+          EXPECT_LE(counts[c], (size / 5 + 7) / 8);
+        }
+      }
+    }
+  }
+  // No image in two subsets (so validation is disjoint from training).
+  EXPECT_EQ(static_cast<int>(seen.size()), total);
+}
+
+TEST(DigitsDataWeighting, SplitsAreStratifiedAndDisjoint) {
+  DigitsData data;
+  std::string error;
+  ASSERT_TRUE(LoadDigits(problems::DefaultDigitsPath(), &data, &error));
+  DigitsDataWeightingOptions options;
+  options.start_newton_iterations = 0;
+  auto instance = BuildWeighting(options);
+  ASSERT_NE(instance, nullptr);
+  ASSERT_EQ(instance->train_rows.size(), 1u);
+  ASSERT_EQ(instance->validation_rows.size(), 5u);
+  EXPECT_EQ(instance->objective_names,
+            (std::vector<std::string>{"digits_0_1",
+                                      "digits_2_3",
+                                      "digits_4_5",
+                                      "digits_6_7",
+                                      "digits_8_9"}));
+  std::vector<int> class_sizes(10, 0), train_counts(10, 0);
+  for (int label : data.labels) ++class_sizes[label];
+  const std::vector<int>& train = instance->train_rows[0];
+  EXPECT_EQ(train.size(), 300u);
+  for (int row : train) ++train_counts[data.labels[row]];
+  for (int c = 0; c < 10; ++c) {
+    EXPECT_NEAR(train_counts[c], 300.0 * class_sizes[c] / 1797, 1.0) << c;
+  }
+  std::set<int> train_set(train.begin(), train.end());
+  EXPECT_EQ(train_set.size(), train.size());
+  size_t validation_total = 0;
+  for (int s = 0; s < 5; ++s) {
+    for (int row : instance->validation_rows[s]) {
+      EXPECT_EQ(data.labels[row] / 2, s);
+      EXPECT_EQ(train_set.count(row), 0u) << row;
+    }
+    validation_total += instance->validation_rows[s].size();
+  }
+  EXPECT_EQ(validation_total, 600u);
+}
+
+// ------------------------------------------------------------- null space --
+
+TEST(DigitsMetaLearning, SoftmaxInvarianceIsTheNullSpaceWithoutL2) {
+  std::mt19937_64 rng(14);
+  for (double l2 : {0.0, 0.1}) {
+    auto instance = BuildMeta(SmallMetaOptions(l2));
+    ASSERT_NE(instance, nullptr);
+    const LowerLevel& lower = *instance->lower_level;
+    const int nx = lower.NumUpperParameters();
+    const int ny = lower.NumLowerParameters();
+    const int width = ny / 10;  // r + 1
+    const Eigen::VectorXd x = instance->start.head(nx);
+    const Eigen::VectorXd y = 0.5 * Random(ny, &rng);
+    // d: the same vector u in every row of y = [W | b].
+    const Eigen::VectorXd u = Random(width, &rng);
+    Eigen::VectorXd d(ny);
+    for (int c = 0; c < 10; ++c) d.segment(c * width, width) = u;
+    const Eigen::VectorXd other = Random(ny, &rng);
+    Eigen::VectorXd ox(nx), oy(ny), rx(nx), ry(ny);
+    ASSERT_TRUE(lower.GradYJacobianTransposeProduct(
+        x.data(), y.data(), d.data(), ox.data(), oy.data()));
+    ASSERT_TRUE(lower.GradYJacobianTransposeProduct(
+        x.data(), y.data(), other.data(), rx.data(), ry.data()));
+    const double scale = ry.norm() / other.norm();
+    // H_yy d = l2 d; the mixed block sees no change of the probabilities.
+    EXPECT_LT((oy - l2 * d).norm() / d.norm(), 1e-12 * std::max(1.0, scale));
+    EXPECT_LT(ox.norm() / d.norm(), 1e-12 * std::max(1.0, rx.norm()));
+    EXPECT_GT(scale, 1e-3);  // not a trivially zero Hessian
+  }
+}
+
+}  // namespace
+}  // namespace ecmo
