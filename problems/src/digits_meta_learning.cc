@@ -17,7 +17,9 @@
 // Tangents are carried as double matrices (not ceres::Jet scalars), so
 // every product runs in Eigen's vectorized double kernels; the cost is a
 // small multiple of one gradient, linear in the samples and the
-// parameters. ReLU's derivative is taken as 0 at 0 (a set of measure zero).
+// parameters. The lower level caches the network's activations at the
+// last x (a lower-level solve or a CG solve keeps x fixed). ReLU's derivative
+// is taken as 0 at 0 (a set of measure zero).
 //
 // Layouts. x: for each layer l (64 -> hidden_sizes... -> r), W_l
 // (out x in, row-major) then b_l (out). y: the 10 x (r + 1) matrix
@@ -27,6 +29,7 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <mutex>
 #include <random>
 #include <sstream>
 #include <string>
@@ -84,14 +87,21 @@ class MlpClassifier {
   int ny() const { return ny_; }
   int num_samples() const { return static_cast<int>(labels_.size()); }
 
+  // The output of every layer at x (ReLU applied on the hidden layers; the
+  // last is the representation phi, samples x r).
+  using Activations = std::vector<RowMatrix>;
+  std::shared_ptr<const Activations> Forward(const double* x) const;
+
   // x_dot / y_dot null: a zero tangent in that block. The tangent outputs
   // need at least one of them, and grad_x_dot needs x_dot = null.
+  // `forward`: Forward(x) if the caller has it (else computed here).
   bool Run(const double* x,
            const double* y,
            const double* x_dot,
            const double* y_dot,
            double l2,
-           const RunOutputs& out) const;
+           const RunOutputs& out,
+           const Activations* forward = nullptr) const;
 
  private:
   ConstMap Weights(const double* x, int l) const {
@@ -117,12 +127,27 @@ class MlpClassifier {
   int ny_ = 0;
 };
 
+std::shared_ptr<const MlpClassifier::Activations> MlpClassifier::Forward(
+    const double* x) const {
+  const int num_layers = static_cast<int>(offsets_.size());
+  auto act = std::make_shared<Activations>(num_layers);
+  for (int l = 0; l < num_layers; ++l) {
+    RowMatrix& a = (*act)[l];
+    a.noalias() =
+        (l == 0 ? inputs_ : (*act)[l - 1]) * Weights(x, l).transpose();
+    a.rowwise() += Biases(x, l).transpose();
+    if (l + 1 < num_layers) a = a.cwiseMax(0.0);
+  }
+  return act;
+}
+
 bool MlpClassifier::Run(const double* x,
                         const double* y,
                         const double* x_dot,
                         const double* y_dot,
                         double l2,
-                        const RunOutputs& out) const {
+                        const RunOutputs& out,
+                        const Activations* forward) const {
   const int num_layers = static_cast<int>(offsets_.size());
   const int r = sizes_.back();
   const int n = num_samples();
@@ -134,27 +159,24 @@ bool MlpClassifier::Run(const double* x,
   // grad_x differentiated along x (H_xx).
   if (out.grad_x_dot != nullptr && dx) return false;
 
-  // Forward: act[l] = relu(in W_l^T + b_l) (no relu on the last layer, whose
-  // output is the representation phi), and its tangent.
-  std::vector<RowMatrix> act(num_layers);
+  // Forward: the activations (given, or computed here) and their tangent
+  // act_dot[l] = (in W_l^T + b_l)_dot masked by the ReLU of layer l.
+  std::shared_ptr<const Activations> computed;
+  if (forward == nullptr) {
+    computed = Forward(x);
+    forward = computed.get();
+  }
+  const std::vector<RowMatrix>& act = *forward;
   std::vector<RowMatrix> act_dot(tangents && dx ? num_layers : 0);
-  for (int l = 0; l < num_layers; ++l) {
+  for (int l = 0; l < static_cast<int>(act_dot.size()); ++l) {
     const RowMatrix& in = l == 0 ? inputs_ : act[l - 1];
-    act[l].noalias() = in * Weights(x, l).transpose();
-    act[l].rowwise() += Biases(x, l).transpose();
-    if (!act_dot.empty()) {
-      act_dot[l].noalias() = in * Weights(x_dot, l).transpose();
-      act_dot[l].rowwise() += Biases(x_dot, l).transpose();
-      if (l > 0)
-        act_dot[l].noalias() += act_dot[l - 1] * Weights(x, l).transpose();
+    act_dot[l].noalias() = in * Weights(x_dot, l).transpose();
+    act_dot[l].rowwise() += Biases(x_dot, l).transpose();
+    if (l > 0) {
+      act_dot[l].noalias() += act_dot[l - 1] * Weights(x, l).transpose();
     }
     if (l + 1 < num_layers) {
-      for (Eigen::Index i = 0; i < act[l].size(); ++i) {
-        if (!(act[l].data()[i] > 0.0)) {
-          act[l].data()[i] = 0.0;
-          if (!act_dot.empty()) act_dot[l].data()[i] = 0.0;
-        }
-      }
+      act_dot[l] = (act[l].array() > 0.0).select(act_dot[l], 0.0);
     }
   }
   const RowMatrix& phi = act.back();
@@ -241,7 +263,10 @@ bool MlpClassifier::Run(const double* x,
   return true;
 }
 
-// g(x, y) = mean training cross-entropy + l2/2 ||y||^2.
+// g(x, y) = mean training cross-entropy + l2/2 ||y||^2. The network's
+// activations at the last x are cached (guarded by a mutex, so the const
+// methods stay thread-safe): the lower-level solves and the products of one
+// CG solve share x, and the network is most of the work of every oracle.
 class MetaLearningLowerLevel final : public LowerLevel {
  public:
   MetaLearningLowerLevel(MlpClassifier train, double l2)
@@ -253,18 +278,18 @@ class MetaLearningLowerLevel final : public LowerLevel {
   bool Value(const double* x, const double* y, double* g) const override {
     RunOutputs out;
     out.value = g;
-    return train_.Run(x, y, nullptr, nullptr, l2_, out);
+    return Run(x, y, nullptr, nullptr, out);
   }
   bool GradY(const double* x, const double* y, double* h) const override {
     RunOutputs out;
     out.grad_y = h;
-    return train_.Run(x, y, nullptr, nullptr, l2_, out) &&
+    return Run(x, y, nullptr, nullptr, out) &&
            ConstVectorMap(h, train_.ny()).allFinite();
   }
   bool GradX(const double* x, const double* y, double* gx) const override {
     RunOutputs out;
     out.grad_x = gx;
-    return train_.Run(x, y, nullptr, nullptr, l2_, out) &&
+    return Run(x, y, nullptr, nullptr, out) &&
            ConstVectorMap(gx, train_.nx()).allFinite();
   }
   bool GradYJacobianTransposeProduct(const double* x,
@@ -275,7 +300,7 @@ class MetaLearningLowerLevel final : public LowerLevel {
     RunOutputs out;
     out.grad_x_dot = out_x;
     out.grad_y_dot = out_y;
-    return train_.Run(x, y, nullptr, v, l2_, out) &&
+    return Run(x, y, nullptr, v, out) &&
            ConstVectorMap(out_y, train_.ny()).allFinite() &&
            ConstVectorMap(out_x, train_.nx()).allFinite();
   }
@@ -286,13 +311,43 @@ class MetaLearningLowerLevel final : public LowerLevel {
                             double* result) const override {
     RunOutputs out;
     out.grad_y_dot = result;
-    return train_.Run(x, y, w_x, w_y, l2_, out) &&
+    return Run(x, y, w_x, w_y, out) &&
            ConstVectorMap(result, train_.ny()).allFinite();
   }
 
  private:
+  bool Run(const double* x,
+           const double* y,
+           const double* x_dot,
+           const double* y_dot,
+           const RunOutputs& out) const {
+    const std::shared_ptr<const MlpClassifier::Activations> forward =
+        Forward(x);
+    return train_.Run(x, y, x_dot, y_dot, l2_, out, forward.get());
+  }
+
+  std::shared_ptr<const MlpClassifier::Activations> Forward(
+      const double* x) const {
+    const ConstVectorMap xv(x, train_.nx());
+    {
+      std::lock_guard<std::mutex> lock(cache_mutex_);
+      if (cached_forward_ != nullptr && cached_x_ == xv) {
+        return cached_forward_;
+      }
+    }
+    std::shared_ptr<const MlpClassifier::Activations> forward =
+        train_.Forward(x);
+    std::lock_guard<std::mutex> lock(cache_mutex_);
+    cached_x_ = xv;
+    cached_forward_ = forward;
+    return forward;
+  }
+
   MlpClassifier train_;
   double l2_;
+  mutable std::mutex cache_mutex_;
+  mutable Eigen::VectorXd cached_x_;
+  mutable std::shared_ptr<const MlpClassifier::Activations> cached_forward_;
 };
 
 // f_s(x, y) = mean validation cross-entropy of task s, over the blocks

@@ -34,9 +34,8 @@
 // invalid options give null and *error naming the problem and what to do.
 //
 // Thread safety: the lower levels are thread-safe (every method const;
-// the data-weighting one guards its probability cache with a mutex, the
-// meta-learning one keeps no state); the evaluator, like every
-// ecmo::Evaluator, is not.
+// each keeps a cache of its last forward pass, guarded by a mutex); the
+// evaluator, like every ecmo::Evaluator, is not.
 
 #ifndef ECMO_PROBLEMS_DIGITS_H_
 #define ECMO_PROBLEMS_DIGITS_H_
@@ -69,7 +68,9 @@ bool LoadDigits(const std::string& path, DigitsData* data, std::string* error);
 // Where the shipped data file is: $ECMO_DATA_DIR/digits.csv.gz when that
 // environment variable is set, else the source tree's data/digits.csv.gz
 // when it exists (builds from source), else the installed copy
-// (<prefix>/share/ecmo/digits.csv.gz).
+// (<prefix>/share/ecmo/digits.csv.gz, <prefix> being the
+// CMAKE_INSTALL_PREFIX the library was configured with: an install moved
+// elsewhere needs ECMO_DATA_DIR).
 std::string DefaultDigitsPath();
 
 // ------------------------------------------------------------- instances --
