@@ -16,6 +16,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "ecmo/mtbl.h"
@@ -504,6 +505,47 @@ TEST(DigitsMetaLearning, SoftmaxInvarianceIsTheNullSpaceWithoutL2) {
     EXPECT_LT(ox.norm() / d.norm(), 1e-12 * std::max(1.0, rx.norm()));
     EXPECT_GT(scale, 1e-3);  // not a trivially zero Hessian
   }
+}
+
+// ------------------------------------------------------------ thread safety --
+
+TEST(DigitsMetaLearning, ConcurrentCallsAtDifferentPointsAgree) {
+  // The activation cache is shared by the const methods: two threads
+  // alternating between two x must get what one thread gets.
+  auto instance = BuildMeta(SmallMetaOptions());
+  ASSERT_NE(instance, nullptr);
+  const LowerLevel& lower = *instance->lower_level;
+  const int nx = lower.NumUpperParameters();
+  const int ny = lower.NumLowerParameters();
+  std::mt19937_64 rng(15);
+  const std::vector<Eigen::VectorXd> xs = {
+      instance->start.head(nx), instance->start.head(nx) + Random(nx, &rng)};
+  const Eigen::VectorXd y = Random(ny, &rng), v = Random(ny, &rng);
+  std::vector<Eigen::VectorXd> expected;
+  for (const Eigen::VectorXd& x : xs) {
+    Eigen::VectorXd ox(nx), oy(ny);
+    ASSERT_TRUE(lower.GradYJacobianTransposeProduct(
+        x.data(), y.data(), v.data(), ox.data(), oy.data()));
+    Eigen::VectorXd both(nx + ny);
+    both << ox, oy;
+    expected.push_back(both);
+  }
+  std::vector<int> mismatches(2, 0);
+  auto work = [&](int id) {
+    Eigen::VectorXd ox(nx), oy(ny), both(nx + ny);
+    for (int k = 0; k < 40; ++k) {
+      const int which = (k + id) % 2;
+      lower.GradYJacobianTransposeProduct(
+          xs[which].data(), y.data(), v.data(), ox.data(), oy.data());
+      both << ox, oy;
+      if (both != expected[which]) ++mismatches[id];
+    }
+  };
+  std::thread a(work, 0), b(work, 1);
+  a.join();
+  b.join();
+  EXPECT_EQ(mismatches[0], 0);
+  EXPECT_EQ(mismatches[1], 0);
 }
 
 }  // namespace

@@ -10,7 +10,8 @@
 #   4. an unknown (required) component fails with a message naming it;
 #   5. pkg-config --cflags --libs ecmo (ecmo.pc in the install tree)
 #      succeeds, names -lecmo_plugin, and builds and runs `consumer` without
-#      CMake.
+#      CMake;
+#   6. (checked first) the digits data file is installed to share/ecmo.
 # Variables: SRC (source dir), BIN (build dir), WORK (scratch dir),
 # LIBDIR (CMAKE_INSTALL_LIBDIR), CXX (the C++ compiler).
 file(REMOVE_RECURSE "${WORK}")
@@ -18,6 +19,10 @@ execute_process(COMMAND "${CMAKE_COMMAND}" --install "${BIN}" --prefix "${WORK}/
                 RESULT_VARIABLE rc OUTPUT_QUIET)
 if(rc)
   message(FATAL_ERROR "cmake --install failed (${rc})")
+endif()
+# The digits data ship with the library (ecmo/problems/digits.h).
+if(NOT EXISTS "${WORK}/prefix/share/ecmo/digits.csv.gz")
+  message(FATAL_ERROR "cmake --install did not install share/ecmo/digits.csv.gz")
 endif()
 
 # Configures tests/install_consumer in WORK/<name> with extra arguments;
