@@ -31,7 +31,8 @@
 //               std::vector<double>(5, 0.2), &z, &summary);
 //
 // Errors: nothing aborts or throws; a missing or malformed data file or
-// invalid options give null and *error naming the problem and what to do.
+// invalid options give null and *error naming the problem and what to do
+// (for the data file: its path, data_path and ECMO_DATA_DIR).
 //
 // Thread safety: the lower levels are thread-safe (every method const;
 // each keeps a cache of its last forward pass, guarded by a mutex); the
@@ -81,16 +82,15 @@ constexpr int kDigitsNumTasks = 5;
 struct DigitsDataWeightingOptions {
   // N = 3 training sources holding the SAME train_images images (drawn at
   // random, stratified by class: counts in proportion to the class sizes)
-  // with different label quality: source A has
-  // clean labels on digits 0-4 and noisy ones on 5-9, source B the reverse,
-  // source C noisy labels everywhere. A noisy label is replaced by a
-  // uniformly random class with probability label_noise.
+  // with different label quality: source A has clean labels on digits 0-4
+  // and noisy ones on 5-9, source B the reverse, source C noisy labels
+  // everywhere. A noisy label is replaced by a uniformly random class with
+  // probability label_noise.
   int train_images = 300;
   double label_noise = 0.8;
   // Validation images (stratified likewise, disjoint from the training
-  // images, clean labels);
-  // f_s = mean cross-entropy on those of digit pair s, plus the proximal
-  // term below.
+  // images, clean labels); f_s = mean cross-entropy on those of digit pair
+  // s, plus the proximal term below.
   int validation_images = 600;
   // y is the 10 x 64 weight matrix (row-major, no bias) of a linear
   // softmax classifier on the pixels / 16.
