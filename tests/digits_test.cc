@@ -305,7 +305,9 @@ TEST(DigitsDataWeighting, OraclesMatchFiniteDifferences) {
 TEST(DigitsMetaLearning, OraclesMatchFiniteDifferences) {
   std::mt19937_64 rng(12);
   for (double l2 : {0.0, 0.05}) {
-    auto instance = BuildMeta(SmallMetaOptions(l2));
+    DigitsMetaLearningOptions options = SmallMetaOptions(l2);
+    options.proximal = l2 > 0.0 ? 0.3 : 0.0;  // the upper objectives' term
+    auto instance = BuildMeta(options);
     ASSERT_NE(instance, nullptr);
     const LowerLevel& lower = *instance->lower_level;
     const int nx = lower.NumUpperParameters();
@@ -355,6 +357,30 @@ TEST(DigitsMetaLearning, DefaultSizesAndOraclesAtTheStart) {
   ASSERT_TRUE(lower.GradY(x.data(), y.data(), h.data()));
   ASSERT_TRUE(lower.GradY(x.data(), zero.data(), h0.data()));
   EXPECT_LT(h.norm(), 1e-3 * h0.norm());
+}
+
+TEST(DigitsInstances, InvalidOptionsNameTheField) {
+  std::string error;
+  DigitsMetaLearningOptions meta = SmallMetaOptions();
+  meta.proximal = -1.0;
+  EXPECT_EQ(BuildDigitsMetaLearning(meta, &error), nullptr);
+  EXPECT_NE(error.find("proximal"), std::string::npos) << error;
+  meta = SmallMetaOptions();
+  meta.hidden_sizes = {8, 0};
+  EXPECT_EQ(BuildDigitsMetaLearning(meta, &error), nullptr);
+  EXPECT_NE(error.find("hidden_sizes"), std::string::npos) << error;
+  meta = SmallMetaOptions();
+  meta.train_per_task = 400;  // five tasks x 320 images of their pair
+  EXPECT_EQ(BuildDigitsMetaLearning(meta, &error), nullptr);
+  EXPECT_NE(error.find("too few images of digit"), std::string::npos) << error;
+  DigitsDataWeightingOptions weighting;
+  weighting.label_noise = 1.5;
+  EXPECT_EQ(BuildDigitsDataWeighting(weighting, &error), nullptr);
+  EXPECT_NE(error.find("label_noise"), std::string::npos) << error;
+  weighting = DigitsDataWeightingOptions();
+  weighting.train_images = 1500;
+  EXPECT_EQ(BuildDigitsDataWeighting(weighting, &error), nullptr);
+  EXPECT_NE(error.find("exceeds the 1797 images"), std::string::npos) << error;
 }
 
 // ----------------------------------------------------------- determinism --

@@ -350,12 +350,12 @@ class MetaLearningLowerLevel final : public LowerLevel {
   mutable std::shared_ptr<const MlpClassifier::Activations> cached_forward_;
 };
 
-// f_s(x, y) = mean validation cross-entropy of task s, over the blocks
-// {x, y}; gradient by back-propagation. Immutable.
+// f_s(x, y) = mean validation cross-entropy of task s + proximal/2 ||x||^2,
+// over the blocks {x, y}; gradient by back-propagation. Immutable.
 class ValidationCost final : public ceres::CostFunction {
  public:
-  explicit ValidationCost(MlpClassifier validation)
-      : validation_(std::move(validation)) {
+  ValidationCost(MlpClassifier validation, double proximal)
+      : validation_(std::move(validation)), proximal_(proximal) {
     set_num_residuals(1);
     mutable_parameter_block_sizes()->push_back(validation_.nx());
     mutable_parameter_block_sizes()->push_back(validation_.ny());
@@ -370,12 +370,22 @@ class ValidationCost final : public ceres::CostFunction {
       out.grad_x = jacobians[0];
       out.grad_y = jacobians[1];
     }
-    return validation_.Run(
-        parameters[0], parameters[1], nullptr, nullptr, 0.0, out);
+    if (!validation_.Run(
+            parameters[0], parameters[1], nullptr, nullptr, 0.0, out)) {
+      return false;
+    }
+    if (proximal_ > 0.0) {
+      const ConstVectorMap x(parameters[0], validation_.nx());
+      residuals[0] += 0.5 * proximal_ * x.squaredNorm();
+      if (out.grad_x != nullptr)
+        VectorMap(out.grad_x, x.size()) += proximal_ * x;
+    }
+    return std::isfinite(residuals[0]);
   }
 
  private:
   MlpClassifier validation_;
+  double proximal_;
 };
 
 bool CheckOptions(const DigitsMetaLearningOptions& o, std::string* error) {
@@ -393,6 +403,8 @@ bool CheckOptions(const DigitsMetaLearningOptions& o, std::string* error) {
     os << "validation_per_task = " << o.validation_per_task << "; needs >= 5.";
   } else if (!(o.l2 >= 0.0) || !std::isfinite(o.l2)) {
     os << "l2 = " << o.l2 << "; needs >= 0 and finite.";
+  } else if (!(o.proximal >= 0.0) || !std::isfinite(o.proximal)) {
+    os << "proximal = " << o.proximal << "; needs >= 0 and finite.";
   } else if (o.start_newton_iterations < 0) {
     os << "start_newton_iterations = " << o.start_newton_iterations
        << "; needs >= 0.";
@@ -493,7 +505,8 @@ std::unique_ptr<DigitsInstance> BuildDigitsMetaLearning(
     const std::string name =
         "digits_" + std::to_string(2 * s) + "_" + std::to_string(2 * s + 1);
     instance->evaluator->AddUpperObjective(
-        new ValidationCost(MakeClassifier(sizes, data, validation[s])),
+        new ValidationCost(MakeClassifier(sizes, data, validation[s]),
+                           options.proximal),
         {MtblBlock::X, MtblBlock::Y},
         name);
     instance->objective_names.push_back(name);
@@ -550,8 +563,9 @@ std::unique_ptr<DigitsInstance> BuildDigitsMetaLearning(
               << options.l2
               << "/2 ||y||^2 (merely convex in y when 0: adding one vector "
                  "to every classifier row changes nothing). f_s = mean "
-                 "validation cross-entropy of task s. Start: y = "
-              << options.start_newton_iterations
+                 "validation cross-entropy of task s + "
+              << options.proximal
+              << "/2 ||x||^2. Start: y = " << options.start_newton_iterations
               << " Newton iterations from 0.";
   instance->description = description.str();
   return instance;

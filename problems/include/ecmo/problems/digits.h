@@ -137,6 +137,15 @@ struct DigitsMetaLearningOptions {
   // (divided by the number of training images) + l2/2 ||y||^2: convex in
   // y, not strongly when l2 = 0 (the paper's setting).
   double l2 = 0.0;
+  // f_s = mean validation cross-entropy of task s + proximal/2 ||x||^2.
+  // With proximal = 0 nothing bounds the scale of the network: x is fitted
+  // to the validation images themselves (they are the upper objectives),
+  // and a network that separates every task's validation images drives
+  // all five losses towards 0 together as its weights grow, so the tasks
+  // need not trade off at all (WC-Newton from the default start reaches
+  // losses of about 1e-9 for the equal preference). A positive value keeps
+  // x bounded, as in digits_data_weighting.
+  double proximal = 0.0;
   uint64_t seed = 1;
   // Start: x0 = He-initialized weights (seeded), zero biases; y0 = this
   // many Newton iterations of ecmo::SolveLowerLevel from 0.
