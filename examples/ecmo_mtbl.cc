@@ -1,0 +1,1187 @@
+// Copyright 2026 The ceres-ecmo Authors.
+// SPDX-License-Identifier: BSD-3-Clause (see LICENSE).
+// ecmo_mtbl: the multi-task bilevel learning (MTBL) study. Runs the WC
+// strategies and the paper's baselines (ecmo/mtbl_baselines.h) on one
+// bilevel instance over several seeds, on the same oracles, and reports
+// per method: the hypervolume of its points in 1/loss space, the additive
+// epsilon indicator against the non-dominated union of all methods, the KKT
+// residual ||K||^2 (least-squares multipliers) and the lower-level gap of
+// every point, wall time and oracle counts, as mean and standard error over
+// the seeds.
+//
+//   ecmo_mtbl --task=digits_data_weighting --method=all --preferences=paper
+//             --seeds=5 --output_dir=study
+//   ecmo_mtbl --task=digits_meta_learning --method=wc-penalty,moml,moco
+//             --preferences=paper --seeds=5 --json
+//   ecmo_mtbl --task=digits_data_weighting --l2=0      (merely convex)
+//   ecmo_mtbl --smoke --json                           (the CTest run)
+//
+// Conventions (also in benchmarks/README.md):
+//   - Points are scored by v = 1/loss per objective (to be maximized, as in
+//     the paper); the hypervolume uses the reference point v = 0, so it
+//     needs none to be chosen. The additive epsilon indicator of a method
+//     is max_{r in R} min_{a in A} max_s (r_s - a_s) on v, R = the
+//     non-dominated union of every method's points of the same seed (0:
+//     the method's points contain R).
+//   - ||K||^2 is the WC KKT residual with least-squares multipliers at the
+//     point's preference; the preference-free methods (MOML, MoCo, FORUM)
+//     are scored at lambda proportional to 1/f (the preference whose WC ray
+//     passes through the point).
+//   - The lower-level gap is g(x, y) - g(x, y*) with y* from Newton-CG on
+//     g(x, .) started at y.
+//   - "wc-penalty (equal)" is the paper's "Ours - Equal": the equal
+//     preference alone.
+//
+// Output: a report on stdout (with --json: the study's JSON instead); with
+// --output_dir: points.csv (one row per point), study.json, front.png
+// (the first seed's points of every method, 1/loss, parallel coordinates
+// for S > 3) and convergence.png (worst-task loss against wall time at the
+// equal preference). Exit status: 0 success, 1 a run failed, 2 bad input.
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <iomanip>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "Eigen/Core"
+#include "ecmo/indicators.h"
+#include "ecmo/kkt.h"
+#include "ecmo/lower_level_solver.h"
+#include "ecmo/mtbl.h"
+#include "ecmo/mtbl_baselines.h"
+#include "ecmo/plot.h"
+#include "ecmo/preference_grid.h"
+#include "ecmo/problems/digits.h"
+#include "ecmo/problems/mtbl_logistic.h"
+#include "ecmo/result_writer.h"
+#include "ecmo/solver.h"
+#include "ecmo/types.h"
+#include "ecmo/version.h"
+#include "gflags/gflags.h"
+#include "nlohmann/json.hpp"
+#include "tool_flags.h"
+
+DEFINE_string(task,
+              "digits_data_weighting",
+              "The bilevel instance: digits_data_weighting, "
+              "digits_meta_learning or mtbl_logistic (synthetic).");
+DEFINE_string(method,
+              "all",
+              "Comma-separated methods: wc-penalty (the full-space ECMO "
+              "form), wc-reduced (the reduced form over x, y = y*(x); "
+              "strongly convex lower levels only), moml, moco, forum, "
+              "itd-ls, soba-ls; or all (wc-reduced is left out when "
+              "--l2 = 0).");
+DEFINE_string(preferences,
+              "paper",
+              "Preferences of wc-penalty and weights of the linear-"
+              "scalarization baselines: paper (the paper's prefer / slightly "
+              "prefer / equal presets), equal, grid:N (the Das-Dennis grid "
+              "with N divisions, moved into the open simplex), or any form "
+              "of ecmo_solve --preferences.");
+DEFINE_int32(seeds, 5, "Number of seeds (data splits, initializations).");
+DEFINE_int32(first_seed, 1, "The first seed; seeds are consecutive.");
+DEFINE_string(strategy,
+              "wc-newton",
+              "The WC strategy of the wc-penalty method (see ecmo_solve "
+              "--strategy).");
+DEFINE_double(kkt_tolerance,
+              -1.0,
+              "wc-penalty: stop once ||K||^2 <= this (absolute); -1: the "
+              "strategy's default certificate.");
+DEFINE_double(l2,
+              -1.0,
+              "The lower level's L2 weight; -1: the default 1e-3 (strongly "
+              "convex). 0 makes it merely convex (the paper's setting); on "
+              "these small training sets the data are then separable and "
+              "g(x, .) has no minimizer, so y*(x) used for scoring is "
+              "ill-defined.");
+DEFINE_int32(baseline_iterations,
+             0,
+             "Outer iterations of every baseline; 0: the task's default.");
+DEFINE_int32(inner_iterations,
+             0,
+             "Inner gradient steps of MOML, MoCo, FORUM and ITD-LS; 0: the "
+             "task's default.");
+DEFINE_double(upper_step_size,
+              0.0,
+              "Upper-level step size of the baselines; 0: the task's "
+              "default (10 for data weighting and mtbl_logistic, 0.05 for "
+              "meta-learning).");
+DEFINE_double(max_seconds_per_point,
+              120.0,
+              "Wall-time budget of each WC solve (the baselines run their "
+              "iteration budget).");
+DEFINE_double(proximal,
+              -1.0,
+              "delta/2 ||x||^2 added to every upper objective; -1: the "
+              "task's default (1e-3 for both digits tasks: without it the "
+              "data-weighting optimum is at infinity and the meta-learning "
+              "network fits every validation set to zero loss at once).");
+DEFINE_string(data, "", "The digits data file; empty: the shipped copy.");
+DEFINE_string(output_dir,
+              "",
+              "Write points.csv, study.json, front.png and convergence.png "
+              "into this directory (created if missing).");
+DEFINE_bool(json, false, "Print the study as JSON on stdout.");
+DEFINE_bool(smoke,
+            false,
+            "A reduced study for the test suite: 1 seed, the equal and two "
+            "prefer preferences, small budgets and instances.");
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr int kExitFailure = 1;
+constexpr int kExitUsage = 2;
+
+double Seconds(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+std::vector<std::string> Split(const std::string& s, char separator) {
+  std::vector<std::string> out;
+  std::stringstream stream(s);
+  std::string item;
+  while (std::getline(stream, item, separator)) out.push_back(item);
+  if (!s.empty() && s.back() == separator) out.push_back("");
+  return out;
+}
+
+// ------------------------------------------------------------- instances --
+
+// One instance of the task for one seed: the evaluator and what it points
+// into.
+struct Instance {
+  std::shared_ptr<void> storage;
+  ecmo::MtblEvaluator* evaluator = nullptr;
+  Eigen::VectorXd start;
+  std::vector<std::string> objective_names;
+  std::string description;
+};
+
+const std::vector<std::string>& TaskNames() {
+  static const std::vector<std::string> names = {
+      "digits_data_weighting", "digits_meta_learning", "mtbl_logistic"};
+  return names;
+}
+
+// The default lower-level L2 weight of every task (see --l2).
+constexpr double kDefaultL2 = 1e-3;
+
+bool BuildInstance(const std::string& task,
+                   uint64_t seed,
+                   double l2,
+                   bool smoke,
+                   Instance* instance,
+                   std::string* error) {
+  if (task == "digits_data_weighting") {
+    ecmo::problems::DigitsDataWeightingOptions options;
+    options.seed = seed;
+    options.l2 = l2;
+    if (FLAGS_proximal >= 0.0) options.proximal = FLAGS_proximal;
+    options.data_path = FLAGS_data;
+    if (smoke) {
+      options.train_images = 100;
+      options.validation_images = 200;
+    }
+    std::shared_ptr<ecmo::problems::DigitsInstance> built(
+        ecmo::problems::BuildDigitsDataWeighting(options, error).release());
+    if (built == nullptr) return false;
+    instance->storage = built;
+    instance->evaluator = built->evaluator.get();
+    instance->start = built->start;
+    instance->objective_names = built->objective_names;
+    instance->description = built->description;
+    return true;
+  }
+  if (task == "digits_meta_learning") {
+    ecmo::problems::DigitsMetaLearningOptions options;
+    options.seed = seed;
+    options.l2 = l2;
+    options.proximal = FLAGS_proximal >= 0.0 ? FLAGS_proximal : 1e-3;
+    options.data_path = FLAGS_data;
+    if (smoke) {
+      options.hidden_sizes = {16};
+      options.representation_size = 8;
+      options.train_per_task = 40;
+      options.validation_per_task = 30;
+    }
+    std::shared_ptr<ecmo::problems::DigitsInstance> built(
+        ecmo::problems::BuildDigitsMetaLearning(options, error).release());
+    if (built == nullptr) return false;
+    instance->storage = built;
+    instance->evaluator = built->evaluator.get();
+    instance->start = built->start;
+    instance->objective_names = built->objective_names;
+    instance->description = built->description;
+    return true;
+  }
+  if (task == "mtbl_logistic") {
+    ecmo::problems::MtblLogisticOptions options;
+    options.seed = seed;
+    options.l2 = l2;
+    if (smoke) options.num_lower_parameters = 60;
+    std::shared_ptr<ecmo::problems::MtblLogisticInstance> built(
+        ecmo::problems::BuildMtblLogistic(options, error).release());
+    if (built == nullptr) return false;
+    instance->storage = built;
+    instance->evaluator = built->evaluator.get();
+    instance->start = built->start;
+    for (int s = 0; s < options.num_tasks; ++s) {
+      instance->objective_names.push_back("group_" + std::to_string(s));
+    }
+    instance->description = "mtbl_logistic (synthetic), n_y = " +
+                            std::to_string(built->options.num_lower_parameters);
+    return true;
+  }
+  *error = "unknown --task '" + task + "'";
+  return false;
+}
+
+// --------------------------------------------------------------- methods --
+
+struct Method {
+  std::string name;
+  bool wc = false;               // ecmo::Solve with a WC strategy
+  bool uses_preference = false;  // one run per preference
+  ecmo::MtblBaselineType baseline = ecmo::MtblBaselineType::MOML;
+};
+
+std::vector<Method> AllMethods() {
+  std::vector<Method> methods;
+  Method wc;
+  wc.name = "wc-penalty";
+  wc.wc = true;
+  wc.uses_preference = true;
+  methods.push_back(wc);
+  Method reduced = wc;
+  reduced.name = "wc-reduced";
+  methods.push_back(reduced);
+  for (ecmo::MtblBaselineType type : {ecmo::MtblBaselineType::MOML,
+                                      ecmo::MtblBaselineType::MOCO,
+                                      ecmo::MtblBaselineType::FORUM,
+                                      ecmo::MtblBaselineType::ITD_LS,
+                                      ecmo::MtblBaselineType::SOBA_LS}) {
+    Method m;
+    m.name = ecmo::MtblBaselineTypeToString(type);
+    m.baseline = type;
+    m.uses_preference = type == ecmo::MtblBaselineType::ITD_LS ||
+                        type == ecmo::MtblBaselineType::SOBA_LS;
+    methods.push_back(m);
+  }
+  return methods;
+}
+
+bool ParseMethods(const std::string& spec,
+                  std::vector<Method>* methods,
+                  std::string* error) {
+  const std::vector<Method> all = AllMethods();
+  if (spec == "all") {
+    *methods = all;
+    return true;
+  }
+  methods->clear();
+  std::string valid;
+  for (const Method& m : all) valid += (valid.empty() ? "" : ", ") + m.name;
+  for (const std::string& name : Split(spec, ',')) {
+    auto it = std::find_if(all.begin(), all.end(), [&](const Method& m) {
+      return m.name == name;
+    });
+    if (it == all.end()) {
+      *error = "unknown --method '" + name + "'; valid: " + valid + ", all";
+      return false;
+    }
+    if (std::none_of(methods->begin(), methods->end(), [&](const Method& m) {
+          return m.name == name;
+        })) {
+      methods->push_back(*it);
+    }
+  }
+  if (methods->empty()) {
+    *error = "--method is empty; valid: " + valid + ", all";
+    return false;
+  }
+  return true;
+}
+
+bool ParsePreferences(const std::string& spec,
+                      int num_objectives,
+                      std::vector<ecmo::NamedPreference>* out,
+                      std::string* error) {
+  if (spec == "equal") {
+    out->assign(
+        1,
+        {"equal", std::vector<double>(num_objectives, 1.0 / num_objectives)});
+    return true;
+  }
+  std::string parsed = spec;
+  if (spec.rfind("grid:", 0) == 0) parsed = "das-dennis:" + spec.substr(5);
+  if (!ecmo::ParsePreferenceSpec(parsed, num_objectives, out, error)) {
+    *error = "--preferences=" + spec + ": " + *error + " (also: equal, grid:N)";
+    return false;
+  }
+  for (ecmo::NamedPreference& p : *out) {
+    p.weights = ecmo::ToOpenSimplex(p.weights);
+  }
+  return true;
+}
+
+// Budgets and step sizes of the baselines. Gradient steps on g(x, .) are
+// stable below 2 / lambda_max(grad^2_yy g), so the lower-level steps are
+// 1 / lambda_max, estimated by Lanczos at each seed's start point (the
+// header's rule); the upper steps are --upper_step_size (chosen per task on
+// its first seed, benchmarks/README.md) and stay fixed over the seeds.
+ecmo::MtblBaseline::Options BaselineOptions(const std::string& task,
+                                            ecmo::MtblBaselineType type,
+                                            double lambda_max,
+                                            bool smoke) {
+  ecmo::MtblBaseline::Options options;
+  options.type = type;
+  options.max_iterations = smoke ? 40 : 200;
+  const double lower_step =
+      std::isfinite(lambda_max) && lambda_max > 0.0 ? 1.0 / lambda_max : 1.0;
+  options.inner_step_size = lower_step;
+  options.forum_lower_step_size = lower_step;
+  options.soba_lower_step_size = lower_step;
+  double upper = FLAGS_upper_step_size;
+  if (upper <= 0.0) upper = task == "digits_meta_learning" ? 0.05 : 10.0;
+  options.upper_step_size = upper;
+  options.soba_upper_step_size = upper;
+  if (FLAGS_baseline_iterations > 0) {
+    options.max_iterations = FLAGS_baseline_iterations;
+  }
+  if (FLAGS_inner_iterations > 0) {
+    options.inner_iterations = FLAGS_inner_iterations;
+  }
+  options.history_stride = 1;
+  return options;
+}
+
+// lambda_max(grad^2_yy g) at the start (Lanczos on Hessian-vector
+// products; NaN if it fails).
+double LargestLowerLevelEigenvalue(const Instance& instance) {
+  const ecmo::MtblEvaluator* e = instance.evaluator;
+  const int nx = e->NumUpperParameters();
+  ecmo::LowerLevelSpectrumOptions options;
+  options.probes = 1;
+  options.lanczos_steps = 30;
+  ecmo::LowerLevelSpectrum spectrum;
+  if (!ecmo::EstimateLowerLevelSpectrum(*e->lower_level(),
+                                        instance.start.data(),
+                                        instance.start.data() + nx,
+                                        options,
+                                        &spectrum)) {
+    return std::numeric_limits<double>::quiet_NaN();
+  }
+  return spectrum.largest_eigenvalue;
+}
+
+// ----------------------------------------------------------------- runs --
+
+struct Point {
+  std::string method;
+  int seed = 0;
+  std::string preference_name;  // empty for preference-free methods
+  std::vector<double> preference;
+  std::string termination;
+  bool usable = false;
+  Eigen::VectorXd losses;              // f(x, y*(x))
+  Eigen::VectorXd losses_as_returned;  // f(x, y)
+  double kkt_residual_sq = std::numeric_limits<double>::quiet_NaN();
+  double grad_y_g_norm = std::numeric_limits<double>::quiet_NaN();
+  double lower_level_gap = std::numeric_limits<double>::quiet_NaN();
+  double seconds = 0.0;
+  int64_t gradient_evaluations = 0;  // upper gradients (+ grad_y g)
+  int64_t lower_gradients = 0;       // grad_y g
+  int64_t hessian_products = 0;      // lower-level Hessian-vector products
+  int iterations = 0;
+  std::string message;
+  // Worst-task loss against wall time (seconds).
+  std::vector<double> curve_time, curve_worst_loss;
+};
+
+// Runs the WC strategy from the instance's start; *z receives the final
+// point.
+void RunWc(const ecmo::Solver::Options& options,
+           Instance* instance,
+           Point* point,
+           Eigen::VectorXd* z) {
+  ecmo::MtblEvaluator* evaluator = instance->evaluator;
+  evaluator->ResetCounts();
+  *z = instance->start;
+  ecmo::Solver::Summary summary;
+  const Clock::time_point start = Clock::now();
+  ecmo::Solve(options, evaluator, point->preference, z, &summary);
+  point->seconds = Seconds(start);
+  if (summary.z.size() == z->size()) *z = summary.z;
+  point->termination = ecmo::TerminationTypeName(summary.termination_type);
+  point->usable = summary.IsSolutionUsable();
+  point->iterations = summary.iterations;
+  point->message = summary.message;
+  const ecmo::EvaluationCounts& c = summary.evaluations;
+  point->gradient_evaluations = c.value_evaluations + c.gradient_evaluations;
+  point->lower_gradients = point->gradient_evaluations;
+  point->hessian_products =
+      c.jacobian_transpose_products + c.jacobian_products + c.hessian_products;
+  // rho = max_s lambda_s f_s at feasible points, so S rho is the worst
+  // task's loss at the equal preference (the only one plotted).
+  const double S = static_cast<double>(point->preference.size());
+  for (const ecmo::IterationSummary& it : summary.history) {
+    point->curve_time.push_back(it.cumulative_time_in_seconds);
+    point->curve_worst_loss.push_back(S * it.rho);
+  }
+}
+
+// The WC strategy on the reduced-space form (variables x only, y = y*(x)
+// by Newton-CG, hypergradients by the implicit function theorem): defined
+// for a strongly convex lower level only. *z receives (x, y*(x)).
+void RunWcReduced(const ecmo::Solver::Options& options,
+                  Instance* instance,
+                  Point* point,
+                  Eigen::VectorXd* z) {
+  ecmo::MtblEvaluator* full = instance->evaluator;
+  const int nx = full->NumUpperParameters();
+  const int ny = full->NumLowerParameters();
+  const Clock::time_point start = Clock::now();
+  ecmo::ReducedMtblEvaluator reduced(full, instance->start.segment(nx, ny));
+  Eigen::VectorXd x = instance->start.head(nx);
+  ecmo::Solver::Summary summary;
+  ecmo::Solve(options, &reduced, point->preference, &x, &summary);
+  if (summary.z.size() == nx) x = summary.z;
+  *z = reduced.FullPoint(x);
+  point->seconds = Seconds(start);
+  point->termination = ecmo::TerminationTypeName(summary.termination_type);
+  point->usable = summary.IsSolutionUsable() && z->size() == nx + ny;
+  point->iterations = summary.iterations;
+  point->message = summary.message;
+  // Every reduced evaluation is one upper-gradient evaluation plus the
+  // lower-level work it did (gradients of g, Hessian-vector products).
+  const ecmo::EvaluationCounts& c = summary.evaluations;
+  const ecmo::ReducedMtblEvaluator::Work& w = reduced.work();
+  point->gradient_evaluations = c.value_evaluations + c.gradient_evaluations;
+  point->lower_gradients = w.lower_gradient_evaluations;
+  point->hessian_products = w.hessian_vector_products;
+  const double S = static_cast<double>(point->preference.size());
+  for (const ecmo::IterationSummary& it : summary.history) {
+    point->curve_time.push_back(it.cumulative_time_in_seconds);
+    point->curve_worst_loss.push_back(S * it.rho);
+  }
+}
+
+// Runs a baseline from the instance's start; *z receives the final point.
+void RunBaseline(const ecmo::MtblBaseline::Options& options,
+                 Instance* instance,
+                 Point* point,
+                 Eigen::VectorXd* z) {
+  *z = instance->start;
+  ecmo::MtblBaseline::Summary summary;
+  ecmo::Solve(options, instance->evaluator, point->preference, z, &summary);
+  point->seconds = summary.total_time_in_seconds;
+  point->termination = ecmo::TerminationTypeName(summary.termination_type);
+  point->usable = summary.IsSolutionUsable();
+  point->iterations = summary.iterations;
+  point->message = summary.message;
+  point->gradient_evaluations = summary.upper_gradients + summary.upper_values;
+  point->lower_gradients = summary.lower_gradients;
+  point->hessian_products = summary.hessian_products;
+  for (const auto& entry : summary.history) {
+    if (entry.upper_objectives.size() == 0) continue;
+    point->curve_time.push_back(entry.time_in_seconds);
+    point->curve_worst_loss.push_back(entry.upper_objectives.maxCoeff());
+  }
+}
+
+// Scores the point z = (x, y) of a run. The losses are those of the model
+// the upper-level variables define, f(x, y*(x)), with y*(x) from Newton-CG
+// on g(x, .) started at y: a method that leaves y off the lower-level
+// solution set (FORUM's joint step fits y to the validation objectives)
+// is not credited for it; losses_as_returned keeps f(x, y). The lower-level
+// gap g(x, y) - g(x, y*(x)) and ||grad_y g(x, y)|| say how far y was.
+// ||K||^2 is taken at the returned z with least-squares multipliers at the
+// point's preference (at lambda proportional to 1/f for preference-free
+// methods).
+void ScorePoint(Instance* instance, const Eigen::VectorXd& z, Point* point) {
+  ecmo::MtblEvaluator* evaluator = instance->evaluator;
+  const int S = evaluator->NumObjectives();
+  const int q = evaluator->NumConstraints();
+  const int nx = evaluator->NumUpperParameters();
+  const int ny = evaluator->NumLowerParameters();
+  Eigen::VectorXd f(S), h(q);
+  std::string error;
+  if (!evaluator->Evaluate(z.data(), f.data(), h.data(), nullptr, &error) ||
+      !f.allFinite()) {
+    point->usable = false;
+    point->message +=
+        " [scoring: the objectives cannot be evaluated at the "
+        "final point: " +
+        error + "]";
+    return;
+  }
+  point->losses_as_returned = f;
+  point->losses = f;
+  point->grad_y_g_norm = h.norm();
+  Eigen::VectorXd lambda(S);
+  if (!point->preference.empty()) {
+    for (int s = 0; s < S; ++s) lambda[s] = point->preference[s];
+  } else {
+    lambda = f.cwiseInverse();
+    lambda /= lambda.sum();
+  }
+  const double rho = (lambda.array() * f.array()).maxCoeff();
+  // Only the least-squares multipliers are used; the "solver" ones are
+  // zeros of the right sizes.
+  ecmo::KktMultipliers zero_multipliers;
+  zero_multipliers.omega = Eigen::VectorXd::Zero(S);
+  zero_multipliers.nu = Eigen::VectorXd::Zero(q);
+  ecmo::KktReport report;
+  if (ecmo::ComputeKktReport(evaluator,
+                             lambda,
+                             Eigen::VectorXd::Zero(S),
+                             rho,
+                             z,
+                             zero_multipliers,
+                             &report,
+                             &error)) {
+    point->kkt_residual_sq =
+        report.with_least_squares_multipliers.SquaredNorm();
+  }
+  const ecmo::LowerLevel* lower = evaluator->lower_level();
+  const double* x = z.data();
+  Eigen::VectorXd y = z.segment(nx, ny);
+  double g_here = std::numeric_limits<double>::quiet_NaN();
+  lower->Value(x, y.data(), &g_here);
+  ecmo::LowerLevelSolver::Options options;
+  options.max_iterations = 50;
+  options.gradient_tolerance = 1e-9;
+  ecmo::LowerLevelSolver::Summary summary;
+  ecmo::SolveLowerLevel(options, *lower, x, &y, &summary);
+  if (std::isfinite(summary.value) && std::isfinite(g_here)) {
+    point->lower_level_gap = g_here - summary.value;
+  }
+  Eigen::VectorXd z_star = z;
+  z_star.segment(nx, ny) = y;
+  Eigen::VectorXd f_star(S), h_star(q);
+  if (summary.IsSolutionUsable() &&
+      evaluator->Evaluate(
+          z_star.data(), f_star.data(), h_star.data(), nullptr, &error) &&
+      f_star.allFinite()) {
+    point->losses = f_star;
+  } else {
+    point->usable = false;
+    point->message +=
+        " [scoring: the lower level could not be re-solved at "
+        "the final x: " +
+        summary.message + "]";
+  }
+}
+
+// ---------------------------------------------------------------- metrics --
+
+// v = 1/loss (rows: points), negated so that the minimization indicators
+// apply: a point of -v dominates when every 1/loss is larger.
+Eigen::MatrixXd NegatedInverseLosses(const std::vector<const Point*>& points) {
+  std::vector<const Point*> usable;
+  for (const Point* p : points) {
+    if (p->usable && p->losses.size() > 0 && p->losses.allFinite() &&
+        (p->losses.array() > 0.0).all()) {
+      usable.push_back(p);
+    }
+  }
+  if (usable.empty()) return Eigen::MatrixXd();
+  Eigen::MatrixXd m(usable.size(), usable[0]->losses.size());
+  for (size_t i = 0; i < usable.size(); ++i) {
+    m.row(i) = -usable[i]->losses.cwiseInverse().transpose();
+  }
+  return m;
+}
+
+struct MeanError {
+  double mean = std::numeric_limits<double>::quiet_NaN();
+  double standard_error = std::numeric_limits<double>::quiet_NaN();
+  int count = 0;
+};
+
+MeanError Aggregate(const std::vector<double>& values) {
+  MeanError out;
+  std::vector<double> finite;
+  for (double v : values) {
+    if (std::isfinite(v)) finite.push_back(v);
+  }
+  out.count = static_cast<int>(finite.size());
+  if (finite.empty()) return out;
+  double sum = 0.0;
+  for (double v : finite) sum += v;
+  out.mean = sum / finite.size();
+  if (finite.size() > 1) {
+    double ss = 0.0;
+    for (double v : finite) ss += (v - out.mean) * (v - out.mean);
+    out.standard_error =
+        std::sqrt(ss / (finite.size() - 1)) / std::sqrt(finite.size());
+  } else {
+    out.standard_error = 0.0;
+  }
+  return out;
+}
+
+// One row of the comparison table: a method (or "wc-penalty (equal)") over
+// the seeds.
+struct MethodResult {
+  std::string name;
+  std::vector<double> hypervolume;        // per seed
+  std::vector<double> epsilon;            // per seed
+  std::vector<double> seconds;            // per seed, all of the method's runs
+  std::vector<double> seconds_per_point;  // per point
+  std::vector<double> kkt;                // per point
+  std::vector<double> gap;                // per point
+  std::vector<double> grad_y_g;           // per point
+  std::vector<double> gradient_evaluations;  // per point
+  std::vector<double> hessian_products;      // per point
+  int points = 0;
+  int usable = 0;
+  int converged = 0;
+};
+
+nlohmann::json ToJson(const MeanError& m) {
+  nlohmann::json j;
+  j["mean"] = std::isfinite(m.mean) ? nlohmann::json(m.mean) : nullptr;
+  j["standard_error"] = std::isfinite(m.standard_error)
+                            ? nlohmann::json(m.standard_error)
+                            : nullptr;
+  j["count"] = m.count;
+  return j;
+}
+
+nlohmann::json Number(double v) {
+  return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr);
+}
+
+double Median(std::vector<double> values) {
+  values.erase(std::remove_if(values.begin(),
+                              values.end(),
+                              [](double v) { return !std::isfinite(v); }),
+               values.end());
+  if (values.empty()) return std::numeric_limits<double>::quiet_NaN();
+  std::sort(values.begin(), values.end());
+  const size_t n = values.size();
+  return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  ecmo::tools::ParseToolFlags(
+      "Runs the multi-task bilevel study: the WC strategies and the paper's "
+      "baselines on one instance over several seeds, with hypervolume "
+      "(1/loss), epsilon indicator, KKT residuals, lower-level gaps, time "
+      "and oracle counts.\n"
+      "  ecmo_mtbl --task=digits_data_weighting --method=all "
+      "--preferences=paper --seeds=5 --output_dir=study",
+      "ecmo_mtbl.cc",
+      &argc,
+      &argv);
+  if (argc > 1) {
+    std::cerr << "ecmo_mtbl: unexpected argument '" << argv[1]
+              << "' (flags are written --name=value; see --help)\n";
+    return kExitUsage;
+  }
+  const bool smoke = FLAGS_smoke;
+  std::string error;
+  // ---- Flags.
+  const std::string task = FLAGS_task;
+  if (std::find(TaskNames().begin(), TaskNames().end(), task) ==
+      TaskNames().end()) {
+    std::string valid;
+    for (const std::string& n : TaskNames()) {
+      valid += (valid.empty() ? "" : ", ") + n;
+    }
+    std::cerr << "ecmo_mtbl: unknown --task '" << task << "'; valid: " << valid
+              << "\n";
+    return kExitUsage;
+  }
+  std::vector<Method> methods;
+  if (!ParseMethods(FLAGS_method, &methods, &error)) {
+    std::cerr << "ecmo_mtbl: " << error << "\n";
+    return kExitUsage;
+  }
+  const int num_seeds = smoke ? 1 : FLAGS_seeds;
+  if (num_seeds < 1 || num_seeds > 1000 || FLAGS_first_seed < 0) {
+    std::cerr << "ecmo_mtbl: --seeds must be in [1, 1000] and --first_seed "
+                 ">= 0 (got "
+              << FLAGS_seeds << ", " << FLAGS_first_seed << ")\n";
+    return kExitUsage;
+  }
+  ecmo::Solver::Options wc_options;
+  if (!ecmo::StringToStrategyType(FLAGS_strategy, &wc_options.strategy)) {
+    std::cerr << "ecmo_mtbl: unknown --strategy '" << FLAGS_strategy
+              << "' (see ecmo_solve --help for the strategies)\n";
+    return kExitUsage;
+  }
+  if (FLAGS_kkt_tolerance >= 0.0) {
+    wc_options.kkt_tolerance = FLAGS_kkt_tolerance;
+  } else if (FLAGS_kkt_tolerance != -1.0 ||
+             !std::isfinite(FLAGS_kkt_tolerance)) {
+    std::cerr << "ecmo_mtbl: --kkt_tolerance must be >= 0 or -1 (got "
+              << FLAGS_kkt_tolerance << ")\n";
+    return kExitUsage;
+  }
+  wc_options.record_history = true;
+  if (!(FLAGS_max_seconds_per_point > 0.0)) {
+    std::cerr << "ecmo_mtbl: --max_seconds_per_point must be > 0 (got "
+              << FLAGS_max_seconds_per_point << ")\n";
+    return kExitUsage;
+  }
+  wc_options.max_solver_time_in_seconds = FLAGS_max_seconds_per_point;
+  if (!wc_options.IsValid(&error)) {
+    std::cerr << "ecmo_mtbl: " << error << "\n";
+    return kExitUsage;
+  }
+  const double l2 = FLAGS_l2 == -1.0 ? kDefaultL2 : FLAGS_l2;
+  if (!(l2 >= 0.0) || !std::isfinite(l2)) {
+    std::cerr << "ecmo_mtbl: --l2 must be >= 0 (or -1 for the task's "
+                 "default); got "
+              << FLAGS_l2 << "\n";
+    return kExitUsage;
+  }
+  if (l2 == 0.0 &&
+      std::any_of(methods.begin(), methods.end(), [](const Method& m) {
+        return m.name == "wc-reduced";
+      })) {
+    if (FLAGS_method == "all") {
+      methods.erase(std::remove_if(
+                        methods.begin(),
+                        methods.end(),
+                        [](const Method& m) { return m.name == "wc-reduced"; }),
+                    methods.end());
+    } else {
+      std::cerr << "ecmo_mtbl: wc-reduced needs a strongly convex lower "
+                   "level (y*(x) unique), but --l2 = 0 makes it merely "
+                   "convex; use wc-penalty (the full-space form) or --l2 > "
+                   "0\n";
+      return kExitUsage;
+    }
+  }
+  if (FLAGS_baseline_iterations < 0 || FLAGS_inner_iterations < 0) {
+    std::cerr << "ecmo_mtbl: --baseline_iterations and --inner_iterations "
+                 "must be >= 0\n";
+    return kExitUsage;
+  }
+  for (const Method& m : methods) {
+    if (m.wc) continue;
+    const ecmo::MtblBaseline::Options options =
+        BaselineOptions(task, m.baseline, 1.0, smoke);
+    if (!options.IsValid(&error)) {
+      std::cerr << "ecmo_mtbl: " << m.name << ": " << error << "\n";
+      return kExitUsage;
+    }
+  }
+  const std::string out_dir = FLAGS_output_dir;
+  if (!out_dir.empty()) {
+    ::mkdir(out_dir.c_str(), 0755);
+    if (!ecmo::CheckWritable(out_dir + "/study.json", &error)) {
+      std::cerr << "ecmo_mtbl: --output_dir: " << error << "\n";
+      return kExitUsage;
+    }
+  }
+
+  // ---- Runs.
+  std::vector<Point> points;
+  std::vector<ecmo::NamedPreference> preferences;
+  std::vector<std::string> objective_names;
+  std::string description;
+  int S = 0;
+  nlohmann::json start_losses = nlohmann::json::array();
+  std::vector<double> lambda_max_per_seed;
+  const Clock::time_point study_start = Clock::now();
+  for (int k = 0; k < num_seeds; ++k) {
+    const int seed = FLAGS_first_seed + k;
+    Instance instance;
+    if (!BuildInstance(task, seed, l2, smoke, &instance, &error)) {
+      std::cerr << "ecmo_mtbl: " << error << "\n";
+      return kExitUsage;
+    }
+    if (k == 0) {
+      S = instance.evaluator->NumObjectives();
+      objective_names = instance.objective_names;
+      // The paper's scalarization: reference point r = 0 below the
+      // front (cross-entropies are positive), so no single-objective
+      // solves precede each point.
+      wc_options.reference_point.assign(S, 0.0);
+      description = instance.description;
+      if (smoke) {
+        preferences.clear();
+        ParsePreferences("paper", S, &preferences, &error);
+        std::vector<ecmo::NamedPreference> kept;
+        for (const ecmo::NamedPreference& p : preferences) {
+          if (p.name == "equal" || p.name == "prefer-f1" ||
+              p.name == "prefer-f2") {
+            kept.push_back(p);
+          }
+        }
+        preferences = kept;
+      } else if (!ParsePreferences(
+                     FLAGS_preferences, S, &preferences, &error)) {
+        std::cerr << "ecmo_mtbl: " << error << "\n";
+        return kExitUsage;
+      }
+    }
+    {
+      Eigen::VectorXd f(instance.evaluator->NumObjectives());
+      Eigen::VectorXd h(instance.evaluator->NumConstraints());
+      if (!instance.evaluator->Evaluate(
+              instance.start.data(), f.data(), h.data(), nullptr, &error)) {
+        std::cerr << "ecmo_mtbl: seed " << seed
+                  << ": the start point cannot be evaluated: " << error << "\n";
+        return kExitFailure;
+      }
+      start_losses.push_back(
+          {{"seed", seed},
+           {"losses", std::vector<double>(f.data(), f.data() + f.size())},
+           {"grad_y_g_norm", h.norm()}});
+    }
+    const double lambda_max = LargestLowerLevelEigenvalue(instance);
+    lambda_max_per_seed.push_back(lambda_max);
+    for (const Method& method : methods) {
+      const int runs =
+          method.uses_preference ? static_cast<int>(preferences.size()) : 1;
+      for (int r = 0; r < runs; ++r) {
+        Point point;
+        point.method = method.name;
+        point.seed = seed;
+        if (method.uses_preference) {
+          point.preference_name = preferences[r].name;
+          point.preference = preferences[r].weights;
+        }
+        Eigen::VectorXd z;
+        if (method.name == "wc-reduced") {
+          RunWcReduced(wc_options, &instance, &point, &z);
+        } else if (method.wc) {
+          RunWc(wc_options, &instance, &point, &z);
+        } else {
+          RunBaseline(BaselineOptions(task, method.baseline, lambda_max, smoke),
+                      &instance,
+                      &point,
+                      &z);
+        }
+        if (z.size() == instance.start.size() && z.allFinite()) {
+          ScorePoint(&instance, z, &point);
+        } else {
+          point.usable = false;
+        }
+        if (!FLAGS_json) {
+          std::cerr << "seed " << seed << " " << std::left << std::setw(10)
+                    << method.name << " " << std::setw(22)
+                    << (point.preference_name.empty() ? "-"
+                                                      : point.preference_name)
+                    << " " << std::setw(15) << point.termination << " "
+                    << std::fixed << std::setprecision(2) << point.seconds
+                    << " s  max loss "
+                    << (point.losses.size() ? point.losses.maxCoeff() : NAN)
+                    << std::defaultfloat << "  ||K||^2 " << std::setprecision(3)
+                    << point.kkt_residual_sq << std::setprecision(6) << "\n";
+        }
+        points.push_back(std::move(point));
+      }
+    }
+  }
+  const double study_seconds = Seconds(study_start);
+
+  // ---- Metrics: per seed, the union of every method's points; per method
+  // (and for the equal preference of wc-penalty alone) HV and epsilon.
+  std::vector<std::string> row_names;
+  for (const Method& m : methods) {
+    row_names.push_back(m.name);
+    if (m.name == "wc-penalty") {
+      const bool has_equal = std::any_of(
+          preferences.begin(),
+          preferences.end(),
+          [](const ecmo::NamedPreference& p) { return p.name == "equal"; });
+      if (has_equal && preferences.size() > 1) {
+        row_names.push_back("wc-penalty (equal)");
+      }
+    }
+  }
+  auto in_row = [](const std::string& row, const Point& p) {
+    if (row == "wc-penalty (equal)") {
+      return p.method == "wc-penalty" && p.preference_name == "equal";
+    }
+    return p.method == row;
+  };
+  std::vector<MethodResult> results(row_names.size());
+  for (size_t i = 0; i < row_names.size(); ++i) results[i].name = row_names[i];
+  for (int k = 0; k < num_seeds; ++k) {
+    const int seed = FLAGS_first_seed + k;
+    std::vector<const Point*> all;
+    for (const Point& p : points) {
+      if (p.seed == seed) all.push_back(&p);
+    }
+    const Eigen::MatrixXd union_points = NegatedInverseLosses(all);
+    Eigen::MatrixXd reference;
+    if (union_points.rows() > 0) {
+      const std::vector<int> nd = ecmo::NonDominatedIndices(union_points);
+      reference.resize(nd.size(), union_points.cols());
+      for (size_t i = 0; i < nd.size(); ++i) {
+        reference.row(i) = union_points.row(nd[i]);
+      }
+    }
+    for (MethodResult& result : results) {
+      std::vector<const Point*> mine;
+      double seconds = 0.0;
+      for (const Point* p : all) {
+        if (!in_row(result.name, *p)) continue;
+        mine.push_back(p);
+        seconds += p->seconds;
+      }
+      const Eigen::MatrixXd set = NegatedInverseLosses(mine);
+      double hv = 0.0, eps = std::numeric_limits<double>::quiet_NaN();
+      if (set.rows() > 0) {
+        hv = ecmo::Hypervolume(set, Eigen::VectorXd::Zero(S), &error);
+        if (reference.rows() > 0) {
+          eps = ecmo::AdditiveEpsilon(set, reference, &error);
+        }
+      }
+      result.hypervolume.push_back(hv);
+      result.epsilon.push_back(eps);
+      result.seconds.push_back(seconds);
+      for (const Point* p : mine) {
+        ++result.points;
+        if (p->usable) ++result.usable;
+        if (p->termination == "CONVERGENCE") ++result.converged;
+        result.seconds_per_point.push_back(p->seconds);
+        result.kkt.push_back(p->kkt_residual_sq);
+        result.gap.push_back(p->lower_level_gap);
+        result.grad_y_g.push_back(p->grad_y_g_norm);
+        result.gradient_evaluations.push_back(
+            static_cast<double>(p->gradient_evaluations));
+        result.hessian_products.push_back(
+            static_cast<double>(p->hessian_products));
+      }
+    }
+  }
+
+  // ---- JSON.
+  nlohmann::json study;
+  study["ecmo_version"] = ecmo::VersionString();
+  study["task"] = task;
+  study["description"] = description;
+  study["l2"] = l2;
+  study["seeds"] = num_seeds;
+  study["first_seed"] = FLAGS_first_seed;
+  study["smoke"] = smoke;
+  study["strategy"] = FLAGS_strategy;
+  study["kkt_tolerance"] = FLAGS_kkt_tolerance;
+  study["objective_names"] = objective_names;
+  study["total_time_in_seconds"] = study_seconds;
+  study["hypervolume_reference_point"] = "v = 1/loss, reference v = 0";
+  nlohmann::json prefs = nlohmann::json::array();
+  for (const ecmo::NamedPreference& p : preferences) {
+    prefs.push_back({{"name", p.name}, {"weights", p.weights}});
+  }
+  study["preferences"] = prefs;
+  study["start"] = start_losses;
+  nlohmann::json method_options = nlohmann::json::object();
+  for (const Method& m : methods) {
+    if (m.wc) continue;
+    const ecmo::MtblBaseline::Options o =
+        BaselineOptions(task, m.baseline, lambda_max_per_seed.front(), smoke);
+    method_options[m.name] = {
+        {"max_iterations", o.max_iterations},
+        {"inner_iterations", o.inner_iterations},
+        {"inner_step_size_first_seed", o.inner_step_size},
+        {"upper_step_size", o.upper_step_size},
+        {"lower_step_rule", "1 / lambda_max(grad^2_yy g) at the start"}};
+  }
+  study["baseline_options"] = method_options;
+  study["lambda_max_per_seed"] = lambda_max_per_seed;
+  nlohmann::json table = nlohmann::json::array();
+  for (const MethodResult& r : results) {
+    nlohmann::json row;
+    row["method"] = r.name;
+    row["hypervolume"] = ToJson(Aggregate(r.hypervolume));
+    row["epsilon"] = ToJson(Aggregate(r.epsilon));
+    row["seconds_per_seed"] = ToJson(Aggregate(r.seconds));
+    row["seconds_per_point"] = ToJson(Aggregate(r.seconds_per_point));
+    row["kkt_residual_sq_median"] = Number(Median(r.kkt));
+    row["kkt_residual_sq_max"] = Number(
+        r.kkt.empty() ? NAN : *std::max_element(r.kkt.begin(), r.kkt.end()));
+    row["lower_level_gap_median"] = Number(Median(r.gap));
+    row["grad_y_g_norm_median"] = Number(Median(r.grad_y_g));
+    row["gradient_evaluations_per_point"] =
+        ToJson(Aggregate(r.gradient_evaluations));
+    row["hessian_products_per_point"] = ToJson(Aggregate(r.hessian_products));
+    row["points"] = r.points;
+    row["usable"] = r.usable;
+    row["converged"] = r.converged;
+    table.push_back(row);
+  }
+  study["methods"] = table;
+  // The hypervolume of wc-penalty, for scripts (the summary field).
+  for (const MethodResult& r : results) {
+    if (r.name == "wc-penalty") {
+      study["hypervolume"] = Number(Aggregate(r.hypervolume).mean);
+    }
+  }
+  nlohmann::json point_rows = nlohmann::json::array();
+  for (const Point& p : points) {
+    nlohmann::json j;
+    j["method"] = p.method;
+    j["seed"] = p.seed;
+    j["preference_name"] = p.preference_name;
+    j["preference"] = p.preference;
+    j["termination"] = p.termination;
+    j["usable"] = p.usable;
+    std::vector<double> losses(p.losses.data(),
+                               p.losses.data() + p.losses.size());
+    j["losses"] = losses;
+    j["losses_as_returned"] = std::vector<double>(
+        p.losses_as_returned.data(),
+        p.losses_as_returned.data() + p.losses_as_returned.size());
+    j["kkt_residual_sq"] = Number(p.kkt_residual_sq);
+    j["grad_y_g_norm"] = Number(p.grad_y_g_norm);
+    j["lower_level_gap"] = Number(p.lower_level_gap);
+    j["seconds"] = p.seconds;
+    j["gradient_evaluations"] = p.gradient_evaluations;
+    j["lower_gradients"] = p.lower_gradients;
+    j["hessian_products"] = p.hessian_products;
+    j["iterations"] = p.iterations;
+    j["message"] = p.message;
+    point_rows.push_back(j);
+  }
+  study["points"] = point_rows;
+
+  // ---- Files.
+  int status = 0;
+  for (const Point& p : points) {
+    if (!p.usable) status = kExitFailure;
+  }
+  if (!out_dir.empty()) {
+    std::ostringstream csv;
+    csv << "index,method,seed,preference_name";
+    for (int s = 0; s < S; ++s) csv << ",lambda_" << s + 1;
+    for (int s = 0; s < S; ++s) {
+      csv << ","
+          << (s < static_cast<int>(objective_names.size())
+                  ? objective_names[s]
+                  : "f_" + std::to_string(s + 1));
+    }
+    csv << ",termination,kkt_residual_sq,grad_y_g_norm,lower_level_gap,"
+           "seconds,gradient_evaluations,hessian_products\n";
+    csv << std::setprecision(17);
+    for (size_t i = 0; i < points.size(); ++i) {
+      const Point& p = points[i];
+      csv << i << "," << p.method << "," << p.seed << "," << p.preference_name;
+      for (int s = 0; s < S; ++s) {
+        csv << ",";
+        if (!p.preference.empty()) csv << p.preference[s];
+      }
+      for (int s = 0; s < S; ++s) {
+        csv << ",";
+        if (s < p.losses.size()) csv << p.losses[s];
+      }
+      csv << "," << p.termination << "," << p.kkt_residual_sq << ","
+          << p.grad_y_g_norm << "," << p.lower_level_gap << "," << p.seconds
+          << "," << p.gradient_evaluations << "," << p.hessian_products << "\n";
+    }
+    if (!ecmo::WriteFileAtomically(
+            out_dir + "/points.csv", csv.str(), &error) ||
+        !ecmo::WriteFileAtomically(
+            out_dir + "/study.json", study.dump(2) + "\n", &error)) {
+      std::cerr << "ecmo_mtbl: " << error << "\n";
+      return 4;
+    }
+    // Pictures of the first seed: every method's points in 1/loss space,
+    // and the worst-task loss against time at the equal preference.
+    ecmo::PlotOptions plot;
+    plot.objective_names.clear();
+    for (const std::string& n : objective_names) {
+      plot.objective_names.push_back("1/" + n);
+    }
+    plot.title = task + ": 1/validation loss (seed " +
+                 std::to_string(FLAGS_first_seed) + ")";
+    std::vector<ecmo::LabeledPointSet> sets;
+    std::vector<ecmo::LabeledCurve> curves;
+    for (const Method& m : methods) {
+      std::vector<const Point*> mine;
+      for (const Point& p : points) {
+        if (p.method == m.name && p.seed == FLAGS_first_seed) {
+          mine.push_back(&p);
+          const bool equal_or_free =
+              p.preference_name.empty() || p.preference_name == "equal";
+          if (equal_or_free && !p.curve_time.empty()) {
+            curves.push_back({m.name, p.curve_time, p.curve_worst_loss});
+          }
+        }
+      }
+      Eigen::MatrixXd set = NegatedInverseLosses(mine);
+      if (set.rows() > 0) sets.push_back({m.name, -set});
+    }
+    for (const ecmo::PlotResult& r :
+         {ecmo::PlotPointSets(plot, sets, out_dir + "/front.png"),
+          ecmo::PlotCurves(
+              [&] {
+                ecmo::PlotOptions o = plot;
+                o.title = task + ": worst-task validation loss (seed " +
+                          std::to_string(FLAGS_first_seed) +
+                          ", equal preference or preference-free)";
+                return o;
+              }(),
+              curves,
+              "wall time (s)",
+              "max_s f_s",
+              false,
+              true,
+              out_dir + "/convergence.png")}) {
+      if (!r.image_written) std::cerr << "ecmo_mtbl: " << r.message << "\n";
+    }
+  }
+
+  // ---- Report.
+  if (FLAGS_json) {
+    std::cout << study.dump(2) << "\n";
+    return status;
+  }
+  std::cout << "ecmo_mtbl " << ecmo::VersionString() << ": " << task
+            << " (l2 = " << l2 << "), " << num_seeds << " seed(s), "
+            << preferences.size() << " preference(s), " << std::fixed
+            << std::setprecision(1) << study_seconds << " s\n"
+            << description << "\n\n";
+  std::cout << std::left << std::setw(20) << "method" << std::right
+            << std::setw(22) << "HV(1/loss) +- se" << std::setw(22)
+            << "eps+ +- se" << std::setw(12) << "s/point" << std::setw(12)
+            << "median K^2" << std::setw(12) << "median gap" << std::setw(10)
+            << "grads/pt" << std::setw(10) << "HVPs/pt" << std::setw(10)
+            << "conv/pts"
+            << "\n";
+  for (const MethodResult& r : results) {
+    const MeanError hv = Aggregate(r.hypervolume);
+    const MeanError eps = Aggregate(r.epsilon);
+    std::ostringstream hv_s, eps_s;
+    hv_s << std::setprecision(4) << hv.mean << " +- " << std::setprecision(2)
+         << hv.standard_error;
+    eps_s << std::setprecision(4) << eps.mean << " +- " << std::setprecision(2)
+          << eps.standard_error;
+    std::cout << std::left << std::setw(20) << r.name << std::right
+              << std::setw(22) << hv_s.str() << std::setw(22) << eps_s.str()
+              << std::setw(12) << std::setprecision(3) << std::fixed
+              << Aggregate(r.seconds_per_point).mean << std::setw(12)
+              << std::scientific << std::setprecision(1) << Median(r.kkt)
+              << std::setw(12) << Median(r.gap) << std::fixed
+              << std::setprecision(0) << std::setw(10)
+              << Aggregate(r.gradient_evaluations).mean << std::setw(10)
+              << Aggregate(r.hessian_products).mean << std::setw(10)
+              << (std::to_string(r.converged) + "/" + std::to_string(r.points))
+              << "\n";
+  }
+  std::cout << std::defaultfloat;
+  return status;
+}
