@@ -333,6 +333,11 @@ bool ParsePreferences(const std::string& spec,
   }
   for (ecmo::NamedPreference& p : *out) {
     p.weights = ecmo::ToOpenSimplex(p.weights);
+    // The equal preference keeps its name whatever the spec (a file, a
+    // grid), so the "wc-penalty (equal)" row exists whenever it is swept.
+    const auto [lo, hi] =
+        std::minmax_element(p.weights.begin(), p.weights.end());
+    if (*hi - *lo <= 1e-12) p.name = "equal";
   }
   return true;
 }

@@ -201,6 +201,27 @@ TEST(EcmoMtbl, WritesPointsStudyAndPictures) {
   }
 }
 
+// The equal preference keeps its name when it comes from a file (so the
+// "wc-penalty (equal)" row exists), and the other rows are file lines.
+TEST(EcmoMtbl, EqualPreferenceFromAFileIsNamedEqual) {
+  const std::string path = ::testing::TempDir() + "/ecmo_mtbl_prefs.txt";
+  {
+    std::ofstream out(path);
+    out << "0.96,0.01,0.01,0.01,0.01\n1,1,1,1,1\n";
+  }
+  const ToolRun run = RunMtbl(
+      "--task=digits_data_weighting --method=itd-ls --seeds=1 "
+      "--baseline_iterations=3 --json --preferences=file:" +
+          path,
+      /*merge_stderr=*/false);
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  const nlohmann::json study = nlohmann::json::parse(run.output);
+  ASSERT_EQ(study["points"].size(), 2u);
+  EXPECT_EQ(study["points"][0]["preference_name"], "file-line-1");
+  EXPECT_EQ(study["points"][1]["preference_name"], "equal");
+  for (double w : study["points"][1]["preference"]) EXPECT_DOUBLE_EQ(w, 0.2);
+}
+
 TEST(EcmoMtbl, BadInputsGiveClearErrors) {
   struct Case {
     std::string args, text;
