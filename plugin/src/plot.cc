@@ -596,7 +596,7 @@ PlotResult PlotPointSets(const PlotOptions& options,
              << SetColor(static_cast<int>(i)) << "' lw 1.5\n"
              << "set label " << label + 1 << " " << Quote(sets[i].label)
              << " noenhanced at screen " << 0.05 + 0.23 * (label % 4) << ", "
-             << 0.035 - 0.03 * (label / 4) << " textcolor rgb '"
+             << 0.05 - 0.035 * (label / 4) << " textcolor rgb '"
              << SetColor(static_cast<int>(i)) << "'\n";
       ++label;
     }
@@ -618,7 +618,7 @@ PlotResult PlotPointSets(const PlotOptions& options,
       if (s == 0) clause += ":(101 + column(" + std::to_string(S + 1) + "))";
       clause += " with parallelaxes";
       if (s == 0) clause += " lc variable";
-      clause += " title " + Quote(ObjectiveName(options, s));
+      clause += " title " + Quote(ObjectiveName(options, s)) + " noenhanced";
       plots.push_back(clause);
     }
     script << "plot ";
