@@ -50,6 +50,7 @@
 #include <memory>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "Eigen/Core"
@@ -179,6 +180,18 @@ const std::vector<std::string>& TaskNames() {
 // The default lower-level L2 weight of every task (see --l2).
 constexpr double kDefaultL2 = 1e-3;
 
+// Makes a built digits instance the study's (null: false).
+bool AdoptDigits(std::shared_ptr<ecmo::problems::DigitsInstance> built,
+                 Instance* instance) {
+  if (built == nullptr) return false;
+  instance->evaluator = built->evaluator.get();
+  instance->start = built->start;
+  instance->objective_names = built->objective_names;
+  instance->description = built->description;
+  instance->storage = std::move(built);
+  return true;
+}
+
 bool BuildInstance(const std::string& task,
                    uint64_t seed,
                    double l2,
@@ -197,13 +210,7 @@ bool BuildInstance(const std::string& task,
     }
     std::shared_ptr<ecmo::problems::DigitsInstance> built(
         ecmo::problems::BuildDigitsDataWeighting(options, error).release());
-    if (built == nullptr) return false;
-    instance->storage = built;
-    instance->evaluator = built->evaluator.get();
-    instance->start = built->start;
-    instance->objective_names = built->objective_names;
-    instance->description = built->description;
-    return true;
+    return AdoptDigits(std::move(built), instance);
   }
   if (task == "digits_meta_learning") {
     ecmo::problems::DigitsMetaLearningOptions options;
@@ -219,13 +226,7 @@ bool BuildInstance(const std::string& task,
     }
     std::shared_ptr<ecmo::problems::DigitsInstance> built(
         ecmo::problems::BuildDigitsMetaLearning(options, error).release());
-    if (built == nullptr) return false;
-    instance->storage = built;
-    instance->evaluator = built->evaluator.get();
-    instance->start = built->start;
-    instance->objective_names = built->objective_names;
-    instance->description = built->description;
-    return true;
+    return AdoptDigits(std::move(built), instance);
   }
   if (task == "mtbl_logistic") {
     ecmo::problems::MtblLogisticOptions options;
