@@ -417,6 +417,24 @@ struct Point {
   std::vector<double> curve_time, curve_worst_loss;
 };
 
+// What both WC forms report alike: the verdict, the evaluations of F (with
+// or without gradients) and the convergence curve. rho = max_s lambda_s
+// f_s at feasible points, so S rho is the worst task's loss at the equal
+// preference (the only one plotted).
+void RecordWcSummary(const ecmo::Solver::Summary& summary, Point* point) {
+  point->termination = ecmo::TerminationTypeName(summary.termination_type);
+  point->usable = summary.IsSolutionUsable();
+  point->iterations = summary.iterations;
+  point->message = summary.message;
+  const ecmo::EvaluationCounts& c = summary.evaluations;
+  point->gradient_evaluations = c.value_evaluations + c.gradient_evaluations;
+  const double S = static_cast<double>(point->preference.size());
+  for (const ecmo::IterationSummary& it : summary.history) {
+    point->curve_time.push_back(it.cumulative_time_in_seconds);
+    point->curve_worst_loss.push_back(S * it.rho);
+  }
+}
+
 // Runs the WC strategy from the instance's start; *z receives the final
 // point.
 void RunWc(const ecmo::Solver::Options& options,
@@ -431,22 +449,11 @@ void RunWc(const ecmo::Solver::Options& options,
   ecmo::Solve(options, evaluator, point->preference, z, &summary);
   point->seconds = Seconds(start);
   if (summary.z.size() == z->size()) *z = summary.z;
-  point->termination = ecmo::TerminationTypeName(summary.termination_type);
-  point->usable = summary.IsSolutionUsable();
-  point->iterations = summary.iterations;
-  point->message = summary.message;
+  RecordWcSummary(summary, point);
   const ecmo::EvaluationCounts& c = summary.evaluations;
-  point->gradient_evaluations = c.value_evaluations + c.gradient_evaluations;
   point->lower_gradients = point->gradient_evaluations;
   point->hessian_products =
       c.jacobian_transpose_products + c.jacobian_products + c.hessian_products;
-  // rho = max_s lambda_s f_s at feasible points, so S rho is the worst
-  // task's loss at the equal preference (the only one plotted).
-  const double S = static_cast<double>(point->preference.size());
-  for (const ecmo::IterationSummary& it : summary.history) {
-    point->curve_time.push_back(it.cumulative_time_in_seconds);
-    point->curve_worst_loss.push_back(S * it.rho);
-  }
 }
 
 // The WC strategy on the reduced-space form (variables x only, y = y*(x)
@@ -467,22 +474,13 @@ void RunWcReduced(const ecmo::Solver::Options& options,
   if (summary.z.size() == nx) x = summary.z;
   *z = reduced.FullPoint(x);
   point->seconds = Seconds(start);
-  point->termination = ecmo::TerminationTypeName(summary.termination_type);
-  point->usable = summary.IsSolutionUsable() && z->size() == nx + ny;
-  point->iterations = summary.iterations;
-  point->message = summary.message;
+  RecordWcSummary(summary, point);
+  point->usable = point->usable && z->size() == nx + ny;
   // Every reduced evaluation is one upper-gradient evaluation plus the
   // lower-level work it did (gradients of g, Hessian-vector products).
-  const ecmo::EvaluationCounts& c = summary.evaluations;
   const ecmo::ReducedMtblEvaluator::Work& w = reduced.work();
-  point->gradient_evaluations = c.value_evaluations + c.gradient_evaluations;
   point->lower_gradients = w.lower_gradient_evaluations;
   point->hessian_products = w.hessian_vector_products;
-  const double S = static_cast<double>(point->preference.size());
-  for (const ecmo::IterationSummary& it : summary.history) {
-    point->curve_time.push_back(it.cumulative_time_in_seconds);
-    point->curve_worst_loss.push_back(S * it.rho);
-  }
 }
 
 // Runs a baseline from the instance's start; *z receives the final point.
