@@ -188,6 +188,35 @@ std::string ObjectiveName(const PlotOptions& options, int s) {
   return "f_" + std::to_string(s + 1);
 }
 
+// gnuplot 5.4 parallel axes over one data block whose rows are polylines
+// and whose last column (+ linetype_base) picks each row's linetype: one
+// range per axis ([lo_s, hi_s], widened when empty) and one plot clause per
+// axis, titled with the objective's name as written.
+void ParallelAxes(const PlotOptions& options,
+                  const Eigen::VectorXd& lo,
+                  const Eigen::VectorXd& hi,
+                  int linetype_base,
+                  std::ostringstream* script,
+                  std::vector<std::string>* plots) {
+  const int S = static_cast<int>(lo.size());
+  for (int s = 0; s < S; ++s) {
+    const double top = hi[s] > lo[s] ? hi[s] : lo[s] + 1.0;
+    *script << "set paxis " << s + 1 << " range [" << Num(lo[s]) << ":"
+            << Num(top) << "]\nset paxis " << s + 1 << " tics\n";
+  }
+  for (int s = 0; s < S; ++s) {
+    std::string clause = "data using " + std::to_string(s + 1);
+    if (s == 0) {
+      clause += ":(" + std::to_string(linetype_base) + " + column(" +
+                std::to_string(S + 1) + "))";
+    }
+    clause += " with parallelaxes";
+    if (s == 0) clause += " lc variable";
+    clause += " title " + Quote(ObjectiveName(options, s)) + " noenhanced";
+    plots->push_back(clause);
+  }
+}
+
 }  // namespace
 
 std::vector<int> NonDominatedWithTolerance(const Eigen::MatrixXd& points,
@@ -396,29 +425,19 @@ PlotResult PlotFront(const PlotOptions& options,
               "0.03 textcolor rgb '#d62728'\n"
            << "set bmargin 5\n";
     // One common range per axis, shared by all rows.
-    for (int s = 0; s < S; ++s) {
-      double lo = std::numeric_limits<double>::infinity(), hi = -lo;
-      auto widen = [&](const Eigen::MatrixXd& m, const std::vector<int>& rows) {
-        for (int r : rows) {
-          lo = std::min(lo, m(r, s));
-          hi = std::max(hi, m(r, s));
-        }
-      };
-      widen(points, front_rows);
-      widen(points, dominated_rows);
-      widen(analytic_front, analytic_rows);
-      if (!(hi > lo)) hi = lo + 1.0;
-      script << "set paxis " << s + 1 << " range [" << Num(lo) << ":" << Num(hi)
-             << "]\nset paxis " << s + 1 << " tics\n";
-    }
-    for (int s = 0; s < S; ++s) {
-      std::string clause = "data using " + std::to_string(s + 1);
-      if (s == 0) clause += ":(100 + column(" + std::to_string(S + 1) + "))";
-      clause += " with parallelaxes";
-      if (s == 0) clause += " lc variable";
-      clause += " title " + Quote(ObjectiveName(options, s));
-      plots.push_back(clause);
-    }
+    Eigen::VectorXd lo =
+        Eigen::VectorXd::Constant(S, std::numeric_limits<double>::infinity());
+    Eigen::VectorXd hi = -lo;
+    auto widen = [&](const Eigen::MatrixXd& m, const std::vector<int>& rows) {
+      for (int r : rows) {
+        lo = lo.cwiseMin(m.row(r).transpose());
+        hi = hi.cwiseMax(m.row(r).transpose());
+      }
+    };
+    widen(points, front_rows);
+    widen(points, dominated_rows);
+    widen(analytic_front, analytic_rows);
+    ParallelAxes(options, lo, hi, 100, &script, &plots);
     script << "plot ";
   }
   if (plots.empty()) {
@@ -600,27 +619,17 @@ PlotResult PlotPointSets(const PlotOptions& options,
              << SetColor(static_cast<int>(i)) << "'\n";
       ++label;
     }
-    for (int s = 0; s < S; ++s) {
-      double lo = std::numeric_limits<double>::infinity(), hi = -lo;
-      for (const LabeledPointSet& set : sets) {
-        for (int r = 0; r < set.points.rows(); ++r) {
-          if (!RowFinite(set.points, r)) continue;
-          lo = std::min(lo, set.points(r, s));
-          hi = std::max(hi, set.points(r, s));
-        }
+    Eigen::VectorXd lo =
+        Eigen::VectorXd::Constant(S, std::numeric_limits<double>::infinity());
+    Eigen::VectorXd hi = -lo;
+    for (const LabeledPointSet& set : sets) {
+      for (int r = 0; r < set.points.rows(); ++r) {
+        if (!RowFinite(set.points, r)) continue;
+        lo = lo.cwiseMin(set.points.row(r).transpose());
+        hi = hi.cwiseMax(set.points.row(r).transpose());
       }
-      if (!(hi > lo)) hi = lo + 1.0;
-      script << "set paxis " << s + 1 << " range [" << Num(lo) << ":" << Num(hi)
-             << "]\nset paxis " << s + 1 << " tics\n";
     }
-    for (int s = 0; s < S; ++s) {
-      std::string clause = "data using " + std::to_string(s + 1);
-      if (s == 0) clause += ":(101 + column(" + std::to_string(S + 1) + "))";
-      clause += " with parallelaxes";
-      if (s == 0) clause += " lc variable";
-      clause += " title " + Quote(ObjectiveName(options, s)) + " noenhanced";
-      plots.push_back(clause);
-    }
+    ParallelAxes(options, lo, hi, 101, &script, &plots);
     script << "plot ";
   }
   for (size_t i = 0; i < plots.size(); ++i) {
