@@ -2,8 +2,12 @@
 #   1. find_package(ecmo) (all components): configures, builds and runs
 #      tests/install_consumer's `consumer` (plugin, adapters, problems);
 #   2. find_package(ecmo COMPONENTS plugin): builds and runs
-#      `consumer_plugin` with find_package(PkgConfig) disabled, which proves
-#      the plugin component does not look for Ipopt;
+#      `consumer_plugin` with find_package(PkgConfig) and
+#      find_package(nlohmann_json) disabled, which proves the plugin
+#      component looks for neither Ipopt nor nlohmann-json (and the program
+#      fails to compile if a core header includes nlohmann/json.hpp);
+#      find_package(ecmo COMPONENTS sweep): builds and runs `consumer_sweep`
+#      with find_package(PkgConfig) disabled;
 #   3. find_package(ecmo COMPONENTS problems) imports the adapters and
 #      plugin it needs (configure only), and an unknown component among
 #      OPTIONAL_COMPONENTS is only reported not found;
@@ -54,6 +58,9 @@ endfunction()
 
 consumer(all consumer)
 consumer(plugin_only consumer_plugin -DECMO_COMPONENTS=plugin
+         -DCMAKE_DISABLE_FIND_PACKAGE_PkgConfig=ON
+         -DCMAKE_DISABLE_FIND_PACKAGE_nlohmann_json=ON)
+consumer(sweep_only consumer_sweep -DECMO_COMPONENTS=sweep
          -DCMAKE_DISABLE_FIND_PACKAGE_PkgConfig=ON)
 consumer(problems_only "" -DECMO_COMPONENTS=problems
          -DECMO_OPTIONAL_COMPONENTS=gui)
@@ -79,8 +86,8 @@ execute_process(COMMAND "${PKG_CONFIG_EXECUTABLE}" --cflags --libs ecmo
 if(rc)
   message(FATAL_ERROR "pkg-config --cflags --libs ecmo failed:\n${err}")
 endif()
-if(NOT flags MATCHES "-lecmo_plugin")
-  message(FATAL_ERROR "pkg-config flags lack -lecmo_plugin: ${flags}")
+if(NOT flags MATCHES "-lecmo_sweep -lecmo_plugin")
+  message(FATAL_ERROR "pkg-config flags lack -lecmo_sweep -lecmo_plugin: ${flags}")
 endif()
 message(STATUS "pkg-config --cflags --libs ecmo: ${flags}")
 execute_process(COMMAND "${PKG_CONFIG_EXECUTABLE}" --modversion ecmo

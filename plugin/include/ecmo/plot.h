@@ -2,6 +2,9 @@
 // SPDX-License-Identifier: BSD-3-Clause (see LICENSE).
 // ceres-ecmo: equality-constrained multi-objective optimization on Ceres.
 //
+// Library: ecmo::sweep (find_package(ecmo COMPONENTS sweep)), which adds
+// nlohmann-json to ecmo::plugin's dependencies.
+//
 // Pictures of sweeps through gnuplot: the front in objective space and the
 // convergence of ||K||^2. Each plot writes a data file and a gnuplot script
 // next to the image (front.png -> front.dat, front.gp), then runs

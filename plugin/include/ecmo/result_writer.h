@@ -2,6 +2,9 @@
 // SPDX-License-Identifier: BSD-3-Clause (see LICENSE).
 // ceres-ecmo: equality-constrained multi-objective optimization on Ceres.
 //
+// Library: ecmo::sweep (find_package(ecmo COMPONENTS sweep)), which adds
+// nlohmann-json to ecmo::plugin's dependencies.
+//
 // Machine-readable results: a Solver::Summary as JSON (nlohmann::json) and
 // as CSV rows with a header, in one schema shared by every tool.
 //

@@ -2,6 +2,9 @@
 // SPDX-License-Identifier: BSD-3-Clause (see LICENSE).
 // ceres-ecmo: equality-constrained multi-objective optimization on Ceres.
 //
+// Library: ecmo::sweep (find_package(ecmo COMPONENTS sweep)), which adds
+// nlohmann-json to ecmo::plugin's dependencies.
+//
 // Pareto sweeps: solve the weighted-Chebyshev (WC) subproblem for many
 // preferences, on several threads, each point warm-started from the nearest
 // point already solved, streaming every finished point to disk so that an
