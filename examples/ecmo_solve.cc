@@ -13,6 +13,8 @@
 //              --jsonl=front.jsonl --resume --plot=front.png
 //   ecmo_solve --problem=mtbl_example_iii_matrix_free --sweep=11
 //              --num_threads=2 --jsonl=front.jsonl --resume
+//   ecmo_solve --problem_library=./libmy_problems.so --problem=my_front
+//              --sweep=11 --reference=ipopt
 //   ecmo_solve --help      (this tool's flags; --helpfull: all)
 //   ecmo_solve --version
 //
@@ -20,6 +22,12 @@
 // problem, marked "evaluator only" by --list_problems) take every option
 // except --reference=ipopt, which needs an ecmo::Problem and refuses them.
 // Families with a size parameter take --problem_size.
+//
+// --problem_library loads the user's own problems from shared libraries
+// built against the installed package (ecmo/problems/registration.h,
+// docs/problem_libraries.md); a library that cannot be loaded (missing,
+// not a shared library, no registration symbols, built for another ECMO
+// version, a name already taken) is bad input (exit 2).
 //
 // Sweeps run through ecmo::Sweep (ecmo/sweep.h): several threads, warm
 // starts from the nearest finished point, every point streamed to --jsonl
@@ -65,8 +73,18 @@
 #include "glog/logging.h"
 #include "tool_flags.h"
 
-DEFINE_bool(list_problems, false, "List the built-in problems and exit.");
-DEFINE_string(problem, "gebken_circle", "Name of a built-in problem.");
+DEFINE_bool(list_problems,
+            false,
+            "List the problems (built-in and --problem_library) and exit.");
+DEFINE_string(problem,
+              "gebken_circle",
+              "Name of a built-in problem or of a --problem_library "
+              "problem.");
+DEFINE_string(problem_library,
+              "",
+              "Comma-separated paths of shared libraries whose problems "
+              "(registered with ECMO_REGISTER_PROBLEM, "
+              "ecmo/problems/registration.h) join the built-in ones.");
 DEFINE_int32(problem_size,
              0,
              "Size parameter of problem families that take one (see "
@@ -224,11 +242,12 @@ constexpr int kExitNotCertified = 3;
 constexpr int kExitWriteError = 4;
 
 constexpr char kUsage[] =
-    "Solve a built-in equality-constrained multi-objective problem for one\n"
-    "preference or a Pareto sweep of preferences (weighted-Chebyshev\n"
-    "scalarization), print a report and write JSON / CSV / JSON lines /\n"
-    "plots. All options are --flags; this tool's flags are listed below\n"
-    "(--helpfull adds those of glog and gflags, --version the version).\n"
+    "Solve a built-in (or --problem_library) equality-constrained\n"
+    "multi-objective problem for one preference or a Pareto sweep of\n"
+    "preferences (weighted-Chebyshev scalarization), print a report and\n"
+    "write JSON / CSV / JSON lines / plots. All options are --flags; this\n"
+    "tool's flags are listed below (--helpfull adds those of glog and\n"
+    "gflags, --version the version).\n"
     "\n"
     "Examples:\n"
     "  ecmo_solve --list_problems\n"
@@ -244,6 +263,10 @@ constexpr char kUsage[] =
     "--num_threads=2\n"
     "      (problems marked 'evaluator only' by --list_problems take every "
     "flag but --reference=ipopt)\n"
+    "  ecmo_solve --problem_library=./libmy_problems.so --problem=my_front "
+    "--sweep=11 --reference=ipopt\n"
+    "      (your own problems: ECMO_REGISTER_PROBLEM in "
+    "ecmo/problems/registration.h)\n"
     "\n"
     "Exit status:\n"
     "  0  every point converged (CONVERGENCE: certified by the KKT "
@@ -253,8 +276,9 @@ constexpr char kUsage[] =
     "USER_SUCCESS)\n"
     "  1  some point failed (FAILURE, unusable) or disagrees with the "
     "reference\n"
-    "  2  bad input (flags, preference or resume files, a locked or "
-    "unwritable output path), found before solving\n"
+    "  2  bad input (flags, preference or resume files, a problem library "
+    "that cannot be loaded, a locked or unwritable output path), found "
+    "before solving\n"
     "  4  I/O error while writing the results (the message names the file)";
 
 // Comma-separated numbers; an empty field ("0.5,0.5," or "0.5,,0.5") is an
@@ -326,6 +350,27 @@ int main(int argc, char** argv) {
                  "'; all options are --flags (see --help).");
 
   namespace ep = ecmo::problems;
+  if (!FLAGS_problem_library.empty()) {
+    // Comma-separated; each library is loaded once, in the order given.
+    size_t start = 0;
+    while (true) {
+      const size_t comma = FLAGS_problem_library.find(',', start);
+      const std::string path = FLAGS_problem_library.substr(
+          start,
+          comma == std::string::npos ? std::string::npos : comma - start);
+      if (path.empty()) {
+        return Usage(
+            "--problem_library: an empty path (a trailing or doubled "
+            "comma?); give one library path per field.");
+      }
+      std::string error;
+      if (!ep::LoadProblemLibrary(path, nullptr, &error)) {
+        return Usage("--problem_library: " + error);
+      }
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+  }
   if (FLAGS_list_problems) {
     for (const ep::ProblemInfo* entry : ep::AllEntries()) {
       const ep::ProblemInfo& info = *entry;
@@ -336,6 +381,8 @@ int main(int argc, char** argv) {
         std::cout << " at --problem_size=" << info.default_problem_size;
       }
       if (!info.has_problem()) std::cout << "; evaluator only";
+      const std::string library = ep::ProblemLibraryOf(info);
+      if (!library.empty()) std::cout << "; from " << library;
       std::cout << ")\n    " << info.description << "\n";
       if (info.has_problem_size()) {
         std::cout << "    --problem_size: " << info.problem_size_description

@@ -110,3 +110,30 @@ message(STATUS "pkg-config consumer: ${out}")
 if(rc)
   message(FATAL_ERROR "the pkg-config consumer failed (${rc})")
 endif()
+
+# A problem library (examples/problem_library, ecmo/problems/registration.h)
+# built against the install tree only, loaded by the installed ecmo_solve.
+execute_process(COMMAND "${CMAKE_COMMAND}" -S "${SRC}/examples/problem_library"
+                        -B "${WORK}/problem_library" "-DCMAKE_PREFIX_PATH=${WORK}/prefix"
+                        -DCMAKE_BUILD_TYPE=Release
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(rc)
+  message(FATAL_ERROR "configuring the problem library against the install failed:\n${out}\n${err}")
+endif()
+execute_process(COMMAND "${CMAKE_COMMAND}" --build "${WORK}/problem_library" -j2
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(rc)
+  message(FATAL_ERROR "building the problem library against the install failed:\n${out}\n${err}")
+endif()
+execute_process(COMMAND "${WORK}/prefix/bin/ecmo_solve"
+                        "--problem_library=${WORK}/problem_library/libecmo_example_problems.so"
+                        --problem=library_segment --preference=0.5,0.5
+                        --reference_point=offset --json
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+# lambda = (1/2, 1/2): the balance 2t^2 + 1 = 2(1-t)^2 + 1 gives t = 1/2,
+# z = (0.5, 0.5, 0).
+if(rc OR NOT out MATCHES "\"problem\": \"library_segment\""
+   OR NOT out MATCHES "\"z\": \\[[ \n]*0\\.5000")
+  message(FATAL_ERROR "the installed ecmo_solve on the problem library (${rc}):\n${out}\n${err}")
+endif()
+message(STATUS "problem library built against the install and solved by the installed ecmo_solve")

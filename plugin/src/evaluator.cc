@@ -17,11 +17,8 @@ using internal::AllFinite;
 
 Evaluator::~Evaluator() = default;
 
-bool Evaluator::Evaluate(const double* z,
-                         double* f,
-                         double* h,
-                         double* grad_f,
-                         std::string* error) {
+bool Evaluator::Evaluate(
+    const double* z, double* f, double* h, double* grad_f, std::string* error) {
   ++counts_.value_evaluations;
   if (grad_f != nullptr) ++counts_.gradient_evaluations;
   const bool ok = DoEvaluate(z, f, h, grad_f, error);
@@ -147,9 +144,10 @@ std::string FormatPoint(const double* z, int k) {
 
 ProblemEvaluator::ProblemEvaluator(const Problem* problem) : problem_(problem) {
   if (problem_->HasManifolds()) {
+    // Over the variable blocks only: constant blocks are not in z.
     std::vector<DynamicProductManifold::Factor> factors;
     for (const Problem::ParameterBlock& b : problem_->parameter_blocks()) {
-      factors.push_back({b.size, b.manifold});
+      if (!b.constant) factors.push_back({b.size, b.manifold});
     }
     manifold_ = std::make_unique<DynamicProductManifold>(std::move(factors));
   }
@@ -160,6 +158,7 @@ ProblemEvaluator::ProblemEvaluator(const Problem* problem) : problem_(problem) {
     const int rows = term.cost_function->num_residuals();
     for (int b : term.blocks) {
       const Problem::ParameterBlock& block = problem_->parameter_blocks()[b];
+      if (block.constant) continue;  // no columns in z
       JacobianBlock jb;
       jb.term = static_cast<int>(t);
       jb.residual_offset = term.residual_offset;
@@ -182,11 +181,8 @@ int ProblemEvaluator::NumConstraints() const {
   return problem_->NumConstraints();
 }
 
-bool ProblemEvaluator::DoEvaluate(const double* z,
-                                  double* f,
-                                  double* h,
-                                  double* grad_f,
-                                  std::string* error) {
+bool ProblemEvaluator::DoEvaluate(
+    const double* z, double* f, double* h, double* grad_f, std::string* error) {
   const int k = NumParameters();
   const auto& blocks = problem_->parameter_blocks();
   if (grad_f != nullptr) {
@@ -195,31 +191,40 @@ bool ProblemEvaluator::DoEvaluate(const double* z,
 
   // Evaluates one term with parameter pointers into z (no copies). When
   // `want_jacobian`, the per-block Jacobians land in jacobian_scratch_.
-  auto evaluate_term = [&](const Problem::Term& term, double* residuals,
-                           bool want_jacobian, const char* kind) -> bool {
+  auto evaluate_term = [&](const Problem::Term& term,
+                           double* residuals,
+                           bool want_jacobian,
+                           const char* kind) -> bool {
     const int m = term.cost_function->num_residuals();
     parameter_pointers_.resize(term.blocks.size());
-    jacobian_scratch_.resize(std::max(jacobian_scratch_.size(),
-                                      term.blocks.size()));
+    jacobian_scratch_.resize(
+        std::max(jacobian_scratch_.size(), term.blocks.size()));
     jacobian_pointers_.resize(term.blocks.size());
     for (size_t j = 0; j < term.blocks.size(); ++j) {
       const Problem::ParameterBlock& b = blocks[term.blocks[j]];
-      parameter_pointers_[j] = z + b.offset;
-      if (want_jacobian) {
+      // A constant block is read from the user's array, and its Jacobian is
+      // not asked for (a null entry, as Ceres does for constant blocks).
+      parameter_pointers_[j] = b.constant ? b.values : z + b.offset;
+      jacobian_pointers_[j] = nullptr;
+      if (want_jacobian && !b.constant) {
         jacobian_scratch_[j].resize(static_cast<size_t>(m) * b.size);
         jacobian_pointers_[j] = jacobian_scratch_[j].data();
       }
     }
+    bool any_jacobian = false;
+    for (double* p : jacobian_pointers_) any_jacobian = any_jacobian || p;
     const bool ok = term.cost_function->Evaluate(
-        parameter_pointers_.data(), residuals,
-        want_jacobian ? jacobian_pointers_.data() : nullptr);
+        parameter_pointers_.data(),
+        residuals,
+        any_jacobian ? jacobian_pointers_.data() : nullptr);
     // The common case, success, builds no message: a std::ostringstream per
     // term evaluation cost 19% of a small solve.
     int bad_block = -1;
     const bool finite = ok && AllFinite(residuals, m);
     if (finite && want_jacobian) {
       for (size_t j = 0; j < term.blocks.size() && bad_block < 0; ++j) {
-        if (!AllFinite(jacobian_pointers_[j], jacobian_scratch_[j].size())) {
+        if (jacobian_pointers_[j] != nullptr &&
+            !AllFinite(jacobian_pointers_[j], jacobian_scratch_[j].size())) {
           bad_block = static_cast<int>(j);
         }
       }
@@ -258,6 +263,7 @@ bool ProblemEvaluator::DoEvaluate(const double* z,
       double* column = grad_f + s * static_cast<size_t>(k);
       for (size_t j = 0; j < term.blocks.size(); ++j) {
         const Problem::ParameterBlock& b = blocks[term.blocks[j]];
+        if (b.constant) continue;
         for (int c = 0; c < b.size; ++c) {
           column[b.offset + c] += jacobian_scratch_[j][c];
         }
@@ -267,14 +273,16 @@ bool ProblemEvaluator::DoEvaluate(const double* z,
 
   size_t next_block = 0;
   for (const Problem::Term& term : problem_->constraints()) {
-    if (!evaluate_term(term, h + term.residual_offset, want_gradient,
-                       "constraint")) {
+    if (!evaluate_term(
+            term, h + term.residual_offset, want_gradient, "constraint")) {
       return false;
     }
-    for (size_t j = 0; j < term.blocks.size(); ++j, ++next_block) {
+    for (size_t j = 0; j < term.blocks.size(); ++j) {
+      if (blocks[term.blocks[j]].constant) continue;  // no Jacobian block
       if (want_gradient) {
         jacobian_blocks_[next_block].values = jacobian_scratch_[j];
       }
+      ++next_block;
     }
   }
   return true;
@@ -288,7 +296,8 @@ void ProblemEvaluator::DoJacobianTransposeMultiply(const double* v,
       const double vr = v[b.residual_offset + r];
       if (vr == 0.0) continue;
       const double* row = b.values.data() + static_cast<size_t>(r) * b.cols;
-      for (int c = 0; c < b.cols; ++c) out[b.parameter_offset + c] += row[c] * vr;
+      for (int c = 0; c < b.cols; ++c)
+        out[b.parameter_offset + c] += row[c] * vr;
     }
   }
 }
@@ -299,7 +308,8 @@ void ProblemEvaluator::DoJacobianMultiply(const double* x, double* out) const {
     for (int r = 0; r < b.rows; ++r) {
       const double* row = b.values.data() + static_cast<size_t>(r) * b.cols;
       double sum = 0.0;
-      for (int c = 0; c < b.cols; ++c) sum += row[c] * x[b.parameter_offset + c];
+      for (int c = 0; c < b.cols; ++c)
+        sum += row[c] * x[b.parameter_offset + c];
       out[b.residual_offset + r] += sum;
     }
   }

@@ -19,8 +19,9 @@ void Problem::RecordError(const std::string& error) {
 
 bool Problem::AddParameterBlock(double* values, int size) {
   if (values == nullptr) {
-    RecordError("Problem::AddParameterBlock: the parameter block pointer is "
-                "null; pass the address of a user-owned double array.");
+    RecordError(
+        "Problem::AddParameterBlock: the parameter block pointer is "
+        "null; pass the address of a user-owned double array.");
     return false;
   }
   if (size <= 0) {
@@ -50,9 +51,8 @@ bool Problem::AddParameterBlock(double* values, int size) {
     if (values < b.values + b.size && b.values < values + size) {
       std::ostringstream os;
       os << "Problem::AddParameterBlock: parameter block " << values
-         << " of size " << size << " overlaps block " << b.values
-         << " of size " << b.size
-         << "; parameter blocks must be disjoint arrays.";
+         << " of size " << size << " overlaps block " << b.values << " of size "
+         << b.size << "; parameter blocks must be disjoint arrays.";
       RecordError(os.str());
       return false;
     }
@@ -87,9 +87,9 @@ int Problem::AddTerm(ceres::CostFunction* cost_function,
   const char* what = is_objective ? "AddObjective" : "AddConstraint";
   const int index = is_objective ? NumObjectives() : NumConstraintBlocks();
   const std::string label =
-      name.empty() ? std::string(is_objective ? "f" : "h") +
-                         std::to_string(index + 1)
-                   : name;
+      name.empty()
+          ? std::string(is_objective ? "f" : "h") + std::to_string(index + 1)
+          : name;
   auto fail = [&](const std::string& why) {
     RecordError(std::string("Problem::") + what + "('" + label + "'): " + why);
     return -1;
@@ -154,8 +154,8 @@ int Problem::AddTerm(ceres::CostFunction* cost_function,
 int Problem::AddObjective(std::unique_ptr<ceres::CostFunction> cost_function,
                           const std::vector<double*>& parameter_blocks,
                           const std::string& name) {
-  return AddTerm(cost_function.release(), /*adopt=*/true, parameter_blocks,
-                 name, true);
+  return AddTerm(
+      cost_function.release(), /*adopt=*/true, parameter_blocks, name, true);
 }
 
 int Problem::AddObjective(ceres::CostFunction* cost_function,
@@ -163,14 +163,16 @@ int Problem::AddObjective(ceres::CostFunction* cost_function,
                           const std::string& name) {
   return AddTerm(cost_function,
                  options_.cost_function_ownership == ceres::TAKE_OWNERSHIP,
-                 parameter_blocks, name, true);
+                 parameter_blocks,
+                 name,
+                 true);
 }
 
 int Problem::AddConstraint(std::unique_ptr<ceres::CostFunction> cost_function,
                            const std::vector<double*>& parameter_blocks,
                            const std::string& name) {
-  return AddTerm(cost_function.release(), /*adopt=*/true, parameter_blocks,
-                 name, false);
+  return AddTerm(
+      cost_function.release(), /*adopt=*/true, parameter_blocks, name, false);
 }
 
 int Problem::AddConstraint(ceres::CostFunction* cost_function,
@@ -178,7 +180,9 @@ int Problem::AddConstraint(ceres::CostFunction* cost_function,
                            const std::string& name) {
   return AddTerm(cost_function,
                  options_.cost_function_ownership == ceres::TAKE_OWNERSHIP,
-                 parameter_blocks, name, false);
+                 parameter_blocks,
+                 name,
+                 false);
 }
 
 bool Problem::SetManifoldImpl(double* values,
@@ -219,8 +223,7 @@ bool Problem::SetManifold(double* values,
 
 bool Problem::SetManifold(double* values, ceres::Manifold* manifold) {
   return SetManifoldImpl(
-      values, manifold,
-      options_.manifold_ownership == ceres::TAKE_OWNERSHIP);
+      values, manifold, options_.manifold_ownership == ceres::TAKE_OWNERSHIP);
 }
 
 const ceres::Manifold* Problem::GetManifold(const double* values) const {
@@ -231,9 +234,51 @@ const ceres::Manifold* Problem::GetManifold(const double* values) const {
 
 bool Problem::HasManifolds() const {
   for (const ParameterBlock& b : parameter_blocks_) {
-    if (b.manifold != nullptr) return true;
+    if (b.manifold != nullptr && !b.constant) return true;
   }
   return false;
+}
+
+bool Problem::SetConstancy(const double* values, bool constant) {
+  auto it = block_index_.find(values);
+  if (it == block_index_.end()) {
+    std::ostringstream os;
+    os << "Problem::SetParameterBlock" << (constant ? "Constant" : "Variable")
+       << ": parameter block not found: " << values
+       << ". You must add the parameter block to the problem before it can "
+          "be set "
+       << (constant ? "constant" : "varying")
+       << " (AddParameterBlock or a term that uses it).";
+    RecordError(os.str());
+    return false;
+  }
+  ParameterBlock& block = parameter_blocks_[it->second];
+  if (block.constant != constant) {
+    block.constant = constant;
+    ComputeOffsets();
+  }
+  return true;
+}
+
+bool Problem::SetParameterBlockConstant(const double* values) {
+  return SetConstancy(values, /*constant=*/true);
+}
+
+bool Problem::SetParameterBlockVariable(const double* values) {
+  return SetConstancy(values, /*constant=*/false);
+}
+
+bool Problem::IsParameterBlockConstant(const double* values) const {
+  auto it = block_index_.find(values);
+  return it != block_index_.end() && parameter_blocks_[it->second].constant;
+}
+
+void Problem::ComputeOffsets() {
+  num_parameters_ = 0;
+  for (ParameterBlock& b : parameter_blocks_) {
+    b.offset = b.constant ? -1 : num_parameters_;
+    if (!b.constant) num_parameters_ += b.size;
+  }
 }
 
 bool Problem::IsValid(std::string* error) const {
@@ -242,18 +287,26 @@ bool Problem::IsValid(std::string* error) const {
     message =
         "Problem has no objectives; add at least one with AddObjective().";
   }
+  if (message.empty() && num_parameters_ == 0) {
+    message =
+        "Problem: every parameter block is constant; there is nothing to "
+        "optimize. Make at least one block variable "
+        "(SetParameterBlockVariable).";
+  }
   if (error != nullptr) *error = message;
   return message.empty();
 }
 
 void Problem::GetParameters(double* z) const {
   for (const ParameterBlock& b : parameter_blocks_) {
+    if (b.constant) continue;
     std::copy(b.values, b.values + b.size, z + b.offset);
   }
 }
 
 void Problem::SetParameters(const double* z) const {
   for (const ParameterBlock& b : parameter_blocks_) {
+    if (b.constant) continue;
     std::copy(z + b.offset, z + b.offset + b.size, b.values);
   }
 }

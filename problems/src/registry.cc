@@ -350,6 +350,7 @@ std::vector<const ProblemInfo*> AllEntries() {
   std::vector<const ProblemInfo*> entries;
   for (const ProblemInfo& info : AllProblems()) entries.push_back(&info);
   for (const ProblemInfo& info : EvaluatorProblems()) entries.push_back(&info);
+  for (const ProblemInfo* info : LibraryProblems()) entries.push_back(info);
   return entries;
 }
 

@@ -206,10 +206,13 @@ class Evaluator {
 
 // Evaluates an ecmo::Problem through its Ceres cost functions. The problem
 // must outlive the evaluator and stay unchanged while it is in use. The
-// user's parameter blocks are not touched: the evaluator unpacks z into its
-// own buffers. If the problem has manifolds (Problem::SetManifold), manifold()
-// is their DynamicProductManifold over all blocks (Euclidean for blocks
-// without one), owned by the evaluator.
+// user's parameter blocks are not written: the cost functions read z in
+// place. z holds the variable blocks only; constant blocks
+// (Problem::SetParameterBlockConstant) are read from the user's arrays and
+// have no columns in grad f or J_h. If the problem has manifolds
+// (Problem::SetManifold), manifold() is their DynamicProductManifold over the
+// variable blocks (Euclidean for blocks without one), owned by the
+// evaluator.
 class ProblemEvaluator final : public Evaluator {
  public:
   // One dense row-major block of J_h: rows of constraint term `term`
@@ -245,8 +248,7 @@ class ProblemEvaluator final : public Evaluator {
                   double* h,
                   double* grad_f,
                   std::string* error) override;
-  void DoJacobianTransposeMultiply(const double* v,
-                                   double* out) const override;
+  void DoJacobianTransposeMultiply(const double* v, double* out) const override;
   void DoJacobianMultiply(const double* x, double* out) const override;
 
  private:

@@ -31,6 +31,17 @@
 // residual in its tangent space; WC_PENALTY_PGD and the Ipopt reference
 // refuse such problems (see ecmo/manifold.h).
 //
+// Constant blocks: SetParameterBlockConstant(values) holds a registered
+// block at its current values, as ceres::Problem::SetParameterBlockConstant
+// does. A constant block is not part of z: k = NumParameters() counts the
+// variable blocks only (like the reduced program Ceres solves), every
+// solver, the KKT function and the Ipopt reference see only the variable
+// blocks, the cost functions read the constant block's values from the
+// user's array, and GetParameters / SetParameters (hence a solve's write
+// back) skip it. A constant block may carry a manifold (kept for when it is
+// made variable again). Toggle constancy between solves, never while a solve
+// or an evaluator of this problem is running.
+//
 // Errors: no method aborts. A bad call (wrong residual count, a block of a
 // different size than registered, a null pointer) is refused: the method
 // returns -1/false, the problem remembers the first error, and IsValid()
@@ -59,13 +70,16 @@ namespace ecmo {
 class Problem {
  public:
   // A parameter block as the problem sees it: the user's array, its size and
-  // its offset in the packed vector z.
+  // its offset in the packed vector z (-1 for a constant block, which is not
+  // in z).
   struct ParameterBlock {
     double* values = nullptr;
     int size = 0;
     int offset = 0;
     // Set by SetManifold (owned by the Problem); null means Euclidean.
     const ceres::Manifold* manifold = nullptr;
+    // Set by SetParameterBlockConstant / SetParameterBlockVariable.
+    bool constant = false;
   };
 
   struct Options {
@@ -138,11 +152,26 @@ class Problem {
   bool SetManifold(double* values, ceres::Manifold* manifold);
   // The block's manifold, or null (also for unknown blocks).
   const ceres::Manifold* GetManifold(const double* values) const;
-  // True if any block has a manifold.
+  // True if any variable block has a manifold (a manifold on a constant
+  // block does not count: that block is not in z).
   bool HasManifolds() const;
 
-  // True when every call so far succeeded and there is at least one
-  // objective. Otherwise `error` (if not null) names the first problem.
+  // Holds the registered block `values` at its current values during
+  // solves (see "Constant blocks" above); SetParameterBlockVariable undoes
+  // it. Both are no-ops when the block already is in that state. Returns
+  // false and records the error (IsValid) when `values` is not in the
+  // problem: register it first, through AddParameterBlock or a term that
+  // uses it (Ceres' rule, where the same call aborts).
+  bool SetParameterBlockConstant(const double* values);
+  bool SetParameterBlockVariable(const double* values);
+  // True if the block is constant; false for a variable or an unknown block
+  // (Ceres aborts on an unknown one; this is a query, so it records
+  // nothing).
+  bool IsParameterBlockConstant(const double* values) const;
+
+  // True when every call so far succeeded, there is at least one objective
+  // and at least one variable parameter block. Otherwise `error` (if not
+  // null) names the first problem.
   bool IsValid(std::string* error) const;
 
   int NumObjectives() const { return static_cast<int>(objectives_.size()); }
@@ -151,8 +180,12 @@ class Problem {
   }
   // q: total number of constraint residuals.
   int NumConstraints() const { return num_constraints_; }
-  // k: total size of all parameter blocks.
+  // k: total size of the variable parameter blocks (the size of z).
   int NumParameters() const { return num_parameters_; }
+  // Number of parameter blocks, constant ones included.
+  int NumParameterBlocks() const {
+    return static_cast<int>(parameter_blocks_.size());
+  }
 
   const std::vector<ParameterBlock>& parameter_blocks() const {
     return parameter_blocks_;
@@ -160,7 +193,8 @@ class Problem {
   const std::vector<Term>& objectives() const { return objectives_; }
   const std::vector<Term>& constraints() const { return constraints_; }
 
-  // Copies the user's parameter blocks into z (size k), and back.
+  // Copies the user's variable parameter blocks into z (size k), and back;
+  // constant blocks are neither read nor written.
   void GetParameters(double* z) const;
   void SetParameters(const double* z) const;
 
@@ -173,6 +207,11 @@ class Problem {
   // Takes ownership of a cost function unless it is already owned.
   void AdoptCostFunction(ceres::CostFunction* cost_function);
   void RecordError(const std::string& error);
+  // SetParameterBlockConstant / Variable.
+  bool SetConstancy(const double* values, bool constant);
+  // Recomputes every block's offset in z and k after a block changed
+  // constancy.
+  void ComputeOffsets();
   // SetManifold with explicit ownership of a raw pointer.
   bool SetManifoldImpl(double* values, ceres::Manifold* manifold, bool adopt);
 

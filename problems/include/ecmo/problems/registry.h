@@ -137,12 +137,35 @@ const std::vector<ProblemInfo>& AllProblems();
 // The registered problems that exist only as an evaluator
 // (build_evaluator), in a stable order.
 const std::vector<ProblemInfo>& EvaluatorProblems();
-// Every registered problem: AllProblems() followed by EvaluatorProblems().
+// Every registered problem: AllProblems(), EvaluatorProblems(), then
+// LibraryProblems().
 std::vector<const ProblemInfo*> AllEntries();
 // The entry named `name` (either kind), or nullptr.
 const ProblemInfo* Find(const std::string& name);
 // "a, b, c": the valid names (both kinds), for error messages.
 std::string ProblemNames();
+
+// Problems of shared libraries (ecmo/problems/registration.h; ecmo_solve
+// --problem_library). LoadProblemLibrary opens the library at `path` with
+// dlopen, checks that it was built against this ECMO version and
+// problem-library ABI, and adds its problems to the registry: Find,
+// AllEntries and ProblemNames include them from then on (AllProblems and
+// EvaluatorProblems stay the built-in ones). Returns false with *error
+// naming the library and what to do, and registers nothing, when the file
+// is missing or not a shared library, has no ECMO registration symbols, was
+// built for another version or ABI, registers no problem, or registers an
+// invalid entry or a name that is already taken (built-in or loaded
+// earlier). `names` (optional) receives the names registered. Loaded
+// libraries are never unloaded. Not thread safe: load libraries at start-up,
+// before any other thread uses the registry.
+bool LoadProblemLibrary(const std::string& path,
+                        std::vector<std::string>* names,
+                        std::string* error);
+// The problems registered by loaded libraries, in load order.
+std::vector<const ProblemInfo*> LibraryProblems();
+// The path of the library that registered `info` (as given to
+// LoadProblemLibrary), or "" for a built-in problem.
+std::string ProblemLibraryOf(const ProblemInfo& info);
 
 // Builds any entry as an evaluator instance: build_evaluator(size), or
 // build() evaluated through an ecmo::ProblemEvaluator (then
