@@ -204,6 +204,11 @@ class CeresProblemAdapter final : public Evaluator {
   // Offset of a user block in z, or -1 if it is not in z (constant, unused
   // or unknown).
   int ParameterBlockOffset(const double* values) const;
+  // A block as error messages name it: its name from
+  // Options::parameter_block_names, else its address, size and first use.
+  std::string DescribeParameterBlock(const double* values) const {
+    return DescribeBlock(values);
+  }
   const std::string& objective_name(int s) const { return objectives_[s].name; }
   const std::string& constraint_name(int i) const {
     return constraints_[i].name;
