@@ -37,8 +37,11 @@
 // irrelevant and allowed.
 //
 // Strategies and manifolds: WC_PENALTY_LBFGS, WC_AUGMENTED_LAGRANGIAN and
-// WC_NEWTON support them; WC_PENALTY_PGD and ecmo::SolveReference (Ipopt)
-// refuse a problem with manifolds with a FAILURE summary saying so.
+// WC_NEWTON support them; WC_PENALTY_PGD refuses a problem with manifolds
+// with a FAILURE summary saying so. The Ipopt reference (and CrossCheck)
+// pose EigenQuaternionManifold, QuaternionManifold and SphereManifold blocks
+// as norm equalities and refuse other manifolds, naming the block
+// (ecmo/ipopt_reference.h).
 //
 // Gauss-Newton structure (kDirect). The adapter provides the sparse
 // Gauss-Newton matrix of Evaluator::GaussNewtonMatrix,
