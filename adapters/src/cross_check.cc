@@ -33,6 +33,20 @@ std::vector<double> ToVector(const Eigen::VectorXd& v) {
   return std::vector<double>(v.data(), v.data() + v.size());
 }
 
+const char* HessianName(IpoptReference::HessianType type) {
+  switch (type) {
+    case IpoptReference::HessianType::AUTOMATIC:
+      return "automatic";
+    case IpoptReference::HessianType::EXACT:
+      return "exact";
+    case IpoptReference::HessianType::GAUSS_NEWTON:
+      return "gauss_newton";
+    case IpoptReference::HessianType::LIMITED_MEMORY:
+      return "limited_memory";
+  }
+  return "unknown";
+}
+
 Eigen::VectorXd StackMultipliers(const KktMultipliers& m) {
   Eigen::VectorXd out(m.omega.size() + m.nu.size());
   out << m.omega, m.nu;
@@ -403,6 +417,9 @@ nlohmann::json CrossCheckToJson(const CrossCheck::Summary& result) {
       {"termination", TerminationTypeName(r.termination_type)},
       {"message", r.message},
       {"ipopt_status", r.ipopt_status_name},
+      {"hessian", HessianName(r.hessian_used)},
+      {"certified", r.certified},
+      {"manifold_constraints", r.num_manifold_constraints},
       {"preference", r.preference},
       {"objective_offset", r.objective_offset_used},
       {"iterations", r.iterations},

@@ -166,7 +166,9 @@ CrossCheck::Summary CrossCheck(const CrossCheck::Options& options,
                                const Problem& problem,
                                const std::vector<double>& preference);
 
-// {"reference": {termination, message, ipopt_status, iterations,
+// {"reference": {termination, message, ipopt_status, hessian
+//                ("gauss_newton", "exact", "limited_memory"), certified,
+//                manifold_constraints, iterations,
 //                objective_evaluations, gradient_evaluations,
 //                wall_time_seconds, rho, z[], objectives[], constraint_norm,
 //                kkt: {residual_sq, residual_sq_least_squares, omega[], nu[],
