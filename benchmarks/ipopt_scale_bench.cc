@@ -26,6 +26,7 @@
 //                     [--report]   (the reference's FullReport to stderr)
 //                     [--options_file=PATH]   (IpoptReference::Options::
 //                                              options_file)
+//                     [--print_level=N]       (Ipopt's log, to stdout)
 //   ipopt_scale_bench --smoke   (CTest: 60 poses, lambda_1 = 0.5 from the
 //                                weighted sum; exit 1 unless the reference
 //                                converges, certifies and agrees with
@@ -68,6 +69,7 @@ struct Config {
   bool smoke = false;
   bool report = false;
   std::string options_file;
+  int print_level = 0;
 };
 
 // What a child sends back.
@@ -207,6 +209,7 @@ void Run(const Config& config,
   IpoptReference::Options reference_options;
   reference_options.hessian = config.hessian;
   reference_options.options_file = config.options_file;
+  reference_options.print_level = config.print_level;
   reference_options.max_cpu_time_in_seconds = config.max_seconds;
   reference_options.max_iterations = config.max_iterations;
   reference_options.reference_point = {reference[0], reference[1]};
@@ -350,6 +353,8 @@ int main(int argc, char** argv) {
       config.max_iterations = std::atoi(v);
     } else if (const char* v = value("--options_file=")) {
       config.options_file = v;
+    } else if (const char* v = value("--print_level=")) {
+      config.print_level = std::atoi(v);
     } else if (arg == "--report") {
       config.report = true;
     } else if (const char* v = value("--wc=")) {
@@ -360,7 +365,7 @@ int main(int argc, char** argv) {
                    "[--preferences=0.25,0.5,0.75] [--starts=ceres,odometry] "
                    "[--hessian=automatic|exact|gauss_newton|limited_memory] "
                    "[--max_seconds=600] [--max_iterations=3000] [--wc=1] "
-                   "[--report] [--options_file=ipopt.opt]\n");
+                   "[--report] [--options_file=ipopt.opt] [--print_level=0]\n");
       return 2;
     }
   }
