@@ -20,6 +20,7 @@
 #include "ceres/problem.h"
 #include "ceres/rotation.h"
 #include "ceres/sphere_manifold.h"
+#include "ecmo/cross_check.h"
 #include "ecmo/ipopt_reference.h"
 #include "ecmo/manifold.h"
 #include "ecmo/preference_grid.h"
@@ -399,11 +400,9 @@ TEST_F(SphereTest, ConvergesToTheAnalyticParetoPointOnTheManifold) {
     for (double l1 : {0.5, 0.3, 0.85}) {
       ResetStart();
       Solver::Summary summary;
-      Solver::Options options = QuasiNewtonOptions(strategy, penalty ? 0.0 : 1e-16);
-      Solve(options,
-            &adapter,
-            {l1, 1.0 - l1},
-            &summary);
+      Solver::Options options =
+          QuasiNewtonOptions(strategy, penalty ? 0.0 : 1e-16);
+      Solve(options, &adapter, {l1, 1.0 - l1}, &summary);
       ASSERT_EQ(summary.termination_type, ceres::CONVERGENCE)
           << StrategyTypeToString(strategy) << " " << summary.FullReport();
       const double t = SphereParetoAngle(l1, 1.0 - l1);
@@ -437,15 +436,31 @@ TEST_F(SphereTest, StrategiesThatCannotStayOnTheManifoldRefuse) {
             std::string::npos)
       << summary.message;
   EXPECT_EQ(x_[0], x0);  // start restored
+}
 
-  Eigen::VectorXd z = adapter.GetParameters();
-  IpoptReference::Summary reference;
-  SolveReference(
-      IpoptReference::Options(), &adapter, {0.5, 0.5}, {}, &z, &reference);
-  EXPECT_EQ(reference.termination_type, ceres::FAILURE);
-  EXPECT_NE(reference.message.find("cannot solve on a manifold"),
-            std::string::npos)
-      << reference.message;
+// The Ipopt reference works in R^k: for a SphereManifold block it poses
+// ||x||^2 = ||x0||^2 itself (issue 19) and agrees with a strategy that
+// stays on the manifold.
+TEST_F(SphereTest, IpoptReferencePosesTheSphereAsANormEquality) {
+  Adapter adapter(&problem_, {{"to_e1", {a_}}, {"to_e2", {b_}}}, {});
+  ASSERT_TRUE(adapter.IsValid(nullptr));
+  for (double l1 : {0.5, 0.3}) {
+    ResetStart();
+    CrossCheck::Options options;
+    options.solver =
+        QuasiNewtonOptions(StrategyType::WC_AUGMENTED_LAGRANGIAN, 1e-16);
+    CrossCheck::Summary summary;
+    Eigen::VectorXd z = adapter.GetParameters();
+    Solve(options, &adapter, {l1, 1.0 - l1}, &z, &summary);
+    ASSERT_EQ(summary.reference.termination_type, ceres::CONVERGENCE)
+        << summary.reference.message;
+    EXPECT_EQ(summary.reference.num_manifold_constraints, 1);
+    EXPECT_NEAR(summary.reference.z.squaredNorm(), 1.0, 1e-10);
+    EXPECT_TRUE(summary.agree) << summary.FullReport();
+    const double t = SphereParetoAngle(l1, 1.0 - l1);
+    EXPECT_NEAR(summary.reference.z[0], std::cos(t), 1e-6) << l1;
+    EXPECT_NEAR(summary.reference.z[1], std::sin(t), 1e-6) << l1;
+  }
 }
 
 TEST_F(SphereTest, ProblemEvaluatePathRefusesManifolds) {

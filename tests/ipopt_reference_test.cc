@@ -266,8 +266,11 @@ TEST(IpoptReference, ObjectiveOffsetShiftsTheScalarization) {
 TEST(IpoptReference, ScalarizationInOptionsEqualsTheLegacyOffset) {
   auto legacy_problem = MakeGebken();
   IpoptReference::Summary legacy;
-  SolveReference(IpoptReference::Options(), legacy_problem->problem,
-                 {0.3, 0.7}, {3.0, 3.0}, &legacy);
+  SolveReference(IpoptReference::Options(),
+                 legacy_problem->problem,
+                 {0.3, 0.7},
+                 {3.0, 3.0},
+                 &legacy);
   ASSERT_EQ(legacy.termination_type, ceres::CONVERGENCE) << legacy.message;
   for (bool as_reference_point : {false, true}) {
     auto p = MakeGebken();
@@ -417,21 +420,59 @@ TEST(IpoptReference, NanDuringTheSolveIsAFailureNamingTheCostFunction) {
   EXPECT_EQ(p->z[0], 0.5);
 }
 
-TEST(IpoptReference, IterationLimitIsNoConvergence) {
+// Issue 19: a budget stop at a point that fails the KKT certificate is not
+// a usable answer; the message says so and what failed.
+TEST(IpoptReference, BudgetTooSmallIsAFailureNamingTheCertificate) {
   auto p = MakeGebken();
+  const std::vector<double> z_start(p->z, p->z + 2);
   IpoptReference::Options options;
   options.max_iterations = 2;
   IpoptReference::Summary summary;
   SolveReference(options, p->problem, {0.5, 0.5}, {}, &summary);
-  EXPECT_EQ(summary.termination_type, ceres::NO_CONVERGENCE);
-  EXPECT_TRUE(summary.IsSolutionUsable());
+  EXPECT_EQ(summary.termination_type, ceres::FAILURE);
+  EXPECT_FALSE(summary.IsSolutionUsable());
+  EXPECT_FALSE(summary.certified);
   EXPECT_NE(summary.message.find("Ipopt: Maximum_Iterations_Exceeded"),
             std::string::npos)
       << summary.message;
+  EXPECT_NE(summary.message.find("fails the KKT certificate"),
+            std::string::npos)
+      << summary.message;
+  EXPECT_NE(summary.message.find("max_iterations"), std::string::npos)
+      << summary.message;
   EXPECT_EQ(summary.iterations, 2);
-  // The inexact point is scored honestly.
+  // The inexact point is still reported and scored honestly...
+  ASSERT_EQ(summary.z.size(), 2);
   EXPECT_GT(summary.kkt.with_least_squares_multipliers.SquaredNorm(), 1e-10);
-  EXPECT_EQ(p->z[0], summary.z[0]);
+  // ...but not written back.
+  EXPECT_EQ(std::vector<double>(p->z, p->z + 2), z_start);
+}
+
+// A budget stop at a point that does pass the certificate stays usable
+// (NO_CONVERGENCE): a warm start at the solution with a budget of one
+// iteration.
+TEST(IpoptReference, BudgetStopAtACertifiedPointIsUsable) {
+  auto p = MakeGebken();
+  IpoptReference::Options options;
+  IpoptReference::Summary exact;
+  SolveReference(options, p->problem, {0.5, 0.5}, {}, &exact);
+  ASSERT_EQ(exact.termination_type, ceres::CONVERGENCE) << exact.message;
+  ASSERT_TRUE(exact.certified);
+  options.max_iterations = 0;
+  options.initial_rho = exact.final_rho;
+  options.initial_omega.assign(exact.omega.data(),
+                               exact.omega.data() + exact.omega.size());
+  options.initial_nu.assign(exact.nu.data(), exact.nu.data() + exact.nu.size());
+  IpoptReference::Summary summary;
+  SolveReference(options, p->problem, {0.5, 0.5}, {}, &summary);
+  if (summary.termination_type == ceres::CONVERGENCE) {
+    GTEST_SKIP() << "Ipopt converged in 0 iterations";
+  }
+  EXPECT_EQ(summary.termination_type, ceres::NO_CONVERGENCE) << summary.message;
+  EXPECT_TRUE(summary.certified);
+  EXPECT_NE(summary.message.find("passes the KKT certificate"),
+            std::string::npos)
+      << summary.message;
 }
 
 TEST(IpoptReference, InvalidOptionsNameTheField) {

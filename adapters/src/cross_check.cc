@@ -33,6 +33,20 @@ std::vector<double> ToVector(const Eigen::VectorXd& v) {
   return std::vector<double>(v.data(), v.data() + v.size());
 }
 
+const char* HessianName(IpoptReference::HessianType type) {
+  switch (type) {
+    case IpoptReference::HessianType::AUTOMATIC:
+      return "automatic";
+    case IpoptReference::HessianType::EXACT:
+      return "exact";
+    case IpoptReference::HessianType::GAUSS_NEWTON:
+      return "gauss_newton";
+    case IpoptReference::HessianType::LIMITED_MEMORY:
+      return "limited_memory";
+  }
+  return "unknown";
+}
+
 Eigen::VectorXd StackMultipliers(const KktMultipliers& m) {
   Eigen::VectorXd out(m.omega.size() + m.nu.size());
   out << m.omega, m.nu;
@@ -43,19 +57,18 @@ Eigen::VectorXd StackMultipliers(const KktMultipliers& m) {
 // failed before choosing one.
 Eigen::VectorXd OffsetUsedBySolver(const Solver::Options& options,
                                    const Solver::Summary& summary,
-                                   const Problem& problem,
+                                   Evaluator* evaluator,
                                    const Eigen::VectorXd& z0) {
-  const int S = problem.NumObjectives();
+  const int S = evaluator->NumObjectives();
   if (static_cast<int>(summary.objective_offset_used.size()) == S) {
     return Eigen::Map<const Eigen::VectorXd>(
         summary.objective_offset_used.data(), S);
   }
   Eigen::VectorXd offset = Eigen::VectorXd::Zero(S);
   if (options.automatic_objective_offset) {
-    ProblemEvaluator evaluator(&problem);
-    Eigen::VectorXd f(S), h(problem.NumConstraints());
+    Eigen::VectorXd f(S), h(evaluator->NumConstraints());
     std::string error;
-    if (evaluator.Evaluate(z0.data(), f.data(), h.data(), nullptr, &error)) {
+    if (evaluator->Evaluate(z0.data(), f.data(), h.data(), nullptr, &error)) {
       for (int s = 0; s < S; ++s) offset[s] = 1.0 + std::max(0.0, -f[s]);
     }
   } else if (static_cast<int>(options.objective_offset.size()) == S) {
@@ -68,19 +81,18 @@ Eigen::VectorXd OffsetUsedBySolver(const Solver::Options& options,
 // ||grad F(z)||_F and the smallest singular value of J_h(z) (0 when J_h has
 // more rows than columns; -1 when not computed: no constraints, too large,
 // or the evaluation failed). Returns false if the evaluation fails.
-bool LinearizationNorms(const Problem& problem,
+bool LinearizationNorms(Evaluator* evaluator,
                         const Eigen::VectorXd& z,
                         double* objective_jacobian_norm,
                         double* sigma_min) {
-  ProblemEvaluator evaluator(&problem);
-  const int k = problem.NumParameters();
-  const int S = problem.NumObjectives();
-  const int q = problem.NumConstraints();
+  const int k = evaluator->NumParameters();
+  const int S = evaluator->NumObjectives();
+  const int q = evaluator->NumConstraints();
   Eigen::VectorXd f(S), h(q);
   Eigen::MatrixXd grad_f(k, S);
   std::string error;
   *sigma_min = -1.0;
-  if (!evaluator.Evaluate(
+  if (!evaluator->Evaluate(
           z.data(), f.data(), h.data(), grad_f.data(), &error)) {
     return false;
   }
@@ -96,7 +108,7 @@ bool LinearizationNorms(const Problem& problem,
   Eigen::VectorXd column(q);
   for (int j = 0; j < k; ++j) {
     unit[j] = 1.0;
-    evaluator.JacobianMultiply(unit.data(), column.data());
+    evaluator->JacobianMultiply(unit.data(), column.data());
     unit[j] = 0.0;
     jacobian.col(j) = column;
   }
@@ -106,7 +118,7 @@ bool LinearizationNorms(const Problem& problem,
 }
 
 void Judge(const CrossCheck::Options& options,
-           const Problem& problem,
+           Evaluator* evaluator,
            CrossCheck::Summary* r) {
   const Solver::Summary& s = r->solver;
   const IpoptReference::Summary& ref = r->reference;
@@ -121,7 +133,7 @@ void Judge(const CrossCheck::Options& options,
         "reference: " + std::string(TerminationTypeName(ref.termination_type)) +
         " (" + ref.message + ")");
   }
-  const int k = problem.NumParameters();
+  const int k = evaluator->NumParameters();
   const bool have_points = s.z.size() == k && ref.z.size() == k &&
                            s.objectives.size() == ref.objectives.size() &&
                            s.objectives.size() > 0;
@@ -152,7 +164,7 @@ void Judge(const CrossCheck::Options& options,
       options.error_bound_constant * std::sqrt(k_solver + k_reference);
   double g = 1.0;
   double sigma_min = -1.0;
-  if (LinearizationNorms(problem, ref.z, &g, &sigma_min)) {
+  if (LinearizationNorms(evaluator, ref.z, &g, &sigma_min)) {
     g = std::isfinite(g) ? std::max(1.0, g) : 1.0;
   }
   r->constraint_jacobian_sigma_min = sigma_min;
@@ -208,6 +220,60 @@ void Judge(const CrossCheck::Options& options,
 }  // namespace
 
 void Solve(const CrossCheck::Options& options,
+           Evaluator* evaluator,
+           const std::vector<double>& preference,
+           Eigen::VectorXd* z,
+           CrossCheck::Summary* summary) {
+  if (summary == nullptr) return;
+  CrossCheck::Summary& result = *summary;
+  result = CrossCheck::Summary();
+  if (evaluator == nullptr || z == nullptr) {
+    result.verdict = "DISAGREE: the evaluator or z is null.";
+    return;
+  }
+  const Eigen::VectorXd z0 = *z;
+
+  Eigen::VectorXd z_solver = z0;
+  Solve(options.solver, evaluator, preference, &z_solver, &result.solver);
+
+  // The reference starts from the same point, with the offset and scales
+  // the solver used, and its certificate measured with the solver's sigma.
+  IpoptReference::Options reference_options = options.reference;
+  const int S = evaluator->NumObjectives();
+  if (result.solver.scalarization.objective_scale.size() == S &&
+      reference_options.objective_scale.empty()) {
+    reference_options.objective_scale =
+        ToVector(result.solver.scalarization.objective_scale);
+  }
+  if (result.solver.kkt.objective_scale.size() == S &&
+      reference_options.certificate_scale.empty()) {
+    reference_options.certificate_scale =
+        ToVector(result.solver.kkt.objective_scale);
+  }
+  if (z0.size() == evaluator->NumParameters()) {
+    reference_options.objective_offset = ToVector(
+        OffsetUsedBySolver(options.solver, result.solver, evaluator, z0));
+    reference_options.reference_point.clear();
+  }
+  Eigen::VectorXd z_reference = z0;
+  Solve(reference_options,
+        evaluator,
+        preference,
+        &z_reference,
+        &result.reference);
+
+  if (z0.size() == evaluator->NumParameters()) {
+    Judge(options, evaluator, &result);
+  } else {
+    result.verdict =
+        "DISAGREE: the start point has " + std::to_string(z0.size()) +
+        " entries but the problem has " +
+        std::to_string(evaluator->NumParameters()) + " parameters.";
+  }
+  if (result.solver.IsSolutionUsable()) *z = z_solver;
+}
+
+void Solve(const CrossCheck::Options& options,
            Problem* problem_pointer,
            const std::vector<double>& preference,
            CrossCheck::Summary* summary) {
@@ -227,32 +293,12 @@ void Solve(const CrossCheck::Options& options,
     result.verdict = "DISAGREE: invalid problem: " + error;
     return;
   }
-  Eigen::VectorXd z0(problem.NumParameters());
-  problem.GetParameters(z0.data());
-
-  Solve(options.solver, problem_pointer, preference, &result.solver);
-  Eigen::VectorXd z_after_solver(problem.NumParameters());
-  problem.GetParameters(z_after_solver.data());
-
-  // The reference starts from the same point and never touches the blocks:
-  // it runs on its own evaluator and a copy of z0.
-  const Eigen::VectorXd offset =
-      OffsetUsedBySolver(options.solver, result.solver, problem, z0);
   ProblemEvaluator evaluator(&problem);
-  Eigen::VectorXd z = z0;
-  IpoptReference::Options reference_options = options.reference;
-  if (result.solver.scalarization.objective_scale.size() ==
-          problem.NumObjectives() &&
-      reference_options.objective_scale.empty()) {
-    const Eigen::VectorXd& w = result.solver.scalarization.objective_scale;
-    reference_options.objective_scale.assign(w.data(), w.data() + w.size());
-  }
-  reference_options.objective_offset = ToVector(offset);
-  reference_options.reference_point.clear();
-  Solve(reference_options, &evaluator, preference, &z, &result.reference);
-  problem.SetParameters(z_after_solver.data());
-
-  Judge(options, problem, &result);
+  Eigen::VectorXd z(problem.NumParameters());
+  problem.GetParameters(z.data());
+  Solve(options, &evaluator, preference, &z, summary);
+  // The blocks hold the solver's solution when usable, else the start.
+  problem.SetParameters(z.data());
 }
 
 CrossCheck::Summary CrossCheck(const CrossCheck::Options& options,
@@ -371,6 +417,9 @@ nlohmann::json CrossCheckToJson(const CrossCheck::Summary& result) {
       {"termination", TerminationTypeName(r.termination_type)},
       {"message", r.message},
       {"ipopt_status", r.ipopt_status_name},
+      {"hessian", HessianName(r.hessian_used)},
+      {"certified", r.certified},
+      {"manifold_constraints", r.num_manifold_constraints},
       {"preference", r.preference},
       {"objective_offset", r.objective_offset_used},
       {"iterations", r.iterations},

@@ -10,6 +10,7 @@
 #include <cstdarg>
 #include <cstdio>
 #include <exception>
+#include <fstream>
 #include <map>
 #include <mutex>
 #include <sstream>
@@ -18,6 +19,9 @@
 #include "IpIpoptApplication.hpp"
 #include "IpJournalist.hpp"
 #include "IpTNLP.hpp"
+#include "ceres/manifold.h"
+#include "ceres/sphere_manifold.h"
+#include "ecmo/ceres_problem_adapter.h"
 #include "ecmo/internal/report.h"
 #include "ecmo/internal/solve_on_problem.h"
 #include "ecmo/problem.h"
@@ -154,6 +158,7 @@ std::string ToString(const T& value) {
 }
 
 bool SetIpoptOptions(const IpoptReference::Options& options,
+                     IpoptReference::HessianType hessian,
                      bool warm_start,
                      Ipopt::OptionsList* list,
                      std::string* error) {
@@ -181,11 +186,28 @@ bool SetIpoptOptions(const IpoptReference::Options& options,
   set_string("sb", "yes");
   set_integer("print_level", options.print_level);
   set_numeric("tol", options.tolerance);
+  // Ipopt's unscaled complementarity test (default 1e-4) lets a weakly
+  // active Chebyshev row keep a slack of 1e-8 relative when its multiplier
+  // is small; the certificate (complementarity_tolerance 1e-8 in units of
+  // the objective's scale) needs tighter. Measured on the 3,500-pose graph:
+  // one more iteration.
+  set_numeric("compl_inf_tol", 1e-2 * options.tolerance);
   set_integer("max_iter", options.max_iterations);
   set_numeric("max_cpu_time", options.max_cpu_time_in_seconds);
   set_string("linear_solver", options.linear_solver);
-  set_string("hessian_approximation", "limited-memory");
-  set_integer("limited_memory_max_history", options.limited_memory_max_history);
+  if (hessian == IpoptReference::HessianType::LIMITED_MEMORY) {
+    set_string("hessian_approximation", "limited-memory");
+    set_integer("limited_memory_max_history",
+                options.limited_memory_max_history);
+  } else {
+    set_string("hessian_approximation", "exact");
+  }
+  if (options.mumps_pivot_order >= 0) {
+    set_integer("mumps_pivot_order", options.mumps_pivot_order);
+  }
+  if (options.mumps_mem_percent >= 0) {
+    set_integer("mumps_mem_percent", options.mumps_mem_percent);
+  }
   set_numeric("bound_relax_factor", 0.0);
   if (warm_start) {
     set_string("warm_start_init_point", "yes");
@@ -197,6 +219,201 @@ bool SetIpoptOptions(const IpoptReference::Options& options,
     set_numeric("mu_init", options.warm_start_mu_init);
   }
   return ok;
+}
+
+const char* HessianTypeName(IpoptReference::HessianType type) {
+  switch (type) {
+    case IpoptReference::HessianType::AUTOMATIC:
+      return "AUTOMATIC";
+    case IpoptReference::HessianType::EXACT:
+      return "EXACT";
+    case IpoptReference::HessianType::GAUSS_NEWTON:
+      return "GAUSS_NEWTON";
+    case IpoptReference::HessianType::LIMITED_MEMORY:
+      return "LIMITED_MEMORY";
+  }
+  return "UNKNOWN";
+}
+
+// AUTOMATIC resolved (see HessianType); a choice the evaluator cannot
+// serve gives false with a message.
+bool ResolveHessian(IpoptReference::HessianType requested,
+                    const Evaluator& evaluator,
+                    IpoptReference::HessianType* used,
+                    std::string* error) {
+  using Type = IpoptReference::HessianType;
+  const bool has_gauss_newton =
+      evaluator.HasGaussNewtonMatrix() && evaluator.manifold() == nullptr;
+  const bool sparse_pattern = has_gauss_newton;
+  const int k = evaluator.NumParameters();
+  switch (requested) {
+    case Type::AUTOMATIC:
+      *used = has_gauss_newton ? Type::GAUSS_NEWTON
+              : evaluator.HasExactLagrangianHessian() &&
+                      k <= IpoptReference::kMaxDenseExactHessianParameters
+                  ? Type::EXACT
+                  : Type::LIMITED_MEMORY;
+      return true;
+    case Type::GAUSS_NEWTON:
+      if (!has_gauss_newton) {
+        *error =
+            std::string(
+                "IpoptReference::Options::hessian = GAUSS_NEWTON needs an "
+                "evaluator with a Gauss-Newton matrix in R^k "
+                "(Evaluator::HasGaussNewtonMatrix(), e.g. a "
+                "CeresProblemAdapter with EvaluationPath::kDirect) and no "
+                "manifold; this one ") +
+            (evaluator.HasGaussNewtonMatrix() ? "has a manifold" : "has none") +
+            ". Use EXACT or LIMITED_MEMORY (or AUTOMATIC).";
+        return false;
+      }
+      break;
+    case Type::EXACT:
+      if (!sparse_pattern &&
+          k > IpoptReference::kMaxDenseExactHessianParameters) {
+        *error =
+            "IpoptReference::Options::hessian = EXACT on an evaluator "
+            "without a sparsity pattern (no Gauss-Newton matrix, or a "
+            "manifold) needs the dense Hessian, refused at k = " +
+            std::to_string(k) + " > " +
+            std::to_string(IpoptReference::kMaxDenseExactHessianParameters) +
+            ". Use LIMITED_MEMORY, or an evaluator with a Gauss-Newton "
+            "pattern.";
+        return false;
+      }
+      break;
+    case Type::LIMITED_MEMORY:
+      break;
+  }
+  *used = requested;
+  return true;
+}
+
+// Ceres' manifolds whose Plus keeps the block's norm, so that the
+// reference can pose them as ||z_b||^2 = const.
+bool IsNormPreservingManifold(const ceres::Manifold* manifold) {
+  return dynamic_cast<const ceres::EigenQuaternionManifold*>(manifold) !=
+             nullptr ||
+         dynamic_cast<const ceres::QuaternionManifold*>(manifold) != nullptr ||
+         dynamic_cast<const ceres::SphereManifold<ceres::DYNAMIC>*>(manifold) !=
+             nullptr ||
+         dynamic_cast<const ceres::SphereManifold<2>*>(manifold) != nullptr ||
+         dynamic_cast<const ceres::SphereManifold<3>*>(manifold) != nullptr ||
+         dynamic_cast<const ceres::SphereManifold<4>*>(manifold) != nullptr;
+}
+
+// The norm equalities of an evaluator's manifold blocks (see Solve in the
+// header), or false with the message that names the block it cannot pose.
+bool ManifoldNormConstraints(Evaluator* evaluator,
+                             const Eigen::VectorXd& z0,
+                             std::vector<WcTnlp::NormConstraint>* norms,
+                             std::string* error) {
+  norms->clear();
+  if (evaluator->manifold() == nullptr) return true;
+  const auto* adapter = dynamic_cast<const CeresProblemAdapter*>(evaluator);
+  if (adapter == nullptr) {
+    *error =
+        "The Ipopt reference works in R^k and this evaluator has a "
+        "ceres::Manifold without per-block information, so the reference "
+        "cannot add the manifold's constraint itself. Ways out: write the "
+        "residuals so that the parameters can live in R^k and drop the "
+        "manifold, give the manifold's constraint as an equality (e.g. "
+        "||q||^2 - 1 = 0 for a unit quaternion), or pose the problem as a "
+        "CeresProblemAdapter (which names its blocks' manifolds; quaternion "
+        "and sphere manifolds are then handled).";
+    return false;
+  }
+  for (const CeresProblemAdapter::ParameterBlock& block :
+       adapter->parameter_blocks()) {
+    if (block.manifold == nullptr) continue;
+    if (!IsNormPreservingManifold(block.manifold)) {
+      *error =
+          "The Ipopt reference works in R^k and cannot pose the manifold of "
+          "parameter block " +
+          adapter->DescribeParameterBlock(block.values) + " (offset " +
+          std::to_string(block.offset) +
+          " in z): it knows "
+          "the constraints of Ceres' EigenQuaternionManifold, "
+          "QuaternionManifold and SphereManifold only. Ways out: write the "
+          "residuals so that the block can live in R^" +
+          std::to_string(block.size) +
+          " without a manifold (e.g. wrap an angle difference inside the "
+          "residual, as PoseGraph2d::Options::angle_manifold = false does), "
+          "or drop the manifold and give its constraint as a constraint "
+          "group of the adapter.";
+      return false;
+    }
+    WcTnlp::NormConstraint norm;
+    norm.offset = block.offset;
+    norm.size = block.size;
+    norm.squared_norm = z0.segment(block.offset, block.size).squaredNorm();
+    if (!(norm.squared_norm > 0.0)) {
+      *error = "Parameter block " +
+               adapter->DescribeParameterBlock(block.values) +
+               " has a quaternion or sphere manifold but is zero at the "
+               "start point; initialize it on the manifold.";
+      return false;
+    }
+    norms->push_back(norm);
+  }
+  return true;
+}
+
+// Honest status (see Summary::termination_type): a budget stop is usable
+// only at a certified point, and no point with rho below its own weighted
+// objectives is.
+void JudgeUsability(const IpoptReference::Options& options,
+                    const Eigen::VectorXd& lambda,
+                    const Eigen::VectorXd& offset,
+                    const Eigen::VectorXd& f,
+                    IpoptReference::Summary* summary) {
+  const double rho = summary->final_rho;
+  const double weighted_max = lambda.cwiseProduct(f + offset).maxCoeff();
+  const bool rho_below = !(weighted_max - rho <= 1e-8 * (1.0 + std::abs(rho)));
+  const bool budget = summary->termination_type == ceres::NO_CONVERGENCE;
+  if (!rho_below && (!budget || summary->certified)) {
+    if (budget) {
+      summary->message +=
+          ". The point stopped on a budget but passes the KKT certificate";
+    }
+    return;
+  }
+  std::string what;
+  auto add = [&](const std::string& text) {
+    what += (what.empty() ? "" : ", ") + text;
+  };
+  if (rho_below) {
+    add("rho = " + ToString(rho) +
+        " lies below max_s lambda_s (f_s + offset_s) / w_s = " +
+        ToString(weighted_max) +
+        " at its own z, which no feasible point allows");
+  }
+  if (budget) {
+    const KktCertificate& c = summary->certificate;
+    auto check = [&](const char* name, double value, double tolerance) {
+      if (!(value <= tolerance)) {
+        add(std::string(name) + " " + ToString(value) + " > " +
+            ToString(tolerance));
+      }
+    };
+    check(
+        "feasibility ||h||_inf", c.feasibility, options.feasibility_tolerance);
+    check("stationarity", c.stationarity, options.stationarity_tolerance);
+    check("simplex |sum omega - 1|", c.simplex, options.stationarity_tolerance);
+    check("complementarity",
+          c.complementarity,
+          options.complementarity_tolerance);
+  }
+  summary->termination_type = ceres::FAILURE;
+  summary->message +=
+      std::string(". Not usable: ") +
+      (budget ? "Ipopt stopped on a budget at a point that fails the KKT "
+                "certificate ("
+              : "the returned point is not feasible (") +
+      what +
+      "). Raise max_iterations / max_cpu_time_in_seconds, start from a "
+      "better point (e.g. a weighted-sum solution), or use another Hessian "
+      "(IpoptReference::Options::hessian)";
 }
 
 }  // namespace
@@ -220,6 +437,28 @@ bool IpoptReference::Options::IsValid(std::string* error) const {
                     ">= 1");
   ECMO_OPTION_CHECK(
       kOptions, initial_rho, !std::isinf(initial_rho), "is finite or NaN");
+  ECMO_OPTION_CHECK(kOptions,
+                    mumps_pivot_order,
+                    mumps_pivot_order >= -1 && mumps_pivot_order <= 7,
+                    "-1 (Ipopt's default) or in [0, 7]");
+  ECMO_OPTION_CHECK(kOptions,
+                    mumps_mem_percent,
+                    mumps_mem_percent >= -1,
+                    ">= -1 (-1: Ipopt's default)");
+  ECMO_OPTION_CHECK(
+      kOptions,
+      stationarity_tolerance,
+      stationarity_tolerance > 0.0 && stationarity_tolerance < 1.0,
+      "in (0, 1)");
+  ECMO_OPTION_CHECK(
+      kOptions,
+      complementarity_tolerance,
+      complementarity_tolerance > 0.0 && complementarity_tolerance < 1.0,
+      "in (0, 1)");
+  ECMO_OPTION_CHECK(kOptions,
+                    feasibility_tolerance,
+                    feasibility_tolerance > 0.0 && feasibility_tolerance < 1.0,
+                    "in (0, 1)");
   ECMO_OPTION_CHECK(
       kOptions,
       warm_start_bound_push,
@@ -231,18 +470,48 @@ bool IpoptReference::Options::IsValid(std::string* error) const {
       warm_start_mu_init > 0.0 && std::isfinite(warm_start_mu_init),
       "> 0");
   using internal::CheckEntries;
-  if (!CheckEntries(kOptions, "initial_z", initial_z, internal::IsFinite,
-                    "is finite", error) ||
-      !CheckEntries(kOptions, "initial_omega", initial_omega,
-                    internal::IsNonNegativeFinite, ">= 0", error) ||
-      !CheckEntries(kOptions, "initial_nu", initial_nu, internal::IsFinite,
-                    "is finite", error) ||
-      !CheckEntries(kOptions, "objective_offset", objective_offset,
-                    internal::IsFinite, "is finite", error) ||
-      !CheckEntries(kOptions, "reference_point", reference_point,
-                    internal::IsFinite, "is finite", error) ||
-      !CheckEntries(kOptions, "objective_scale", objective_scale,
-                    internal::IsPositiveFinite, "> 0 and finite", error)) {
+  if (!CheckEntries(kOptions,
+                    "initial_z",
+                    initial_z,
+                    internal::IsFinite,
+                    "is finite",
+                    error) ||
+      !CheckEntries(kOptions,
+                    "initial_omega",
+                    initial_omega,
+                    internal::IsNonNegativeFinite,
+                    ">= 0",
+                    error) ||
+      !CheckEntries(kOptions,
+                    "initial_nu",
+                    initial_nu,
+                    internal::IsFinite,
+                    "is finite",
+                    error) ||
+      !CheckEntries(kOptions,
+                    "objective_offset",
+                    objective_offset,
+                    internal::IsFinite,
+                    "is finite",
+                    error) ||
+      !CheckEntries(kOptions,
+                    "reference_point",
+                    reference_point,
+                    internal::IsFinite,
+                    "is finite",
+                    error) ||
+      !CheckEntries(kOptions,
+                    "objective_scale",
+                    objective_scale,
+                    internal::IsPositiveFinite,
+                    "> 0 and finite",
+                    error) ||
+      !CheckEntries(kOptions,
+                    "certificate_scale",
+                    certificate_scale,
+                    internal::IsPositiveFinite,
+                    "> 0 and finite",
+                    error)) {
     return false;
   }
   if (!initial_nu.empty() && initial_omega.empty()) {
@@ -297,7 +566,20 @@ std::string IpoptReference::Summary::FullReport() const {
       ipopt_status_name.empty()
           ? std::string("not run")
           : ipopt_status_name + " (" + std::to_string(ipopt_status) + ")");
-  report.Row("  Hessian", "limited-memory (L-BFGS)");
+  report.Row("  Hessian", HessianTypeName(hessian_used));
+  if (hessian_used == IpoptReference::HessianType::EXACT) {
+    report.Row("  Hessian colors / products",
+               std::to_string(hessian_colors) + " / " +
+                   std::to_string(hessian_products));
+  }
+  if (hessian_nonzeros > 0) {
+    report.Row("  Hessian nonzeros", std::to_string(hessian_nonzeros));
+  }
+  if (num_manifold_constraints > 0) {
+    report.Row("  Manifold norm equalities",
+               std::to_string(num_manifold_constraints));
+  }
+  report.Row("  Certified", certified ? "yes" : "no");
   report.Section("Point");
   report.Row("  Initial rho", FormatNumber(initial_rho));
   report.Row("  Final rho", FormatNumber(final_rho));
@@ -336,15 +618,8 @@ void Solve(const IpoptReference::Options& options,
   std::string error;
   if (!options.IsValid(&error)) return fail(error);
   if (evaluator == nullptr || z == nullptr) {
-    return fail("ecmo::Solve (Ipopt reference): evaluator and z must not be null.");
-  }
-  if (evaluator->manifold() != nullptr) {
     return fail(
-        "The Ipopt reference cannot solve on a manifold: parameter blocks "
-        "of this problem have a ceres::Manifold (e.g. a quaternion or "
-        "sphere), and Ipopt works in R^k, so its iterates would leave it. "
-        "Write the manifold as an equality constraint (e.g. ||q||^2 - 1 = "
-        "0) to cross-check, or use the quasi-Newton strategies alone.");
+        "ecmo::Solve (Ipopt reference): evaluator and z must not be null.");
   }
   const int k = evaluator->NumParameters();
   const int S = evaluator->NumObjectives();
@@ -387,6 +662,32 @@ void Solve(const IpoptReference::Options& options,
       return fail("Start point entry z[" + std::to_string(j) +
                   "] = " + ToString(z0[j]) +
                   " is not finite; initialize every parameter block.");
+    }
+  }
+  std::vector<WcTnlp::NormConstraint> norms;
+  if (!ManifoldNormConstraints(evaluator, z0, &norms, &error)) {
+    return fail(error);
+  }
+  IpoptReference::HessianType hessian = IpoptReference::HessianType::AUTOMATIC;
+  if (!ResolveHessian(options.hessian, *evaluator, &hessian, &error)) {
+    return fail(error);
+  }
+  summary->hessian_used = hessian;
+  summary->num_manifold_constraints = static_cast<int>(norms.size());
+  if (!options.certificate_scale.empty() &&
+      static_cast<int>(options.certificate_scale.size()) != S) {
+    return fail("IpoptReference::Options::certificate_scale has " +
+                std::to_string(options.certificate_scale.size()) +
+                " entries but the problem has " + std::to_string(S) +
+                " objectives; give one per objective or none.");
+  }
+  if (!options.options_file.empty()) {
+    std::ifstream file(options.options_file);
+    if (!file) {
+      return fail("IpoptReference::Options::options_file \"" +
+                  options.options_file +
+                  "\" cannot be read; give the path of an existing Ipopt "
+                  "options file, or leave it empty.");
     }
   }
   KktMultipliers warm_start;
@@ -443,16 +744,24 @@ void Solve(const IpoptReference::Options& options,
   };
 
   Ipopt::SmartPtr<WcTnlp> tnlp;
+  Eigen::VectorXd f0_for_scale = Eigen::VectorXd::Zero(S);
   std::string ipopt_errors;
   Ipopt::ApplicationReturnStatus status = Ipopt::Internal_Error;
   try {
     tnlp = new WcTnlp(evaluator, lambda, offset);
+    tnlp->set_hessian_mode(hessian == IpoptReference::HessianType::GAUSS_NEWTON
+                               ? WcTnlp::HessianMode::GAUSS_NEWTON
+                           : hessian == IpoptReference::HessianType::EXACT
+                               ? WcTnlp::HessianMode::EXACT
+                               : WcTnlp::HessianMode::LIMITED_MEMORY);
+    tnlp->set_norm_constraints(norms);
     if (!tnlp->Setup(z0, use_warm_start ? &warm_start : nullptr, &error)) {
       record_counts();
       return fail("At the start point: " + error);
     }
     Eigen::VectorXd f0, h0;
     tnlp->CachedValues(z0, &f0, &h0);
+    f0_for_scale = f0;
     const double rho0 = std::isnan(options.initial_rho)
                             ? lambda.cwiseProduct(f0 + offset).maxCoeff()
                             : options.initial_rho;
@@ -468,6 +777,7 @@ void Solve(const IpoptReference::Options& options,
     journal->SetAllPrintLevels(Ipopt::J_ERROR);
     app->Jnlst()->AddJournal(Ipopt::GetRawPtr(journal));
     if (!SetIpoptOptions(options,
+                         hessian,
                          use_warm_start,
                          Ipopt::GetRawPtr(app->Options()),
                          &error)) {
@@ -477,14 +787,21 @@ void Solve(const IpoptReference::Options& options,
                   (details.empty() ? "" : " (" + details + ")"));
     }
     // "" instead of the default "ipopt.opt": an options file in the
-    // working directory must not change the reference.
-    status = app->Initialize("");
+    // working directory must not change the reference; only a file the
+    // user names is read.
+    status = app->Initialize(options.options_file);
     if (status != Ipopt::Solve_Succeeded) {
       record_counts();
       summary->ipopt_status = static_cast<int>(status);
       summary->ipopt_status_name = IpoptStatusName(status);
       return fail(std::string("Ipopt: ") + IpoptStatusName(status) +
-                  ": initialization failed. " + OneLine(journal->text()));
+                  ": initialization failed" +
+                  (options.options_file.empty()
+                       ? std::string(". ")
+                       : " reading options file \"" + options.options_file +
+                             "\" (an unknown option name or an invalid "
+                             "value; fix or remove the line). ") +
+                  OneLine(journal->text()));
     }
     status =
         app->OptimizeTNLP(Ipopt::SmartPtr<Ipopt::TNLP>(Ipopt::GetRawPtr(tnlp)));
@@ -509,11 +826,24 @@ void Solve(const IpoptReference::Options& options,
   if (!ipopt_errors.empty() && summary->termination_type == ceres::FAILURE) {
     message += ". Ipopt said: " + ipopt_errors;
   }
+  if (status == Ipopt::Invalid_Option &&
+      ipopt_errors.find("not available") != std::string::npos) {
+    message += ". IpoptReference::Options::linear_solver = \"" +
+               options.linear_solver +
+               "\" is not available in the installed Ipopt (Debian's "
+               "Ipopt ships only \"mumps\"); use linear_solver = "
+               "\"mumps\" (the default), or install an Ipopt built with "
+               "that solver";
+  }
   summary->message = message;
 
+  summary->hessian_colors = tnlp->num_colors();
+  summary->hessian_products = tnlp->num_hessian_products();
+  summary->hessian_nonzeros = tnlp->hessian_nonzeros();
+  const int num_norms = static_cast<int>(norms.size());
   if (tnlp->has_solution() &&
       static_cast<int>(tnlp->solution_x().size()) == 1 + k &&
-      static_cast<int>(tnlp->solution_lambda().size()) == S + q) {
+      static_cast<int>(tnlp->solution_lambda().size()) == S + q + num_norms) {
     const std::vector<double>& x = tnlp->solution_x();
     const std::vector<double>& ipopt_lambda = tnlp->solution_lambda();
     summary->final_rho = x[0];
@@ -521,11 +851,19 @@ void Solve(const IpoptReference::Options& options,
     // Same convention as the paper: no sign change (see the header).
     summary->omega = Eigen::Map<const Eigen::VectorXd>(ipopt_lambda.data(), S);
     summary->nu = Eigen::Map<const Eigen::VectorXd>(ipopt_lambda.data() + S, q);
+    summary->manifold_multipliers = Eigen::Map<const Eigen::VectorXd>(
+        ipopt_lambda.data() + S + q, num_norms);
 
     Eigen::VectorXd f(S), h(q);
     bool ok = tnlp->CachedValues(summary->z, &f, &h) ||
               evaluator->Evaluate(
                   summary->z.data(), f.data(), h.data(), nullptr, &error);
+    Eigen::VectorXd sigma(S);
+    for (int s = 0; s < S; ++s) {
+      sigma[s] = options.certificate_scale.empty()
+                     ? std::max(1.0, std::abs(f0_for_scale[s] + offset[s]))
+                     : options.certificate_scale[s];
+    }
     KktMultipliers multipliers;
     multipliers.omega = summary->omega;
     multipliers.nu = summary->nu;
@@ -536,11 +874,21 @@ void Solve(const IpoptReference::Options& options,
                                 summary->z,
                                 multipliers,
                                 &summary->kkt,
-                                &error);
+                                &error,
+                                sigma);
     if (ok) {
       summary->objectives = f;
       summary->constraint_norm = h.norm();
       summary->constraint_max_norm = q > 0 ? h.cwiseAbs().maxCoeff() : 0.0;
+      summary->certificate =
+          summary->kkt.BestCertificate(options.stationarity_tolerance,
+                                       options.complementarity_tolerance,
+                                       options.feasibility_tolerance);
+      summary->certified =
+          summary->certificate.Certifies(options.stationarity_tolerance,
+                                         options.complementarity_tolerance,
+                                         options.feasibility_tolerance);
+      JudgeUsability(options, lambda, offset, f, summary);
     } else if (summary->IsSolutionUsable()) {
       summary->termination_type = ceres::FAILURE;
       summary->message += ". At the final point: " + error;

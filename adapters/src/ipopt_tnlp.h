@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "Eigen/Core"
+#include "Eigen/SparseCore"
 #include "IpTNLP.hpp"
 #include "ecmo/evaluator.h"
 #include "ecmo/kkt.h"
@@ -43,6 +44,27 @@ class WcTnlp : public Ipopt::TNLP {
         h_(q_),
         grad_f_(k_, S_) {}
 
+  // How eval_h computes the Hessian of the Lagrangian (resolved by the
+  // caller; see IpoptReference::HessianType).
+  enum class HessianMode { LIMITED_MEMORY, GAUSS_NEWTON, EXACT };
+
+  // A block of z that must keep its squared norm (a Ceres quaternion or
+  // sphere manifold): the equality ||z_b||^2 - squared_norm = 0.
+  struct NormConstraint {
+    int offset = 0;
+    int size = 0;
+    double squared_norm = 1.0;
+  };
+
+  // Must be called before Setup.
+  void set_hessian_mode(HessianMode mode) { hessian_mode_ = mode; }
+  void set_norm_constraints(std::vector<NormConstraint> norms) {
+    norms_ = std::move(norms);
+  }
+  int num_hessian_products() const { return num_hessian_products_; }
+  int num_colors() const { return num_colors_; }
+  int hessian_nonzeros() const { return static_cast<int>(hess_rows_.size()); }
+
   // Evaluates at z0 (with gradients), fixes the Jacobian sparsity and sets
   // the start point (rho is set by set_start_rho). Returns false with the
   // evaluator's message on failure.
@@ -54,7 +76,7 @@ class WcTnlp : public Ipopt::TNLP {
     for (int j = 0; j < k_; ++j) start_x_[1 + j] = z0[j];
     if (warm_start != nullptr) {
       warm_start_ = true;
-      start_lambda_.resize(S_ + q_);
+      start_lambda_.assign(S_ + q_ + norms_.size(), 0.0);
       for (int s = 0; s < S_; ++s) start_lambda_[s] = warm_start->omega[s];
       for (int i = 0; i < q_; ++i) start_lambda_[S_ + i] = warm_start->nu[i];
     }
@@ -66,7 +88,7 @@ class WcTnlp : public Ipopt::TNLP {
     if (!FillJacobianValues(error)) return false;
     cached_z_ = z0;
     values_valid_ = gradient_valid_ = true;
-    return true;
+    return BuildHessianStructure(error);
   }
 
   void set_start_rho(double rho0) { start_x_[0] = rho0; }
@@ -99,9 +121,14 @@ class WcTnlp : public Ipopt::TNLP {
                     Ipopt::Index& nnz_h_lag,
                     IndexStyleEnum& index_style) override {
     n = 1 + k_;
-    m = S_ + q_;
-    nnz_jac_g = S_ * (1 + k_) + static_cast<int>(h_rows_.size());
-    nnz_h_lag = 0;  // L-BFGS: eval_h is never called.
+    m = S_ + q_ + static_cast<int>(norms_.size());
+    int norm_entries = 0;
+    for (const NormConstraint& norm : norms_) norm_entries += norm.size;
+    nnz_jac_g = S_ * (1 + k_) + static_cast<int>(h_rows_.size()) + norm_entries;
+    // L-BFGS: 0, and eval_h is never called.
+    nnz_h_lag = hessian_mode_ == HessianMode::LIMITED_MEMORY
+                    ? 0
+                    : static_cast<int>(hess_rows_.size()) + norm_entries;
     index_style = C_STYLE;
     return true;
   }
@@ -176,6 +203,14 @@ class WcTnlp : public Ipopt::TNLP {
       g[s] = lambda_[s] * (f_[s] + offset_[s]) - x[0];
     }
     for (int i = 0; i < q_; ++i) g[S_ + i] = h_[i];
+    for (size_t b = 0; b < norms_.size(); ++b) {
+      const NormConstraint& norm = norms_[b];
+      double squared = 0.0;
+      for (int j = 0; j < norm.size; ++j) {
+        squared += x[1 + norm.offset + j] * x[1 + norm.offset + j];
+      }
+      g[S_ + q_ + b] = squared - norm.squared_norm;
+    }
     return true;
   }
 
@@ -199,6 +234,12 @@ class WcTnlp : public Ipopt::TNLP {
         iRow[e] = S_ + h_rows_[t];
         jCol[e] = 1 + h_cols_[t];
       }
+      for (size_t b = 0; b < norms_.size(); ++b) {
+        for (int j = 0; j < norms_[b].size; ++j, ++e) {
+          iRow[e] = S_ + q_ + static_cast<int>(b);
+          jCol[e] = 1 + norms_[b].offset + j;
+        }
+      }
       return true;
     }
     if (!EnsureEvaluated(x, new_x, /*need_gradient=*/true)) return false;
@@ -208,6 +249,102 @@ class WcTnlp : public Ipopt::TNLP {
       for (int j = 0; j < k_; ++j) values[e++] = lambda_[s] * grad_f_(j, s);
     }
     std::copy(h_values_.begin(), h_values_.end(), values + e);
+    e += static_cast<int>(h_values_.size());
+    for (const NormConstraint& norm : norms_) {
+      for (int j = 0; j < norm.size; ++j) {
+        values[e++] = 2.0 * x[1 + norm.offset + j];
+      }
+    }
+    return true;
+  }
+
+  // The Hessian of Ipopt's Lagrangian: rho is linear, so only the z block,
+  // sum_s lambda^ipopt_s lambda_s grad^2 f_s + sum_i nu_i grad^2 h_i, plus
+  // 2 lambda^ipopt_b I on every norm-constrained block.
+  bool eval_h(Ipopt::Index /*n*/,
+              const Ipopt::Number* x,
+              bool new_x,
+              Ipopt::Number /*obj_factor*/,
+              Ipopt::Index /*m*/,
+              const Ipopt::Number* lambda,
+              bool /*new_lambda*/,
+              Ipopt::Index /*nele_hess*/,
+              Ipopt::Index* iRow,
+              Ipopt::Index* jCol,
+              Ipopt::Number* values) override {
+    if (hessian_mode_ == HessianMode::LIMITED_MEMORY) return false;
+    const size_t nnz = hess_rows_.size();
+    if (values == nullptr) {
+      int e = 0;
+      for (size_t t = 0; t < nnz; ++t, ++e) {
+        iRow[e] = 1 + hess_rows_[t];
+        jCol[e] = 1 + hess_cols_[t];
+      }
+      for (const NormConstraint& norm : norms_) {
+        for (int j = 0; j < norm.size; ++j, ++e) {
+          iRow[e] = jCol[e] = 1 + norm.offset + j;
+        }
+      }
+      return true;
+    }
+    if (x == nullptr || lambda == nullptr) return false;
+    if (!EnsureEvaluated(x, new_x, /*need_gradient=*/true)) return false;
+    Eigen::VectorXd a(S_);
+    for (int s = 0; s < S_; ++s) a[s] = lambda[s] * lambda_[s];
+    std::string error;
+    if (hessian_mode_ == HessianMode::GAUSS_NEWTON) {
+      // Gauss-Newton needs a >= 0 (a positive semidefinite model); Ipopt's
+      // inequality multipliers are >= 0 at a solution and only transiently
+      // negative on the way.
+      a = a.cwiseMax(0.0);
+      if (!evaluator_->GaussNewtonMatrix(
+              a.data(), 0.0, &gauss_newton_, &error) ||
+          static_cast<size_t>(gauss_newton_.nonZeros()) != nnz) {
+        last_error_ = error.empty() ? "The Gauss-Newton matrix changed its "
+                                      "sparsity pattern between calls."
+                                    : error;
+        return false;
+      }
+      std::copy(
+          gauss_newton_.valuePtr(), gauss_newton_.valuePtr() + nnz, values);
+    } else {
+      Eigen::VectorXd b(q_);
+      for (int i = 0; i < q_; ++i) b[i] = lambda[S_ + i];
+      Eigen::VectorXd direction(k_), product(k_);
+      for (int color = 0; color < num_colors_; ++color) {
+        direction.setZero();
+        for (int t = color_start_[color]; t < color_start_[color + 1]; ++t) {
+          direction[color_columns_[t]] = 1.0;
+        }
+        ++num_hessian_products_;
+        if (!evaluator_->LagrangianHessianMultiply(
+                a.data(), b.data(), direction.data(), product.data(), &error)) {
+          last_error_ = error;
+          return false;
+        }
+        // Every entry of these columns: no two columns of one color share
+        // a row, so product[row] is exactly H(row, column).
+        for (int t = color_start_[color]; t < color_start_[color + 1]; ++t) {
+          const int column = color_columns_[t];
+          for (int p = column_start_[column]; p < column_start_[column + 1];
+               ++p) {
+            values[p] = product[hess_rows_[p]];
+          }
+        }
+      }
+      for (size_t t = 0; t < nnz; ++t) {
+        if (!std::isfinite(values[t])) {
+          last_error_ = "The Hessian of the Lagrangian has a non-finite entry.";
+          return false;
+        }
+      }
+    }
+    int e = static_cast<int>(nnz);
+    for (size_t b = 0; b < norms_.size(); ++b) {
+      for (int j = 0; j < norms_[b].size; ++j) {
+        values[e++] = 2.0 * lambda[S_ + q_ + b];
+      }
+    }
     return true;
   }
 
@@ -256,6 +393,102 @@ class WcTnlp : public Ipopt::TNLP {
   }
 
  private:
+  // The lower triangle (row >= column, in z indices) of the Hessian's
+  // pattern, stored column by column: Gauss-Newton takes the evaluator's
+  // Gauss-Newton pattern; EXACT takes the pattern of G with c = 1 (which
+  // holds every pair of parameters that share a residual block, objective
+  // or constraint, hence every nonzero of the exact Hessian) when the
+  // evaluator has one and no manifold, else the dense lower triangle; it
+  // then colors the columns so that no two columns of one color share a
+  // row (a distance-2 coloring of the adjacency graph) and recovers the
+  // Hessian from one product per color.
+  bool BuildHessianStructure(std::string* error) {
+    hess_rows_.clear();
+    hess_cols_.clear();
+    column_start_.assign(k_ + 1, 0);
+    if (hessian_mode_ == HessianMode::LIMITED_MEMORY) return true;
+    const bool use_gauss_newton_pattern =
+        evaluator_->HasGaussNewtonMatrix() && evaluator_->manifold() == nullptr;
+    if (use_gauss_newton_pattern) {
+      const Eigen::VectorXd ones = Eigen::VectorXd::Ones(S_);
+      const double c =
+          hessian_mode_ == HessianMode::EXACT && q_ > 0 ? 1.0 : 0.0;
+      if (!evaluator_->GaussNewtonMatrix(
+              ones.data(), c, &gauss_newton_, error)) {
+        return false;
+      }
+      if (gauss_newton_.rows() != k_ || gauss_newton_.cols() != k_) {
+        *error = "The evaluator's Gauss-Newton matrix is not k x k.";
+        return false;
+      }
+      for (int col = 0; col < k_; ++col) {
+        column_start_[col] = static_cast<int>(hess_rows_.size());
+        for (Eigen::SparseMatrix<double>::InnerIterator it(gauss_newton_, col);
+             it;
+             ++it) {
+          if (it.row() < col) {
+            *error =
+                "The evaluator's Gauss-Newton matrix is not lower "
+                "triangular.";
+            return false;
+          }
+          hess_rows_.push_back(static_cast<int>(it.row()));
+          hess_cols_.push_back(col);
+        }
+      }
+    } else {
+      if (hessian_mode_ == HessianMode::GAUSS_NEWTON) {
+        *error = "The evaluator has no Gauss-Newton matrix.";
+        return false;
+      }
+      for (int col = 0; col < k_; ++col) {
+        column_start_[col] = static_cast<int>(hess_rows_.size());
+        for (int row = col; row < k_; ++row) {
+          hess_rows_.push_back(row);
+          hess_cols_.push_back(col);
+        }
+      }
+    }
+    column_start_[k_] = static_cast<int>(hess_rows_.size());
+    if (hessian_mode_ == HessianMode::EXACT) ColorColumns();
+    return true;
+  }
+
+  // Greedy distance-2 coloring of the columns of the symmetric pattern.
+  void ColorColumns() {
+    // Full symmetric adjacency (both triangles) as lists per column.
+    std::vector<std::vector<int>> adjacent(k_);
+    for (size_t t = 0; t < hess_rows_.size(); ++t) {
+      adjacent[hess_cols_[t]].push_back(hess_rows_[t]);
+      if (hess_rows_[t] != hess_cols_[t]) {
+        adjacent[hess_rows_[t]].push_back(hess_cols_[t]);
+      }
+    }
+    std::vector<int> color(k_, -1);
+    std::vector<int> forbidden_by(k_ + 1, -1);
+    num_colors_ = 0;
+    for (int j = 0; j < k_; ++j) {
+      // Columns sharing a row with j: neighbours of j's rows.
+      for (int row : adjacent[j]) {
+        for (int other : adjacent[row]) {
+          if (color[other] >= 0) forbidden_by[color[other]] = j;
+        }
+      }
+      int c = 0;
+      while (forbidden_by[c] == j) ++c;
+      color[j] = c;
+      num_colors_ = std::max(num_colors_, c + 1);
+    }
+    color_start_.assign(num_colors_ + 1, 0);
+    for (int j = 0; j < k_; ++j) ++color_start_[color[j] + 1];
+    for (int c = 0; c < num_colors_; ++c) {
+      color_start_[c + 1] += color_start_[c];
+    }
+    color_columns_.assign(k_, 0);
+    std::vector<int> next(color_start_.begin(), color_start_.end() - 1);
+    for (int j = 0; j < k_; ++j) color_columns_[next[color[j]]++] = j;
+  }
+
   // Fixes the sparsity of J_h: the union of the evaluator's Jacobian blocks
   // (duplicates, e.g. a parameter block used twice by one term, are merged),
   // or dense q x k for a general evaluator.
@@ -386,6 +619,19 @@ class WcTnlp : public Ipopt::TNLP {
   std::vector<int> h_cols_;
   std::vector<int> block_targets_;
   std::vector<double> h_values_;
+
+  // Hessian (GAUSS_NEWTON, EXACT): lower-triangle pattern in z indices,
+  // column by column (column_start_), and the column coloring (EXACT).
+  HessianMode hessian_mode_ = HessianMode::LIMITED_MEMORY;
+  std::vector<NormConstraint> norms_;
+  std::vector<int> hess_rows_;
+  std::vector<int> hess_cols_;
+  std::vector<int> column_start_;
+  int num_colors_ = 0;
+  std::vector<int> color_start_;
+  std::vector<int> color_columns_;
+  int num_hessian_products_ = 0;
+  Eigen::SparseMatrix<double> gauss_newton_;
 
   // Evaluation cache.
   Eigen::VectorXd cached_z_;

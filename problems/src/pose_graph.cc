@@ -249,7 +249,9 @@ void PoseGraph2d::Generate() {
 
 void PoseGraph2d::BuildProblem() {
   ceres::Manifold* angle =
-      new ceres::AutoDiffManifold<AngleManifoldFunctor, 1, 1>;
+      options_.angle_manifold
+          ? new ceres::AutoDiffManifold<AngleManifoldFunctor, 1, 1>
+          : nullptr;
   for (int i = 0; i < num_poses(); ++i) {
     problem.AddParameterBlock(position(i), 2);
     // One manifold shared by every heading block: the problem deletes it

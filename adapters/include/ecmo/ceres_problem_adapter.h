@@ -37,8 +37,11 @@
 // irrelevant and allowed.
 //
 // Strategies and manifolds: WC_PENALTY_LBFGS, WC_AUGMENTED_LAGRANGIAN and
-// WC_NEWTON support them; WC_PENALTY_PGD and ecmo::SolveReference (Ipopt)
-// refuse a problem with manifolds with a FAILURE summary saying so.
+// WC_NEWTON support them; WC_PENALTY_PGD refuses a problem with manifolds
+// with a FAILURE summary saying so. The Ipopt reference (and CrossCheck)
+// pose EigenQuaternionManifold, QuaternionManifold and SphereManifold blocks
+// as norm equalities and refuse other manifolds, naming the block
+// (ecmo/ipopt_reference.h).
 //
 // Gauss-Newton structure (kDirect). The adapter provides the sparse
 // Gauss-Newton matrix of Evaluator::GaussNewtonMatrix,
@@ -204,6 +207,11 @@ class CeresProblemAdapter final : public Evaluator {
   // Offset of a user block in z, or -1 if it is not in z (constant, unused
   // or unknown).
   int ParameterBlockOffset(const double* values) const;
+  // A block as error messages name it: its name from
+  // Options::parameter_block_names, else its address, size and first use.
+  std::string DescribeParameterBlock(const double* values) const {
+    return DescribeBlock(values);
+  }
   const std::string& objective_name(int s) const { return objectives_[s].name; }
   const std::string& constraint_name(int i) const {
     return constraints_[i].name;

@@ -143,6 +143,21 @@ void Solve(const CrossCheck::Options& options,
            const std::vector<double>& preference,
            CrossCheck::Summary* summary);
 
+// The same on any evaluator (e.g. a CeresProblemAdapter: pass
+// adapter.GetParameters() as z): z holds the start point of both runs (size
+// k) on entry and the solver's solution on return when it is usable
+// (otherwise it is left unchanged); the reference never changes z. The
+// reference gets the solver's objective offset and scales, and measures its
+// certificate with the solver's sigma (Solver::Summary::kkt.objective_scale).
+// With manifolds the reference handles quaternion and sphere blocks of a
+// CeresProblemAdapter and refuses others (see ecmo/ipopt_reference.h); the
+// verdict then says DISAGREE with the reference's message.
+void Solve(const CrossCheck::Options& options,
+           Evaluator* evaluator,
+           const std::vector<double>& preference,
+           Eigen::VectorXd* z,
+           CrossCheck::Summary* summary);
+
 // Legacy form, kept for existing callers: the same as Solve above,
 // returning the summary. (The function hides the class name CrossCheck in
 // unqualified expressions; CrossCheck::Options and CrossCheck::Summary
@@ -151,7 +166,9 @@ CrossCheck::Summary CrossCheck(const CrossCheck::Options& options,
                                const Problem& problem,
                                const std::vector<double>& preference);
 
-// {"reference": {termination, message, ipopt_status, iterations,
+// {"reference": {termination, message, ipopt_status, hessian
+//                ("gauss_newton", "exact", "limited_memory"), certified,
+//                manifold_constraints, iterations,
 //                objective_evaluations, gradient_evaluations,
 //                wall_time_seconds, rho, z[], objectives[], constraint_norm,
 //                kkt: {residual_sq, residual_sq_least_squares, omega[], nu[],

@@ -72,9 +72,45 @@ class Problem;
 
 class IpoptReference {
  public:
+  // Second-order information Ipopt gets (Options::hessian).
+  enum class HessianType {
+    // GAUSS_NEWTON when the evaluator has a Gauss-Newton matrix
+    // (Evaluator::HasGaussNewtonMatrix) and no manifold; else EXACT when
+    // it has exact second derivatives (HasExactLagrangianHessian); else
+    // LIMITED_MEMORY. So an ecmo::Problem (ProblemEvaluator) keeps the
+    // L-BFGS path, and a CeresProblemAdapter in R^k gets Gauss-Newton.
+    AUTOMATIC,
+    // The Hessian of the Lagrangian, sum_s omega_s lambda_s grad^2 f_s +
+    // sum_i nu_i grad^2 h_i, assembled from Hessian-vector products
+    // (Evaluator::LagrangianHessianMultiply) over a sparsity pattern with
+    // a column coloring: one product per color. The pattern is the
+    // evaluator's Gauss-Newton pattern with the constraints' blocks (every
+    // pair of parameters sharing a residual block) when it has one and no
+    // manifold; otherwise the dense lower triangle, refused when
+    // k > kMaxDenseExactHessianParameters. Exact when the evaluator knows
+    // second derivatives; otherwise its products are gradient differences,
+    // accurate to about 1e-8 relative (see ecmo/evaluator.h), each costing
+    // two gradient evaluations.
+    EXACT,
+    // The evaluator's sparse Gauss-Newton matrix sum_s a_s Jr_s^T Jr_s with
+    // a_s = max(0, omega_s lambda_s): the objectives' residual curvature
+    // and the constraints' curvature are dropped, so convergence is linear
+    // when residuals are large or constraints curved. Its pattern is
+    // declared to Ipopt once and its values copied in place. Needs
+    // Evaluator::HasGaussNewtonMatrix() and no manifold.
+    GAUSS_NEWTON,
+    // Ipopt's L-BFGS ("hessian_approximation limited-memory"): no second
+    // derivatives, but dense low-rank terms in every linear solve; fine at
+    // small k, slow and fragile at pipeline scale.
+    LIMITED_MEMORY,
+  };
+  static constexpr int kMaxDenseExactHessianParameters = 2000;
+
   struct Options {
     // Ipopt's "tol": desired convergence tolerance of the (scaled) NLP
-    // error. Must be > 0.
+    // error; Ipopt's absolute complementarity test "compl_inf_tol" is set
+    // to 1e-2 tol so that a converged point passes the KKT certificate's
+    // complementarity test too. Must be > 0.
     double tolerance = 1e-10;
 
     // Ipopt's "max_iter". Reaching it gives NO_CONVERGENCE. Must be >= 0.
@@ -91,10 +127,40 @@ class IpoptReference {
     // Ipopt's "linear_solver". Debian's Ipopt ships only "mumps".
     std::string linear_solver = "mumps";
 
-    // The Hessian of the Lagrangian is always approximated by L-BFGS
-    // (Ipopt's "hessian_approximation limited-memory"); this is Ipopt's
-    // "limited_memory_max_history". Must be >= 1.
+    // Second-order information (see HessianType).
+    HessianType hessian = HessianType::AUTOMATIC;
+
+    // With LIMITED_MEMORY: Ipopt's "limited_memory_max_history". >= 1.
     int limited_memory_max_history = 6;
+
+    // MUMPS knobs that matter at scale. -1 keeps Ipopt's default.
+    // Ipopt's "mumps_pivot_order", 0..7 (0 AMD, 2 AMF, 3 SCOTCH, 4 PORD,
+    // 5 METIS, 6 QAMD, 7 automatic; Ipopt's default 7).
+    int mumps_pivot_order = -1;
+    // Ipopt's "mumps_mem_percent" (>= 0; Ipopt's default 1000): extra
+    // working space in percent of MUMPS' estimate.
+    int mumps_mem_percent = -1;
+
+    // An Ipopt options file ("ipopt.opt" format: one "name value" per
+    // line), read after the options above so that it overrides them. Empty
+    // (default): no file is read, not even ./ipopt.opt, so the working
+    // directory never changes the reference. A file that cannot be read,
+    // or that names an option Ipopt does not know or a value it rejects,
+    // gives a FAILURE naming the file and Ipopt's complaint.
+    std::string options_file;
+
+    // Usability of a run that stopped on a budget (see Summary): the
+    // scale-invariant KKT certificate (ecmo/kkt.h) of the returned point,
+    // with these tolerances (Solver::Options' defaults), must pass. Each in
+    // (0, 1).
+    double stationarity_tolerance = 1e-6;
+    double complementarity_tolerance = 1e-8;
+    double feasibility_tolerance = 1e-8;
+    // Objective scales sigma of that certificate (size S, > 0). Empty
+    // (default): max(1, |f_s(z0) + offset_s|) at the start point, the
+    // solver's fallback; CrossCheck passes the solver's own sigma
+    // (Solver::Summary::kkt.objective_scale).
+    std::vector<double> certificate_scale;
 
     // Start point. initial_rho: NaN (default) means
     // max_s lambda_s (f_s(z0) + offset_s). initial_z: empty (default) means
@@ -147,8 +213,14 @@ class IpoptReference {
 
     // Solve_Succeeded and Solved_To_Acceptable_Level give CONVERGENCE;
     // Maximum_Iterations_Exceeded, Maximum_CpuTime_Exceeded and
-    // Search_Direction_Becomes_Too_Small give NO_CONVERGENCE (the point is
-    // returned; its KKT report says how good it is); everything else
+    // Search_Direction_Becomes_Too_Small give NO_CONVERGENCE only when the
+    // returned point passes the KKT certificate (Options' tolerances), so
+    // it is a usable answer that Ipopt could not polish; a budget stop at a
+    // point that fails it (infeasible, not stationary) is a FAILURE whose
+    // message names the failing blocks. Whatever Ipopt says, a point whose
+    // rho lies below max_s lambda_s (f_s(z) + offset_s) / w_s at its own z
+    // by more than 1e-8 (1 + |rho|) is a FAILURE (no such point is
+    // feasible; a diverged run ends there). Everything else
     // (Infeasible_Problem_Detected, Restoration_Failed,
     // Invalid_Number_Detected, ...) and every error before Ipopt runs give
     // FAILURE.
@@ -162,6 +234,20 @@ class IpoptReference {
     static constexpr int kIpoptNotRun = -1000;
     int ipopt_status = kIpoptNotRun;
     std::string ipopt_status_name;
+
+    // The second-order information used (never AUTOMATIC once Ipopt ran),
+    // and with EXACT the number of columns colors (Hessian products per
+    // Ipopt iteration) and products made; with GAUSS_NEWTON / EXACT the
+    // nonzeros of the Hessian's lower triangle.
+    HessianType hessian_used = HessianType::AUTOMATIC;
+    int hessian_colors = 0;
+    int hessian_products = 0;
+    int hessian_nonzeros = 0;
+
+    // Certificate (with the options' tolerances and scales) of the better
+    // multipliers at the returned point: certified says whether it passed.
+    KktCertificate certificate;
+    bool certified = false;
 
     int num_parameters = -1;   // k
     int num_objectives = -1;   // S
@@ -192,6 +278,13 @@ class IpoptReference {
     // file): omega (S) for the inequalities, nu (q) for h.
     Eigen::VectorXd omega;
     Eigen::VectorXd nu;
+    // Norm equalities the reference added for blocks with a quaternion or
+    // sphere manifold (see Solve), one per block, and their multipliers.
+    // They do not enter the KKT report: their gradients (2 z_b) are normal
+    // to the manifold, so the report's tangent-space stationarity holds
+    // with omega and nu alone.
+    int num_manifold_constraints = 0;
+    Eigen::VectorXd manifold_multipliers;
 
     // ecmo::ComputeKktReport at (rho, z): with (omega, nu) above and with the
     // least-squares multipliers, on the shifted objectives. Filled whenever
@@ -213,8 +306,34 @@ void Solve(const IpoptReference::Options& options,
 
 // The same on any evaluator: z holds the start point (size k) on entry and
 // the solution on return when it is usable; otherwise it is left
-// unchanged. Evaluators with a manifold (Evaluator::manifold()) are refused
-// with a FAILURE: Ipopt works in R^k and would leave the manifold.
+// unchanged.
+//
+// Manifolds. Ipopt works in R^k. For a CeresProblemAdapter whose blocks
+// carry Ceres' EigenQuaternionManifold, QuaternionManifold or
+// SphereManifold (sizes 2..4 and dynamic), whose Plus keeps the block's
+// norm, the reference adds the equality ||z_b||^2 = ||z0_b||^2 for each such
+// block (exact Hessian 2 I, exact Jacobian 2 z_b); their multipliers are
+// reported apart (Summary::manifold_multipliers) and the KKT report is
+// measured in the adapter's tangent space as the strategies measure it.
+// Any other manifold (an angle, a SubsetManifold, a user's) is refused with
+// a FAILURE naming the block and the ways out: write the residuals so that
+// the block can live in R^k (e.g. wrap an angle difference in the
+// residual) and drop the manifold, or drop it and give its constraint as a
+// constraint group. So is any other evaluator with a manifold, which does
+// not say which blocks carry which manifold.
+//
+// Sparsity and formulation. The S rows lambda_s (f_s + offset_s) / w_s -
+// rho <= 0 are dense over z; the reference keeps them as they are at every
+// size, because with a sparse Hessian they do not hurt MUMPS. Measured on
+// the generated 3,500-pose graph (10,497 parameters, S = 2, Gauss-Newton
+// Hessian; benchmarks/README.md, "Ipopt reference at pipeline scale"): 7-12
+// iterations, 0.045-0.065 s each, 39 MiB for the whole process, from the
+// weighted-sum solution. The blow-up seen before (one iteration: 214 s and
+// 870 MiB on the same problem) comes from the limited-memory Hessian, which
+// GAUSS_NEWTON and EXACT avoid. A lifting (one auxiliary variable and one
+// equality per residual block, Chebyshev rows over the auxiliaries) would
+// add about 5,000 variables and rows there for no measurable gain, so it
+// was not built.
 void Solve(const IpoptReference::Options& options,
            Evaluator* evaluator,
            const std::vector<double>& preference,

@@ -27,8 +27,10 @@
 //     manifold()->Plus, so z stays on M;
 //   - the KKT stationarity block is measured in the tangent space (size
 //     NumTangentParameters()): PlusJacobian(z)^T times the ambient vector;
-//   - WC_PENALTY_PGD and the Ipopt reference refuse such evaluators
-//     (FAILURE; they would leave M).
+//   - WC_PENALTY_PGD refuses such evaluators (FAILURE; it would leave M);
+//     the Ipopt reference (ecmo/ipopt_reference.h) poses Ceres' quaternion
+//     and sphere manifolds of a CeresProblemAdapter as norm equalities and
+//     refuses every other manifold.
 
 #ifndef ECMO_EVALUATOR_H_
 #define ECMO_EVALUATOR_H_

@@ -107,6 +107,12 @@ class PoseGraph2d {
     // != 1). Finite and > 0.
     double odometry_weight = 1.0;
     double loop_closure_weight = 1.0;
+    // Whether the heading blocks carry the angle manifold. The residual
+    // wraps the angle difference either way, so false poses the same
+    // least-squares problem in R^k (headings then drift outside
+    // [-pi, pi) without harm), which solvers that work in R^k (the Ipopt
+    // reference) need.
+    bool angle_manifold = true;
 
     bool IsValid(std::string* error) const;
   };
