@@ -184,6 +184,9 @@ bool TraceFront(
 
   // The scalarization, once for the front.
   ecmo::Solver::Options solver = settings.solver;
+  // wc-newton's Ceres phase runs the weighted sums' own Ceres options (same
+  // linear solver and tolerances).
+  solver.newton.ceres = settings.ceres;
   if (solver.scalarization == nullptr &&
       settings.scalarization_by_weighted_sums) {
     const Clock::time_point start = Clock::now();
