@@ -182,6 +182,59 @@ class CeresPhase {
                : (c_[0] - c_[1]) / std::max(c_.cwiseAbs().maxCoeff(), 1e-300);
   }
 
+  // Verifies an end of the front: solves with the weights at the
+  // boundary (objective j's minimizer, direction +1 for j = 1, -1 for
+  // j = 2). If j's term is still the larger there, that minimizer is the
+  // WC point, unless the point is stationary for the other objective too
+  // (StationaryForTheOther). If the terms swap, the weighted sums jumped from
+  // one end of the front to the other (a concave front: weighted sums only find
+  // its ends, which are stationary, spurious KKT points of the WC problem): the
+  // phase's point is no start for the Newton loop, which then starts from the
+  // user's start instead (result_->used = false).
+  void EndOfFront(double direction) {
+    const int j = direction > 0.0 ? 1 : 2;
+    if (!Solve(OmegaOf(direction * kMaxLogRatio))) return;
+    // With equality constraints the check below is not reliable (the
+    // augmented Lagrangian's residuals move the point a little either way;
+    // measured on the concave-front test): such ends are left to the
+    // Newton loop from the start point.
+    if (Gap() * direction >= 0.0 && q_ == 0 &&
+        !StationaryForTheOther(direction)) {
+      result_->at_boundary = true;
+      result_->message = "objective " + std::to_string(j) +
+                         "'s minimizer has the larger weighted term: an end "
+                         "of the front";
+      return;
+    }
+    result_->used = false;
+    result_->message =
+        "the weights reach the simplex's boundary but the point may be a "
+        "spurious end (terms swapped, both objectives stationary, or "
+        "equality constraints); the Newton loop starts from the start point";
+  }
+
+  // True when result_->z is also stationary for the weighted sum with the
+  // weights at the other end (one Levenberg-Marquardt iteration does not
+  // lower it): both objectives are stationary there, as at the ends of a
+  // concave front on a closed manifold or constraint set, which are KKT
+  // points of every WC problem but not its solution.
+  bool StationaryForTheOther(double direction) {
+    ceres::Solver::Options options = newton_.ceres;
+    options.max_num_iterations = 1;
+    const Eigen::VectorXd a =
+        OmegaOf(-direction * kMaxLogRatio).cwiseProduct(input_.lambda);
+    const Eigen::VectorXd shift = result_->nu / mu_;
+    Eigen::VectorXd z = result_->z;
+    ceres::Solver::Summary summary;
+    std::string error;
+    if (!evaluator_->SolveWeightedLeastSquares(
+            options, a.data(), mu_, shift.data(), z.data(), &summary, &error)) {
+      return false;
+    }
+    return summary.initial_cost - summary.final_cost <=
+           1e-8 * std::abs(summary.initial_cost);
+  }
+
   static Eigen::VectorXd OmegaOf(double t) {
     // omega_1 / omega_2 = e^t, omega on the simplex, without overflow.
     Eigen::VectorXd omega(2);
@@ -253,7 +306,8 @@ class CeresPhase {
   }
 
   void SecantOnLogRatio(const Eigen::VectorXd& omega0) {
-    double t = std::log(omega0[0] / omega0[1]);
+    double t = std::max(
+        -kMaxLogRatio, std::min(kMaxLogRatio, std::log(omega0[0] / omega0[1])));
     double g = Gap();
     bool have_previous = false, have_low = false, have_high = false;
     double t_previous = 0.0, g_previous = 0.0;
@@ -275,18 +329,6 @@ class CeresPhase {
       } else if (have_previous && g != g_previous) {
         t_new = t - g * (t - t_previous) / (g - g_previous);
       }
-      if (!have_low || !have_high) {
-        if ((t_new - t) * direction > 0.0 && std::abs(t_new) > kMaxLogRatio) {
-          // Even the model's step leaves the simplex: no equalizing
-          // weights, the WC point minimizes one objective.
-          result_->at_boundary = true;
-          result_->message =
-              "the weights reach the simplex's boundary (objective " +
-              std::to_string(g > 0.0 ? 1 : 2) +
-              "'s minimizer has the smaller weighted term)";
-          return;
-        }
-      }
       if (have_low && have_high) {
         const double lo = std::min(t_low, t_high), hi = std::max(t_low, t_high);
         if (hi - lo < kMinBracket) {
@@ -302,23 +344,31 @@ class CeresPhase {
           t_new = 0.5 * (lo + hi);
         }
       } else if (!((t_new - t) * direction > 0.0)) {
-        t_new = t + direction;
+        t_new = t + direction;  // the model points the wrong way
+      } else if (t * direction < 0.0 && t_new * direction > 0.0) {
+        // From the far side (e.g. a warm start at the other end of the
+        // front): uniform weights first.
+        t_new = 0.0;
+      } else if (std::abs(t_new) > kMaxLogRatio) {
+        // Even the model's step leaves the simplex on the side where t
+        // already is: no equalizing weights, the WC point should minimize
+        // objective j (the one with the larger term) alone.
+        EndOfFront(direction);
+        return;
       } else {
         t_new = t + direction * std::min(kMaxStep, std::abs(t_new - t));
       }
       if (std::abs(t_new) > kMaxLogRatio) {
-        // No equalizing weights: the WC point minimizes one objective.
-        result_->at_boundary = true;
-        result_->message =
-            "the weights reached the simplex's boundary (objective " +
-            std::to_string(g > 0.0 ? 1 : 2) +
-            "'s minimizer has the smaller weighted term)";
+        EndOfFront(direction);
         return;
       }
       t_previous = t;
       g_previous = g;
       have_previous = true;
-      if (predictor_.size() > 0) Predict(t_new - t);
+      // The linear prediction helps for moderate steps only.
+      if (predictor_.size() > 0 && std::abs(t_new - t) <= 2.0) {
+        Predict(t_new - t);
+      }
       t = t_new;
       if (!Solve(OmegaOf(t))) return;
       g = Gap();
