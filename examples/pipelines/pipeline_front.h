@@ -45,7 +45,6 @@
 #include <cmath>
 #include <cstdio>
 #include <functional>
-#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -366,17 +365,23 @@ bool TraceFront(
       // Keep the better value of the point's own scalarization,
       // max_s lambda_s (f_s - r_s) / w_s.
       const Eigen::Vector2d wc = summary.objectives;
-      auto wc_value = [&](const Eigen::Vector2d& f) {
-        double value = -std::numeric_limits<double>::infinity();
+      // Ties (within 1e-6 relative: where one term is inactive the WC value
+      // ignores the other objective, e.g. at an end of the front whose
+      // minimizers are not unique) go to the smaller sum of the terms.
+      auto terms = [&](const Eigen::Vector2d& f) {
+        Eigen::Vector2d c;
         for (int s = 0; s < 2; ++s) {
-          value = std::max(value,
-                           point.preference[s] *
-                               (f[s] - solver.reference_point[s]) /
-                               solver.objective_scale[s]);
+          c[s] = point.preference[s] * (f[s] - solver.reference_point[s]) /
+                 solver.objective_scale[s];
         }
-        return value;
+        return c;
       };
-      if (!(wc_value(wc) < wc_value(point.wc))) continue;
+      const Eigen::Vector2d c_new = terms(wc), c_old = terms(point.wc);
+      const double tie = 1e-6 * std::abs(c_old.maxCoeff());
+      const bool better = c_new.maxCoeff() < c_old.maxCoeff() - tie ||
+                          (c_new.maxCoeff() <= c_old.maxCoeff() + tie &&
+                           c_new.sum() < c_old.sum());
+      if (!better) continue;
       point.wc = wc;
       point.certified = true;
       point.resolved_from = by;
