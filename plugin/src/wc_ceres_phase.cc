@@ -22,7 +22,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <string>
 
 #include "Eigen/SparseCholesky"
@@ -88,16 +87,6 @@ class CeresPhase {
       SecantOnLogRatio(omega);
     } else {
       MultiplicativeUpdates(omega);
-    }
-    if (result_->used && best_z_.size() > 0 && c_.maxCoeff() > best_value_) {
-      result_->z = best_z_;
-      result_->omega = best_omega_;
-      result_->nu = best_nu_;
-      result_->max_term = best_max_term_;
-      result_->at_boundary = false;
-      result_->message +=
-          "; handing over an earlier point with the better "
-          "WC value";
     }
   }
 
@@ -169,16 +158,6 @@ class CeresPhase {
     result_->omega = omega;
     result_->mu = mu_;
     result_->max_term = c_.cwiseAbs().maxCoeff();
-    // The best point by the WC value max_s c_s, handed to the Newton loop
-    // (a solve at extreme weights can land far worse, e.g. poses thrown
-    // away when one objective's weight is ~1e-13).
-    if (c_.maxCoeff() < best_value_) {
-      best_value_ = c_.maxCoeff();
-      best_z_ = result_->z;
-      best_omega_ = omega;
-      best_nu_ = result_->nu;
-      best_max_term_ = result_->max_term;
-    }
     if (q_ > 0) {
       result_->nu += mu_ * h_;
       if (h_.norm() > 0.25 * previous_h) {
@@ -420,9 +399,6 @@ class CeresPhase {
   CeresPhaseResult* result_;
   Eigen::VectorXd c_, h_;
   Eigen::VectorXd predictor_;  // dz/dt (tangent), or empty
-  double best_value_ = std::numeric_limits<double>::infinity();
-  Eigen::VectorXd best_z_, best_omega_, best_nu_;
-  double best_max_term_ = 0.0;
   double mu_ = 1.0;
 };
 
