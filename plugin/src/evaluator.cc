@@ -17,8 +17,11 @@ using internal::AllFinite;
 
 Evaluator::~Evaluator() = default;
 
-bool Evaluator::Evaluate(
-    const double* z, double* f, double* h, double* grad_f, std::string* error) {
+bool Evaluator::Evaluate(const double* z,
+                         double* f,
+                         double* h,
+                         double* grad_f,
+                         std::string* error) {
   ++counts_.value_evaluations;
   if (grad_f != nullptr) ++counts_.gradient_evaluations;
   const bool ok = DoEvaluate(z, f, h, grad_f, error);
@@ -213,8 +216,11 @@ int ProblemEvaluator::NumConstraints() const {
   return problem_->NumConstraints();
 }
 
-bool ProblemEvaluator::DoEvaluate(
-    const double* z, double* f, double* h, double* grad_f, std::string* error) {
+bool ProblemEvaluator::DoEvaluate(const double* z,
+                                  double* f,
+                                  double* h,
+                                  double* grad_f,
+                                  std::string* error) {
   const int k = NumParameters();
   const auto& blocks = problem_->parameter_blocks();
   if (grad_f != nullptr) {
@@ -223,14 +229,12 @@ bool ProblemEvaluator::DoEvaluate(
 
   // Evaluates one term with parameter pointers into z (no copies). When
   // `want_jacobian`, the per-block Jacobians land in jacobian_scratch_.
-  auto evaluate_term = [&](const Problem::Term& term,
-                           double* residuals,
-                           bool want_jacobian,
-                           const char* kind) -> bool {
+  auto evaluate_term = [&](const Problem::Term& term, double* residuals,
+                           bool want_jacobian, const char* kind) -> bool {
     const int m = term.cost_function->num_residuals();
     parameter_pointers_.resize(term.blocks.size());
-    jacobian_scratch_.resize(
-        std::max(jacobian_scratch_.size(), term.blocks.size()));
+    jacobian_scratch_.resize(std::max(jacobian_scratch_.size(),
+                                      term.blocks.size()));
     jacobian_pointers_.resize(term.blocks.size());
     for (size_t j = 0; j < term.blocks.size(); ++j) {
       const Problem::ParameterBlock& b = blocks[term.blocks[j]];
@@ -241,8 +245,7 @@ bool ProblemEvaluator::DoEvaluate(
       }
     }
     const bool ok = term.cost_function->Evaluate(
-        parameter_pointers_.data(),
-        residuals,
+        parameter_pointers_.data(), residuals,
         want_jacobian ? jacobian_pointers_.data() : nullptr);
     // The common case, success, builds no message: a std::ostringstream per
     // term evaluation cost 19% of a small solve.
@@ -298,8 +301,8 @@ bool ProblemEvaluator::DoEvaluate(
 
   size_t next_block = 0;
   for (const Problem::Term& term : problem_->constraints()) {
-    if (!evaluate_term(
-            term, h + term.residual_offset, want_gradient, "constraint")) {
+    if (!evaluate_term(term, h + term.residual_offset, want_gradient,
+                       "constraint")) {
       return false;
     }
     for (size_t j = 0; j < term.blocks.size(); ++j, ++next_block) {
@@ -319,8 +322,7 @@ void ProblemEvaluator::DoJacobianTransposeMultiply(const double* v,
       const double vr = v[b.residual_offset + r];
       if (vr == 0.0) continue;
       const double* row = b.values.data() + static_cast<size_t>(r) * b.cols;
-      for (int c = 0; c < b.cols; ++c)
-        out[b.parameter_offset + c] += row[c] * vr;
+      for (int c = 0; c < b.cols; ++c) out[b.parameter_offset + c] += row[c] * vr;
     }
   }
 }
@@ -331,8 +333,7 @@ void ProblemEvaluator::DoJacobianMultiply(const double* x, double* out) const {
     for (int r = 0; r < b.rows; ++r) {
       const double* row = b.values.data() + static_cast<size_t>(r) * b.cols;
       double sum = 0.0;
-      for (int c = 0; c < b.cols; ++c)
-        sum += row[c] * x[b.parameter_offset + c];
+      for (int c = 0; c < b.cols; ++c) sum += row[c] * x[b.parameter_offset + c];
       out[b.residual_offset + r] += sum;
     }
   }

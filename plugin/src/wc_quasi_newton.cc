@@ -277,8 +277,8 @@ void RunOuterLoop(Method method,
         IsUnboundedEvidence(input, x[0], point.certificate.feasibility)) {
       finish(ceres::FAILURE,
              "Outer iteration " + std::to_string(outer) + ": " +
-                 UnboundedMessage(
-                     x[0], point.certificate.feasibility, input.rho_floor));
+                 UnboundedMessage(x[0], point.certificate.feasibility,
+                                  input.rho_floor));
       ++outer;
       break;
     }
@@ -295,8 +295,8 @@ void RunOuterLoop(Method method,
         diverging_note =
             " Least-squares certification was refused: the last "
             "inner solve did not converge (" +
-            std::string(
-                ceres::TerminationTypeToString(inner_result.termination_type)) +
+            std::string(ceres::TerminationTypeToString(
+                inner_result.termination_type)) +
             ") while rho fell to " + Sci(x[0]) +
             ", far below rho0 = " + Sci(input.rho0) +
             ", and keeps falling; the objective may be "
@@ -368,8 +368,8 @@ void RunOuterLoop(Method method,
       certified_by = "strategy multipliers";
       finish(ceres::CONVERGENCE,
              (stop_rule.absolute
-                  ? "||K||^2 = " + Sci(kkt_sq) +
-                        " <= kkt_tolerance = " + Sci(stop_rule.kkt_tolerance)
+                  ? "||K||^2 = " + Sci(kkt_sq) + " <= kkt_tolerance = " +
+                        Sci(stop_rule.kkt_tolerance)
                   : "certificate: stationarity " +
                         Sci(std::max(point.certificate.simplex,
                                      point.certificate.stationarity)) +
@@ -417,8 +417,8 @@ void RunOuterLoop(Method method,
         bool met = stop_rule.Met(residual_e, certificate_e);
         const double kkt_e0 = residual_e.SquaredNorm();
         if (!met && qn.least_squares_certification_factor > 0.0 &&
-            stop_rule.IsClose(
-                kkt_e0, certificate_e, qn.least_squares_certification_factor)) {
+            stop_rule.IsClose(kkt_e0, certificate_e,
+                              qn.least_squares_certification_factor)) {
           const KktMultipliers ls = stop_rule.LeastSquaresMultipliers(system);
           const KktResidual residual_ls = system.Residual(ls);
           const KktCertificate certificate_ls =
@@ -456,7 +456,8 @@ void RunOuterLoop(Method method,
 
     double kkt_ls = -1.0;
     if (qn.least_squares_certification_factor > 0.0 &&
-        PointIsClose(stop_rule, point, qn.least_squares_certification_factor) &&
+        PointIsClose(stop_rule, point,
+                     qn.least_squares_certification_factor) &&
         certify_least_squares(&kkt_ls)) {
       certified_by = "least-squares multipliers";
       finish(ceres::CONVERGENCE,
@@ -481,11 +482,12 @@ void RunOuterLoop(Method method,
 
     // Outer update.
     const bool outer_part_met =
-        stop_rule.absolute ? phi <= 0.25 * stop_rule.kkt_tolerance
-                           : point.certificate.feasibility <=
-                                     stop_rule.feasibility_tolerance &&
-                                 point.certificate.complementarity <=
-                                     stop_rule.complementarity_tolerance;
+        stop_rule.absolute
+            ? phi <= 0.25 * stop_rule.kkt_tolerance
+            : point.certificate.feasibility <=
+                      stop_rule.feasibility_tolerance &&
+                  point.certificate.complementarity <=
+                      stop_rule.complementarity_tolerance;
     bool increase = false;
     double factor = qn.penalty_increase;
     if (method == Method::kPenalty) {
@@ -501,8 +503,7 @@ void RunOuterLoop(Method method,
       // rounding level and cannot fall by a constant factor any more: a
       // larger penalty would only hurt the conditioning of the inner solves
       // that still have to reduce the stationarity.
-      increase =
-          !outer_part_met && phi > qn.feasibility_decrease * previous_phi;
+      increase = !outer_part_met && phi > qn.feasibility_decrease * previous_phi;
     }
     const bool at_max = std::min(u, v) >= qn.max_penalty;
     if (at_max && !outer_part_met &&
@@ -575,6 +576,7 @@ void RunOuterLoop(Method method,
   output->iterations = outer;
   summary->iterations = outer;
 
+
   if (output->termination_type == ceres::NO_CONVERGENCE &&
       x[0] < input.rho_floor) {
     // The penalty subproblems ran off to rho far below anything attainable
@@ -582,8 +584,8 @@ void RunOuterLoop(Method method,
     // cause, and the likely cause is an objective unbounded below.
     finish(ceres::FAILURE,
            output->message + " " +
-               UnboundedMessage(
-                   x[0], point.certificate.feasibility, input.rho_floor) +
+               UnboundedMessage(x[0], point.certificate.feasibility,
+                                input.rho_floor) +
                " (The iterates never became feasible, so this is not "
                "certain; a larger initial penalty may tell.)");
   }
@@ -594,10 +596,9 @@ void RunOuterLoop(Method method,
     if (qn.least_squares_certification_factor > 0.0 &&
         certify_least_squares(&kkt_ls)) {
       certified_by = "least-squares multipliers";
-      output->message +=
-          " The point is nevertheless certified with the "
-          "least-squares multipliers: " +
-          certified_description + ".";
+      output->message += " The point is nevertheless certified with the "
+                         "least-squares multipliers: " +
+                         certified_description + ".";
       output->termination_type = ceres::CONVERGENCE;
     } else {
       std::ostringstream os;
@@ -638,12 +639,8 @@ void RunOuterLoop(Method method,
       multipliers.nu.size() == q &&
       multipliers.nu.norm() > 10.0 * std::max(1.0, first_multiplier_norm)) {
     DiagnoseConstraintQualification(
-        input,
-        x,
-        multipliers,
-        first_multiplier_norm,
-        output->termination_type == ceres::CONVERGENCE,
-        &output->message);
+        input, x, multipliers, first_multiplier_norm,
+        output->termination_type == ceres::CONVERGENCE, &output->message);
   }
   if (!certified_by.empty()) summary->certified_by = certified_by;
   output->rho = x[0];
@@ -666,8 +663,8 @@ void RunWcPenaltyLbfgs(const StrategyInput& input,
 void RunWcAugmentedLagrangian(const StrategyInput& input,
                               StrategyOutput* output,
                               Solver::Summary* summary) {
-  RunOuterLoop(
-      Method::kAugmentedLagrangian, InnerKind::kLbfgs, input, output, summary);
+  RunOuterLoop(Method::kAugmentedLagrangian, InnerKind::kLbfgs, input, output,
+               summary);
 }
 
 void RunWcNewton(const StrategyInput& input,

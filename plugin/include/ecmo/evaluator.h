@@ -295,7 +295,8 @@ class ProblemEvaluator final : public Evaluator {
                   double* h,
                   double* grad_f,
                   std::string* error) override;
-  void DoJacobianTransposeMultiply(const double* v, double* out) const override;
+  void DoJacobianTransposeMultiply(const double* v,
+                                   double* out) const override;
   void DoJacobianMultiply(const double* x, double* out) const override;
 
  private:

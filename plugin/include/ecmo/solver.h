@@ -11,9 +11,9 @@
 // point from S single-objective solves and w = 1; the paper's form is
 // r = -objective_offset). Its solution is a (locally) weakly Pareto optimal
 // point of the ECMO problem; sweeping lambda traces the front. No sign
-// condition on the objectives is needed. The API follows Ceres: a plain Options
-// struct with documented defaults and IsValid(), a Summary with
-// BriefReport()/FullReport(), and a free Solve() function.
+// condition on the objectives is needed. The API follows Ceres: a plain Options struct with documented
+// defaults and IsValid(), a Summary with BriefReport()/FullReport(), and a
+// free Solve() function.
 //
 //   ecmo::Solver::Options options;
 //   ecmo::Solver::Summary summary;
