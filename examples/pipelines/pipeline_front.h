@@ -30,7 +30,9 @@
 // as ParetoSweep passes them; ParetoSweep itself takes ecmo::Problem
 // factories, not adapters), and a warm WC point that does not end in
 // CONVERGENCE is solved again from the workload's start (both solves' time
-// counts); the weighted sums start from the previous weighted-sum solution.
+// counts); then a warm WC point dominated by another WC point of the sweep
+// is solved again from that point and the better result kept; the weighted
+// sums start from the previous weighted-sum solution.
 // Without warm_start every solve starts from the workload's start.
 // The scalarization (reference point and scales, Solver::Options::
 // scalarization) is computed once, before the points, and timed apart.
@@ -99,6 +101,11 @@ struct FrontPoint {
   ecmo::TerminationType wc_termination = ceres::FAILURE;
   bool certified = false;
   bool retried_cold = false;
+  // Index of the WC point this one was solved again from (it dominated the
+  // warm result), or -1.
+  int resolved_from = -1;
+  // The WC point's parameters.
+  Eigen::VectorXd z;
   double wc_seconds = 0.0;
   int outer_iterations = 0;
   int inner_iterations = 0;
@@ -184,6 +191,9 @@ bool TraceFront(
 
   // The scalarization, once for the front.
   ecmo::Solver::Options solver = settings.solver;
+  // wc-newton's Ceres phase runs the weighted sums' own Ceres options (same
+  // linear solver and tolerances).
+  solver.newton.ceres = settings.ceres;
   if (solver.scalarization == nullptr &&
       settings.scalarization_by_weighted_sums) {
     const Clock::time_point start = Clock::now();
@@ -293,6 +303,7 @@ bool TraceFront(
     point.omega = summary.kkt.solver_multipliers.omega;
     point.at_end = point.omega.size() == 2 && point.omega.minCoeff() <= 1e-8;
     if (summary.IsSolutionUsable()) previous = &summary;
+    point.z = adapter.GetParameters();
     result->wc_seconds += point.wc_seconds;
     if (settings.full_reports) {
       std::fprintf(stderr, "%s\n", summary.FullReport().c_str());
@@ -303,6 +314,82 @@ bool TraceFront(
                    i,
                    summary.BriefReport().c_str(),
                    point.wc_seconds);
+    }
+  }
+
+  // Warm results dominated by another WC point of the sweep (a certified
+  // KKT point of a worse basin, or a weakly Pareto end where one
+  // objective's minimizers are not unique) are solved again from the
+  // dominating point with its multipliers; the result with the better WC
+  // value max_s lambda_s (f_s - r_s) / w_s is kept (the time of both counts
+  // for the point). Needs the reference point and scales in `solver`
+  // (scalarization_by_weighted_sums); otherwise nothing is re-solved.
+  if (settings.wc_points && settings.warm_start &&
+      solver.reference_point.size() == 2 &&
+      solver.objective_scale.size() == 2) {
+    for (size_t i = 0; i < grid.size(); ++i) {
+      FrontPoint& point = result->points[i];
+      if (!point.wc.allFinite()) continue;
+      int by = -1;
+      for (size_t j = 0; j < grid.size(); ++j) {
+        const FrontPoint& other = result->points[j];
+        if (j != i && other.certified && other.wc.allFinite() &&
+            Dominates(other.wc, point.wc, settings.dominance_tolerance)) {
+          by = static_cast<int>(j);
+          break;
+        }
+      }
+      if (by < 0) continue;
+      adapter.SetParameters(result->points[by].z.data());
+      ecmo::Solver::Options options = solver;
+      options.warm_start.omega = summaries[by].kkt.solver_multipliers.omega;
+      options.warm_start.nu = summaries[by].kkt.solver_multipliers.nu;
+      ecmo::Solver::Summary summary;
+      const Clock::time_point start = Clock::now();
+      ecmo::Solve(options, &adapter, point.preference, &summary);
+      point.wc_seconds += SecondsSince(start);
+      result->wc_seconds += SecondsSince(start);
+      point.evaluations += summary.evaluations;
+      point.outer_iterations += summary.iterations;
+      point.inner_iterations += summary.inner_iterations;
+      const bool certified =
+          summary.termination_type == ceres::CONVERGENCE &&
+          summary.kkt
+              .BestCertificate(options.stationarity_tolerance,
+                               options.complementarity_tolerance,
+                               options.feasibility_tolerance)
+              .Certifies(options.stationarity_tolerance,
+                         options.complementarity_tolerance,
+                         options.feasibility_tolerance);
+      if (!certified || summary.objectives.size() != 2) continue;
+      // Keep the better value of the point's own scalarization,
+      // max_s lambda_s (f_s - r_s) / w_s.
+      const Eigen::Vector2d wc = summary.objectives;
+      // Ties (within 1e-6 relative: where one term is inactive the WC value
+      // ignores the other objective, e.g. at an end of the front whose
+      // minimizers are not unique) go to the smaller sum of the terms.
+      auto terms = [&](const Eigen::Vector2d& f) {
+        Eigen::Vector2d c;
+        for (int s = 0; s < 2; ++s) {
+          c[s] = point.preference[s] * (f[s] - solver.reference_point[s]) /
+                 solver.objective_scale[s];
+        }
+        return c;
+      };
+      const Eigen::Vector2d c_new = terms(wc), c_old = terms(point.wc);
+      const double tie = 1e-6 * std::abs(c_old.maxCoeff());
+      const bool better = c_new.maxCoeff() < c_old.maxCoeff() - tie ||
+                          (c_new.maxCoeff() <= c_old.maxCoeff() + tie &&
+                           c_new.sum() < c_old.sum());
+      if (!better) continue;
+      point.wc = wc;
+      point.certified = true;
+      point.resolved_from = by;
+      point.wc_termination = summary.termination_type;
+      point.wc_message = summary.message;
+      point.omega = summary.kkt.solver_multipliers.omega;
+      point.at_end = point.omega.size() == 2 && point.omega.minCoeff() <= 1e-8;
+      point.z = adapter.GetParameters();
     }
   }
 
@@ -436,7 +523,7 @@ inline void PrintFront(const FrontResult& result,
   for (const FrontPoint& p : result.points) {
     std::printf(
         "%-9.4f %14.6e %14.6e %-11s %4s %8.3f %6d | %14.6e %14.6e "
-        "%8.3f %4d%s%s\n",
+        "%8.3f %4d%s%s%s\n",
         p.preference[0],
         p.wc[0],
         p.wc[1],
@@ -451,7 +538,8 @@ inline void PrintFront(const FrontResult& result,
         p.dominated
             ? (p.at_end ? "  DOMINATED (weak, at an end)" : "  DOMINATED")
             : "",
-        p.retried_cold ? "  (retried cold)" : "");
+        p.retried_cold ? "  (retried cold)" : "",
+        p.resolved_from >= 0 ? "  (re-solved from a dominating point)" : "");
   }
   std::printf(
       "certified %d/%zu, distinct %d, dominated by a weighted sum %d (%d of "

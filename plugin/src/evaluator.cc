@@ -62,6 +62,40 @@ bool Evaluator::DoGaussNewtonMatrix(const double* /*a*/,
   return false;
 }
 
+bool Evaluator::SolveWeightedLeastSquares(const ceres::Solver::Options& options,
+                                          const double* a,
+                                          double mu,
+                                          const double* shift,
+                                          double* z,
+                                          ceres::Solver::Summary* summary,
+                                          std::string* error) {
+  ++counts_.least_squares_solves;
+  const bool ok =
+      DoSolveWeightedLeastSquares(options, a, mu, shift, z, summary, error);
+  counts_.least_squares_iterations +=
+      static_cast<int64_t>(summary->iterations.size());
+  counts_.value_evaluations += summary->num_residual_evaluations;
+  counts_.gradient_evaluations += summary->num_jacobian_evaluations;
+  return ok;
+}
+
+bool Evaluator::DoSolveWeightedLeastSquares(
+    const ceres::Solver::Options& /*options*/,
+    const double* /*a*/,
+    double /*mu*/,
+    const double* /*shift*/,
+    double* /*z*/,
+    ceres::Solver::Summary* /*summary*/,
+    std::string* error) {
+  if (error != nullptr) {
+    *error =
+        "this evaluator cannot hand a weighted least-squares problem to "
+        "ceres::Solve (its objectives are not sums of squared residuals of "
+        "a ceres::Problem)";
+  }
+  return false;
+}
+
 bool Evaluator::DoLagrangianHessianMultiply(const double* a,
                                             const double* b,
                                             const double* x,

@@ -109,6 +109,10 @@ void ReportWriter::Evaluations(const EvaluationCounts& evaluations) {
   if (evaluations.gauss_newton_matrices > 0) {
     Row("  Gauss-Newton matrices", evaluations.gauss_newton_matrices);
   }
+  if (evaluations.least_squares_solves > 0) {
+    Row("  ceres::Solve calls", evaluations.least_squares_solves);
+    Row("  ceres::Solve iterations", evaluations.least_squares_iterations);
+  }
 }
 
 void ReportWriter::TotalTime(double seconds) {

@@ -124,6 +124,15 @@ bool Solver::Options::IsValid(std::string* error) const {
                     quasi_newton.inner.max_lbfgs_rank > 0,
                     "> 0");
   ECMO_OPTION_CHECK(kOptions,
+                    newton.max_ceres_solves,
+                    newton.max_ceres_solves > 0,
+                    "> 0");
+  ECMO_OPTION_CHECK(kOptions,
+                    newton.ceres_phase_tolerance,
+                    newton.ceres_phase_tolerance > 0.0 &&
+                        newton.ceres_phase_tolerance < 1.0,
+                    "in (0, 1)");
+  ECMO_OPTION_CHECK(kOptions,
                     newton.max_inner_iterations,
                     newton.max_inner_iterations > 0,
                     "> 0");

@@ -33,6 +33,7 @@
 #include "ecmo/wc_reduced_penalty.h"
 #include "glog/logging.h"
 #include "strategy.h"
+#include "wc_ceres_phase.h"
 #include "wc_diagnosis.h"
 #include "wc_inner_minimizer.h"
 #include "wc_inner_stop.h"
@@ -669,8 +670,57 @@ void RunWcAugmentedLagrangian(const StrategyInput& input,
 void RunWcNewton(const StrategyInput& input,
                  StrategyOutput* output,
                  Solver::Summary* summary) {
-  RunOuterLoop(Method::kAugmentedLagrangian, InnerKind::kNewton, input, output,
+  // The Ceres phase (wc_ceres_phase.h) brings the point near the WC point
+  // with Ceres' own solver; the Newton loop starts there with the phase's
+  // multipliers and polishes to the certificate.
+  CeresPhaseResult phase;
+  RunCeresPhase(input, &phase);
+  if (!phase.used) {
+    VLOG(1) << "WC_NEWTON without the Ceres phase: " << phase.message;
+    RunOuterLoop(Method::kAugmentedLagrangian,
+                 InnerKind::kNewton,
+                 input,
+                 output,
+                 summary);
+    return;
+  }
+  Solver::Options options = *input.options;
+  options.warm_start.omega = phase.omega;
+  options.warm_start.nu = phase.nu;
+  if (input.evaluator->NumConstraints() > 0 &&
+      options.warm_start.penalty_u <= 0.0) {
+    options.warm_start.penalty_u = phase.mu;
+  }
+  // The phase's point is a minimizer of a nearby weighted sum: start the
+  // Newton trust region wide (nearly undamped Gauss-Newton steps); a
+  // rejected step shrinks it as usual.
+  options.newton.initial_trust_region_radius =
+      std::max(options.newton.initial_trust_region_radius,
+               std::min(1e8, options.newton.max_trust_region_radius));
+  // The Chebyshev penalty v: the augmented Lagrangian's multiplier update
+  // contracts the error in omega by about 1 / (1 + v kappa), kappa the
+  // curvature of the terms c_s along the front, so a v sized for terms of
+  // order 1 crawls when the terms are small (normalized objectives times
+  // small preferences: c ~ 1e-2). Size it from the terms at the phase's
+  // point, as the multipliers are already good (no risk of the penalty
+  // dominating a poor start).
+  if (options.warm_start.penalty_v <= 0.0 && phase.max_term > 0.0) {
+    options.warm_start.penalty_v =
+        std::min(100.0 / phase.max_term, options.quasi_newton.max_penalty);
+    if (options.warm_start.penalty_u <= 0.0) {
+      options.warm_start.penalty_u = options.warm_start.penalty_v;
+    }
+  }
+  StrategyInput polish = input;
+  polish.options = &options;
+  polish.z0 = phase.z;
+  RunOuterLoop(Method::kAugmentedLagrangian,
+               InnerKind::kNewton,
+               polish,
+               output,
                summary);
+  output->message = "Ceres phase: " + std::to_string(phase.solves) +
+                    " ceres::Solve (" + phase.message + "); " + output->message;
 }
 
 }  // namespace internal

@@ -200,6 +200,17 @@ class CeresProblemAdapter final : public Evaluator {
   // True for a valid adapter with EvaluationPath::kDirect: see "Gauss-Newton
   // structure" at the top of this file.
   bool HasGaussNewtonMatrix() const override;
+  // True for a valid adapter: SolveWeightedLeastSquares (ecmo/evaluator.h)
+  // runs ceres::Solve on a second ceres::Problem over the same parameter
+  // arrays, cost functions, loss functions and manifolds (none of them
+  // copied or owned), built on the first call and re-weighted in place on
+  // every later one: each objective block's loss is scaled by a_s through
+  // a loss wrapper whose weight the adapter changes, each constraint block
+  // becomes the residual sqrt(mu) (h_i + shift_i). Blocks constant in the
+  // user's problem are constant in it. The user's arrays are restored after
+  // each call (the result goes to z). Memory: one residual block per
+  // selected residual block, plus what Ceres allocates during the solve.
+  bool HasWeightedLeastSquaresSolver() const override { return error_.empty(); }
 
   const std::vector<ParameterBlock>& parameter_blocks() const {
     return parameter_blocks_;
@@ -237,8 +248,22 @@ class CeresProblemAdapter final : public Evaluator {
                            double c,
                            Eigen::SparseMatrix<double>* lower,
                            std::string* error) override;
+  // In ceres_problem_adapter_solve.cc.
+  bool DoSolveWeightedLeastSquares(const ceres::Solver::Options& options,
+                                   const double* a,
+                                   double mu,
+                                   const double* shift,
+                                   double* z,
+                                   ceres::Solver::Summary* summary,
+                                   std::string* error) override;
 
  private:
+  // The re-weightable ceres::Problem of SolveWeightedLeastSquares (built on
+  // first use; shared_ptr so that this header needs no definition of it).
+  struct LeastSquaresView;
+  std::shared_ptr<LeastSquaresView> least_squares_view_;
+  bool BuildLeastSquaresView(std::string* error);
+
   // How a residual block uses one of its parameter blocks.
   struct ParameterUse {
     double* values = nullptr;  // the user's array

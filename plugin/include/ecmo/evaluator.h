@@ -43,6 +43,7 @@
 #include "Eigen/Core"
 #include "Eigen/SparseCore"
 #include "ceres/manifold.h"
+#include "ceres/solver.h"
 
 namespace ecmo {
 
@@ -62,6 +63,12 @@ struct EvaluationCounts {
   // Gauss-Newton matrices assembled (GaussNewtonMatrix).
   int64_t hessian_products = 0;
   int64_t gauss_newton_matrices = 0;
+  // Weighted least-squares problems handed to Ceres' own solver
+  // (SolveWeightedLeastSquares) and the Ceres iterations they took (their
+  // residual and Jacobian evaluations are counted above as value and
+  // gradient evaluations).
+  int64_t least_squares_solves = 0;
+  int64_t least_squares_iterations = 0;
 
   EvaluationCounts& operator+=(const EvaluationCounts& other) {
     value_evaluations += other.value_evaluations;
@@ -70,6 +77,8 @@ struct EvaluationCounts {
     jacobian_products += other.jacobian_products;
     hessian_products += other.hessian_products;
     gauss_newton_matrices += other.gauss_newton_matrices;
+    least_squares_solves += other.least_squares_solves;
+    least_squares_iterations += other.least_squares_iterations;
     return *this;
   }
   // The work done between two readings of one evaluator's counts().
@@ -85,6 +94,10 @@ struct EvaluationCounts {
     d.hessian_products = after.hessian_products - before.hessian_products;
     d.gauss_newton_matrices =
         after.gauss_newton_matrices - before.gauss_newton_matrices;
+    d.least_squares_solves =
+        after.least_squares_solves - before.least_squares_solves;
+    d.least_squares_iterations =
+        after.least_squares_iterations - before.least_squares_iterations;
     return d;
   }
 };
@@ -170,6 +183,34 @@ class Evaluator {
                          Eigen::SparseMatrix<double>* lower,
                          std::string* error);
 
+  // Ceres' own solver on a weighted least-squares problem. An evaluator
+  // whose objectives are sums of squared residuals and whose constraints
+  // are residuals (e.g. CeresProblemAdapter) can minimize
+  //
+  //   sum_s a_s f_s(z) + mu/2 ||h(z) + shift||^2     (a >= 0, mu > 0)
+  //
+  // with ceres::Solve (Levenberg-Marquardt or dogleg and the linear solver
+  // that `options` name), on its own residual blocks, loss functions,
+  // manifolds and constant blocks: the objectives' losses scaled by a_s,
+  // the constraints as the residuals sqrt(mu) (h + shift) of an augmented
+  // Lagrangian (shift = nu / mu). StrategyType::WC_NEWTON uses it for the
+  // far-from-solution phase of a point (Solver::Options::NewtonOptions::
+  // ceres_phase). z (size k) is the start and receives the result (also
+  // when Ceres stops early: Ceres' iterates only decrease the cost);
+  // *summary is Ceres' own. a has size S, shift size q (may be null when
+  // q = 0). Returns false with a message when the evaluator has no such
+  // structure (the default), when Ceres rejects `options` (Ceres' message)
+  // or when Ceres reports FAILURE. Counts one least-squares solve, its
+  // iterations, and its residual / Jacobian evaluations.
+  virtual bool HasWeightedLeastSquaresSolver() const { return false; }
+  bool SolveWeightedLeastSquares(const ceres::Solver::Options& options,
+                                 const double* a,
+                                 double mu,
+                                 const double* shift,
+                                 double* z,
+                                 ceres::Solver::Summary* summary,
+                                 std::string* error);
+
   const EvaluationCounts& counts() const { return counts_; }
   void ResetCounts() { counts_ = EvaluationCounts(); }
 
@@ -194,6 +235,15 @@ class Evaluator {
                                    double c,
                                    Eigen::SparseMatrix<double>* lower,
                                    std::string* error);
+  // Default: "no weighted least-squares structure".
+  virtual bool DoSolveWeightedLeastSquares(
+      const ceres::Solver::Options& options,
+      const double* a,
+      double mu,
+      const double* shift,
+      double* z,
+      ceres::Solver::Summary* summary,
+      std::string* error);
 
   // The last linearization point (empty before the first Evaluate with
   // gradients), kept by the base class for the default products.

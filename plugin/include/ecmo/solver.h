@@ -36,6 +36,7 @@
 
 #include "Eigen/Core"
 #include "ceres/gradient_problem_solver.h"
+#include "ceres/solver.h"
 #include "ecmo/evaluator.h"
 #include "ecmo/kkt.h"
 #include "ecmo/scalarization.h"
@@ -348,6 +349,43 @@ class Solver {
       // boundary (Steihaug-Toint).
       int max_cg_iterations = 500;
       double cg_relative_tolerance = 0.1;
+
+      // The Ceres phase. On an evaluator that can hand weighted least-
+      // squares problems to ceres::Solve (Evaluator::
+      // HasWeightedLeastSquaresSolver(), e.g. CeresProblemAdapter), each
+      // point first runs Ceres' own solver on the weighted sum
+      //   sum_s omega_s lambda_s f_s + mu/2 ||h + nu/mu||^2
+      // (lambda = preference / scales; omega on the simplex, from
+      // warm_start.omega when given, else uniform), and updates omega to
+      // equalize the Chebyshev terms lambda_s (f_s - r_s): a safeguarded
+      // secant on log(omega_1 / omega_2) for S = 2, a multiplicative update
+      // for S > 2; nu by the augmented-Lagrangian rule. It stops when the
+      // terms agree within ceres_phase_tolerance (relative to the largest),
+      // after max_ceres_solves solves, or when omega reaches the simplex's
+      // boundary (the WC point then minimizes one objective). The Newton
+      // outer loop then starts from that point with multipliers (omega,
+      // nu) and polishes it to the certificate: on convex parts of a front
+      // the WC point IS that weighted-sum point, so the polish is short; on
+      // non-convex parts (no weighted sum reaches the point) the Newton
+      // loop does the work. Why: far from a solution Ceres' Levenberg-
+      // Marquardt on the user's own problem is what a Ceres user would run
+      // (it copes, as plain Ceres does, with residuals that are only
+      // piecewise smooth, e.g. an angle normalized to [-pi, pi)), and its
+      // cost per iteration is the plain solve's.
+      bool ceres_phase = true;
+      // The nested ceres::Solver::Options of the Ceres phase, used as given
+      // (Ceres validates them and its message is passed through), except
+      // that max_solver_time_in_seconds is capped by what remains of
+      // Options::max_solver_time_in_seconds. Default: Ceres' defaults
+      // (Levenberg-Marquardt, SPARSE_NORMAL_CHOLESKY, function_tolerance
+      // 1e-6) with max_num_iterations = 1000 and SILENT logging.
+      ceres::Solver::Options ceres = DefaultCeresOptions();
+      static ceres::Solver::Options DefaultCeresOptions();
+      // > 0.
+      int max_ceres_solves = 4;
+      // On |log(c_1 / c_2)| for S = 2 with positive terms (the usual case),
+      // else on (max c - min c) / max |c|. In (0, 1).
+      double ceres_phase_tolerance = 3e-2;
     } newton;
 
     // Keep one IterationSummary per iteration in Summary::history. With

@@ -1,0 +1,173 @@
+// Copyright 2026 The ceres-ecmo Authors.
+// SPDX-License-Identifier: BSD-3-Clause (see LICENSE).
+// Tests of wc-newton's Ceres phase (Solver::Options::NewtonOptions::
+// ceres_phase) and of the hook it runs on,
+// CeresProblemAdapter::SolveWeightedLeastSquares (ecmo/evaluator.h),
+// against independent references:
+//   - linear residuals: the minimizer of sum_s a_s f_s + mu/2 |h + shift|^2
+//     from its 2 x 2 normal equations (closed form); the user's arrays are
+//     left as they were and the solve is counted;
+//   - Ceres' own validation message passes through for options Ceres
+//     rejects; an evaluator without the structure refuses by name;
+//   - a generated pose graph: wc-newton with the phase certifies the same
+//     WC point as without it (the Newton loop alone), at each of three
+//     preferences, and the phase's Ceres solves are counted.
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "Eigen/Dense"
+#include "ceres/autodiff_cost_function.h"
+#include "ceres/problem.h"
+#include "ecmo/ceres_problem_adapter.h"
+#include "ecmo/problem.h"
+#include "ecmo/problems/pose_graph.h"
+#include "ecmo/solver.h"
+#include "gtest/gtest.h"
+
+namespace ecmo {
+namespace {
+
+// r = x - p (2 residuals).
+struct Offset {
+  Offset(double p0, double p1) : p{p0, p1} {}
+  template <typename T>
+  bool operator()(const T* x, T* r) const {
+    r[0] = x[0] - T(p[0]);
+    r[1] = x[1] - T(p[1]);
+    return true;
+  }
+  double p[2];
+};
+
+// h = x0 + 2 x1 - 1.
+struct Line {
+  template <typename T>
+  bool operator()(const T* x, T* r) const {
+    r[0] = x[0] + T(2.0) * x[1] - T(1.0);
+    return true;
+  }
+};
+
+TEST(CeresPhase, WeightedLeastSquaresMatchesTheNormalEquations) {
+  double x[2] = {3.0, -2.0};
+  ceres::Problem problem;
+  const Eigen::Vector2d p(1.0, 0.5), q(-1.0, 2.0);
+  auto* f1 = problem.AddResidualBlock(
+      new ceres::AutoDiffCostFunction<Offset, 2, 2>(new Offset(p[0], p[1])),
+      nullptr,
+      x);
+  auto* f2 = problem.AddResidualBlock(
+      new ceres::AutoDiffCostFunction<Offset, 2, 2>(new Offset(q[0], q[1])),
+      nullptr,
+      x);
+  auto* h = problem.AddResidualBlock(
+      new ceres::AutoDiffCostFunction<Line, 1, 2>(new Line), nullptr, x);
+  CeresProblemAdapter adapter(
+      &problem, {{"f1", {f1}}, {"f2", {f2}}}, {{"h", {h}}});
+  std::string error;
+  ASSERT_TRUE(adapter.IsValid(&error)) << error;
+  ASSERT_TRUE(adapter.HasWeightedLeastSquaresSolver());
+
+  const Eigen::Vector2d n(1.0, 2.0);  // grad h
+  for (const Eigen::Vector3d& case_ :
+       {Eigen::Vector3d(0.3, 0.7, 10.0), Eigen::Vector3d(2.0, 0.01, 1e3)}) {
+    const double a1 = case_[0], a2 = case_[1], mu = case_[2];
+    const double shift = 0.2;
+    // (a1 + a2) x - a1 p - a2 q + mu (n^T x - 1 + shift) n = 0.
+    const Eigen::Matrix2d m =
+        (a1 + a2) * Eigen::Matrix2d::Identity() + mu * n * n.transpose();
+    const Eigen::Vector2d expected =
+        m.partialPivLu().solve(a1 * p + a2 * q + mu * (1.0 - shift) * n);
+
+    Eigen::VectorXd z(2);
+    z << 5.0, 5.0;
+    const double a[2] = {a1, a2};
+    ceres::Solver::Options options;
+    options.function_tolerance = 1e-14;
+    options.gradient_tolerance = 1e-14;
+    options.parameter_tolerance = 1e-14;
+    ceres::Solver::Summary summary;
+    const EvaluationCounts before = adapter.counts();
+    ASSERT_TRUE(adapter.SolveWeightedLeastSquares(
+        options, a, mu, &shift, z.data(), &summary, &error))
+        << error;
+    EXPECT_LE((z - expected).norm(), 1e-8) << z.transpose();
+    const EvaluationCounts done = adapter.counts() - before;
+    EXPECT_EQ(done.least_squares_solves, 1);
+    EXPECT_EQ(done.least_squares_iterations,
+              static_cast<int64_t>(summary.iterations.size()));
+    EXPECT_GT(done.value_evaluations, 0);
+    // The user's array is as it was.
+    EXPECT_EQ(x[0], 3.0);
+    EXPECT_EQ(x[1], -2.0);
+  }
+}
+
+TEST(CeresPhase, RefusalsNameTheCause) {
+  double x[2] = {0.0, 0.0};
+  ceres::Problem problem;
+  auto* f1 = problem.AddResidualBlock(
+      new ceres::AutoDiffCostFunction<Offset, 2, 2>(new Offset(1.0, 0.0)),
+      nullptr,
+      x);
+  CeresProblemAdapter adapter(&problem, {{"f1", {f1}}}, {});
+  std::string error;
+  ASSERT_TRUE(adapter.IsValid(&error)) << error;
+  Eigen::VectorXd z = Eigen::VectorXd::Zero(2);
+  const double a = 1.0;
+  ceres::Solver::Options options;
+  options.max_num_iterations = -1;  // Ceres rejects it
+  ceres::Solver::Summary summary;
+  EXPECT_FALSE(adapter.SolveWeightedLeastSquares(
+      options, &a, 1.0, nullptr, z.data(), &summary, &error));
+  EXPECT_NE(error.find("max_num_iterations"), std::string::npos) << error;
+
+  // An evaluator without residuals has no such structure.
+  Problem plain;
+  ProblemEvaluator evaluator(&plain);
+  EXPECT_FALSE(evaluator.HasWeightedLeastSquaresSolver());
+  EXPECT_FALSE(evaluator.SolveWeightedLeastSquares(
+      ceres::Solver::Options(), &a, 1.0, nullptr, z.data(), &summary, &error));
+  EXPECT_NE(error.find("sums of squared residuals"), std::string::npos)
+      << error;
+}
+
+TEST(CeresPhase, PoseGraphSameCertifiedPointWithAndWithoutThePhase) {
+  problems::PoseGraph2d::Options graph_options;
+  graph_options.num_poses = 60;
+  std::string error;
+  auto graph = problems::PoseGraph2d::Create(graph_options, &error);
+  ASSERT_NE(graph, nullptr) << error;
+  CeresProblemAdapter adapter(&graph->problem, graph->ObjectiveGroups(), {});
+  ASSERT_TRUE(adapter.IsValid(&error)) << error;
+  const Eigen::VectorXd start = adapter.GetParameters();
+  for (double t : {0.2, 0.5, 0.8}) {
+    const std::vector<double> preference = {t, 1.0 - t};
+    Eigen::Vector2d objectives[2];
+    for (int with_phase = 0; with_phase < 2; ++with_phase) {
+      Solver::Options options;
+      options.strategy = StrategyType::WC_NEWTON;
+      options.newton.ceres_phase = with_phase == 1;
+      // One reference point and scale for both runs.
+      options.reference_point = {0.0, 0.0};
+      options.objective_scale = {1.0, 1.0};
+      options.normalize_objectives = false;
+      Eigen::VectorXd z = start;
+      Solver::Summary summary;
+      Solve(options, &adapter, preference, &z, &summary);
+      SCOPED_TRACE("t = " + std::to_string(t) + ", phase " +
+                   std::to_string(with_phase) + ": " + summary.message);
+      ASSERT_EQ(summary.termination_type, ceres::CONVERGENCE);
+      EXPECT_EQ(summary.evaluations.least_squares_solves > 0, with_phase == 1);
+      objectives[with_phase] = summary.objectives;
+    }
+    EXPECT_LE((objectives[1] - objectives[0]).norm(),
+              1e-5 * objectives[0].norm())
+        << objectives[0].transpose() << " vs " << objectives[1].transpose();
+  }
+}
+
+}  // namespace
+}  // namespace ecmo
