@@ -47,6 +47,7 @@
 #include <vector>
 
 #include "ceres/ceres.h"
+#include "child_process.h"
 #include "ecmo/ceres_problem_adapter.h"
 #include "ecmo/ipopt_reference.h"
 #include "ecmo/problems/pose_graph.h"
@@ -143,39 +144,29 @@ bool ScalarizeForked(const Config& config,
                      Eigen::Vector2d* reference,
                      Eigen::Vector2d* scale,
                      std::string* error) {
-  int fds[2];
-  if (pipe(fds) != 0) return false;
-  std::fflush(stdout);
-  const pid_t pid = fork();
-  if (pid < 0) return false;
-  if (pid == 0) {
-    close(fds[0]);
-    double out[4] = {NAN, NAN, NAN, NAN};
-    std::string child_error;
-    if (Scalarize(config, reference, scale, &child_error)) {
-      out[0] = (*reference)[0];
-      out[1] = (*reference)[1];
-      out[2] = (*scale)[0];
-      out[3] = (*scale)[1];
-    } else {
-      std::fprintf(stderr, "ipopt_scale_bench: %s\n", child_error.c_str());
-    }
-    const ssize_t written = write(fds[1], out, sizeof(out));
-    close(fds[1]);
-    _exit(written == static_cast<ssize_t>(sizeof(out)) ? 0 : 1);
-  }
-  close(fds[1]);
-  double in[4];
-  const ssize_t n = read(fds[0], in, sizeof(in));
-  close(fds[0]);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  if (n != static_cast<ssize_t>(sizeof(in)) || !std::isfinite(in[0])) {
+  std::string payload;
+  const bool ok = ecmo_bench::RunInChildProcess(
+      [&](std::string* out) {
+        std::string child_error;
+        if (!Scalarize(config, reference, scale, &child_error)) {
+          std::fprintf(stderr, "ipopt_scale_bench: %s\n", child_error.c_str());
+          return false;
+        }
+        const double values[4] = {
+            (*reference)[0], (*reference)[1], (*scale)[0], (*scale)[1]};
+        ecmo_bench::AppendPod(values, out);
+        return true;
+      },
+      &payload,
+      error);
+  double values[4];
+  size_t offset = 0;
+  if (!ok || !ecmo_bench::ReadPod(payload, &offset, &values)) {
     *error = "the scalarization (weighted sums at the ends) failed";
     return false;
   }
-  *reference = Eigen::Vector2d(in[0], in[1]);
-  *scale = Eigen::Vector2d(in[2], in[3]);
+  *reference = Eigen::Vector2d(values[0], values[1]);
+  *scale = Eigen::Vector2d(values[2], values[3]);
   return true;
 }
 
@@ -279,31 +270,18 @@ bool RunForked(const Config& config,
                const Eigen::Vector2d& reference,
                const Eigen::Vector2d& scale,
                Record* record) {
-  int fds[2];
-  if (pipe(fds) != 0) return false;
-  std::fflush(stdout);
-  const pid_t pid = fork();
-  if (pid < 0) return false;
-  if (pid == 0) {
-    close(fds[0]);
-    Record r;
-    Run(config, start, l1, reference, scale, &r);
-    const ssize_t written = write(fds[1], &r, sizeof(r));
-    close(fds[1]);
-    _exit(written == static_cast<ssize_t>(sizeof(r)) ? 0 : 1);
-  }
-  close(fds[1]);
-  size_t got = 0;
-  char* out = reinterpret_cast<char*>(record);
-  while (got < sizeof(Record)) {
-    const ssize_t n = read(fds[0], out + got, sizeof(Record) - got);
-    if (n <= 0) break;
-    got += static_cast<size_t>(n);
-  }
-  close(fds[0]);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  return got == sizeof(Record) && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  std::string payload, error;
+  size_t offset = 0;
+  return ecmo_bench::RunInChildProcess(
+             [&](std::string* out) {
+               Record r;
+               Run(config, start, l1, reference, scale, &r);
+               ecmo_bench::AppendPod(r, out);
+               return true;
+             },
+             &payload,
+             &error) &&
+         ecmo_bench::ReadPod(payload, &offset, record);
 }
 
 std::vector<std::string> Split(const std::string& text) {

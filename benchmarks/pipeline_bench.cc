@@ -33,6 +33,7 @@
 #include <string>
 #include <vector>
 
+#include "child_process.h"
 #include "ecmo/indicators.h"
 #include "ecmo/problems/pose_graph.h"
 #include "pipeline_front.h"
@@ -92,85 +93,68 @@ bool RunChild(const Config& config,
               long* max_rss_kib,
               double* scalarization_seconds,
               std::string* error) {
-  int fds[2];
-  if (pipe(fds) != 0) {
-    *error = "pipe failed";
-    return false;
-  }
-  const pid_t pid = fork();
-  if (pid < 0) {
-    *error = "fork failed";
-    return false;
-  }
-  if (pid == 0) {
-    close(fds[0]);
-    PoseGraph2d::Options graph;
-    graph.num_poses = num_poses;
-    FrontSettings settings;
-    settings.num_points = config.points;
-    settings.warm_start = warm;
-    settings.wc_points = wc;
-    settings.weighted_sums = !wc;
-    ecmo::StringToStrategyType(config.strategy, &settings.solver.strategy);
-    settings.solver.max_solver_time_in_seconds = config.max_point_seconds;
-    settings.ceres.linear_solver_type = ceres::SPARSE_NORMAL_CHOLESKY;
-    settings.ceres.max_num_iterations = 1000;
-    FrontResult result;
-    std::string message;
-    const bool ok = ecmo_pipelines::TraceFront<PoseGraph2d>(
-        settings,
-        graph,
-        [](PoseGraph2d::Options* options, double w1, double w2) {
-          options->odometry_weight = w1;
-          options->loop_closure_weight = w2;
-        },
-        &result,
-        &message);
-    if (!ok) {
-      std::fprintf(stderr, "pipeline_bench: %s\n", message.c_str());
-      _exit(2);
-    }
-    for (const FrontPoint& p : result.points) {
-      PointRecord r;
-      r.f[0] = wc ? p.wc[0] : p.ws[0];
-      r.f[1] = wc ? p.wc[1] : p.ws[1];
-      r.seconds = wc ? p.wc_seconds : p.ws_seconds;
-      r.certified = wc ? p.certified : p.ws_termination == ceres::CONVERGENCE;
-      r.at_end = p.at_end;
-      r.iterations = wc ? p.inner_iterations : p.ws_iterations;
-      r.gauss_newton_matrices = p.evaluations.gauss_newton_matrices;
-      r.hessian_products = p.evaluations.hessian_products;
-      if (write(fds[1], &r, sizeof(r)) != sizeof(r)) _exit(3);
-    }
-    struct rusage usage;
-    getrusage(RUSAGE_SELF, &usage);
-    const long rss = usage.ru_maxrss;
-    const double sc = result.scalarization_seconds;
-    if (write(fds[1], &rss, sizeof(rss)) != sizeof(rss)) _exit(3);
-    if (write(fds[1], &sc, sizeof(sc)) != sizeof(sc)) _exit(3);
-    close(fds[1]);
-    _exit(0);
-  }
-  close(fds[1]);
+  std::string payload;
+  const bool ok = ecmo_bench::RunInChildProcess(
+      [&](std::string* out) {
+        PoseGraph2d::Options graph;
+        graph.num_poses = num_poses;
+        FrontSettings settings;
+        settings.num_points = config.points;
+        settings.warm_start = warm;
+        settings.wc_points = wc;
+        settings.weighted_sums = !wc;
+        ecmo::StringToStrategyType(config.strategy, &settings.solver.strategy);
+        settings.solver.max_solver_time_in_seconds = config.max_point_seconds;
+        settings.ceres.linear_solver_type = ceres::SPARSE_NORMAL_CHOLESKY;
+        settings.ceres.max_num_iterations = 1000;
+        FrontResult result;
+        std::string message;
+        const bool traced = ecmo_pipelines::TraceFront<PoseGraph2d>(
+            settings,
+            graph,
+            [](PoseGraph2d::Options* options, double w1, double w2) {
+              options->odometry_weight = w1;
+              options->loop_closure_weight = w2;
+            },
+            &result,
+            &message);
+        if (!traced) {
+          std::fprintf(stderr, "pipeline_bench: %s\n", message.c_str());
+          return false;
+        }
+        for (const FrontPoint& p : result.points) {
+          PointRecord r;
+          r.f[0] = wc ? p.wc[0] : p.ws[0];
+          r.f[1] = wc ? p.wc[1] : p.ws[1];
+          r.seconds = wc ? p.wc_seconds : p.ws_seconds;
+          r.certified =
+              wc ? p.certified : p.ws_termination == ceres::CONVERGENCE;
+          r.at_end = p.at_end;
+          r.iterations = wc ? p.inner_iterations : p.ws_iterations;
+          r.gauss_newton_matrices = p.evaluations.gauss_newton_matrices;
+          r.hessian_products = p.evaluations.hessian_products;
+          ecmo_bench::AppendPod(r, out);
+        }
+        struct rusage usage;
+        getrusage(RUSAGE_SELF, &usage);
+        ecmo_bench::AppendPod(static_cast<long>(usage.ru_maxrss), out);
+        ecmo_bench::AppendPod(result.scalarization_seconds, out);
+        return true;
+      },
+      &payload,
+      error);
+  if (!ok) return false;
   records->assign(config.points, PointRecord());
-  bool ok = true;
+  size_t offset = 0;
   for (PointRecord& r : *records) {
-    if (read(fds[0], &r, sizeof(r)) != sizeof(r)) ok = false;
+    if (!ecmo_bench::ReadPod(payload, &offset, &r)) {
+      *error = "the child process sent too few points";
+      return false;
+    }
   }
-  if (ok &&
-      read(fds[0], max_rss_kib, sizeof(*max_rss_kib)) != sizeof(*max_rss_kib)) {
-    ok = false;
-  }
-  if (ok &&
-      read(fds[0], scalarization_seconds, sizeof(*scalarization_seconds)) !=
-          sizeof(*scalarization_seconds)) {
-    ok = false;
-  }
-  close(fds[0]);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  if (!ok || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    *error = "the child process failed (status " + std::to_string(status) + ")";
+  if (!ecmo_bench::ReadPod(payload, &offset, max_rss_kib) ||
+      !ecmo_bench::ReadPod(payload, &offset, scalarization_seconds)) {
+    *error = "the child process sent an incomplete result";
     return false;
   }
   return true;
