@@ -23,6 +23,7 @@
 #include "ecmo/ceres_problem_adapter.h"
 #include "ecmo/problem.h"
 #include "ecmo/problems/pose_graph.h"
+#include "ecmo/result_writer.h"
 #include "ecmo/solver.h"
 #include "gtest/gtest.h"
 
@@ -161,6 +162,12 @@ TEST(CeresPhase, PoseGraphSameCertifiedPointWithAndWithoutThePhase) {
                    std::to_string(with_phase) + ": " + summary.message);
       ASSERT_EQ(summary.termination_type, ceres::CONVERGENCE);
       EXPECT_EQ(summary.evaluations.least_squares_solves > 0, with_phase == 1);
+      // The JSON result carries the Ceres phase's work.
+      const nlohmann::json json = SummaryToJson(summary, "pose_graph");
+      EXPECT_EQ(json["least_squares_solves"].get<int64_t>(),
+                summary.evaluations.least_squares_solves);
+      EXPECT_EQ(json["least_squares_iterations"].get<int64_t>(),
+                summary.evaluations.least_squares_iterations);
       objectives[with_phase] = summary.objectives;
     }
     EXPECT_LE((objectives[1] - objectives[0]).norm(),
