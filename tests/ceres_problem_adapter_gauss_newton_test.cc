@@ -31,6 +31,7 @@
 #include "ceres/problem.h"
 #include "ceres/rotation.h"
 #include "ceres/sphere_manifold.h"
+#include "attitude_costs.h"
 #include "ecmo/ceres_problem_adapter.h"
 #include "ecmo/solver.h"
 #include "gtest/gtest.h"
@@ -608,31 +609,8 @@ struct UnitNorm2 {
   }
 };
 
-// R(q) u - v (examples/pipelines/rotation_front.cc).
-struct Observation {
-  Observation(const Eigen::Vector3d& u, const Eigen::Vector3d& v)
-      : u{u.x(), u.y(), u.z()}, v{v.x(), v.y(), v.z()} {}
-  template <typename T>
-  bool operator()(const T* q, T* r) const {
-    const T body[3] = {T(u[0]), T(u[1]), T(u[2])};
-    T world[3];
-    ceres::QuaternionRotatePoint(q, body, world);
-    for (int i = 0; i < 3; ++i) r[i] = world[i] - v[i];
-    return true;
-  }
-  double u[3], v[3];
-};
-
-struct HorizontalBoresight {
-  template <typename T>
-  bool operator()(const T* q, T* r) const {
-    const T ez[3] = {T(0.0), T(0.0), T(1.0)};
-    T world[3];
-    ceres::QuaternionRotatePoint(q, ez, world);
-    r[0] = world[2];
-    return true;
-  }
-};
+using ecmo_pipelines::HorizontalBoresight;
+using ecmo_pipelines::Observation;
 
 // Solves `preference` with WC_AUGMENTED_LAGRANGIAN and WC_NEWTON from the
 // same start, with one scalarization (utopia reference point and

@@ -19,9 +19,9 @@
 #include "ceres/autodiff_cost_function.h"
 #include "ceres/manifold.h"
 #include "ceres/problem.h"
-#include "ceres/rotation.h"
 #include "ceres/solver.h"
 #include "ceres/sphere_manifold.h"
+#include "attitude_costs.h"
 #include "ecmo/ceres_problem_adapter.h"
 #include "ecmo/cross_check.h"
 #include "ecmo/ipopt_reference.h"
@@ -215,34 +215,12 @@ TEST(IpoptReferenceScale, CrossCheckOfAPoseGraphAdapterAgreesWithWcNewton) {
   }
 }
 
+using ecmo_pipelines::HorizontalBoresight;
+using ecmo_pipelines::Observation;
+
 // A small attitude problem on Ceres' QuaternionManifold with an equality
 // (examples/pipelines/rotation_front.cc): the reference poses ||q||^2 = 1
 // itself and agrees with the strategy in the tangent space.
-struct Observation {
-  Observation(const Eigen::Vector3d& u, const Eigen::Vector3d& v)
-      : u{u.x(), u.y(), u.z()}, v{v.x(), v.y(), v.z()} {}
-  template <typename T>
-  bool operator()(const T* q, T* r) const {
-    const T body[3] = {T(u[0]), T(u[1]), T(u[2])};
-    T world[3];
-    ceres::QuaternionRotatePoint(q, body, world);
-    for (int i = 0; i < 3; ++i) r[i] = world[i] - v[i];
-    return true;
-  }
-  double u[3], v[3];
-};
-
-struct HorizontalBoresight {
-  template <typename T>
-  bool operator()(const T* q, T* r) const {
-    const T ez[3] = {T(0.0), T(0.0), T(1.0)};
-    T world[3];
-    ceres::QuaternionRotatePoint(q, ez, world);
-    r[0] = world[2];
-    return true;
-  }
-};
-
 struct AttitudeProblem {
   double q[4] = {1.0, 0.0, 0.0, 0.0};
   ceres::Problem problem;

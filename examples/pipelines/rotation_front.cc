@@ -46,8 +46,8 @@
 #include "ceres/autodiff_cost_function.h"
 #include "ceres/manifold.h"
 #include "ceres/problem.h"
-#include "ceres/rotation.h"
 #include "ceres/solver.h"
+#include "attitude_costs.h"
 #include "ecmo/ceres_problem_adapter.h"
 #include "ecmo/preference_grid.h"
 #include "ecmo/result_writer.h"
@@ -56,33 +56,8 @@
 
 namespace {
 
-// R(q) u - v.
-struct Observation {
-  Observation(const Eigen::Vector3d& u, const Eigen::Vector3d& v)
-      : u{u.x(), u.y(), u.z()}, v{v.x(), v.y(), v.z()} {}
-  template <typename T>
-  bool operator()(const T* q, T* r) const {
-    const T body[3] = {T(u[0]), T(u[1]), T(u[2])};
-    T world[3];
-    ceres::QuaternionRotatePoint(q, body, world);
-    for (int i = 0; i < 3; ++i) r[i] = world[i] - v[i];
-    return true;
-  }
-  double u[3], v[3];
-};
-
-// The world z component of the body z axis: 0 when the boresight is
-// horizontal.
-struct HorizontalBoresight {
-  template <typename T>
-  bool operator()(const T* q, T* r) const {
-    const T ez[3] = {T(0.0), T(0.0), T(1.0)};
-    T world[3];
-    ceres::QuaternionRotatePoint(q, ez, world);
-    r[0] = world[2];
-    return true;
-  }
-};
+using ecmo_pipelines::HorizontalBoresight;
+using ecmo_pipelines::Observation;
 
 Eigen::Quaterniond ToEigen(const double* q) {
   return Eigen::Quaterniond(q[0], q[1], q[2], q[3]).normalized();
