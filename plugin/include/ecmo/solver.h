@@ -465,7 +465,9 @@ class Solver {
     Eigen::VectorXd z;
     Eigen::VectorXd objectives;
     Eigen::VectorXd initial_objectives;
-    // ||h(z)||_2 and ||h(z)||_inf at the final point.
+    // ||h(z)||_2 and ||h(z)||_inf at the final point; with inequality
+    // constraints, of the violation (h, max(0, c))
+    // (Evaluator::ConstraintViolation).
     double constraint_norm = -1.0;
     double constraint_max_norm = -1.0;
 
