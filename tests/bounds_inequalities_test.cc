@@ -29,6 +29,7 @@
 #include "ecmo/evaluator.h"
 #include "ecmo/kkt.h"
 #include "ecmo/problem.h"
+#include "ecmo/result_writer.h"
 #include "ecmo/solver.h"
 #include "gtest/gtest.h"
 
@@ -358,6 +359,38 @@ TEST(StrategiesWithInequalities, AugmentedLagrangianFindsTheActivePoint) {
     EXPECT_NEAR(summary.kkt.solver_multipliers.nu[0], 3.0, 1e-4);
     EXPECT_NEAR(summary.kkt.least_squares_multipliers.nu[0], 3.0, 1e-4);
   }
+}
+
+TEST(StrategiesWithBounds, ReportAndJsonCarryTheBoundsAndTheirMultipliers) {
+  double x[1] = {3.0};
+  Problem problem;
+  Build(&problem, x, /*with_inequality=*/true);
+  problem.SetParameterUpperBound(x, 0, 2.0);  // not active: c caps at 1
+  Solver::Options options;
+  options.strategy = StrategyType::WC_PENALTY_PGD;
+  options.max_iterations = 10;
+  Solver::Summary summary;
+  // PGD refuses the inequality; the report still names the problem's sizes.
+  Solve(options, &problem, {0.5, 0.5}, &summary);
+  EXPECT_EQ(summary.num_inequality_constraints, 1);
+  EXPECT_EQ(summary.num_bounded_parameters, 1);
+  const std::string report = summary.FullReport();
+  EXPECT_NE(report.find("of which inequalities (p)"), std::string::npos)
+      << report;
+  EXPECT_NE(report.find("Bounded parameters"), std::string::npos) << report;
+
+  double y[1] = {3.0};
+  Problem bounded;
+  Build(&bounded, y, /*with_inequality=*/false);
+  bounded.SetParameterUpperBound(y, 0, 1.0);
+  options.max_iterations = 20000;
+  options.objective_offset = {0.0, 0.0};
+  Solve(options, &bounded, {0.5, 0.5}, &summary);
+  const nlohmann::json j = SummaryToJson(summary, "two_parabolas");
+  ASSERT_TRUE(j["kkt"].contains("bound_upper_least_squares")) << j.dump();
+  EXPECT_NEAR(
+      j["kkt"]["bound_upper_least_squares"][0].get<double>(), 3.0, 1e-2);
+  EXPECT_TRUE(j["kkt"]["blocks"].contains("constraint_complementarity_sq"));
 }
 
 TEST(StrategiesWithInequalities, FaithfulStrategyRefusesThem) {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <cstdio>
 #include <sstream>
 
@@ -475,6 +476,16 @@ void Solve(const Solver::Options& options,
   summary->num_parameters = k;
   summary->num_objectives = S;
   summary->num_constraints = q;
+  summary->num_inequality_constraints = evaluator->NumInequalityConstraints();
+  if (evaluator->HasBounds() && evaluator->lower_bounds().size() == k &&
+      evaluator->upper_bounds().size() == k) {
+    summary->num_bounded_parameters = static_cast<int>(
+        ((evaluator->lower_bounds().array() >
+          -std::numeric_limits<double>::infinity()) ||
+         (evaluator->upper_bounds().array() <
+          std::numeric_limits<double>::infinity()))
+            .count());
+  }
   if (S < 1) return fail("The problem has no objectives.");
   if (z->size() != k) {
     std::ostringstream os;
