@@ -10,6 +10,8 @@
 #include <cstdio>
 #include <limits>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "Eigen/Core"
 #include "Eigen/SVD"
@@ -53,6 +55,14 @@ Eigen::VectorXd StackMultipliers(const KktMultipliers& m) {
   return out;
 }
 
+// (z_L, z_U) of size 2k; zeros when a side is empty (no bounds: zero).
+Eigen::VectorXd StackBoundMultipliers(const KktMultipliers& m, int k) {
+  Eigen::VectorXd out = Eigen::VectorXd::Zero(2 * k);
+  if (m.bound_lower.size() == k) out.head(k) = m.bound_lower;
+  if (m.bound_upper.size() == k) out.tail(k) = m.bound_upper;
+  return out;
+}
+
 // The offset the solver scalarized with; falls back to its options when it
 // failed before choosing one.
 Eigen::VectorXd OffsetUsedBySolver(const Solver::Options& options,
@@ -78,42 +88,69 @@ Eigen::VectorXd OffsetUsedBySolver(const Solver::Options& options,
   return offset;
 }
 
-// ||grad F(z)||_F and the smallest singular value of J_h(z) (0 when J_h has
-// more rows than columns; -1 when not computed: no constraints, too large,
+// ||grad F(z)||_F and the smallest singular value of the Jacobian of the
+// constraints active at z: the equality rows of J_g, the rows of the
+// inequalities with a positive multiplier in `reference` and a unit row
+// per bound with a positive multiplier (LICQ's matrix; 0 when it has more
+// rows than columns; -1 when not computed: no active constraint, too large,
 // or the evaluation failed). Returns false if the evaluation fails.
 bool LinearizationNorms(Evaluator* evaluator,
                         const Eigen::VectorXd& z,
+                        const KktMultipliers& reference,
                         double* objective_jacobian_norm,
                         double* sigma_min) {
   const int k = evaluator->NumParameters();
   const int S = evaluator->NumObjectives();
-  const int q = evaluator->NumConstraints();
-  Eigen::VectorXd f(S), h(q);
+  const int m = evaluator->NumConstraints();
+  const int q = evaluator->NumEqualityConstraints();
+  Eigen::VectorXd f(S), g(m);
   Eigen::MatrixXd grad_f(k, S);
   std::string error;
   *sigma_min = -1.0;
   if (!evaluator->Evaluate(
-          z.data(), f.data(), h.data(), grad_f.data(), &error)) {
+          z.data(), f.data(), g.data(), grad_f.data(), &error)) {
     return false;
   }
   *objective_jacobian_norm = grad_f.norm();
+  std::vector<int> rows;
+  for (int i = 0; i < m; ++i) {
+    if (i < q || (reference.nu.size() == m && reference.nu[i] > 0.0)) {
+      rows.push_back(i);
+    }
+  }
+  std::vector<int> bound_rows;
+  for (int j = 0; j < k; ++j) {
+    const bool lower =
+        reference.bound_lower.size() == k && reference.bound_lower[j] > 0.0;
+    const bool upper =
+        reference.bound_upper.size() == k && reference.bound_upper[j] > 0.0;
+    if (lower || upper) bound_rows.push_back(j);
+  }
+  const int active = static_cast<int>(rows.size() + bound_rows.size());
   constexpr double kMaxDenseEntries = 4e6;
-  if (q == 0 || static_cast<double>(q) * k > kMaxDenseEntries) return true;
-  if (q > k) {
+  if (active == 0 || static_cast<double>(m) * k > kMaxDenseEntries) {
+    return true;
+  }
+  if (active > k) {
     *sigma_min = 0.0;
     return true;
   }
-  Eigen::MatrixXd jacobian(q, k);
+  Eigen::MatrixXd jacobian = Eigen::MatrixXd::Zero(active, k);
   Eigen::VectorXd unit = Eigen::VectorXd::Zero(k);
-  Eigen::VectorXd column(q);
+  Eigen::VectorXd column(m);
   for (int j = 0; j < k; ++j) {
     unit[j] = 1.0;
     evaluator->JacobianMultiply(unit.data(), column.data());
     unit[j] = 0.0;
-    jacobian.col(j) = column;
+    for (size_t r = 0; r < rows.size(); ++r) {
+      jacobian(static_cast<int>(r), j) = column[rows[r]];
+    }
+  }
+  for (size_t b = 0; b < bound_rows.size(); ++b) {
+    jacobian(static_cast<int>(rows.size() + b), bound_rows[b]) = 1.0;
   }
   const Eigen::JacobiSVD<Eigen::MatrixXd> svd(jacobian);
-  *sigma_min = svd.singularValues()[q - 1];
+  *sigma_min = svd.singularValues()[active - 1];
   return true;
 }
 
@@ -151,11 +188,26 @@ void Judge(const CrossCheck::Options& options,
   r->rho_difference = std::abs(s.final_rho - ref.final_rho);
   r->z_distance = (s.z - ref.z).norm();
   r->objective_distance = (s.objectives - ref.objectives).norm();
-  const Eigen::VectorXd ms = StackMultipliers(s.kkt.least_squares_multipliers);
-  const Eigen::VectorXd mr =
-      StackMultipliers(ref.kkt.least_squares_multipliers);
+  const KktMultipliers& ls_solver = s.kkt.least_squares_multipliers;
+  const KktMultipliers& ls_reference = ref.kkt.least_squares_multipliers;
+  const Eigen::VectorXd ms = StackMultipliers(ls_solver);
+  const Eigen::VectorXd mr = StackMultipliers(ls_reference);
   const bool have_multipliers = ms.size() == mr.size();
   r->multiplier_distance = have_multipliers ? (ms - mr).norm() : -1.0;
+  // The inequalities' part of nu (its last p entries) and the bound
+  // multipliers, each named in the verdict.
+  const int p = evaluator->NumInequalityConstraints();
+  const bool has_bounds = evaluator->HasBounds();
+  if (p > 0) {
+    r->inequality_multiplier_distance =
+        have_multipliers && ls_solver.nu.size() >= p &&
+                ls_solver.nu.size() == ls_reference.nu.size()
+            ? (ls_solver.nu.tail(p) - ls_reference.nu.tail(p)).norm()
+            : -1.0;
+  }
+  const Eigen::VectorXd bs = StackBoundMultipliers(ls_solver, k);
+  const Eigen::VectorXd br = StackBoundMultipliers(ls_reference, k);
+  if (has_bounds) r->bound_multiplier_distance = (bs - br).norm();
 
   const double k_solver = s.kkt.with_least_squares_multipliers.SquaredNorm();
   const double k_reference =
@@ -164,15 +216,16 @@ void Judge(const CrossCheck::Options& options,
       options.error_bound_constant * std::sqrt(k_solver + k_reference);
   double g = 1.0;
   double sigma_min = -1.0;
-  if (LinearizationNorms(evaluator, ref.z, &g, &sigma_min)) {
+  if (LinearizationNorms(evaluator, ref.z, ls_reference, &g, &sigma_min)) {
     g = std::isfinite(g) ? std::max(1.0, g) : 1.0;
   }
   r->constraint_jacobian_sigma_min = sigma_min;
   // Least-squares nu moves by up to |change of the stationarity block| /
-  // sigma_min(J_h): without LICQ (sigma_min = 0) nu is not identifiable and
-  // the multiplier bound is vacuous.
+  // sigma_min(J_active): without LICQ (sigma_min = 0) nu is not
+  // identifiable and the multiplier bound is vacuous. The bound multipliers
+  // join the multipliers' size.
   const double m =
-      1.0 + mr.norm() +
+      1.0 + std::sqrt(mr.squaredNorm() + br.squaredNorm()) +
       (sigma_min < 0.0
            ? 0.0
            : (sigma_min > 0.0 ? 1.0 / sigma_min
@@ -191,12 +244,22 @@ void Judge(const CrossCheck::Options& options,
     double value;
     double bound;
   };
-  const Check checks[] = {
+  std::vector<Check> checks = {
       {"|z - z_ref|", r->z_distance, r->z_bound},
       {"|F - F_ref|", r->objective_distance, r->objective_bound},
       {"|rho - rho_ref|", r->rho_difference, r->objective_bound},
       {"|mult - mult_ref|", r->multiplier_distance, r->multiplier_bound},
   };
+  if (p > 0) {
+    checks.push_back({"|mu - mu_ref| (inequalities)",
+                      r->inequality_multiplier_distance,
+                      r->multiplier_bound});
+  }
+  if (has_bounds) {
+    checks.push_back({"|(z_L, z_U) - (z_L, z_U)_ref| (bounds)",
+                      r->bound_multiplier_distance,
+                      r->multiplier_bound});
+  }
   std::string all;
   for (const Check& c : checks) {
     const bool ok = c.value >= 0.0 && c.value <= c.bound;
@@ -391,10 +454,20 @@ std::string CrossCheck::Summary::FullReport() const {
   row2("|(omega, nu) - (omega, nu)_ref| LS",
        multiplier_distance,
        multiplier_bound);
+  if (inequality_multiplier_distance >= 0.0) {
+    row2("|mu - mu_ref| LS (inequalities)",
+         inequality_multiplier_distance,
+         multiplier_bound);
+  }
+  if (bound_multiplier_distance >= 0.0) {
+    row2("|(z_L, z_U) - ref| LS (bounds)",
+         bound_multiplier_distance,
+         multiplier_bound);
+  }
   std::snprintf(line,
                 sizeof(line),
                 "%-34s %22s\n",
-                "sigma_min(J_h(z_ref))",
+                "sigma_min(J_active(z_ref))",
                 FormatNumber(constraint_jacobian_sigma_min).c_str());
   os << line;
   os << "\n" << verdict << "\n";
@@ -413,6 +486,18 @@ nlohmann::json CrossCheckToJson(const CrossCheck::Summary& result) {
       {"omega_least_squares", ToVector(r.kkt.least_squares_multipliers.omega)},
       {"nu_least_squares", ToVector(r.kkt.least_squares_multipliers.nu)},
   };
+  // Bound multipliers only for problems with bounds, so files of
+  // unbounded problems stay as they were.
+  if (r.kkt.solver_multipliers.bound_lower.size() > 0) {
+    kkt["bound_lower"] = ToVector(r.kkt.solver_multipliers.bound_lower);
+    kkt["bound_upper"] = ToVector(r.kkt.solver_multipliers.bound_upper);
+  }
+  if (r.kkt.least_squares_multipliers.bound_lower.size() > 0) {
+    kkt["bound_lower_least_squares"] =
+        ToVector(r.kkt.least_squares_multipliers.bound_lower);
+    kkt["bound_upper_least_squares"] =
+        ToVector(r.kkt.least_squares_multipliers.bound_upper);
+  }
   nlohmann::json reference = {
       {"termination", TerminationTypeName(r.termination_type)},
       {"message", r.message},
@@ -444,6 +529,14 @@ nlohmann::json CrossCheckToJson(const CrossCheck::Summary& result) {
       {"agree", result.agree},
       {"verdict", result.verdict},
   };
+  // Only for problems with inequalities / bounds (see above).
+  if (result.inequality_multiplier_distance >= 0.0) {
+    agreement["inequality_multiplier_distance"] =
+        result.inequality_multiplier_distance;
+  }
+  if (result.bound_multiplier_distance >= 0.0) {
+    agreement["bound_multiplier_distance"] = result.bound_multiplier_distance;
+  }
   return {{"reference", reference}, {"agreement", agreement}};
 }
 

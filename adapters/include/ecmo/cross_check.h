@@ -22,10 +22,13 @@
 //
 //   eps = error_bound_constant * sqrt(K_s + K_r),
 //   G   = max(1, ||grad F(z_ref)||_F)       (objective Jacobian, Frobenius),
-//   M   = 1 + ||(omega, nu)_ref||_2 + 1 / sigma_min(J_h(z_ref))
-//         (least-squares multipliers; sigma_min is the smallest singular
-//          value of the q x k constraint Jacobian, the term is dropped when
-//          q = 0 or q k > 4e6, and it is +inf when J_h is rank deficient).
+//   M   = 1 + ||(omega, nu, z_L, z_U)_ref||_2 + 1 / sigma_min(J_a(z_ref))
+//         (least-squares multipliers; J_a is the Jacobian of the active
+//          constraints: the q equality rows, the inequality rows with a
+//          positive reference multiplier and a unit row per bound with a
+//          positive reference multiplier; sigma_min is its smallest
+//          singular value, the term is dropped when nothing is active or
+//          m k > 4e6, and it is +inf when J_a is rank deficient).
 //
 // The result agrees iff both runs returned a usable point, the solver's
 // point is approximately stationary, K_s <= max_solver_kkt_residual_sq, and
@@ -33,7 +36,21 @@
 //   z_distance          <= max(z_tolerance,          eps),
 //   objective_distance  <= max(objective_tolerance,  G * eps),
 //   rho_difference      <= max(objective_tolerance,  G * eps),
-//   multiplier_distance <= max(multiplier_tolerance, M * eps).
+//   multiplier_distance <= max(multiplier_tolerance, M * eps),
+//
+// and, for a problem with inequality constraints c <= 0 and / or bounds,
+// the inequalities' multipliers (the last p entries of nu, also part of
+// multiplier_distance) and the bound multipliers (z_L, z_U) against the
+// same bound as nu:
+//
+//   inequality_multiplier_distance <= max(multiplier_tolerance, M * eps),
+//   bound_multiplier_distance      <= max(multiplier_tolerance, M * eps),
+//
+// each named in the verdict ("|mu - mu_ref| (inequalities)",
+// "|(z_L, z_U) - (z_L, z_U)_ref| (bounds)"). Both runs' least-squares
+// multipliers are compared (ecmo/kkt.h computes them for any solver, also
+// one without bound multipliers of its own), so a strategy is judged on its
+// point, not on how it reports multipliers.
 //
 // Rationale: near a KKT point satisfying LICQ and second-order sufficiency
 // the distance to the solution (in z and in the multipliers) is bounded by
@@ -98,13 +115,19 @@ class CrossCheck {
     double z_distance = -1.0;
     double objective_distance = -1.0;
     double multiplier_distance = -1.0;
+    // ||mu_LS - mu_ref,LS||_2 over the p inequality multipliers (the last p
+    // entries of nu) and ||(z_L, z_U)_LS - (z_L, z_U)_ref,LS||_2 over the
+    // bound multipliers; -1 when the problem has no inequality constraints
+    // / no bounds or a run returned no point.
+    double inequality_multiplier_distance = -1.0;
+    double bound_multiplier_distance = -1.0;
 
     // The bounds the distances were compared with (see the top of the file).
     double z_bound = -1.0;
     double objective_bound = -1.0;
     double multiplier_bound = -1.0;
-    // Smallest singular value of J_h at the reference point (see M above);
-    // -1 when not computed.
+    // Smallest singular value of the active constraints' Jacobian J_a at
+    // the reference point (see M above); -1 when not computed.
     double constraint_jacobian_sigma_min = -1.0;
 
     bool agree = false;
@@ -172,10 +195,15 @@ CrossCheck::Summary CrossCheck(const CrossCheck::Options& options,
 //                objective_evaluations, gradient_evaluations,
 //                wall_time_seconds, rho, z[], objectives[], constraint_norm,
 //                kkt: {residual_sq, residual_sq_least_squares, omega[], nu[],
-//                      omega_least_squares[], nu_least_squares[]}},
+//                      omega_least_squares[], nu_least_squares[],
+//                      with bounds: bound_lower[], bound_upper[],
+//                      bound_lower_least_squares[],
+//                      bound_upper_least_squares[]}},
 //  "agreement": {z_distance, objective_distance, multiplier_distance,
 //                rho_difference, z_bound, objective_bound, multiplier_bound,
-//                constraint_jacobian_sigma_min, agree, verdict}}
+//                constraint_jacobian_sigma_min, agree, verdict,
+//                with inequalities: inequality_multiplier_distance,
+//                with bounds: bound_multiplier_distance}}
 // with the key names of the point schema of ecmo/result_writer.h (the
 // solver's point itself is written by ecmo::SummaryToJson). Distances that
 // could not be computed are -1.
