@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <exception>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <sstream>
@@ -208,7 +209,13 @@ bool SetIpoptOptions(const IpoptReference::Options& options,
   if (options.mumps_mem_percent >= 0) {
     set_integer("mumps_mem_percent", options.mumps_mem_percent);
   }
+  // Ipopt relaxes every bound by 1e-8 relative by default; without that
+  // its iterates, hence the returned z, stay inside the bounds and the
+  // inequality rows' slacks exactly (the KKT function measures violations).
   set_numeric("bound_relax_factor", 0.0);
+  // A fixed component (l_i = u_i) as an equality row: Ipopt 3.11's default
+  // (make_parameter) drops it and reports z_L = z_U = 0 for it.
+  set_string("fixed_variable_treatment", "make_constraint");
   if (warm_start) {
     set_string("warm_start_init_point", "yes");
     set_numeric("warm_start_bound_push", options.warm_start_bound_push);
@@ -558,6 +565,13 @@ std::string IpoptReference::Summary::FullReport() const {
   report.Row("Parameters (k)", std::to_string(num_parameters));
   report.Row("Objectives (S)", std::to_string(num_objectives));
   report.Row("Constraint residuals (q)", std::to_string(num_constraints));
+  if (num_inequality_constraints > 0) {
+    report.Row("  of which inequalities (p)",
+               std::to_string(num_inequality_constraints));
+  }
+  if (num_bounded_parameters > 0) {
+    report.Row("Bounded parameters", std::to_string(num_bounded_parameters));
+  }
   report.Row("Preference lambda", FormatVector(preference));
   report.Row("Objective offset", FormatVector(objective_offset_used));
   report.Section("Ipopt");
@@ -589,6 +603,11 @@ std::string IpoptReference::Summary::FullReport() const {
   report.Row("  ||h(z)||_inf", FormatNumber(constraint_max_norm));
   report.Row("  omega (Ipopt)", FormatVector(omega));
   report.Row("  nu (Ipopt)", FormatVector(nu));
+  if (bound_lower.size() > 0) {
+    report.Row("  z_L / z_U (Ipopt), max",
+               FormatNumber(bound_lower.maxCoeff()) + " / " +
+                   FormatNumber(bound_upper.maxCoeff()));
+  }
   internal::WriteKktBlocks(kkt, "Ipopt", &report);
   report.Row("  omega (least squares)",
              FormatVector(kkt.least_squares_multipliers.omega));
@@ -623,10 +642,23 @@ void Solve(const IpoptReference::Options& options,
   }
   const int k = evaluator->NumParameters();
   const int S = evaluator->NumObjectives();
+  // m = q + p rows of g = (h, c); the last p are inequalities c <= 0.
   const int q = evaluator->NumConstraints();
   summary->num_parameters = k;
   summary->num_objectives = S;
   summary->num_constraints = q;
+  summary->num_inequality_constraints = evaluator->NumInequalityConstraints();
+  const bool has_bounds = evaluator->HasBounds() &&
+                          evaluator->lower_bounds().size() == k &&
+                          evaluator->upper_bounds().size() == k;
+  if (has_bounds) {
+    summary->num_bounded_parameters =
+        static_cast<int>(((evaluator->lower_bounds().array() >
+                           -std::numeric_limits<double>::infinity()) ||
+                          (evaluator->upper_bounds().array() <
+                           std::numeric_limits<double>::infinity()))
+                             .count());
+  }
   if (S < 1) return fail("The problem has no objectives.");
   if (!ValidatePreference(preference, S, &error)) return fail(error);
   // The offset (-r): Options::objective_offset, or minus
@@ -664,6 +696,10 @@ void Solve(const IpoptReference::Options& options,
                   " is not finite; initialize every parameter block.");
     }
   }
+  // As ecmo::Solve does: a start point outside the bounds is projected
+  // onto them, so that the default rho0 and certificate scales are taken
+  // at the point Ipopt starts from (Ipopt would move it inside anyway).
+  evaluator->ProjectOntoBounds(z0.data());
   std::vector<WcTnlp::NormConstraint> norms;
   if (!ManifoldNormConstraints(evaluator, z0, &norms, &error)) {
     return fail(error);
@@ -704,7 +740,7 @@ void Solve(const IpoptReference::Options& options,
       return fail("IpoptReference::Options::initial_nu has " +
                   std::to_string(options.initial_nu.size()) +
                   " entries but the problem has " + std::to_string(q) +
-                  " constraint residuals.");
+                  " constraint residuals (equalities, then inequalities).");
     }
     warm_start.omega =
         Eigen::Map<const Eigen::VectorXd>(options.initial_omega.data(), S);
@@ -850,7 +886,18 @@ void Solve(const IpoptReference::Options& options,
     summary->z = Eigen::Map<const Eigen::VectorXd>(x.data() + 1, k);
     // Same convention as the paper: no sign change (see the header).
     summary->omega = Eigen::Map<const Eigen::VectorXd>(ipopt_lambda.data(), S);
+    // Equalities, then the inequalities' multipliers (>= 0, as Ipopt's for
+    // a row with g_u = 0 and g_l = -inf).
     summary->nu = Eigen::Map<const Eigen::VectorXd>(ipopt_lambda.data() + S, q);
+    // Ipopt's z_L and z_U are ecmo's bound_lower / bound_upper as they are
+    // (both conventions: grad L = ... - z_L + z_U, z_L, z_U >= 0).
+    if (has_bounds && static_cast<int>(tnlp->solution_z_lower().size()) == k &&
+        static_cast<int>(tnlp->solution_z_upper().size()) == k) {
+      summary->bound_lower =
+          Eigen::Map<const Eigen::VectorXd>(tnlp->solution_z_lower().data(), k);
+      summary->bound_upper =
+          Eigen::Map<const Eigen::VectorXd>(tnlp->solution_z_upper().data(), k);
+    }
     summary->manifold_multipliers = Eigen::Map<const Eigen::VectorXd>(
         ipopt_lambda.data() + S + q, num_norms);
 
@@ -867,6 +914,8 @@ void Solve(const IpoptReference::Options& options,
     KktMultipliers multipliers;
     multipliers.omega = summary->omega;
     multipliers.nu = summary->nu;
+    multipliers.bound_lower = summary->bound_lower;
+    multipliers.bound_upper = summary->bound_upper;
     ok = ok && ComputeKktReport(evaluator,
                                 lambda,
                                 offset,
@@ -878,8 +927,11 @@ void Solve(const IpoptReference::Options& options,
                                 sigma);
     if (ok) {
       summary->objectives = f;
-      summary->constraint_norm = h.norm();
-      summary->constraint_max_norm = q > 0 ? h.cwiseAbs().maxCoeff() : 0.0;
+      // h, then max(0, c): what violates the constraints.
+      const Eigen::VectorXd violation = evaluator->ConstraintViolation(h);
+      summary->constraint_norm = violation.norm();
+      summary->constraint_max_norm =
+          q > 0 ? violation.cwiseAbs().maxCoeff() : 0.0;
       summary->certificate =
           summary->kkt.BestCertificate(options.stationarity_tolerance,
                                        options.complementarity_tolerance,

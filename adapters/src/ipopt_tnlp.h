@@ -23,8 +23,16 @@
 namespace ecmo {
 namespace internal {
 
-// Ipopt treats any bound of magnitude >= 1e19 as infinite.
+// Ipopt treats any bound of magnitude >= 1e19 (its default
+// nlp_lower_bound_inf / nlp_upper_bound_inf) as infinite.
 constexpr double kIpoptInfinity = 2e19;
+
+// A bound of z as Ipopt receives it: +-inf (unbounded) becomes
+// +-kIpoptInfinity, finite values pass unchanged.
+inline double IpoptBound(double bound) {
+  if (std::isfinite(bound)) return bound;
+  return bound > 0.0 ? kIpoptInfinity : -kIpoptInfinity;
+}
 
 // The WC problem as an Ipopt TNLP over w = (rho, z). See the header for the
 // formulation and the multiplier convention.
@@ -38,6 +46,7 @@ class WcTnlp : public Ipopt::TNLP {
         k_(evaluator->NumParameters()),
         S_(evaluator->NumObjectives()),
         q_(evaluator->NumConstraints()),
+        p_(evaluator->NumInequalityConstraints()),
         lambda_(lambda),
         offset_(offset),
         f_(S_),
@@ -66,8 +75,9 @@ class WcTnlp : public Ipopt::TNLP {
   int hessian_nonzeros() const { return static_cast<int>(hess_rows_.size()); }
 
   // Evaluates at z0 (with gradients), fixes the Jacobian sparsity and sets
-  // the start point (rho is set by set_start_rho). Returns false with the
-  // evaluator's message on failure.
+  // the start point (rho is set by set_start_rho). warm_start->nu has size
+  // m (equalities, then inequalities). Returns false with the evaluator's
+  // message on failure.
   bool Setup(const Eigen::VectorXd& z0,
              const KktMultipliers* warm_start,
              std::string* error) {
@@ -98,6 +108,13 @@ class WcTnlp : public Ipopt::TNLP {
   const std::vector<double>& solution_x() const { return solution_x_; }
   const std::vector<double>& solution_lambda() const {
     return solution_lambda_;
+  }
+  // Ipopt's z_L and z_U over z (size k; rho's entries dropped).
+  const std::vector<double>& solution_z_lower() const {
+    return solution_z_lower_;
+  }
+  const std::vector<double>& solution_z_upper() const {
+    return solution_z_upper_;
   }
   int iterations() const { return iterations_; }
   const std::string& last_error() const { return last_error_; }
@@ -143,11 +160,20 @@ class WcTnlp : public Ipopt::TNLP {
       x_l[j] = -kIpoptInfinity;
       x_u[j] = kIpoptInfinity;
     }
-    for (int s = 0; s < S_; ++s) {
-      g_l[s] = -kIpoptInfinity;
-      g_u[s] = 0.0;
+    // z's bounds (rho, x[0], stays free).
+    if (evaluator_->HasBounds()) {
+      const Eigen::VectorXd& lower = evaluator_->lower_bounds();
+      const Eigen::VectorXd& upper = evaluator_->upper_bounds();
+      for (int j = 0; j < k_; ++j) {
+        x_l[1 + j] = IpoptBound(lower[j]);
+        x_u[1 + j] = IpoptBound(upper[j]);
+      }
     }
-    for (int i = S_; i < m; ++i) g_l[i] = g_u[i] = 0.0;
+    // Rows: the S Chebyshev rows and the p inequality rows c <= 0 as
+    // g <= 0; the equality rows of h and the norm rows as g = 0.
+    for (int i = 0; i < m; ++i) g_l[i] = g_u[i] = 0.0;
+    for (int s = 0; s < S_; ++s) g_l[s] = -kIpoptInfinity;
+    for (int i = q_ - p_; i < q_; ++i) g_l[S_ + i] = -kIpoptInfinity;
     return true;
   }
 
@@ -162,7 +188,9 @@ class WcTnlp : public Ipopt::TNLP {
                           Ipopt::Number* lambda) override {
     if (init_x) std::copy(start_x_.begin(), start_x_.end(), x);
     if (init_z) {
-      // No finite variable bounds: these multipliers are unused.
+      // Only asked for with a warm start; Ipopt pushes these away from 0
+      // by warm_start_mult_bound_push on bounded components and ignores
+      // them on unbounded ones.
       std::fill(z_L, z_L + n, 0.0);
       std::fill(z_U, z_U + n, 0.0);
     }
@@ -259,7 +287,9 @@ class WcTnlp : public Ipopt::TNLP {
   }
 
   // The Hessian of Ipopt's Lagrangian: rho is linear, so only the z block,
-  // sum_s lambda^ipopt_s lambda_s grad^2 f_s + sum_i nu_i grad^2 h_i, plus
+  // sum_s lambda^ipopt_s lambda_s grad^2 f_s + sum_i nu_i grad^2 g_i (over
+  // the m rows of g = (h, c): an inequality row enters like an equality,
+  // its multiplier times its Hessian; bounds are linear), plus
   // 2 lambda^ipopt_b I on every norm-constrained block.
   bool eval_h(Ipopt::Index /*n*/,
               const Ipopt::Number* x,
@@ -378,8 +408,8 @@ class WcTnlp : public Ipopt::TNLP {
   void finalize_solution(Ipopt::SolverReturn /*status*/,
                          Ipopt::Index n,
                          const Ipopt::Number* x,
-                         const Ipopt::Number* /*z_L*/,
-                         const Ipopt::Number* /*z_U*/,
+                         const Ipopt::Number* z_L,
+                         const Ipopt::Number* z_U,
                          Ipopt::Index m,
                          const Ipopt::Number* /*g*/,
                          const Ipopt::Number* lambda,
@@ -389,6 +419,11 @@ class WcTnlp : public Ipopt::TNLP {
     if (x == nullptr || lambda == nullptr) return;
     solution_x_.assign(x, x + n);
     solution_lambda_.assign(lambda, lambda + m);
+    // Ipopt's bound multipliers (>= 0, 0 on infinite bounds), without rho's.
+    solution_z_lower_.assign(n - 1, 0.0);
+    solution_z_upper_.assign(n - 1, 0.0);
+    if (z_L != nullptr) std::copy(z_L + 1, z_L + n, solution_z_lower_.begin());
+    if (z_U != nullptr) std::copy(z_U + 1, z_U + n, solution_z_upper_.begin());
     has_solution_ = true;
   }
 
@@ -489,9 +524,9 @@ class WcTnlp : public Ipopt::TNLP {
     for (int j = 0; j < k_; ++j) color_columns_[next[color[j]]++] = j;
   }
 
-  // Fixes the sparsity of J_h: the union of the evaluator's Jacobian blocks
-  // (duplicates, e.g. a parameter block used twice by one term, are merged),
-  // or dense q x k for a general evaluator.
+  // Fixes the sparsity of J_g (equality and inequality rows alike): the union
+  // of the evaluator's Jacobian blocks (duplicates, e.g. a parameter block used
+  // twice by one term, are merged), or dense q x k for a general evaluator.
   void BuildJacobianStructure() {
     h_rows_.clear();
     h_cols_.clear();
@@ -604,7 +639,8 @@ class WcTnlp : public Ipopt::TNLP {
   ProblemEvaluator* problem_evaluator_;
   const int k_;
   const int S_;
-  const int q_;
+  const int q_;  // m: rows of g = (h, c), equalities first
+  const int p_;  // inequality rows, the last p of g
   const Eigen::VectorXd lambda_;
   const Eigen::VectorXd offset_;
 
@@ -647,6 +683,8 @@ class WcTnlp : public Ipopt::TNLP {
   bool has_solution_ = false;
   std::vector<double> solution_x_;
   std::vector<double> solution_lambda_;
+  std::vector<double> solution_z_lower_;
+  std::vector<double> solution_z_upper_;
 };
 
 }  // namespace internal

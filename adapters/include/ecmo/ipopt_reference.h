@@ -20,24 +20,45 @@
 // Ipopt sees the variables w = (rho, z) in R^(1+k), the objective rho and the
 // constraints
 //
-//   g_s(w)     = lambda_s (f_s(z) + offset_s) - rho <= 0,   s = 1..S,
-//   g_(S+i)(w) = h_i(z)                              = 0,   i = 1..q.
+//   g_s(w)       = lambda_s (f_s(z) + offset_s) - rho <= 0,   s = 1..S,
+//   g_(S+i)(w)   = h_i(z)                              = 0,   i = 1..q,
+//   g_(S+q+j)(w) = c_j(z)                              <= 0,  j = 1..p,
+//
+// (the m = q + p rows of the evaluator's constraint vector g = (h, c), see
+// Evaluator::NumConstraints; the inequality rows get g_l = -inf, g_u = 0)
+// and the variable bounds l <= z <= u of the evaluator
+// (Evaluator::lower_bounds / upper_bounds) as x_l / x_u, with +-inf passed
+// as Ipopt's infinity +-2e19 (beyond its nlp_lower/upper_bound_inf of
+// +-1e19) and rho unbounded. Ipopt's bound_relax_factor is set to 0, so its
+// iterates, and hence the returned z, lie inside the bounds exactly (Ipopt
+// would otherwise relax every bound by 1e-8 relative and clip the final
+// point back only through honor_original_bounds). A fixed component
+// (l_i = u_i) becomes an equality row for Ipopt ("fixed_variable_treatment
+// make_constraint"), so it keeps its value exactly and its force comes back
+// in z_L / z_U; with Ipopt's default ("make_parameter") 3.11 reports zero
+// multipliers for it, which would leave its stationarity entry unbalanced
+// (tested).
 //
 // Every value and derivative comes from the ecmo::Evaluator (values,
-// objective gradients and the Jacobian blocks of h), so the reference solves
+// objective gradients and the Jacobian blocks of g), so the reference solves
 // exactly the problem the strategies see.
 //
 // Multiplier convention. Ipopt's Lagrangian is rho + sum_j lambda^ipopt_j
-// g_j(w), which is term by term the paper's Lagrangian
-// rho + sum_s omega_s (lambda_s f_s - rho) + nu^T h (see ecmo/kkt.h). Hence
+// g_j(w) - z_L^T (z - l) + z_U^T (z - u) with z_L, z_U >= 0, which is term
+// by term the paper's Lagrangian rho + sum_s omega_s (lambda_s f_s - rho) +
+// nu^T g with ecmo/kkt.h's bound terms. Hence
 //
-//   omega_s = lambda^ipopt_s        (>= 0; positive on active inequalities),
-//   nu_i    = lambda^ipopt_(S+i),
+//   omega_s     = lambda^ipopt_s      (>= 0; positive on active rows),
+//   nu_i        = lambda^ipopt_(S+i)  (i = 1..q + p; the inequalities'
+//                                      are >= 0),
+//   bound_lower = z_L,  bound_upper = z_U   (over z; rho's are dropped),
 //
-// with no sign flip, and Summary::omega / Summary::nu are in the paper's
-// convention. Example (tested): f1 = |z - (2, 1)|^2, f2 = |z - (2, -1)|^2,
-// h = 1 - |z|^2, lambda = (1/2, 1/2) gives z = (1, 0), rho = 1,
-// omega = (1/2, 1/2), nu = -1/2.
+// with no sign flip, and Summary::omega / nu / bound_lower / bound_upper are
+// in the convention of KktMultipliers. Examples (tested):
+// f1 = |z - (2, 1)|^2, f2 = |z - (2, -1)|^2, h = 1 - |z|^2,
+// lambda = (1/2, 1/2) gives z = (1, 0), rho = 1, omega = (1/2, 1/2),
+// nu = -1/2; tests/ipopt_bounds_test.cc derives bound and inequality
+// multipliers by hand and checks these signs.
 //
 // Output. Ipopt never prints anything unless Options::print_level > 0: the
 // banner is suppressed ("sb yes") and no console journal is created. Option
@@ -185,7 +206,9 @@ class IpoptReference {
     // Warm start of the multipliers (paper convention, see above). If
     // initial_omega is not empty (size S, entries >= 0) Ipopt starts from
     // these multipliers ("warm_start_init_point yes") and initial_nu (size
-    // q; empty means zeros) with the push and barrier options below, which
+    // m = q + p, the equalities' then the inequalities'; empty means
+    // zeros; bound multipliers start at 0 and are pushed by
+    // warm_start_bound_push) with the push and barrier options below, which
     // keep a good start point from being moved back into the interior.
     std::vector<double> initial_omega;
     std::vector<double> initial_nu;
@@ -249,9 +272,14 @@ class IpoptReference {
     KktCertificate certificate;
     bool certified = false;
 
-    int num_parameters = -1;   // k
-    int num_objectives = -1;   // S
-    int num_constraints = -1;  // q
+    int num_parameters = -1;  // k
+    int num_objectives = -1;  // S
+    // Constraint residuals m = q + p (as Solver::Summary), of which p are
+    // inequalities c(z) <= 0.
+    int num_constraints = -1;
+    int num_inequality_constraints = 0;
+    // Components of z with a finite lower or upper bound.
+    int num_bounded_parameters = 0;
 
     // Preference as used (renormalized to sum 1) and the objective offset.
     std::vector<double> preference;
@@ -265,19 +293,27 @@ class IpoptReference {
     double total_time_in_seconds = -1.0;
 
     double initial_rho = 0.0;
-    // Final point: rho, z, the user's (unshifted) objectives F(z) and
-    // the constraint norms. Empty / NaN / -1 when Ipopt returned no point.
+    // Final point: rho, z (inside the bounds), the user's (unshifted)
+    // objectives F(z) and the constraint norms. Empty / NaN / -1 when Ipopt
+    // returned no point.
     double final_rho = std::numeric_limits<double>::quiet_NaN();
     Eigen::VectorXd z;
     Eigen::VectorXd objectives;
-    // ||h(z)||_2 and ||h(z)||_inf at the final point.
+    // ||v||_2 and ||v||_inf of the violation v = (h(z), max(0, c(z))) at
+    // the final point (Evaluator::ConstraintViolation).
     double constraint_norm = -1.0;
     double constraint_max_norm = -1.0;
 
     // Ipopt's multipliers in the paper's convention (see the top of this
-    // file): omega (S) for the inequalities, nu (q) for h.
+    // file): omega (S) for the WC rows, nu (m) for h then c (the last p
+    // entries, >= 0), and Ipopt's bound multipliers z_L (bound_lower) and
+    // z_U (bound_upper), size k, >= 0, zero on unbounded components; empty
+    // when the evaluator has no bounds. All four go to the KKT report as the
+    // solver's multipliers (kkt.solver_multipliers).
     Eigen::VectorXd omega;
     Eigen::VectorXd nu;
+    Eigen::VectorXd bound_lower;
+    Eigen::VectorXd bound_upper;
     // Norm equalities the reference added for blocks with a quaternion or
     // sphere manifold (see Solve), one per block, and their multipliers.
     // They do not enter the KKT report: their gradients (2 z_b) are normal
