@@ -84,7 +84,9 @@ class Quadratic final : public ceres::FirstOrderFunction {
  public:
   Quadratic(Eigen::MatrixXd a, Eigen::VectorXd b)
       : a_(std::move(a)), b_(std::move(b)) {}
-  bool Evaluate(const double* x, double* cost, double* gradient) const override {
+  bool Evaluate(const double* x,
+                double* cost,
+                double* gradient) const override {
     Eigen::Map<const Eigen::VectorXd> xv(x, b_.size());
     *cost = 0.5 * xv.dot(a_ * xv) - b_.dot(xv);
     if (gradient != nullptr) {
@@ -108,7 +110,9 @@ class Rosenbrock final : public ceres::FirstOrderFunction {
     lower_ = lower;
     upper_ = upper;
   }
-  bool Evaluate(const double* x, double* cost, double* gradient) const override {
+  bool Evaluate(const double* x,
+                double* cost,
+                double* gradient) const override {
     ++evaluations_;
     if (lower_ != nullptr) {
       for (int i = 0; i < n_; ++i) {
@@ -241,7 +245,8 @@ TEST(BoxLbfgs, IllConditionedQuadraticWithoutBounds) {
   for (int i = 0; i < n; ++i) {
     for (int j = 0; j < n; ++j) m(i, j) = std::cos(0.3 + 1.7 * i * j + i);
   }
-  const Eigen::MatrixXd q = Eigen::HouseholderQR<Eigen::MatrixXd>(m).householderQ();
+  const Eigen::MatrixXd q =
+      Eigen::HouseholderQR<Eigen::MatrixXd>(m).householderQ();
   Eigen::VectorXd eigenvalues(n);
   for (int i = 0; i < n; ++i) eigenvalues[i] = std::pow(1e4, i / (n - 1.0));
   const Eigen::MatrixXd a = q * eigenvalues.asDiagonal() * q.transpose();
@@ -261,8 +266,7 @@ TEST(BoxLbfgs, IllConditionedQuadraticWithoutBounds) {
   // Null bounds and all-infinite bounds are the same problem.
   solver.Minimize(f, nullptr, nullptr, nullptr, x.data(), &summary);
   EXPECT_EQ(summary.termination_type, ceres::CONVERGENCE) << summary.message;
-  EXPECT_LE((x - reference).lpNorm<Eigen::Infinity>(), 1e-8)
-      << summary.message;
+  EXPECT_LE((x - reference).lpNorm<Eigen::Infinity>(), 1e-8) << summary.message;
   const Eigen::VectorXd lo = Eigen::VectorXd::Constant(n, -kInf);
   const Eigen::VectorXd hi = Eigen::VectorXd::Constant(n, kInf);
   Eigen::VectorXd x2 = Eigen::VectorXd::Zero(n);
@@ -308,7 +312,8 @@ TEST(BoxLbfgs, RosenbrockWithBoundCuttingOffTheMinimum) {
   ASSERT_TRUE(f.Evaluate(x, &cost, g));
   // KKT: the projected gradient vanishes, the bound multiplier has the sign
   // of an active upper bound and the close-form value.
-  const double projected0 = x[0] - std::min(upper[0], std::max(lower[0], x[0] - g[0]));
+  const double projected0 =
+      x[0] - std::min(upper[0], std::max(lower[0], x[0] - g[0]));
   EXPECT_LE(std::abs(projected0), 1e-12);
   EXPECT_LE(std::abs(g[1]), 1e-7);
   EXPECT_NEAR(-g[0], 1.0, 1e-7);
@@ -359,7 +364,9 @@ TEST(BoxLbfgs, IteratesStayInsideTheBox) {
 // times).
 class FlatOutside final : public ceres::FirstOrderFunction {
  public:
-  bool Evaluate(const double* x, double* cost, double* gradient) const override {
+  bool Evaluate(const double* x,
+                double* cost,
+                double* gradient) const override {
     *cost = 0.0;
     for (int i = 0; i < 3; ++i) {
       if (x[i] < 0.5) {
@@ -444,7 +451,9 @@ TEST(BoxLbfgs, IterationBudget) {
 // Rosenbrock that sleeps 1 ms per evaluation.
 class SlowRosenbrock final : public ceres::FirstOrderFunction {
  public:
-  bool Evaluate(const double* x, double* cost, double* gradient) const override {
+  bool Evaluate(const double* x,
+                double* cost,
+                double* gradient) const override {
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
     return inner_.Evaluate(x, cost, gradient);
   }
@@ -463,9 +472,9 @@ TEST(BoxLbfgs, TimeBudget) {
   double x[2] = {-1.2, 1.0};
   const auto start = std::chrono::steady_clock::now();
   solver.Minimize(f, nullptr, nullptr, nullptr, x, &summary);
-  const double elapsed = std::chrono::duration<double>(
-                             std::chrono::steady_clock::now() - start)
-                             .count();
+  const double elapsed =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
   EXPECT_EQ(summary.termination_type, ceres::NO_CONVERGENCE) << summary.message;
   // Unconstrained Rosenbrock needs more than 10 evaluations; a line search
   // takes at most 20 (20 ms) past the budget.

@@ -232,17 +232,17 @@ bool BoxLbfgs::LineSearch(double t0, double slope0, Trial* accepted) {
   // same test for a quadratic), judges the step by the slope instead.
   const double noise = kCostNoise * std::abs(cost_);
   auto sufficient = [&](const Trial& trial) {
-    const double decrease =
-        bounded_ ? (g_.array() * (x_trial_ - x_).array()).sum()
-                 : trial.t * slope0;
+    const double decrease = bounded_
+                                ? (g_.array() * (x_trial_ - x_).array()).sum()
+                                : trial.t * slope0;
     return trial.cost <= cost_ + c1 * decrease ||
            (trial.cost <= cost_ + noise &&
             trial.slope <= (1.0 - 2.0 * c1) * -slope0);
   };
   // Worse than lo beyond the rounding level of f.
   auto worse = [&](const Trial& trial, const Trial& lo) {
-    return lo.t > 0.0 && (noise > 0.0 ? trial.cost > lo.cost + noise
-                                      : trial.cost >= lo.cost);
+    return lo.t > 0.0 &&
+           (noise > 0.0 ? trial.cost > lo.cost + noise : trial.cost >= lo.cost);
   };
   auto curvature = [&](const Trial& trial) {
     return std::abs(trial.slope) <= -c2 * slope0;
@@ -362,13 +362,15 @@ void BoxLbfgs::UpdateMemory() {
 bool BoxLbfgs::BudgetExhausted(Summary* summary) {
   if (summary->iterations >= options_.max_num_iterations) {
     summary->termination_type = ceres::NO_CONVERGENCE;
-    SetMessage(summary, "Maximum number of iterations reached (%d).",
+    SetMessage(summary,
+               "Maximum number of iterations reached (%d).",
                options_.max_num_iterations);
     return true;
   }
   if (Now() - start_time_ >= options_.max_solver_time_in_seconds) {
     summary->termination_type = ceres::NO_CONVERGENCE;
-    SetMessage(summary, "Maximum solver time reached (%g s).",
+    SetMessage(summary,
+               "Maximum solver time reached (%g s).",
                options_.max_solver_time_in_seconds);
     return true;
   }
@@ -413,13 +415,14 @@ bool BoxLbfgs::Converged(double step_norm,
     SetMessage(summary,
                "Gradient tolerance reached: projected gradient max norm "
                "%.6e <= %.6e.",
-               gradient_max_norm, options_.gradient_tolerance);
+               gradient_max_norm,
+               options_.gradient_tolerance);
     return true;
   }
   if (summary->iterations == 0) return false;
   const double x_norm = x_.norm();
-  if (step_norm <= options_.parameter_tolerance *
-                       (x_norm + options_.parameter_tolerance)) {
+  if (step_norm <=
+      options_.parameter_tolerance * (x_norm + options_.parameter_tolerance)) {
     summary->termination_type = ceres::CONVERGENCE;
     SetMessage(summary,
                "Parameter tolerance reached: |step| / |x| = %.6e <= %.6e.",
@@ -461,8 +464,10 @@ bool BoxLbfgs::SetUpBounds(const double* lower,
     if (!(lower_box_[i] <= upper_box_[i])) {
       summary->termination_type = ceres::FAILURE;
       SetMessage(summary,
-                 "Invalid bounds for x[%d]: lower %g must be <= upper %g.", i,
-                 lower_box_[i], upper_box_[i]);
+                 "Invalid bounds for x[%d]: lower %g must be <= upper %g.",
+                 i,
+                 lower_box_[i],
+                 upper_box_[i]);
       return false;
     }
   }
@@ -532,7 +537,8 @@ void BoxLbfgs::Minimize(const ceres::FirstOrderFunction& function,
       SetMessage(summary,
                  "No descent direction: directional derivative %.6e with "
                  "projected gradient max norm %.6e.",
-                 slope0, gradient_max_norm);
+                 slope0,
+                 gradient_max_norm);
       break;
     }
     // Ceres' initial step: scaled to the gradient without curvature
@@ -555,7 +561,8 @@ void BoxLbfgs::Minimize(const ceres::FirstOrderFunction& function,
                  "||d||_inf) along the %s direction decreases the cost "
                  "%.16e sufficiently (directional derivative %.6e).",
                  options_.min_line_search_step_size,
-                 memory_size_ > 0 ? "L-BFGS" : "steepest-descent", cost_,
+                 memory_size_ > 0 ? "L-BFGS" : "steepest-descent",
+                 cost_,
                  slope0);
       break;
     }

@@ -206,16 +206,16 @@ class BoxLbfgs {
   Summary* summary_ = nullptr;
 
   // Workspace, sized by Resize.
-  Eigen::VectorXd x_, g_, d_;            // iterate, gradient, direction
-  Eigen::VectorXd x_trial_, g_trial_;    // line search trial
-  Eigen::VectorXd x_best_, g_best_;      // best acceptable trial so far
+  Eigen::VectorXd x_, g_, d_;          // iterate, gradient, direction
+  Eigen::VectorXd x_trial_, g_trial_;  // line search trial
+  Eigen::VectorXd x_best_, g_best_;    // best acceptable trial so far
   // Bounded calls only (sized on the first one): the box with -inf / +inf
   // for missing sides, and the free set (1 free, 0 fixed).
   Eigen::VectorXd lower_box_, upper_box_, free_;
-  Eigen::MatrixXd s_, y_;                // L-BFGS pairs, columns (ring)
-  Eigen::VectorXd sy_, alpha_;           // s^T y per pair; two-loop scratch
-  int memory_size_ = 0;                  // pairs stored
-  int memory_next_ = 0;                  // ring position of the next pair
+  Eigen::MatrixXd s_, y_;       // L-BFGS pairs, columns (ring)
+  Eigen::VectorXd sy_, alpha_;  // s^T y per pair; two-loop scratch
+  int memory_size_ = 0;         // pairs stored
+  int memory_next_ = 0;         // ring position of the next pair
   double cost_ = 0.0;
   double previous_cost_ = 0.0;
   char message_buffer_[320];

@@ -1,11 +1,16 @@
 // Copyright 2026 The ceres-ecmo Authors.
 // SPDX-License-Identifier: BSD-3-Clause (see LICENSE).
-// The L-BFGS inner solver of the WC outer loop: Ceres' GradientProblemSolver
-// on Q(x) over R x M (wc_inner_minimizer.h).
+// The L-BFGS inner solver of the WC outer loop (wc_inner_minimizer.h):
+// our BoxLbfgs (box_lbfgs.h) on Q(x) over R^(1+k), or Ceres'
+// GradientProblemSolver over R x M when z lives on a manifold, when another
+// line search direction is asked for, or when
+// QuasiNewtonOptions::use_ceres_inner_solver is set.
 
 #include <algorithm>
 #include <memory>
+#include <vector>
 
+#include "box_lbfgs.h"
 #include "ceres/gradient_problem.h"
 #include "ceres/gradient_problem_solver.h"
 #include "glog/logging.h"
@@ -47,9 +52,93 @@ class BorrowedFunction final : public ceres::FirstOrderFunction {
   const WcReducedPenalty* function_;
 };
 
-class LbfgsInnerMinimizer final : public InnerMinimizer {
+// The options of ceres::GradientProblemSolver that BoxLbfgs shares.
+BoxLbfgs::Options BoxOptions(const ceres::GradientProblemSolver::Options& in) {
+  BoxLbfgs::Options out;
+  out.max_lbfgs_rank = in.max_lbfgs_rank;
+  out.use_approximate_eigenvalue_bfgs_scaling =
+      in.use_approximate_eigenvalue_bfgs_scaling;
+  out.max_num_iterations = in.max_num_iterations;
+  out.max_solver_time_in_seconds = in.max_solver_time_in_seconds;
+  out.function_tolerance = in.function_tolerance;
+  out.gradient_tolerance = in.gradient_tolerance;
+  out.parameter_tolerance = in.parameter_tolerance;
+  out.min_line_search_step_size = in.min_line_search_step_size;
+  out.line_search_sufficient_function_decrease =
+      in.line_search_sufficient_function_decrease;
+  out.max_line_search_step_contraction = in.max_line_search_step_contraction;
+  out.min_line_search_step_contraction = in.min_line_search_step_contraction;
+  out.max_num_line_search_step_size_iterations =
+      in.max_num_line_search_step_size_iterations;
+  out.max_num_line_search_direction_restarts =
+      in.max_num_line_search_direction_restarts;
+  out.line_search_sufficient_curvature_decrease =
+      in.line_search_sufficient_curvature_decrease;
+  out.max_line_search_step_expansion = in.max_line_search_step_expansion;
+  return out;
+}
+
+// The user's inner callbacks, then the strategy's stop, as Ceres runs the
+// callback list: the first that does not return SOLVER_CONTINUE decides.
+class CallbackChain final : public ceres::IterationCallback {
  public:
-  LbfgsInnerMinimizer(const StrategyInput& input, WcReducedPenalty* function)
+  CallbackChain(const std::vector<ceres::IterationCallback*>* user,
+                ceres::IterationCallback* stop)
+      : user_(user), stop_(stop) {}
+  ceres::CallbackReturnType operator()(
+      const ceres::IterationSummary& summary) override {
+    for (ceres::IterationCallback* callback : *user_) {
+      const ceres::CallbackReturnType answer = (*callback)(summary);
+      if (answer != ceres::SOLVER_CONTINUE) return answer;
+    }
+    return (*stop_)(summary);
+  }
+
+ private:
+  const std::vector<ceres::IterationCallback*>* user_;
+  ceres::IterationCallback* stop_;
+};
+
+// BoxLbfgs: one workspace for the whole solve (every outer iteration).
+class BoxLbfgsInnerMinimizer final : public InnerMinimizer {
+ public:
+  BoxLbfgsInnerMinimizer(const StrategyInput& input, WcReducedPenalty* function)
+      : options_(input.options->quasi_newton.inner),
+        function_(function),
+        solver_(BoxOptions(options_)) {}
+
+  InnerResult Minimize(const InnerLimits& limits,
+                       ceres::IterationCallback* stop,
+                       double* x) override {
+    BoxLbfgs::Options* box = solver_.mutable_options();
+    box->max_num_iterations =
+        std::min(options_.max_num_iterations, limits.max_iterations);
+    box->max_solver_time_in_seconds = std::min(
+        options_.max_solver_time_in_seconds, limits.max_time_in_seconds);
+    CallbackChain chain(&options_.callbacks, stop);
+    solver_.Minimize(*function_, nullptr, nullptr, &chain, x, &summary_);
+    InnerResult result;
+    result.termination_type = summary_.termination_type;
+    result.message = summary_.message;
+    result.evaluated_start = summary_.evaluated_start;
+    result.iterations = summary_.iterations;
+    return result;
+  }
+
+  const char* name() const override { return "L-BFGS"; }
+
+ private:
+  ceres::GradientProblemSolver::Options options_;
+  const WcReducedPenalty* function_;
+  BoxLbfgs solver_;
+  BoxLbfgs::Summary summary_;  // reused: its message keeps its capacity
+};
+
+// Ceres' GradientProblemSolver (manifolds, other directions, or asked for).
+class CeresLbfgsInnerMinimizer final : public InnerMinimizer {
+ public:
+  CeresLbfgsInnerMinimizer(const StrategyInput& input,
+                           WcReducedPenalty* function)
       : options_(input.options->quasi_newton.inner) {
     if (VLOG_IS_ON(1)) options_.logging_type = ceres::PER_MINIMIZER_ITERATION;
     ceres::FirstOrderFunction* borrowed = new BorrowedFunction(function);
@@ -96,7 +185,13 @@ class LbfgsInnerMinimizer final : public InnerMinimizer {
 
 std::unique_ptr<InnerMinimizer> MakeLbfgsInnerMinimizer(
     const StrategyInput& input, WcReducedPenalty* function) {
-  return std::make_unique<LbfgsInnerMinimizer>(input, function);
+  const Solver::Options::QuasiNewtonOptions& qn = input.options->quasi_newton;
+  if (qn.use_ceres_inner_solver ||
+      function->evaluator()->manifold() != nullptr ||
+      qn.inner.line_search_direction_type != ceres::LBFGS) {
+    return std::make_unique<CeresLbfgsInnerMinimizer>(input, function);
+  }
+  return std::make_unique<BoxLbfgsInnerMinimizer>(input, function);
 }
 
 }  // namespace internal

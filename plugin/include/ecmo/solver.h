@@ -267,6 +267,21 @@ class Solver {
       ceres::GradientProblemSolver::Options inner = DefaultInnerOptions();
       static ceres::GradientProblemSolver::Options DefaultInnerOptions();
 
+      // Which L-BFGS runs the inner solves. By default ecmo's own
+      // bound-constrained L-BFGS (projected active-set L-BFGS with a strong
+      // Wolfe line search, buffers allocated once per solve and reused by
+      // every outer iteration) whenever the evaluator has no manifold and
+      // inner.line_search_direction_type is ceres::LBFGS; it reads the
+      // fields of `inner` above that an L-BFGS line search has (rank,
+      // eigenvalue scaling, iteration and time budgets, the three
+      // tolerances, the line search constants and callbacks) with Ceres'
+      // meanings, always searches with strong Wolfe and cubic
+      // interpolation (line_search_type and
+      // line_search_interpolation_type are not used), and logs nothing.
+      // Ceres' GradientProblemSolver runs them on a manifold, for the other
+      // direction types, and when this is true (for comparisons).
+      bool use_ceres_inner_solver = false;
+
       // Maximum number of outer iterations (penalty increases or multiplier
       // updates). > 0.
       int max_outer_iterations = 100;
