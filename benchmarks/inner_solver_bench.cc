@@ -15,6 +15,8 @@
 //   inner_solver_bench [--max_k=100000] [--repeats=5] [--points=101]
 //   inner_solver_bench --smoke   (CTest: k <= 100, 11 points at k = 1e3;
 //       exits 1 unless every solve converges to z*)
+//   inner_solver_bench --sweep_k=N --inner=box|ceres --threads=T
+//       (one warm sweep only, e.g. under perf stat)
 
 #include <algorithm>
 #include <chrono>
@@ -141,9 +143,19 @@ int main(int argc, char** argv) {
   int repeats = 5;
   int points = 101;
   bool smoke = false;
+  int sweep_k = 0;
+  int threads = 1;
+  bool ceres_only = false;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--smoke") == 0) {
       smoke = true;
+    } else if (std::strncmp(argv[i], "--sweep_k=", 10) == 0) {
+      sweep_k = std::atoi(argv[i] + 10);
+    } else if (std::strncmp(argv[i], "--threads=", 10) == 0) {
+      threads = std::max(1, std::atoi(argv[i] + 10));
+    } else if (std::strcmp(argv[i], "--inner=ceres") == 0 ||
+               std::strcmp(argv[i], "--inner=box") == 0) {
+      ceres_only = std::strcmp(argv[i], "--inner=ceres") == 0;
     } else if (std::strncmp(argv[i], "--max_k=", 8) == 0) {
       max_k = std::atoi(argv[i] + 8);
     } else if (std::strncmp(argv[i], "--repeats=", 10) == 0) {
@@ -153,7 +165,7 @@ int main(int argc, char** argv) {
     } else {
       std::fprintf(stderr,
                    "usage: %s [--max_k=N] [--repeats=N] [--points=N] "
-                   "[--smoke]\n",
+                   "[--smoke] [--sweep_k=N --inner=box|ceres --threads=T]\n",
                    argv[0]);
       return 1;
     }
@@ -162,6 +174,22 @@ int main(int argc, char** argv) {
     max_k = 100;
     repeats = 1;
     points = 11;
+  }
+  if (sweep_k > 0) {
+    std::string error;
+    const std::vector<std::vector<double>> w =
+        ecmo::EvenlySpaced2(points, &error);
+    int converged = 0;
+    const double seconds =
+        RunSweep(sweep_k, ceres_only, threads, w, &converged);
+    std::printf("k = %d, %s inner, %d threads: %.4f s, %d / %d converged\n",
+                sweep_k,
+                ceres_only ? "Ceres" : "BoxLbfgs",
+                threads,
+                seconds,
+                converged,
+                points);
+    return 0;
   }
   const double l1 = 0.3;
   std::printf(

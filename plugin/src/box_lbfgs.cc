@@ -18,8 +18,9 @@ namespace {
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kEpsilon = std::numeric_limits<double>::epsilon();
 // Relative rounding level of f below which cost differences are not trusted
-// (Hager and Zhang use 1e-6; this is tighter).
-constexpr double kCostNoise = 1e-10;
+// (about 450 ulps; Hager and Zhang use 1e-6, loose enough to accept steps
+// whose real decrease the sufficient-decrease test could still resolve).
+constexpr double kCostNoise = 1e-13;
 
 double Now() {
   return std::chrono::duration<double>(
@@ -95,6 +96,14 @@ void BoxLbfgs::Resize(int n) {
     sy_.resize(rank_);
     alpha_.resize(rank_);
   }
+}
+
+size_t BoxLbfgs::WorkspaceBytes() const {
+  const size_t doubles = x_.size() + g_.size() + d_.size() + x_trial_.size() +
+                         g_trial_.size() + x_best_.size() + g_best_.size() +
+                         lower_box_.size() + upper_box_.size() + free_.size() +
+                         s_.size() + y_.size() + sy_.size() + alpha_.size();
+  return doubles * sizeof(double);
 }
 
 void BoxLbfgs::SetMessage(Summary* summary, const char* format, ...) {

@@ -40,9 +40,14 @@
 //      test |phi'(t)| <= c2 |phi'(0)| on phi(t) = f(x(t)) (phi' is one-sided
 //      where the path bends), by bracketing and zoom with safeguarded cubic
 //      interpolation. Without bounds this is the usual strong Wolfe search
-//      along x + t d. An evaluation that fails (Evaluate returns false or a
-//      non-finite value) counts as a step that went too far: the step is
-//      shortened.
+//      along x + t d. Where f(x(t)) is within 1e-13 |f(x)| of f(x), cost
+//      differences are rounding noise and the approximate Wolfe test of
+//      Hager and Zhang, phi'(t) <= (1 - 2 c1) |phi'(0)| (equivalent to
+//      sufficient decrease on a quadratic), replaces the sufficient-decrease
+//      test, so the solve keeps converging on the gradient where Ceres'
+//      line search reports "bracket width too small". An evaluation that fails
+//      (Evaluate returns false or a non-finite value) counts as a step that
+//      went too far: the step is shortened.
 //   4. The pair (s, y) = (x+ - x, g+ - g) enters the memory only when
 //      s^T y > 0 (otherwise it is skipped; curvature along the projected
 //      path need not be positive).
@@ -68,6 +73,7 @@
 #ifndef ECMO_INTERNAL_BOX_LBFGS_H_
 #define ECMO_INTERNAL_BOX_LBFGS_H_
 
+#include <cstddef>
 #include <string>
 
 #include "Eigen/Core"
@@ -142,6 +148,8 @@ class BoxLbfgs {
   explicit BoxLbfgs(const Options& options) : options_(options) {}
 
   const Options& options() const { return options_; }
+  // Bytes held by the workspace (what keeping this object alive retains).
+  size_t WorkspaceBytes() const;
   Options* mutable_options() { return &options_; }
 
   // Minimizes `function` from x (size n = function.NumParameters()) in

@@ -310,7 +310,11 @@ void RunOuterLoop(Method method,
     if (point.gradient_sq < 0.0) {
       WcReducedPenalty::Point with_gradient;
       if (function->FindPoint(point.cost, true, &with_gradient)) {
-        point.gradient_sq = with_gradient.gradient_sq;
+        // The whole record: its certificate has the stationarity block
+        // (infinite in a value-only record), which the stall test reads.
+        // The inner solver's accepted point need not be its last
+        // evaluation (a line search may end on an earlier trial).
+        point = with_gradient;
       } else {
         double cost;
         Eigen::VectorXd gradient(1 + k);

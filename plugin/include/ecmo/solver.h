@@ -269,8 +269,9 @@ class Solver {
 
       // Which L-BFGS runs the inner solves. By default ecmo's own
       // bound-constrained L-BFGS (projected active-set L-BFGS with a strong
-      // Wolfe line search, buffers allocated once per solve and reused by
-      // every outer iteration) whenever the evaluator has no manifold and
+      // Wolfe line search, buffers allocated once and reused by every outer
+      // iteration and by the next solve on the same thread) for
+      // WC_AUGMENTED_LAGRANGIAN whenever the evaluator has no manifold and
       // inner.line_search_direction_type is ceres::LBFGS; it reads the
       // fields of `inner` above that an L-BFGS line search has (rank,
       // eigenvalue scaling, iteration and time budgets, the three
@@ -279,7 +280,9 @@ class Solver {
       // interpolation (line_search_type and
       // line_search_interpolation_type are not used), and logs nothing.
       // Ceres' GradientProblemSolver runs them on a manifold, for the other
-      // direction types, and when this is true (for comparisons).
+      // direction types, for WC_PENALTY_LBFGS (whose penalty-path
+      // extrapolation is not yet validated with ours), and when this is
+      // true (for comparisons).
       bool use_ceres_inner_solver = false;
 
       // Maximum number of outer iterations (penalty increases or multiplier
