@@ -155,6 +155,40 @@ bool Evaluator::DoLagrangianHessianMultiply(const double* a,
   return true;
 }
 
+void Evaluator::SetBounds(const Eigen::VectorXd& lower,
+                          const Eigen::VectorXd& upper) {
+  const bool any =
+      (lower.array() > -std::numeric_limits<double>::infinity()).any() ||
+      (upper.array() < std::numeric_limits<double>::infinity()).any();
+  if (!any) {
+    lower_bounds_.resize(0);
+    upper_bounds_.resize(0);
+    return;
+  }
+  lower_bounds_ = lower;
+  upper_bounds_ = upper;
+}
+
+Eigen::VectorXd Evaluator::ConstraintViolation(const Eigen::VectorXd& g) const {
+  Eigen::VectorXd violation = g;
+  const int first = NumEqualityConstraints();
+  for (int i = first; i < violation.size(); ++i) {
+    violation[i] = std::max(0.0, violation[i]);
+  }
+  return violation;
+}
+
+bool Evaluator::ProjectOntoBounds(double* z) const {
+  bool moved = false;
+  for (int i = 0; i < lower_bounds_.size(); ++i) {
+    const double clamped =
+        std::min(std::max(z[i], lower_bounds_[i]), upper_bounds_[i]);
+    moved = moved || clamped != z[i];
+    z[i] = clamped;
+  }
+  return moved;
+}
+
 void Evaluator::JacobianTransposeMultiply(const double* v, double* out) {
   ++counts_.jacobian_transpose_products;
   DoJacobianTransposeMultiply(v, out);
@@ -185,17 +219,31 @@ ProblemEvaluator::ProblemEvaluator(const Problem* problem) : problem_(problem) {
     }
     manifold_ = std::make_unique<DynamicProductManifold>(std::move(factors));
   }
+  // g = (h, c): the equality terms, then the inequality terms behind them.
+  for (const Problem::Term& term : problem_->constraints()) {
+    constraint_terms_.push_back({&term, term.residual_offset});
+  }
+  for (const Problem::Term& term : problem_->inequality_constraints()) {
+    constraint_terms_.push_back(
+        {&term, problem_->NumConstraints() + term.residual_offset});
+  }
+  if (problem_->HasBounds()) {
+    Eigen::VectorXd lower(problem_->NumParameters());
+    Eigen::VectorXd upper(problem_->NumParameters());
+    problem_->GetBounds(lower.data(), upper.data());
+    SetBounds(lower, upper);
+  }
   // Fix the positions of the Jacobian blocks once: one per (constraint term,
   // parameter block) pair.
-  for (size_t t = 0; t < problem_->constraints().size(); ++t) {
-    const Problem::Term& term = problem_->constraints()[t];
+  for (size_t t = 0; t < constraint_terms_.size(); ++t) {
+    const Problem::Term& term = *constraint_terms_[t].term;
     const int rows = term.cost_function->num_residuals();
     for (int b : term.blocks) {
       const Problem::ParameterBlock& block = problem_->parameter_blocks()[b];
       if (block.constant) continue;  // no columns in z
       JacobianBlock jb;
       jb.term = static_cast<int>(t);
-      jb.residual_offset = term.residual_offset;
+      jb.residual_offset = constraint_terms_[t].residual_offset;
       jb.parameter_offset = block.offset;
       jb.rows = rows;
       jb.cols = block.size;
@@ -212,7 +260,10 @@ int ProblemEvaluator::NumObjectives() const {
   return problem_->NumObjectives();
 }
 int ProblemEvaluator::NumConstraints() const {
-  return problem_->NumConstraints();
+  return problem_->NumConstraints() + problem_->NumInequalityConstraints();
+}
+int ProblemEvaluator::NumInequalityConstraints() const {
+  return problem_->NumInequalityConstraints();
 }
 
 bool ProblemEvaluator::DoEvaluate(
@@ -306,9 +357,14 @@ bool ProblemEvaluator::DoEvaluate(
   }
 
   size_t next_block = 0;
-  for (const Problem::Term& term : problem_->constraints()) {
+  const int q = problem_->NumConstraints();
+  for (const ConstraintTerm& ct : constraint_terms_) {
+    const Problem::Term& term = *ct.term;
     if (!evaluate_term(
-            term, h + term.residual_offset, want_gradient, "constraint")) {
+            term,
+            h + ct.residual_offset,
+            want_gradient,
+            ct.residual_offset < q ? "constraint" : "inequality constraint")) {
       return false;
     }
     for (size_t j = 0; j < term.blocks.size(); ++j) {

@@ -32,6 +32,56 @@ KktResidual ComputeKktResidual(double rho,
   return k;
 }
 
+KktResidual ComputeKktResidual(double rho,
+                               const Eigen::VectorXd& lambda,
+                               const Eigen::VectorXd& f,
+                               const Eigen::MatrixXd& grad_f,
+                               const Eigen::VectorXd& g,
+                               int num_inequalities,
+                               const Eigen::VectorXd& jt_nu,
+                               const KktMultipliers& multipliers,
+                               const Eigen::VectorXd& z,
+                               const Eigen::VectorXd& lower,
+                               const Eigen::VectorXd& upper) {
+  const int m = static_cast<int>(g.size());
+  const int p = num_inequalities;
+  const int q = m - p;
+  KktResidual k = ComputeKktResidual(
+      rho, lambda, f, grad_f, g.head(q), jt_nu, multipliers.omega);
+  if (p > 0) {
+    k.inequality_complementarity.resize(p);
+    for (int j = 0; j < p; ++j) {
+      const double mu =
+          multipliers.nu.size() == m ? multipliers.nu[q + j] : 0.0;
+      k.inequality_complementarity[j] = std::min(mu, -g[q + j]);
+    }
+  }
+  if (lower.size() > 0) {
+    const int n = static_cast<int>(z.size());
+    const bool has_lower = multipliers.bound_lower.size() == n;
+    const bool has_upper = multipliers.bound_upper.size() == n;
+    if (has_lower) k.stationarity -= multipliers.bound_lower;
+    if (has_upper) k.stationarity += multipliers.bound_upper;
+    k.bound_complementarity = Eigen::VectorXd::Zero(2 * n);
+    for (int i = 0; i < n; ++i) {
+      const double zl = has_lower ? multipliers.bound_lower[i] : 0.0;
+      const double zu = has_upper ? multipliers.bound_upper[i] : 0.0;
+      // An unbounded side has distance +inf: min() is its multiplier, which
+      // must be zero there.
+      k.bound_complementarity[i] = std::min(zl, z[i] - lower[i]);
+      k.bound_complementarity[n + i] = std::min(zu, upper[i] - z[i]);
+    }
+  }
+  return k;
+}
+
+double BoundMultiplier(double force, double distance) {
+  if (!(force > 0.0) || !std::isfinite(distance)) return 0.0;
+  const double a = std::max(force, distance);
+  const double m = std::min(a, distance);
+  return (force - a) * (force - a) + m * m < force * force ? a : 0.0;
+}
+
 namespace {
 
 // Dense J_h is formed (q products J^T e_i) when it is this small; larger
@@ -110,8 +160,8 @@ Eigen::VectorXd SolveBoxQp(const Eigen::MatrixXd& H,
     for (int i = 0; i < n; ++i) {
       // At lo the multiplier is g_i (must be >= 0); at hi it is -g_i.
       const double violation = at_bound[i] < 0   ? -g[i]
-                                : at_bound[i] > 0 ? g[i]
-                                                  : 0.0;
+                               : at_bound[i] > 0 ? g[i]
+                                                 : 0.0;
       const double scale = 1e-14 * (1.0 + std::abs(g[i]) + b.cwiseAbs().sum());
       if (violation > worst && violation > scale) {
         worst = violation;
@@ -122,6 +172,70 @@ Eigen::VectorXd SolveBoxQp(const Eigen::MatrixXd& H,
     at_bound[release] = 0;
   }
   return x;
+}
+
+// The omega-part of the least-squares multipliers once nu is eliminated:
+// minimizes (1^T w - 1)^2 + ||R w||^2 + sum_s min(w_s, c_s)^2 over w >= 0.
+// min(w_s, c_s)^2 is w_s^2 on [0, c_s] (branch A, only when c_s > 0) and
+// the constant c_s^2 on [max(c_s, 0), inf) (branch B). Each choice of
+// branches is a convex box QP; the best over all choices is the global
+// minimum.
+Eigen::VectorXd BestOmega(const Eigen::MatrixXd& R, const Eigen::VectorXd& c) {
+  const int S = static_cast<int>(c.size());
+  const Eigen::MatrixXd M = R.transpose() * R;
+  std::vector<int> ambiguous;  // s with c_s > 0, nearest-to-active first
+  for (int s = 0; s < S; ++s) {
+    if (c[s] > 0.0) ambiguous.push_back(s);
+  }
+  std::sort(ambiguous.begin(), ambiguous.end(), [&](int a, int b) {
+    return c[a] < c[b];
+  });
+  const int enumerated =
+      std::min<int>(static_cast<int>(ambiguous.size()), kMaxEnumeratedBranches);
+
+  const Eigen::MatrixXd ones = Eigen::MatrixXd::Ones(S, S);
+  const Eigen::VectorXd b = Eigen::VectorXd::Ones(S);
+  const double inf = std::numeric_limits<double>::infinity();
+  // ||R w||^2 rather than w^T M w: the quadratic form can cancel to a
+  // negative number when the gradients are huge and nearly opposite, and a
+  // negative "residual" would win the comparison below.
+  auto objective = [&](const Eigen::VectorXd& w) {
+    double value = (w.sum() - 1.0) * (w.sum() - 1.0) + (R * w).squaredNorm();
+    for (int s = 0; s < S; ++s) {
+      const double m = std::min(w[s], c[s]);
+      value += m * m;
+    }
+    return value;
+  };
+
+  Eigen::VectorXd best_w = Eigen::VectorXd::Zero(S);
+  double best_value = objective(best_w);
+  for (long mask = 0; mask < (1L << enumerated); ++mask) {
+    Eigen::MatrixXd H = ones + M;
+    Eigen::VectorXd lo = Eigen::VectorXd::Zero(S);
+    Eigen::VectorXd hi = Eigen::VectorXd::Constant(S, inf);
+    for (int s = 0; s < S; ++s) {
+      if (c[s] <= 0.0) continue;  // only branch B: w >= 0, constant term
+      // Position of s among the ambiguous ones decides its branch.
+      const int pos = static_cast<int>(
+          std::find(ambiguous.begin(), ambiguous.end(), s) - ambiguous.begin());
+      const bool branch_a = pos >= enumerated || ((mask >> pos) & 1L) == 0;
+      if (branch_a) {
+        hi[s] = c[s];
+        H(s, s) += 1.0;
+      } else {
+        lo[s] = c[s];
+      }
+    }
+    const Eigen::VectorXd w = SolveBoxQp(H, b, lo, hi);
+    const double value = objective(w);
+    if (value < best_value) {
+      best_value = value;
+      best_w = w;
+    }
+  }
+
+  return best_w;
 }
 
 }  // namespace
@@ -153,13 +267,16 @@ bool KktSystem::Linearize(Evaluator* evaluator,
   evaluator_ = evaluator;
   manifold_ = evaluator->manifold();
   z_ = z;
+  p_ = evaluator->NumInequalityConstraints();
+  lower_ = evaluator->lower_bounds();
+  upper_ = evaluator->upper_bounds();
   rho_ = rho;
   lambda_ = lambda;
   f_.resize(S);
   h_.resize(q);
   grad_f_.resize(k, S);
-  if (!evaluator->Evaluate(z.data(), f_.data(), h_.data(), grad_f_.data(),
-                           error)) {
+  if (!evaluator->Evaluate(
+          z.data(), f_.data(), h_.data(), grad_f_.data(), error)) {
     return false;
   }
   if (offset.size() == S) f_ += offset;
@@ -219,12 +336,52 @@ void KktSystem::TangentJacobianMultiply(const double* x, double* out) const {
 
 KktResidual KktSystem::Residual(const KktMultipliers& multipliers) const {
   const int k = static_cast<int>(grad_f_.rows());
+  if (lower_.size() > 0 && multipliers.bound_lower.size() == 0 &&
+      multipliers.bound_upper.size() == 0) {
+    KktMultipliers completed = multipliers;
+    CompleteBoundMultipliers(&completed);
+    return Residual(completed);
+  }
   Eigen::VectorXd jt_nu = Eigen::VectorXd::Zero(k);
   if (h_.size() > 0 && multipliers.nu.size() == h_.size()) {
     TangentJacobianTransposeMultiply(multipliers.nu.data(), jt_nu.data());
   }
-  return ComputeKktResidual(rho_, lambda_, f_, grad_f_, h_, jt_nu,
-                            multipliers.omega);
+  if (p_ == 0 && lower_.size() == 0) {
+    return ComputeKktResidual(
+        rho_, lambda_, f_, grad_f_, h_, jt_nu, multipliers.omega);
+  }
+  return ComputeKktResidual(rho_,
+                            lambda_,
+                            f_,
+                            grad_f_,
+                            h_,
+                            p_,
+                            jt_nu,
+                            multipliers,
+                            z_,
+                            lower_,
+                            upper_);
+}
+
+void KktSystem::CompleteBoundMultipliers(KktMultipliers* multipliers) const {
+  const int k = static_cast<int>(z_.size());
+  if (lower_.size() == 0 || multipliers->bound_lower.size() == k ||
+      multipliers->bound_upper.size() == k) {
+    return;
+  }
+  // r = the stationarity block without bound terms (zero bound
+  // multipliers, so that Residual does not complete them).
+  KktMultipliers free = *multipliers;
+  free.bound_lower = Eigen::VectorXd::Zero(k);
+  free.bound_upper = Eigen::VectorXd::Zero(k);
+  const Eigen::VectorXd r = Residual(free).stationarity;
+  multipliers->bound_lower = Eigen::VectorXd::Zero(k);
+  multipliers->bound_upper = Eigen::VectorXd::Zero(k);
+  for (int i = 0; i < k; ++i) {
+    // Stationarity is r - z_L + z_U: a positive r is balanced by z_L.
+    multipliers->bound_lower[i] = BoundMultiplier(r[i], z_[i] - lower_[i]);
+    multipliers->bound_upper[i] = BoundMultiplier(-r[i], upper_[i] - z_[i]);
+  }
 }
 
 Eigen::VectorXd KktSystem::SolveNu(const Eigen::VectorXd& g) const {
@@ -296,67 +453,11 @@ KktMultipliers KktSystem::MinimizeOverMultipliers(
     }
   }
   R *= stationarity_weight;
-  const Eigen::MatrixXd M = R.transpose() * R;
-
-  // ||K||^2 - ||h||^2 = (1^T w - 1)^2 + w^T M w + sum_s min(w_s, c_s)^2,
-  // c_s = rho - lambda_s f_s, over w >= 0. min(w_s, c_s)^2 is w_s^2 on
-  // [0, c_s] (branch A, only when c_s > 0) and the constant c_s^2 on
-  // [max(c_s, 0), inf) (branch B). Each choice of branches is a convex box
-  // QP; the best over all choices is the global minimum.
   Eigen::VectorXd c(S);
   for (int s = 0; s < S; ++s) {
     c[s] = comp_scale[s] * (rho_ - lambda_[s] * f_[s]);
   }
-  std::vector<int> ambiguous;  // s with c_s > 0, nearest-to-active first
-  for (int s = 0; s < S; ++s) {
-    if (c[s] > 0.0) ambiguous.push_back(s);
-  }
-  std::sort(ambiguous.begin(), ambiguous.end(),
-            [&](int a, int b) { return c[a] < c[b]; });
-  const int enumerated =
-      std::min<int>(static_cast<int>(ambiguous.size()), kMaxEnumeratedBranches);
-
-  const Eigen::MatrixXd ones = Eigen::MatrixXd::Ones(S, S);
-  const Eigen::VectorXd b = Eigen::VectorXd::Ones(S);
-  const double inf = std::numeric_limits<double>::infinity();
-  // ||R w||^2 rather than w^T M w: the quadratic form can cancel to a
-  // negative number when the gradients are huge and nearly opposite, and a
-  // negative "residual" would win the comparison below.
-  auto objective = [&](const Eigen::VectorXd& w) {
-    double value = (w.sum() - 1.0) * (w.sum() - 1.0) + (R * w).squaredNorm();
-    for (int s = 0; s < S; ++s) {
-      const double m = std::min(w[s], c[s]);
-      value += m * m;
-    }
-    return value;
-  };
-
-  Eigen::VectorXd best_w = Eigen::VectorXd::Zero(S);
-  double best_value = objective(best_w);
-  for (long mask = 0; mask < (1L << enumerated); ++mask) {
-    Eigen::MatrixXd H = ones + M;
-    Eigen::VectorXd lo = Eigen::VectorXd::Zero(S);
-    Eigen::VectorXd hi = Eigen::VectorXd::Constant(S, inf);
-    for (int s = 0; s < S; ++s) {
-      if (c[s] <= 0.0) continue;  // only branch B: w >= 0, constant term
-      // Position of s among the ambiguous ones decides its branch.
-      const int pos = static_cast<int>(
-          std::find(ambiguous.begin(), ambiguous.end(), s) - ambiguous.begin());
-      const bool branch_a = pos >= enumerated || ((mask >> pos) & 1L) == 0;
-      if (branch_a) {
-        hi[s] = c[s];
-        H(s, s) += 1.0;
-      } else {
-        lo[s] = c[s];
-      }
-    }
-    const Eigen::VectorXd w = SolveBoxQp(H, b, lo, hi);
-    const double value = objective(w);
-    if (value < best_value) {
-      best_value = value;
-      best_w = w;
-    }
-  }
+  const Eigen::VectorXd best_w = BestOmega(R, c);
 
   KktMultipliers result;
   result.omega = best_w;
@@ -391,8 +492,254 @@ KktMultipliers KktSystem::MinimizeOverMultipliers(
   return result;
 }
 
+Eigen::MatrixXd KktSystem::SolveNuRestricted(
+    const Eigen::MatrixXd& G,
+    const std::vector<char>& rows,
+    const std::vector<signed char>& held) const {
+  const int m = static_cast<int>(h_.size());
+  const int n = static_cast<int>(G.rows());
+  const int S = static_cast<int>(G.cols());
+  Eigen::MatrixXd N = Eigen::MatrixXd::Zero(m, S);
+  std::vector<int> row_index, col_index;
+  for (int i = 0; i < m; ++i) {
+    if (rows[i]) row_index.push_back(i);
+  }
+  for (int i = 0; i < n; ++i) {
+    if (held.empty() || held[i] == 0) col_index.push_back(i);
+  }
+  const int ma = static_cast<int>(row_index.size());
+  const int nf = static_cast<int>(col_index.size());
+  if (ma == 0 || nf == 0) return N;
+  if (dense_jacobian_.size() > 0) {
+    // min ||G_s + J_A^T N_s|| over the free components (see SolveNu).
+    Eigen::MatrixXd At(nf, ma);
+    Eigen::MatrixXd B(nf, S);
+    for (int a = 0; a < nf; ++a) {
+      for (int b = 0; b < ma; ++b) {
+        At(a, b) = dense_jacobian_(row_index[b], col_index[a]);
+      }
+      B.row(a) = -G.row(col_index[a]);
+    }
+    Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd> cod;
+    cod.setThreshold(1e-12);
+    cod.compute(At);
+    const Eigen::MatrixXd X = cod.solve(B);
+    for (int b = 0; b < ma; ++b) N.row(row_index[b]) = X.row(b);
+    return N;
+  }
+  // CGLS through masked products, one column at a time.
+  Eigen::VectorXd full_v(m), full_x(n), jt(n), jx(m);
+  auto apply_jt = [&](const Eigen::VectorXd& v, Eigen::VectorXd* out) {
+    full_v.setZero();
+    for (int b = 0; b < ma; ++b) full_v[row_index[b]] = v[b];
+    TangentJacobianTransposeMultiply(full_v.data(), jt.data());
+    out->resize(nf);
+    for (int a = 0; a < nf; ++a) (*out)[a] = jt[col_index[a]];
+  };
+  auto apply_j = [&](const Eigen::VectorXd& x, Eigen::VectorXd* out) {
+    full_x.setZero();
+    for (int a = 0; a < nf; ++a) full_x[col_index[a]] = x[a];
+    TangentJacobianMultiply(full_x.data(), jx.data());
+    out->resize(ma);
+    for (int b = 0; b < ma; ++b) (*out)[b] = jx[row_index[b]];
+  };
+  for (int col = 0; col < S; ++col) {
+    Eigen::VectorXd nu = Eigen::VectorXd::Zero(ma);
+    Eigen::VectorXd r(nf);
+    for (int a = 0; a < nf; ++a) r[a] = -G(col_index[a], col);
+    Eigen::VectorXd sv, pv, t;
+    apply_j(r, &sv);
+    pv = sv;
+    double gamma = sv.squaredNorm();
+    const double stop = 1e-30 * std::max(1.0, gamma);
+    for (int iter = 0; iter < 10 * ma + 100 && gamma > stop; ++iter) {
+      apply_jt(pv, &t);
+      const double tt = t.squaredNorm();
+      if (tt == 0.0) break;
+      const double alpha = gamma / tt;
+      nu += alpha * pv;
+      r -= alpha * t;
+      apply_j(r, &sv);
+      const double gamma_new = sv.squaredNorm();
+      pv = sv + (gamma_new / gamma) * pv;
+      gamma = gamma_new;
+    }
+    for (int b = 0; b < ma; ++b) N(row_index[b], col) = nu[b];
+  }
+  return N;
+}
+
+double KktSystem::MultiplierObjective(const KktMultipliers& m,
+                                      const Eigen::VectorXd& comp_scale,
+                                      double stationarity_weight) const {
+  const KktResidual r = Residual(m);
+  const int S = static_cast<int>(f_.size());
+  const double sum = m.omega.sum() - 1.0;
+  double value = sum * sum +
+                 stationarity_weight * stationarity_weight * r.StationaritySq();
+  for (int s = 0; s < S; ++s) {
+    const double t =
+        std::min(m.omega[s], comp_scale[s] * (rho_ - lambda_[s] * f_[s]));
+    value += t * t;
+  }
+  // The constraint blocks with the multipliers in the stationarity's
+  // units, as the certificate measures them.
+  const int q = static_cast<int>(h_.size()) - p_;
+  for (int j = 0; j < p_; ++j) {
+    const double t = std::min(stationarity_weight * m.nu[q + j], -h_[q + j]);
+    value += t * t;
+  }
+  if (lower_.size() > 0) {
+    const int k = static_cast<int>(z_.size());
+    for (int i = 0; i < k; ++i) {
+      const double a = m.bound_lower.size() == k ? m.bound_lower[i] : 0.0;
+      const double b = m.bound_upper.size() == k ? m.bound_upper[i] : 0.0;
+      const double tl = std::min(stationarity_weight * a, z_[i] - lower_[i]);
+      const double tu = std::min(stationarity_weight * b, upper_[i] - z_[i]);
+      value += tl * tl + tu * tu;
+    }
+  }
+  return std::isnan(value) ? std::numeric_limits<double>::infinity() : value;
+}
+
+KktMultipliers KktSystem::MinimizeWithActiveSet(
+    const Eigen::VectorXd& comp_scale,
+    double stationarity_weight,
+    const ActiveSet& active) const {
+  const int S = static_cast<int>(f_.size());
+  const int k = static_cast<int>(grad_f_.rows());
+  const int m = static_cast<int>(h_.size());
+  const int q = m - p_;
+  Eigen::MatrixXd G(k, S);
+  for (int s = 0; s < S; ++s) G.col(s) = lambda_[s] * grad_f_.col(s);
+  std::vector<char> rows(m, 1);
+  for (int j = 0; j < p_; ++j) rows[q + j] = active.inequality[j];
+  const Eigen::MatrixXd N =
+      m > 0 ? SolveNuRestricted(G, rows, active.bound) : Eigen::MatrixXd(0, S);
+  // R_s = G_s + J^T N_s on the free components (held ones are balanced by
+  // their bound multipliers).
+  Eigen::MatrixXd R = G;
+  Eigen::VectorXd jt(k);
+  for (int s = 0; s < S && m > 0; ++s) {
+    const Eigen::VectorXd n_s = N.col(s);
+    TangentJacobianTransposeMultiply(n_s.data(), jt.data());
+    R.col(s) += jt;
+  }
+  const Eigen::MatrixXd unmasked = R;
+  for (int i = 0; i < static_cast<int>(active.bound.size()); ++i) {
+    if (active.bound[i] != 0) R.row(i).setZero();
+  }
+  R *= stationarity_weight;
+  Eigen::VectorXd c(S);
+  for (int s = 0; s < S; ++s) {
+    c[s] = comp_scale[s] * (rho_ - lambda_[s] * f_[s]);
+  }
+  KktMultipliers result;
+  result.omega = BestOmega(R, c);
+  result.nu = N * result.omega;
+  if (lower_.size() > 0) {
+    const Eigen::VectorXd r = unmasked * result.omega;
+    result.bound_lower = Eigen::VectorXd::Zero(k);
+    result.bound_upper = Eigen::VectorXd::Zero(k);
+    for (int i = 0; i < k; ++i) {
+      if (active.bound[i] < 0) result.bound_lower[i] = std::max(0.0, r[i]);
+      if (active.bound[i] > 0) result.bound_upper[i] = std::max(0.0, -r[i]);
+    }
+  }
+  return result;
+}
+
+KktMultipliers KktSystem::MinimizeOverConstrainedMultipliers(
+    const Eigen::VectorXd& comp_scale, double stationarity_weight) const {
+  const int S = static_cast<int>(f_.size());
+  const int k = static_cast<int>(z_.size());
+  const int m = static_cast<int>(h_.size());
+  const int q = m - p_;
+  const bool bounded = lower_.size() > 0;
+  KktMultipliers best;
+  double best_value = std::numeric_limits<double>::infinity();
+  auto consider = [&](KktMultipliers candidate) {
+    for (int j = 0; j < p_; ++j) {
+      candidate.nu[q + j] = std::max(0.0, candidate.nu[q + j]);
+    }
+    const double value =
+        MultiplierObjective(candidate, comp_scale, stationarity_weight);
+    if (value < best_value || best.omega.size() == 0) {
+      best_value = value;
+      best = std::move(candidate);
+    }
+  };
+  // Slack thresholds of the starting active sets: none active, then the
+  // constraints and bounds within 1e-10 .. 1e-4 (relative to the bound's
+  // size for bounds) of being active.
+  for (double threshold : {-1.0, 1e-10, 1e-7, 1e-4}) {
+    ActiveSet active;
+    active.inequality.assign(p_, 0);
+    for (int j = 0; j < p_; ++j) {
+      active.inequality[j] = -h_[q + j] <= threshold;
+    }
+    if (bounded) {
+      active.bound.assign(k, 0);
+      for (int i = 0; i < k; ++i) {
+        const double dl = z_[i] - lower_[i];
+        const double du = upper_[i] - z_[i];
+        const bool at_lower = dl <= threshold * (1.0 + std::abs(lower_[i]));
+        const bool at_upper = du <= threshold * (1.0 + std::abs(upper_[i]));
+        if (at_lower && (!at_upper || dl <= du)) {
+          active.bound[i] = -1;
+        } else if (at_upper) {
+          active.bound[i] = 1;
+        }
+      }
+    }
+    KktMultipliers candidate;
+    for (int pass = 0; pass < 6; ++pass) {
+      candidate =
+          MinimizeWithActiveSet(comp_scale, stationarity_weight, active);
+      // Drop inequality rows with negative multipliers and bounds pushed
+      // the wrong way, then solve again.
+      bool changed = false;
+      for (int j = 0; j < p_; ++j) {
+        if (active.inequality[j] && candidate.nu[q + j] < 0.0) {
+          active.inequality[j] = 0;
+          changed = true;
+        }
+      }
+      if (bounded) {
+        KktMultipliers free = candidate;
+        free.bound_lower = Eigen::VectorXd::Zero(k);
+        free.bound_upper = Eigen::VectorXd::Zero(k);
+        const Eigen::VectorXd r = Residual(free).stationarity;
+        for (int i = 0; i < k; ++i) {
+          if ((active.bound[i] < 0 && r[i] < 0.0) ||
+              (active.bound[i] > 0 && r[i] > 0.0)) {
+            active.bound[i] = 0;
+            changed = true;
+          }
+        }
+      }
+      if (!changed) break;
+    }
+    consider(candidate);
+  }
+  // As in MinimizeOverMultipliers: never worse than dropping the
+  // constraint multipliers.
+  KktMultipliers dropped = best;
+  dropped.nu = Eigen::VectorXd::Zero(m);
+  dropped.bound_lower.resize(0);
+  dropped.bound_upper.resize(0);
+  CompleteBoundMultipliers(&dropped);
+  consider(dropped);
+  (void)S;
+  return best;
+}
+
 KktMultipliers KktSystem::LeastSquaresMultipliers() const {
-  return MinimizeOverMultipliers(Eigen::VectorXd::Ones(f_.size()), 1.0);
+  const Eigen::VectorXd ones = Eigen::VectorXd::Ones(f_.size());
+  if (p_ > 0 || lower_.size() > 0) {
+    return MinimizeOverConstrainedMultipliers(ones, 1.0);
+  }
+  return MinimizeOverMultipliers(ones, 1.0);
 }
 
 KktMultipliers KktSystem::LeastSquaresMultipliers(
@@ -406,26 +753,45 @@ KktMultipliers KktSystem::LeastSquaresMultipliers(
   KktMultipliers m = LeastSquaresMultipliers();
   for (int pass = 0; pass < 2; ++pass) {
     double weight_sum = 0.0;
-    for (int s = 0; s < S; ++s) weight_sum += m.omega[s] * lambda_[s] * sigma[s];
-    if (!(weight_sum > 0.0)) weight_sum = (lambda_.cwiseProduct(sigma)).minCoeff();
-    m = MinimizeOverMultipliers(comp_scale, 1.0 / weight_sum);
+    for (int s = 0; s < S; ++s)
+      weight_sum += m.omega[s] * lambda_[s] * sigma[s];
+    if (!(weight_sum > 0.0))
+      weight_sum = (lambda_.cwiseProduct(sigma)).minCoeff();
+    m = p_ > 0 || lower_.size() > 0
+            ? MinimizeOverConstrainedMultipliers(comp_scale, 1.0 / weight_sum)
+            : MinimizeOverMultipliers(comp_scale, 1.0 / weight_sum);
   }
   return m;
 }
 
 KktCertificate KktSystem::Certificate(const KktMultipliers& multipliers,
                                       const Eigen::VectorXd& sigma) const {
-  return ComputeKktCertificate(rho_, lambda_, f_, sigma, multipliers.omega,
-                               Residual(multipliers));
+  if (p_ == 0 && lower_.size() == 0) {
+    return ComputeKktCertificate(
+        rho_, lambda_, f_, sigma, multipliers.omega, Residual(multipliers));
+  }
+  KktMultipliers completed = multipliers;
+  CompleteBoundMultipliers(&completed);
+  return ComputeKktCertificate(rho_,
+                               lambda_,
+                               f_,
+                               sigma,
+                               completed,
+                               h_,
+                               p_,
+                               z_,
+                               lower_,
+                               upper_,
+                               Residual(completed));
 }
 
 double KktCertificate::Ratio(double stationarity_tolerance,
                              double complementarity_tolerance,
                              double feasibility_tolerance) const {
-  const double r = std::max(
-      std::max(simplex, stationarity) / stationarity_tolerance,
-      std::max(complementarity / complementarity_tolerance,
-               feasibility / feasibility_tolerance));
+  const double r =
+      std::max(std::max(simplex, stationarity) / stationarity_tolerance,
+               std::max(complementarity / complementarity_tolerance,
+                        feasibility / feasibility_tolerance));
   return std::isnan(r) ? std::numeric_limits<double>::infinity() : r;
 }
 
@@ -450,10 +816,10 @@ KktCertificate ComputeKktCertificate(double rho,
   // sum omega = 1 keeps weight_sum >= min lambda sigma; the floor only
   // matters for multipliers far from the simplex, which fail anyway.
   weight_sum = std::max(weight_sum, (lambda.cwiseProduct(sigma)).minCoeff());
-  c.stationarity = residual.stationarity.size() > 0
-                       ? residual.stationarity.cwiseAbs().maxCoeff() /
-                             weight_sum
-                       : 0.0;
+  c.stationarity =
+      residual.stationarity.size() > 0
+          ? residual.stationarity.cwiseAbs().maxCoeff() / weight_sum
+          : 0.0;
   c.feasibility = residual.feasibility.size() > 0
                       ? residual.feasibility.cwiseAbs().maxCoeff()
                       : 0.0;
@@ -469,16 +835,64 @@ KktCertificate ComputeKktCertificate(double rho,
   return c;
 }
 
+KktCertificate ComputeKktCertificate(double rho,
+                                     const Eigen::VectorXd& lambda,
+                                     const Eigen::VectorXd& f,
+                                     const Eigen::VectorXd& sigma,
+                                     const KktMultipliers& multipliers,
+                                     const Eigen::VectorXd& g,
+                                     int num_inequalities,
+                                     const Eigen::VectorXd& z,
+                                     const Eigen::VectorXd& lower,
+                                     const Eigen::VectorXd& upper,
+                                     const KktResidual& residual) {
+  KktCertificate c =
+      ComputeKktCertificate(rho, lambda, f, sigma, multipliers.omega, residual);
+  const int S = static_cast<int>(f.size());
+  if (multipliers.omega.size() != S || sigma.size() != S) return c;
+  double weight_sum = 0.0;
+  for (int s = 0; s < S; ++s) {
+    weight_sum += multipliers.omega[s] * lambda[s] * sigma[s];
+  }
+  weight_sum = std::max(weight_sum, (lambda.cwiseProduct(sigma)).minCoeff());
+  const int m = static_cast<int>(g.size());
+  const int q = m - num_inequalities;
+  double worst = c.feasibility;
+  for (int j = 0; j < num_inequalities; ++j) {
+    const double mu = multipliers.nu.size() == m ? multipliers.nu[q + j] : 0.0;
+    worst = std::max(worst, std::abs(std::min(mu / weight_sum, -g[q + j])));
+  }
+  const int k = static_cast<int>(z.size());
+  if (lower.size() == k && k > 0) {
+    for (int i = 0; i < k; ++i) {
+      const double a = multipliers.bound_lower.size() == k
+                           ? multipliers.bound_lower[i]
+                           : 0.0;
+      const double b = multipliers.bound_upper.size() == k
+                           ? multipliers.bound_upper[i]
+                           : 0.0;
+      worst =
+          std::max(worst, std::abs(std::min(a / weight_sum, z[i] - lower[i])));
+      worst =
+          std::max(worst, std::abs(std::min(b / weight_sum, upper[i] - z[i])));
+    }
+  }
+  c.feasibility =
+      std::isfinite(worst) ? worst : std::numeric_limits<double>::infinity();
+  return c;
+}
+
 const KktCertificate& KktReport::BestCertificate(
     double stationarity_tolerance,
     double complementarity_tolerance,
     double feasibility_tolerance) const {
   const KktCertificate& a = certificate_with_solver_multipliers;
   const KktCertificate& b = certificate_with_least_squares_multipliers;
-  return a.Ratio(stationarity_tolerance, complementarity_tolerance,
-                 feasibility_tolerance) <=
-                 b.Ratio(stationarity_tolerance, complementarity_tolerance,
-                         feasibility_tolerance)
+  return a.Ratio(stationarity_tolerance,
+                 complementarity_tolerance,
+                 feasibility_tolerance) <= b.Ratio(stationarity_tolerance,
+                                                   complementarity_tolerance,
+                                                   feasibility_tolerance)
              ? a
              : b;
 }
@@ -498,27 +912,36 @@ bool ComputeKktReport(Evaluator* evaluator,
   }
   const int S = evaluator->NumObjectives();
   const int q = evaluator->NumConstraints();
+  const int k = evaluator->NumParameters();
+  auto bad_bound_size = [k](const Eigen::VectorXd& v) {
+    return v.size() != 0 && v.size() != k;
+  };
   if (solver_multipliers.omega.size() != S ||
-      solver_multipliers.nu.size() != q) {
+      solver_multipliers.nu.size() != q ||
+      bad_bound_size(solver_multipliers.bound_lower) ||
+      bad_bound_size(solver_multipliers.bound_upper)) {
     if (error != nullptr) {
       std::ostringstream os;
       os << "ComputeKktReport: multipliers have sizes (omega "
          << solver_multipliers.omega.size() << ", nu "
-         << solver_multipliers.nu.size() << "), expected (" << S << ", " << q
-         << ").";
+         << solver_multipliers.nu.size() << ", bounds "
+         << solver_multipliers.bound_lower.size() << "/"
+         << solver_multipliers.bound_upper.size() << "), expected (" << S
+         << ", " << q << ", " << k << " or 0).";
       *error = os.str();
     }
     return false;
   }
   report->solver_multipliers = solver_multipliers;
-  report->with_solver_multipliers = system.Residual(solver_multipliers);
+  system.CompleteBoundMultipliers(&report->solver_multipliers);
+  report->with_solver_multipliers = system.Residual(report->solver_multipliers);
   report->least_squares_multipliers = system.LeastSquaresMultipliers();
   report->with_least_squares_multipliers =
       system.Residual(report->least_squares_multipliers);
   report->objective_scale = objective_scale;
   if (objective_scale.size() == S) {
     report->certificate_with_solver_multipliers =
-        system.Certificate(solver_multipliers, objective_scale);
+        system.Certificate(report->solver_multipliers, objective_scale);
     report->scaled_least_squares_multipliers =
         system.LeastSquaresMultipliers(objective_scale);
     report->certificate_with_least_squares_multipliers = system.Certificate(

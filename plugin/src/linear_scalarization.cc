@@ -361,6 +361,13 @@ void Solve(const LinearScalarization::Options& options,
         "WC_AUGMENTED_LAGRANGIAN or WC_PENALTY_LBFGS, or write the manifold "
         "as an equality constraint.");
   }
+  if (evaluator->NumInequalityConstraints() > 0 || evaluator->HasBounds()) {
+    return fail(
+        "Linear scalarization (Algorithm 2) projects onto the affine set "
+        "{A z = b} and takes neither inequality constraints nor bounds; this "
+        "problem has some. Use ecmo::Solve with WC_AUGMENTED_LAGRANGIAN (the "
+        "default) or the Ipopt reference.");
+  }
   if (z->size() != k) {
     std::ostringstream os;
     os << "The start point has " << z->size() << " entries but the problem has "

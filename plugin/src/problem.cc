@@ -2,6 +2,8 @@
 // SPDX-License-Identifier: BSD-3-Clause (see LICENSE).
 #include "ecmo/problem.h"
 
+#include <cmath>
+#include <limits>
 #include <sstream>
 #include <utility>
 
@@ -79,17 +81,24 @@ int Problem::AddTerm(ceres::CostFunction* cost_function,
                      bool adopt,
                      const std::vector<double*>& parameter_blocks,
                      const std::string& name,
-                     bool is_objective) {
+                     TermKind kind) {
   // Owned from here on, also on failure: a pointer shared with an earlier
   // term must not be deleted now (Ceres deletes shared cost functions
   // once, at the end).
   if (adopt) AdoptCostFunction(cost_function);
-  const char* what = is_objective ? "AddObjective" : "AddConstraint";
-  const int index = is_objective ? NumObjectives() : NumConstraintBlocks();
+  const bool is_objective = kind == TermKind::kObjective;
+  const char* what = is_objective                  ? "AddObjective"
+                     : kind == TermKind::kEquality ? "AddConstraint"
+                                                   : "AddInequalityConstraint";
+  const int index = is_objective ? NumObjectives()
+                    : kind == TermKind::kEquality
+                        ? NumConstraintBlocks()
+                        : NumInequalityConstraintBlocks();
+  const char* prefix = is_objective                  ? "f"
+                       : kind == TermKind::kEquality ? "h"
+                                                     : "c";
   const std::string label =
-      name.empty()
-          ? std::string(is_objective ? "f" : "h") + std::to_string(index + 1)
-          : name;
+      name.empty() ? std::string(prefix) + std::to_string(index + 1) : name;
   auto fail = [&](const std::string& why) {
     RecordError(std::string("Problem::") + what + "('" + label + "'): " + why);
     return -1;
@@ -143,10 +152,14 @@ int Problem::AddTerm(ceres::CostFunction* cost_function,
   term.name = label;
   if (is_objective) {
     objectives_.push_back(std::move(term));
-  } else {
+  } else if (kind == TermKind::kEquality) {
     term.residual_offset = num_constraints_;
     num_constraints_ += term.cost_function->num_residuals();
     constraints_.push_back(std::move(term));
+  } else {
+    term.residual_offset = num_inequality_constraints_;
+    num_inequality_constraints_ += term.cost_function->num_residuals();
+    inequality_constraints_.push_back(std::move(term));
   }
   return index;
 }
@@ -154,8 +167,11 @@ int Problem::AddTerm(ceres::CostFunction* cost_function,
 int Problem::AddObjective(std::unique_ptr<ceres::CostFunction> cost_function,
                           const std::vector<double*>& parameter_blocks,
                           const std::string& name) {
-  return AddTerm(
-      cost_function.release(), /*adopt=*/true, parameter_blocks, name, true);
+  return AddTerm(cost_function.release(),
+                 /*adopt=*/true,
+                 parameter_blocks,
+                 name,
+                 TermKind::kObjective);
 }
 
 int Problem::AddObjective(ceres::CostFunction* cost_function,
@@ -165,14 +181,17 @@ int Problem::AddObjective(ceres::CostFunction* cost_function,
                  options_.cost_function_ownership == ceres::TAKE_OWNERSHIP,
                  parameter_blocks,
                  name,
-                 true);
+                 TermKind::kObjective);
 }
 
 int Problem::AddConstraint(std::unique_ptr<ceres::CostFunction> cost_function,
                            const std::vector<double*>& parameter_blocks,
                            const std::string& name) {
-  return AddTerm(
-      cost_function.release(), /*adopt=*/true, parameter_blocks, name, false);
+  return AddTerm(cost_function.release(),
+                 /*adopt=*/true,
+                 parameter_blocks,
+                 name,
+                 TermKind::kEquality);
 }
 
 int Problem::AddConstraint(ceres::CostFunction* cost_function,
@@ -182,7 +201,29 @@ int Problem::AddConstraint(ceres::CostFunction* cost_function,
                  options_.cost_function_ownership == ceres::TAKE_OWNERSHIP,
                  parameter_blocks,
                  name,
-                 false);
+                 TermKind::kEquality);
+}
+
+int Problem::AddInequalityConstraint(
+    std::unique_ptr<ceres::CostFunction> cost_function,
+    const std::vector<double*>& parameter_blocks,
+    const std::string& name) {
+  return AddTerm(cost_function.release(),
+                 /*adopt=*/true,
+                 parameter_blocks,
+                 name,
+                 TermKind::kInequality);
+}
+
+int Problem::AddInequalityConstraint(
+    ceres::CostFunction* cost_function,
+    const std::vector<double*>& parameter_blocks,
+    const std::string& name) {
+  return AddTerm(cost_function,
+                 options_.cost_function_ownership == ceres::TAKE_OWNERSHIP,
+                 parameter_blocks,
+                 name,
+                 TermKind::kInequality);
 }
 
 bool Problem::SetManifoldImpl(double* values,
@@ -281,8 +322,118 @@ void Problem::ComputeOffsets() {
   }
 }
 
+bool Problem::SetBound(double* values, int index, double bound, bool is_lower) {
+  const char* what =
+      is_lower ? "SetParameterLowerBound" : "SetParameterUpperBound";
+  auto it = block_index_.find(values);
+  std::ostringstream os;
+  if (it == block_index_.end()) {
+    os << "Problem::" << what << ": parameter block not found: " << values
+       << ". You must add the parameter block to the problem before you can "
+          "set a bound on one of its components (AddParameterBlock or a term "
+          "that uses it).";
+  } else if (index < 0 || index >= parameter_blocks_[it->second].size) {
+    os << "Problem::" << what << ": parameter index " << index
+       << " is out of range for block " << values << " of size "
+       << parameter_blocks_[it->second].size << ".";
+  } else if (std::isnan(bound)) {
+    os << "Problem::" << what << ": the bound on component " << index
+       << " of block " << values << " is NaN.";
+  }
+  if (!os.str().empty()) {
+    RecordError(os.str());
+    return false;
+  }
+  ParameterBlock& block = parameter_blocks_[it->second];
+  const double inf = std::numeric_limits<double>::infinity();
+  if (block.lower.empty()) {
+    block.lower.assign(block.size, -inf);
+    block.upper.assign(block.size, inf);
+  }
+  // Ceres' "no bound" is +-std::numeric_limits<double>::max(); both it and
+  // infinity mean unbounded here.
+  const double max = std::numeric_limits<double>::max();
+  if (is_lower) {
+    block.lower[index] = bound <= -max ? -inf : bound;
+  } else {
+    block.upper[index] = bound >= max ? inf : bound;
+  }
+  return true;
+}
+
+bool Problem::SetParameterLowerBound(double* values,
+                                     int index,
+                                     double lower_bound) {
+  return SetBound(values, index, lower_bound, /*is_lower=*/true);
+}
+
+bool Problem::SetParameterUpperBound(double* values,
+                                     int index,
+                                     double upper_bound) {
+  return SetBound(values, index, upper_bound, /*is_lower=*/false);
+}
+
+double Problem::GetParameterLowerBound(const double* values, int index) const {
+  auto it = block_index_.find(values);
+  if (it == block_index_.end()) return -std::numeric_limits<double>::infinity();
+  const ParameterBlock& b = parameter_blocks_[it->second];
+  if (b.lower.empty() || index < 0 || index >= b.size) {
+    return -std::numeric_limits<double>::infinity();
+  }
+  return b.lower[index];
+}
+
+double Problem::GetParameterUpperBound(const double* values, int index) const {
+  auto it = block_index_.find(values);
+  if (it == block_index_.end()) return std::numeric_limits<double>::infinity();
+  const ParameterBlock& b = parameter_blocks_[it->second];
+  if (b.upper.empty() || index < 0 || index >= b.size) {
+    return std::numeric_limits<double>::infinity();
+  }
+  return b.upper[index];
+}
+
+bool Problem::HasBounds() const {
+  for (const ParameterBlock& b : parameter_blocks_) {
+    if (b.constant) continue;
+    for (size_t i = 0; i < b.lower.size(); ++i) {
+      if (std::isfinite(b.lower[i]) || std::isfinite(b.upper[i])) return true;
+    }
+  }
+  return false;
+}
+
+void Problem::GetBounds(double* lower, double* upper) const {
+  const double inf = std::numeric_limits<double>::infinity();
+  for (const ParameterBlock& b : parameter_blocks_) {
+    if (b.constant) continue;
+    for (int i = 0; i < b.size; ++i) {
+      lower[b.offset + i] = b.lower.empty() ? -inf : b.lower[i];
+      upper[b.offset + i] = b.upper.empty() ? inf : b.upper[i];
+    }
+  }
+}
+
 bool Problem::IsValid(std::string* error) const {
   std::string message = first_error_;
+  for (const ParameterBlock& b : parameter_blocks_) {
+    if (!message.empty() || b.constant || b.lower.empty()) continue;
+    std::ostringstream os;
+    for (int i = 0; i < b.size && os.str().empty(); ++i) {
+      if (b.lower[i] > b.upper[i]) {
+        os << "Problem: component " << i << " of parameter block " << b.values
+           << " has lower bound " << b.lower[i] << " above its upper bound "
+           << b.upper[i] << "; no point satisfies them.";
+      } else if (b.manifold != nullptr &&
+                 (std::isfinite(b.lower[i]) || std::isfinite(b.upper[i]))) {
+        os << "Problem: parameter block " << b.values
+           << " has both a manifold and bounds; bounds apply to Euclidean "
+              "blocks only. Remove the bounds, or the manifold (e.g. pose a "
+              "unit norm as an equality constraint).";
+      }
+    }
+    message = os.str();
+  }
   if (message.empty() && objectives_.empty()) {
     message =
         "Problem has no objectives; add at least one with AddObjective().";

@@ -140,6 +140,14 @@ void WriteKktBlocks(const KktReport& kkt,
   report->Row2("|min(omega, rho - lambda f)|^2",
                a.ComplementaritySq(),
                b.ComplementaritySq());
+  if (a.inequality_complementarity.size() > 0 ||
+      a.bound_complementarity.size() > 0 ||
+      b.inequality_complementarity.size() > 0 ||
+      b.bound_complementarity.size() > 0) {
+    report->Row2("|min(mu, -c)|^2 + bounds' min()^2",
+                 a.ConstraintComplementaritySq(),
+                 b.ConstraintComplementaritySq());
+  }
   report->Row2("||K||^2", a.SquaredNorm(), b.SquaredNorm());
 }
 

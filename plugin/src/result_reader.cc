@@ -136,12 +136,20 @@ bool ReadBlocks(const nlohmann::json& kkt,
     return false;
   }
   double simplex = 0.0, stationarity = 0.0, feasibility = 0.0,
-         complementarity = 0.0;
+         complementarity = 0.0, constraint_complementarity = 0.0;
   if (!ReadDouble(*it, "simplex_sq", &simplex, error) ||
       !ReadDouble(*it, "stationarity_sq", &stationarity, error) ||
       !ReadDouble(*it, "feasibility_sq", &feasibility, error) ||
-      !ReadDouble(*it, "complementarity_sq", &complementarity, error)) {
+      !ReadDouble(*it, "complementarity_sq", &complementarity, error) ||
+      !ReadDouble(*it,
+                  "constraint_complementarity_sq",
+                  &constraint_complementarity,
+                  error)) {
     return false;
+  }
+  // Files from before inequality constraints have no such block.
+  if (constraint_complementarity > 0.0) {
+    out->inequality_complementarity = NormVector(constraint_complementarity);
   }
   out->simplex = std::sqrt(std::max(0.0, simplex));
   out->stationarity = NormVector(stationarity);
@@ -248,15 +256,34 @@ bool SummaryFromJsonImpl(const nlohmann::json& j,
         !ReadVector(*kkt,
                     "nu_least_squares",
                     &s->kkt.least_squares_multipliers.nu,
+                    error) ||
+        !ReadVector(*kkt,
+                    "bound_lower",
+                    &s->kkt.solver_multipliers.bound_lower,
+                    error) ||
+        !ReadVector(*kkt,
+                    "bound_upper",
+                    &s->kkt.solver_multipliers.bound_upper,
+                    error) ||
+        !ReadVector(*kkt,
+                    "bound_lower_least_squares",
+                    &s->kkt.least_squares_multipliers.bound_lower,
+                    error) ||
+        !ReadVector(*kkt,
+                    "bound_upper_least_squares",
+                    &s->kkt.least_squares_multipliers.bound_upper,
                     error)) {
       return false;
     }
     s->num_constraints =
         static_cast<int>(s->kkt.least_squares_multipliers.nu.size());
     if (!ReadVector(*kkt, "objective_scale", &s->kkt.objective_scale, error) ||
-        !ReadCertificate(*kkt, "certificate",
-                         &s->kkt.certificate_with_solver_multipliers, error) ||
-        !ReadCertificate(*kkt, "certificate_least_squares",
+        !ReadCertificate(*kkt,
+                         "certificate",
+                         &s->kkt.certificate_with_solver_multipliers,
+                         error) ||
+        !ReadCertificate(*kkt,
+                         "certificate_least_squares",
                          &s->kkt.certificate_with_least_squares_multipliers,
                          error)) {
       return false;
@@ -451,9 +478,10 @@ bool ScalarizationFromJson(const nlohmann::json& j,
   std::string type;
   if (!ReadString(j, "reference_point_type", &type, error)) return false;
   bool known = type.empty();
-  for (ReferencePointType t :
-       {ReferencePointType::OBJECTIVE_OFFSET, ReferencePointType::GIVEN,
-        ReferencePointType::SINGLE_OBJECTIVE, ReferencePointType::UTOPIA}) {
+  for (ReferencePointType t : {ReferencePointType::OBJECTIVE_OFFSET,
+                               ReferencePointType::GIVEN,
+                               ReferencePointType::SINGLE_OBJECTIVE,
+                               ReferencePointType::UTOPIA}) {
     if (type == ReferencePointTypeToString(t)) {
       s.reference_point_type = t;
       known = true;
@@ -475,11 +503,17 @@ bool ScalarizationFromJson(const nlohmann::json& j,
       !ReadVector(j, "objective_scale", &s.objective_scale, error) ||
       !ReadVector(j, "ideal", &s.ideal_point, error) ||
       !ReadVector(j, "nadir", &s.nadir_point, error) ||
-      !ReadInt(j, "single_objective_solves", &s.num_single_objective_solves,
+      !ReadInt(j,
+               "single_objective_solves",
+               &s.num_single_objective_solves,
                error) ||
-      !ReadInt(j, "objective_evaluations", &s.evaluations.value_evaluations,
+      !ReadInt(j,
+               "objective_evaluations",
+               &s.evaluations.value_evaluations,
                error) ||
-      !ReadInt(j, "gradient_evaluations", &s.evaluations.gradient_evaluations,
+      !ReadInt(j,
+               "gradient_evaluations",
+               &s.evaluations.gradient_evaluations,
                error) ||
       !ReadDouble(j, "time_seconds", &s.time_in_seconds, error) ||
       !ReadString(j, "message", &s.message, error)) {

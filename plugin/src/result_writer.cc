@@ -7,11 +7,10 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstring>
-#include <filesystem>
-
 #include <cmath>
 #include <cstdio>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <sstream>
@@ -30,7 +29,8 @@ nlohmann::json Blocks(const KktResidual& k) {
   return {{"simplex_sq", k.SimplexSq()},
           {"stationarity_sq", k.StationaritySq()},
           {"feasibility_sq", k.FeasibilitySq()},
-          {"complementarity_sq", k.ComplementaritySq()}};
+          {"complementarity_sq", k.ComplementaritySq()},
+          {"constraint_complementarity_sq", k.ConstraintComplementaritySq()}};
 }
 
 // Shortest text that reads back to the same double.
@@ -51,7 +51,8 @@ nlohmann::json CertificateToJson(const KktCertificate& c) {
 
 nlohmann::json ScalarizationToJson(const Scalarization& s) {
   return {
-      {"reference_point_type", ReferencePointTypeToString(s.reference_point_type)},
+      {"reference_point_type",
+       ReferencePointTypeToString(s.reference_point_type)},
       {"reference_point", ToVector(s.reference_point)},
       {"objective_scale", ToVector(s.objective_scale)},
       {"normalized", s.normalized},
@@ -81,6 +82,15 @@ nlohmann::json SummaryToJson(const Solver::Summary& summary,
        ToVector(summary.kkt.least_squares_multipliers.omega)},
       {"nu_least_squares", ToVector(summary.kkt.least_squares_multipliers.nu)},
   };
+  // Bound multipliers only for problems with bounds (k entries each).
+  const KktMultipliers& own = summary.kkt.solver_multipliers;
+  const KktMultipliers& ls = summary.kkt.least_squares_multipliers;
+  if (own.bound_lower.size() > 0 || ls.bound_lower.size() > 0) {
+    kkt["bound_lower"] = ToVector(own.bound_lower);
+    kkt["bound_upper"] = ToVector(own.bound_upper);
+    kkt["bound_lower_least_squares"] = ToVector(ls.bound_lower);
+    kkt["bound_upper_least_squares"] = ToVector(ls.bound_upper);
+  }
   if (summary.kkt.objective_scale.size() > 0) {
     kkt["objective_scale"] = ToVector(summary.kkt.objective_scale);
     kkt["certificate"] =
@@ -213,7 +223,8 @@ bool WriteAll(int fd, const std::string& text) {
 }
 
 std::string DirectoryOf(const std::string& path) {
-  const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  const std::filesystem::path parent =
+      std::filesystem::path(path).parent_path();
   return parent.empty() ? std::string(".") : parent.string();
 }
 
@@ -269,8 +280,8 @@ bool WriteFileAtomically(const std::string& path,
   std::string tmp = target + ".tmp.XXXXXX";
   const int fd = ::mkstemp(&tmp[0]);
   if (fd < 0) {
-    *error = Errno(path, "cannot create a temporary file in " +
-                             DirectoryOf(target));
+    *error =
+        Errno(path, "cannot create a temporary file in " + DirectoryOf(target));
     return false;
   }
   const auto fail = [&](const std::string& what) {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <cstdio>
 #include <sstream>
 
@@ -123,15 +124,13 @@ bool Solver::Options::IsValid(std::string* error) const {
                     quasi_newton.inner.max_lbfgs_rank,
                     quasi_newton.inner.max_lbfgs_rank > 0,
                     "> 0");
-  ECMO_OPTION_CHECK(kOptions,
-                    newton.max_ceres_solves,
-                    newton.max_ceres_solves > 0,
-                    "> 0");
-  ECMO_OPTION_CHECK(kOptions,
-                    newton.ceres_phase_tolerance,
-                    newton.ceres_phase_tolerance > 0.0 &&
-                        newton.ceres_phase_tolerance < 1.0,
-                    "in (0, 1)");
+  ECMO_OPTION_CHECK(
+      kOptions, newton.max_ceres_solves, newton.max_ceres_solves > 0, "> 0");
+  ECMO_OPTION_CHECK(
+      kOptions,
+      newton.ceres_phase_tolerance,
+      newton.ceres_phase_tolerance > 0.0 && newton.ceres_phase_tolerance < 1.0,
+      "in (0, 1)");
   ECMO_OPTION_CHECK(kOptions,
                     newton.max_inner_iterations,
                     newton.max_inner_iterations > 0,
@@ -292,6 +291,61 @@ bool ValidatePreference(const std::vector<double>& preference,
   return os.str().empty();
 }
 
+namespace {
+
+// Inequality constraints and bounds: which strategies take them, whether
+// the bounds are consistent, and the start point moved inside them.
+bool ValidateConstraintKinds(StrategyType strategy,
+                             const Evaluator* evaluator,
+                             Eigen::VectorXd* z,
+                             std::string* error) {
+  const int p = evaluator->NumInequalityConstraints();
+  const char* name = StrategyTypeToString(strategy);
+  std::ostringstream os;
+  if (p > 0 && (strategy == StrategyType::WC_PENALTY_PGD ||
+                strategy == StrategyType::WC_NEWTON)) {
+    os << "The problem has " << p
+       << " inequality constraint residuals (c(z) <= 0), which the strategy "
+       << name
+       << (strategy == StrategyType::WC_PENALTY_PGD
+               ? " does not take (it is the paper's Algorithm 1, which has "
+                 "equality constraints only)"
+               : " does not take yet")
+       << ". Use strategy wc-augmented-lagrangian (the default) or "
+          "wc-penalty-lbfgs, or the Ipopt reference.";
+  }
+  if (os.str().empty() && evaluator->HasBounds()) {
+    const int k = evaluator->NumParameters();
+    const Eigen::VectorXd& lower = evaluator->lower_bounds();
+    const Eigen::VectorXd& upper = evaluator->upper_bounds();
+    if (lower.size() != k || upper.size() != k) {
+      os << "The evaluator declares bounds of sizes " << lower.size() << " and "
+         << upper.size() << " for " << k << " parameters.";
+    } else if (evaluator->manifold() != nullptr) {
+      os << "The problem has both bounds and a manifold; bounds apply to "
+            "Euclidean parameters only. Remove one of them.";
+    } else if (strategy != StrategyType::WC_PENALTY_PGD) {
+      os << "The problem has bounds on its parameters, which the strategy "
+         << name
+         << " does not take yet. Use strategy wc-penalty-pgd or the Ipopt "
+            "reference.";
+    } else {
+      for (int i = 0; i < k && os.str().empty(); ++i) {
+        if (!(lower[i] <= upper[i])) {
+          os << "Parameter " << i << " has lower bound " << lower[i]
+             << " above its upper bound " << upper[i]
+             << "; no point satisfies them.";
+        }
+      }
+    }
+    if (os.str().empty()) evaluator->ProjectOntoBounds(z->data());
+  }
+  if (error != nullptr) *error = os.str();
+  return os.str().empty();
+}
+
+}  // namespace
+
 bool Solver::Summary::IsSolutionUsable() const {
   return ecmo::IsSolutionUsable(termination_type);
 }
@@ -422,6 +476,16 @@ void Solve(const Solver::Options& options,
   summary->num_parameters = k;
   summary->num_objectives = S;
   summary->num_constraints = q;
+  summary->num_inequality_constraints = evaluator->NumInequalityConstraints();
+  if (evaluator->HasBounds() && evaluator->lower_bounds().size() == k &&
+      evaluator->upper_bounds().size() == k) {
+    summary->num_bounded_parameters = static_cast<int>(
+        ((evaluator->lower_bounds().array() >
+          -std::numeric_limits<double>::infinity()) ||
+         (evaluator->upper_bounds().array() <
+          std::numeric_limits<double>::infinity()))
+            .count());
+  }
   if (S < 1) return fail("The problem has no objectives.");
   if (z->size() != k) {
     std::ostringstream os;
@@ -438,6 +502,9 @@ void Solve(const Solver::Options& options,
     }
   }
   if (!ValidatePreference(preference, S, &error)) return fail(error);
+  if (!ValidateConstraintKinds(options.strategy, evaluator, z, &error)) {
+    return fail(error);
+  }
   auto check_size = [&](const std::vector<double>& v, const char* name) {
     if (v.empty() || static_cast<int>(v.size()) == S) return true;
     std::ostringstream os;
@@ -478,10 +545,15 @@ void Solve(const Solver::Options& options,
           break;
         }
       }
+      const int first_inequality = q - evaluator->NumInequalityConstraints();
       for (int i = 0; i < warm.nu.size() && os.str().empty(); ++i) {
         if (!std::isfinite(warm.nu[i])) {
           os << "Solver::Options::warm_start.nu[" << i << "] = " << warm.nu[i]
              << "; equality multipliers must be finite.";
+        } else if (i >= first_inequality && warm.nu[i] < 0.0) {
+          os << "Solver::Options::warm_start.nu[" << i << "] = " << warm.nu[i]
+             << " is the multiplier of an inequality constraint; it must be "
+                ">= 0.";
         }
       }
     }
@@ -676,8 +748,10 @@ void Solve(const Solver::Options& options,
                          &error,
                          sigma)) {
       summary->objectives = f;
-      summary->constraint_norm = h.norm();
-      summary->constraint_max_norm = q > 0 ? h.cwiseAbs().maxCoeff() : 0.0;
+      const Eigen::VectorXd violation = evaluator->ConstraintViolation(h);
+      summary->constraint_norm = violation.norm();
+      summary->constraint_max_norm =
+          q > 0 ? violation.cwiseAbs().maxCoeff() : 0.0;
       if (!std::isfinite(summary->kkt.with_solver_multipliers.SquaredNorm()) &&
           !std::isfinite(
               summary->kkt.with_least_squares_multipliers.SquaredNorm())) {

@@ -33,6 +33,13 @@ std::string Solver::Summary::FullReport() const {
   report.Row("Parameters (k)", num_parameters);
   report.Row("Objectives (S)", std::to_string(num_objectives));
   report.Row("Constraint residuals (q)", std::to_string(num_constraints));
+  if (num_inequality_constraints > 0) {
+    report.Row("  of which inequalities (p)",
+               std::to_string(num_inequality_constraints));
+  }
+  if (num_bounded_parameters > 0) {
+    report.Row("Bounded parameters", std::to_string(num_bounded_parameters));
+  }
   {
     Eigen::VectorXd p(preference.size());
     for (size_t i = 0; i < preference.size(); ++i) p[i] = preference[i];

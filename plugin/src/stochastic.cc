@@ -80,8 +80,12 @@ bool StochasticSolver::Options::IsValid(std::string* error) const {
                     initial_rho,
                     !std::isinf(initial_rho),
                     "finite (or NaN for automatic)");
-  if (!internal::CheckEntries(kOptions, "objective_offset", objective_offset,
-                              internal::IsFinite, "finite", error)) {
+  if (!internal::CheckEntries(kOptions,
+                              "objective_offset",
+                              objective_offset,
+                              internal::IsFinite,
+                              "finite",
+                              error)) {
     return false;
   }
   return true;
@@ -225,6 +229,14 @@ void SolveStochastic(const StochasticSolver::Options& options,
         "nullptr), but the stochastic solver steps in R^k and would leave "
         "it. Pass an evaluator without a manifold, or write the manifold as "
         "an equality constraint.");
+  }
+  if (exact != nullptr &&
+      (exact->NumInequalityConstraints() > 0 || exact->HasBounds())) {
+    return fail(
+        "The exact evaluator has inequality constraints or bounds, which "
+        "the stochastic problem (Algorithm 3) does not model. Score the "
+        "stochastic solution with an evaluator of the same equality-"
+        "constrained problem.");
   }
   summary->has_exact_kkt = exact != nullptr;
 

@@ -3,13 +3,17 @@
 // Algorithm 1 of the paper (WC-Penalty), kept faithful so that its claims can
 // be checked: projected gradient on
 //
-//   P(theta) = rho + u/2 ||h(z)||^2 + v/2 sum_s (lambda_s f_s(z) + delta_s - rho)^2
+//   P(theta) = rho + u/2 ||h(z)||^2 + v/2 sum_s (lambda_s f_s(z) + delta_s -
+//   rho)^2
 //
 // over theta = (rho, z, delta) with delta >= 0, step eta = eta0 T^(-1/4) and
 // u = v = c0 T^(1/4). The multipliers are omega = v (lambda f + delta - rho)
 // and nu = u h, so the KKT blocks come for free from the gradient:
 // sum omega - 1 = -dP/drho and the stationarity block equals dP/dz.
-// Euclidean only: evaluators with a manifold are refused (FAILURE).
+// Euclidean only: evaluators with a manifold are refused (FAILURE). With
+// bounds l <= z <= u (ecmo/problem.h) the z-step is projected onto the box,
+// the natural projection of the algorithm (delta >= 0 is one already), and
+// the bounds' multipliers are those ecmo::BoundMultiplier credits.
 
 #include <algorithm>
 #include <cmath>
@@ -90,8 +94,8 @@ void RunWcPenaltyPgd(const StrategyInput& input,
   Eigen::VectorXd f(S), h(q);
   Eigen::MatrixXd grad_f(k, S);
   std::string error;
-  if (!EvaluateShifted(evaluator, input.offset, theta.z, &f, &h, nullptr,
-                       &error)) {
+  if (!EvaluateShifted(
+          evaluator, input.offset, theta.z, &f, &h, nullptr, &error)) {
     output->termination_type = ceres::FAILURE;
     output->message = error;
     return;
@@ -110,16 +114,23 @@ void RunWcPenaltyPgd(const StrategyInput& input,
   };
 
   if (options.minimizer_progress_to_stdout) {
-    std::printf("%6s %14s %12s %12s %12s %12s %10s %10s\n", "iter", "penalty",
-                "rho", "|h|", "|K|^2", "avg|K|^2", "step", "time");
+    std::printf("%6s %14s %12s %12s %12s %12s %10s %10s\n",
+                "iter",
+                "penalty",
+                "rho",
+                "|h|",
+                "|K|^2",
+                "avg|K|^2",
+                "step",
+                "time");
   }
 
   for (iteration = 0;; ++iteration) {
     // Gradient, multipliers and K at theta_t.
-    if (!EvaluateShifted(evaluator, input.offset, theta.z, &f, &h, &grad_f,
-                         &error)) {
-      finish(ceres::FAILURE, "Iteration " + std::to_string(iteration) + ": " +
-                                 error);
+    if (!EvaluateShifted(
+            evaluator, input.offset, theta.z, &f, &h, &grad_f, &error)) {
+      finish(ceres::FAILURE,
+             "Iteration " + std::to_string(iteration) + ": " + error);
       break;
     }
     // Unboundedness is judged on nearly feasible iterates only: infeasible
@@ -163,15 +174,49 @@ void RunWcPenaltyPgd(const StrategyInput& input,
     } else {
       jt_nu.setZero();
     }
-    const KktResidual kkt =
-        ComputeKktResidual(theta.rho, lambda, f, grad_f, h, jt_nu, omega);
+    // dP/dz = sum omega lambda grad f + J_h^T nu; with bounds the step is
+    // projected onto the box, and the bounds are credited with the
+    // multipliers ecmo::BoundMultiplier gives for that gradient.
+    const Eigen::VectorXd grad_z = grad_f * lambda.cwiseProduct(omega) + jt_nu;
+    KktMultipliers bound_multipliers;
+    if (evaluator->HasBounds()) {
+      const Eigen::VectorXd& lower = evaluator->lower_bounds();
+      const Eigen::VectorXd& upper = evaluator->upper_bounds();
+      bound_multipliers.bound_lower.resize(grad_z.size());
+      bound_multipliers.bound_upper.resize(grad_z.size());
+      for (int i = 0; i < grad_z.size(); ++i) {
+        bound_multipliers.bound_lower[i] =
+            BoundMultiplier(grad_z[i], theta.z[i] - lower[i]);
+        bound_multipliers.bound_upper[i] =
+            BoundMultiplier(-grad_z[i], upper[i] - theta.z[i]);
+      }
+    }
+    KktResidual kkt;
+    if (evaluator->HasBounds()) {
+      bound_multipliers.omega = omega;
+      bound_multipliers.nu = nu;
+      kkt = ComputeKktResidual(theta.rho,
+                               lambda,
+                               f,
+                               grad_f,
+                               h,
+                               0,
+                               jt_nu,
+                               bound_multipliers,
+                               theta.z,
+                               evaluator->lower_bounds(),
+                               evaluator->upper_bounds());
+    } else {
+      kkt = ComputeKktResidual(theta.rho, lambda, f, grad_f, h, jt_nu, omega);
+    }
     const double kkt_sq = kkt.SquaredNorm();
     const double penalty = PenaltyValue(theta, lambda, f, h, u, v);
     if (!std::isfinite(penalty) || !std::isfinite(kkt_sq) ||
         std::abs(penalty) > 1e150) {
       std::ostringstream os;
-      os << "Iteration " << iteration << ": the penalty diverged (P = "
-         << penalty << "). The step eta = " << eta
+      os << "Iteration " << iteration
+         << ": the penalty diverged (P = " << penalty
+         << "). The step eta = " << eta
          << " is too long for this problem's curvature; use "
             "step_rule=backtracking or a smaller eta0.";
       finish(ceres::FAILURE, os.str());
@@ -179,6 +224,8 @@ void RunWcPenaltyPgd(const StrategyInput& input,
     }
     output->multipliers.omega = omega;
     output->multipliers.nu = nu;
+    output->multipliers.bound_lower = bound_multipliers.bound_lower;
+    output->multipliers.bound_upper = bound_multipliers.bound_upper;
 
     if (iteration >= options.max_iterations) {
       // theta_T is scored but not part of the theorem's average over
@@ -193,8 +240,8 @@ void RunWcPenaltyPgd(const StrategyInput& input,
     const double average = kkt_sum / (iteration + 1);
     if (options.kkt_tolerance > 0.0 && kkt_sq <= options.kkt_tolerance) {
       std::ostringstream os;
-      os << "||K||^2 = " << kkt_sq << " <= kkt_tolerance = "
-         << options.kkt_tolerance << ".";
+      os << "||K||^2 = " << kkt_sq
+         << " <= kkt_tolerance = " << options.kkt_tolerance << ".";
       finish(ceres::CONVERGENCE, os.str());
       output->average_kkt_residual_sq = average;
       break;
@@ -213,14 +260,20 @@ void RunWcPenaltyPgd(const StrategyInput& input,
     for (int halvings = 0; halvings <= pgd.max_backtracking_steps;
          ++halvings, step *= 0.5) {
       trial.rho = theta.rho - step * grad_rho;
-      trial.z = theta.z - step * kkt.stationarity;
+      trial.z = theta.z - step * grad_z;
+      evaluator->ProjectOntoBounds(trial.z.data());
       trial.delta = (theta.delta - step * omega).cwiseMax(0.0);
       if (pgd.step_rule == StepRule::FIXED) {
         accepted = true;
         break;
       }
-      if (!EvaluateShifted(evaluator, input.offset, trial.z, &f_trial,
-                           &h_trial, nullptr, &error)) {
+      if (!EvaluateShifted(evaluator,
+                           input.offset,
+                           trial.z,
+                           &f_trial,
+                           &h_trial,
+                           nullptr,
+                           &error)) {
         continue;  // Outside the domain (NaN): back off.
       }
       const double trial_penalty =
@@ -229,18 +282,17 @@ void RunWcPenaltyPgd(const StrategyInput& input,
       // the true decrease falls below what double precision can resolve
       // near the penalty minimizer.
       const double rounding = 1e-13 * (std::abs(penalty) + 1.0);
-      if (trial_penalty <= penalty -
-                               pgd.armijo * SquaredDistance(trial, theta) /
-                                   step +
-                               rounding) {
+      if (trial_penalty <=
+          penalty - pgd.armijo * SquaredDistance(trial, theta) / step +
+              rounding) {
         accepted = true;
         break;
       }
     }
     if (!accepted) {
       std::ostringstream os;
-      os << "Iteration " << iteration << ": no step length down to "
-         << step << " decreased the penalty";
+      os << "Iteration " << iteration << ": no step length down to " << step
+         << " decreased the penalty";
       if (!error.empty()) os << " (last evaluation error: " << error << ")";
       os << ".";
       finish(ceres::FAILURE, os.str());
@@ -261,17 +313,22 @@ void RunWcPenaltyPgd(const StrategyInput& input,
     it.step_size = step;
     it.step_norm = step_norm;
     it.cumulative_time_in_seconds = input.timer->Seconds();
-    if (options.record_history &&
-        (iteration % options.history_stride == 0 ||
-         iteration + 1 == options.max_iterations)) {
+    if (options.record_history && (iteration % options.history_stride == 0 ||
+                                   iteration + 1 == options.max_iterations)) {
       summary->history.push_back(it);
     }
     if (options.minimizer_progress_to_stdout &&
         (iteration % options.progress_every_n_iterations == 0 ||
          iteration + 1 == options.max_iterations)) {
       std::printf("%6d % 14.6e % 12.4e %12.4e %12.4e %12.4e %10.2e %10.3f\n",
-                  iteration, penalty, it.rho, it.constraint_norm, kkt_sq,
-                  average, step, it.cumulative_time_in_seconds);
+                  iteration,
+                  penalty,
+                  it.rho,
+                  it.constraint_norm,
+                  kkt_sq,
+                  average,
+                  step,
+                  it.cumulative_time_in_seconds);
     }
     const CallbackReturnType answer = RunCallbacks(options, it);
     if (answer == ceres::SOLVER_ABORT) {

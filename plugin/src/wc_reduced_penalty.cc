@@ -21,6 +21,7 @@ WcReducedPenalty::WcReducedPenalty(Evaluator* evaluator,
       k_(evaluator->NumParameters()),
       S_(evaluator->NumObjectives()),
       q_(evaluator->NumConstraints()),
+      p_(evaluator->NumInequalityConstraints()),
       lambda_(lambda),
       offset_(offset.size() == lambda.size()
                   ? offset
@@ -133,10 +134,30 @@ bool WcReducedPenalty::Assemble(const double* x,
     weight_sum += omega_plus_[s] * ls;
   }
   weight_sum = std::max(weight_sum, lambda_.cwiseProduct(sigma_).minCoeff());
-  const double h_sq = h_.squaredNorm();
-  if (q_ > 0) {
-    value += nu_shift_.dot(h_) + 0.5 * u_ * h_sq;
-    nu_plus_ = nu_shift_ + u_ * h_;
+  // Equalities: nu^T h + u/2 ||h||^2. Inequalities c <= 0, slack
+  // eliminated like the WC ones: u/2 [max(0, c + nu/u)^2 - (nu/u)^2], with
+  // the multiplier nu+ = u max(0, c + nu/u) >= 0 and the KKT entry
+  // min(nu+, -c) counted with the equalities' residual (both are what the
+  // outer multiplier updates drive to zero).
+  const int qe = q_ - p_;
+  double h_sq = 0.0;
+  double feasibility_inf = 0.0;
+  if (qe > 0) {
+    const auto h = h_.head(qe);
+    h_sq = h.squaredNorm();
+    value += nu_shift_.head(qe).dot(h) + 0.5 * u_ * h_sq;
+    nu_plus_.head(qe) = nu_shift_.head(qe) + u_ * h;
+    feasibility_inf = h.cwiseAbs().maxCoeff();
+  }
+  for (int i = qe; i < q_; ++i) {
+    const double shift = nu_shift_[i] / u_;
+    const double t = std::max(0.0, h_[i] + shift);
+    value += 0.5 * u_ * (t * t - shift * shift);
+    nu_plus_[i] = u_ * t;
+    const double c = std::min(nu_plus_[i], -h_[i]);
+    h_sq += c * c;
+    feasibility_inf = std::max(
+        feasibility_inf, std::abs(std::min(nu_plus_[i] / weight_sum, -h_[i])));
   }
   if (!std::isfinite(value)) {
     last_error_ = "the penalty function is not finite";
@@ -147,7 +168,7 @@ bool WcReducedPenalty::Assemble(const double* x,
   point.complementarity_sq = complementarity_sq;
   point.certificate.simplex = std::abs(1.0 - omega_plus_.sum());
   point.certificate.complementarity = scaled_complementarity;
-  point.certificate.feasibility = q_ > 0 ? h_.cwiseAbs().maxCoeff() : 0.0;
+  point.certificate.feasibility = feasibility_inf;
 
   if (gradient != nullptr) {
     gradient[0] = 1.0 - omega_plus_.sum();
@@ -158,7 +179,32 @@ bool WcReducedPenalty::Assemble(const double* x,
       evaluator_->JacobianTransposeMultiply(nu_plus_.data(), jt_.data());
       gz += jt_;
     }
-    if (manifold_ == nullptr) {
+    if (manifold_ == nullptr && evaluator_->HasBounds()) {
+      // The KKT stationarity with the bound multipliers a solver is
+      // credited with (ecmo::BoundMultiplier): a component held at its
+      // bound by a force pushing outwards is stationary. Their
+      // complementarity entries join the feasibility part.
+      const Eigen::VectorXd& lower = evaluator_->lower_bounds();
+      const Eigen::VectorXd& upper = evaluator_->upper_bounds();
+      double stationarity_sq = 0.0, stationarity_inf = 0.0;
+      for (int i = 0; i < k_; ++i) {
+        const double dl = z[i] - lower[i];
+        const double du = upper[i] - z[i];
+        const double a = BoundMultiplier(gz[i], dl);
+        const double b = BoundMultiplier(-gz[i], du);
+        const double r = gz[i] - a + b;
+        stationarity_sq += r * r;
+        stationarity_inf = std::max(stationarity_inf, std::abs(r));
+        const double cl = std::min(a, dl), cu = std::min(b, du);
+        point.feasibility_sq += cl * cl + cu * cu;
+        point.certificate.feasibility =
+            std::max(point.certificate.feasibility,
+                     std::max(std::abs(std::min(a / weight_sum, dl)),
+                              std::abs(std::min(b / weight_sum, du))));
+      }
+      point.gradient_sq = gradient[0] * gradient[0] + stationarity_sq;
+      point.certificate.stationarity = stationarity_inf / weight_sum;
+    } else if (manifold_ == nullptr) {
       point.gradient_sq = gradient[0] * gradient[0] + gz.squaredNorm();
       point.certificate.stationarity =
           k_ > 0 ? gz.cwiseAbs().maxCoeff() / weight_sum : 0.0;

@@ -44,6 +44,7 @@
 #include "Eigen/SparseCore"
 #include "ceres/manifold.h"
 #include "ceres/solver.h"
+#include "ecmo/problem.h"
 
 namespace ecmo {
 
@@ -106,9 +107,35 @@ class Evaluator {
  public:
   virtual ~Evaluator();
 
-  virtual int NumParameters() const = 0;   // k
-  virtual int NumObjectives() const = 0;   // S
-  virtual int NumConstraints() const = 0;  // q
+  virtual int NumParameters() const = 0;  // k
+  virtual int NumObjectives() const = 0;  // S
+  // m: the size of the constraint vector g(z) = (h(z), c(z)) that Evaluate
+  // returns and the Jacobian products act on: the equality residuals h
+  // first, then the NumInequalityConstraints() residuals c, which must be
+  // <= 0. Without inequalities (the default) g = h and m = q.
+  virtual int NumConstraints() const = 0;
+  // p: how many of the last constraint residuals are inequalities c <= 0.
+  // Strategies that cannot handle them refuse an evaluator with p > 0
+  // (solver.h says which).
+  virtual int NumInequalityConstraints() const { return 0; }
+  // q = m - p.
+  int NumEqualityConstraints() const {
+    return NumConstraints() - NumInequalityConstraints();
+  }
+  // How much a constraint vector g (size m) violates the constraints:
+  // h unchanged, then max(0, c) for the inequalities.
+  Eigen::VectorXd ConstraintViolation(const Eigen::VectorXd& g) const;
+
+  // Bounds on z, l <= z <= u: vectors of size k with -inf / +inf where a
+  // component is unbounded, or both empty when HasBounds() is false (no
+  // component bounded). Constant in time. Solvers keep their iterates
+  // inside them; the KKT function carries a multiplier per bound.
+  bool HasBounds() const { return lower_bounds_.size() > 0; }
+  const Eigen::VectorXd& lower_bounds() const { return lower_bounds_; }
+  const Eigen::VectorXd& upper_bounds() const { return upper_bounds_; }
+  // Clamps z (size k) into the bounds; returns true if some entry moved.
+  // A no-op without bounds.
+  bool ProjectOntoBounds(double* z) const;
 
   // The manifold z lives on (AmbientSize() == k), or null (the default) for
   // R^k. Owned by the evaluator; valid while it lives and constant in time.
@@ -118,7 +145,8 @@ class Evaluator {
     return manifold() != nullptr ? manifold()->TangentSize() : NumParameters();
   }
 
-  // Evaluates at z (size k): f (size S) and h (size q) always. If grad_f is
+  // Evaluates at z (size k): f (size S) and h (size m, the constraint
+  // vector g = (h, c) above) always. If grad_f is
   // not null it receives the k x S column-major matrix whose column s is
   // grad f_s(z), and the evaluator linearizes h at z so that the products
   // below refer to z until the next call with grad_f != nullptr.
@@ -251,8 +279,15 @@ class Evaluator {
     return linearization_point_;
   }
 
+  // Declares bounds (size k each; -inf / +inf where unbounded). Call once,
+  // from the constructor. Bounds that are all infinite are dropped, so that
+  // HasBounds() means "some component is bounded".
+  void SetBounds(const Eigen::VectorXd& lower, const Eigen::VectorXd& upper);
+
  private:
   EvaluationCounts counts_;
+  Eigen::VectorXd lower_bounds_;
+  Eigen::VectorXd upper_bounds_;
   Eigen::VectorXd linearization_point_;
 };
 
@@ -267,9 +302,10 @@ class Evaluator {
 // evaluator.
 class ProblemEvaluator final : public Evaluator {
  public:
-  // One dense row-major block of J_h: rows of constraint term `term`
-  // (residual_offset .. residual_offset + rows - 1 in h) against columns
-  // parameter_offset .. parameter_offset + cols - 1 of z.
+  // One dense row-major block of J_g: rows of constraint term `term` (the
+  // equality terms numbered first, then the inequality terms)
+  // (residual_offset .. residual_offset + rows - 1 in g = (h, c)) against
+  // columns parameter_offset .. parameter_offset + cols - 1 of z.
   struct JacobianBlock {
     int term = 0;
     int residual_offset = 0;
@@ -284,6 +320,7 @@ class ProblemEvaluator final : public Evaluator {
   int NumParameters() const override;
   int NumObjectives() const override;
   int NumConstraints() const override;
+  int NumInequalityConstraints() const override;
   const ceres::Manifold* manifold() const override { return manifold_.get(); }
 
   // The blocks of J_h at the last linearization point; their positions
@@ -304,7 +341,15 @@ class ProblemEvaluator final : public Evaluator {
   void DoJacobianMultiply(const double* x, double* out) const override;
 
  private:
+  // A constraint term of the problem and the offset of its residuals in
+  // g = (h, c).
+  struct ConstraintTerm {
+    const Problem::Term* term;
+    int residual_offset;
+  };
+
   const Problem* problem_;
+  std::vector<ConstraintTerm> constraint_terms_;
   std::unique_ptr<ceres::Manifold> manifold_;  // null without manifolds
   std::vector<JacobianBlock> jacobian_blocks_;
   // Scratch space reused across calls.

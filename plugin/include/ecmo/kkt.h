@@ -53,8 +53,16 @@ namespace ecmo {
 class Evaluator;
 
 struct KktMultipliers {
-  Eigen::VectorXd omega;  // S, inequality multipliers
-  Eigen::VectorXd nu;     // q, equality multipliers
+  Eigen::VectorXd omega;  // S, multipliers of the WC inequalities
+  // m = q + p: the equality multipliers, then those of the inequality
+  // constraints c <= 0 (>= 0 at a KKT point).
+  Eigen::VectorXd nu;
+  // Multipliers of z >= l and z <= u (size k each, >= 0 at a KKT point), or
+  // both empty: zero for a problem without bounds; for one with bounds
+  // KktSystem (hence ComputeKktReport) fills them in from omega and nu by
+  // BoundMultiplier below.
+  Eigen::VectorXd bound_lower;
+  Eigen::VectorXd bound_upper;
 };
 
 // The four blocks of K and their squared norms.
@@ -63,18 +71,28 @@ struct KktResidual {
   // scored a point (a refused solve) cannot look certified: its ||K||^2 is
   // NaN, not 0.
   double simplex = std::numeric_limits<double>::quiet_NaN();
-  Eigen::VectorXd stationarity;      // k (k_t in a tangent space)
-  Eigen::VectorXd feasibility;       // h(z), q
-  Eigen::VectorXd complementarity;   // min(omega_s, rho - lambda_s f_s), S
+  Eigen::VectorXd stationarity;     // k (k_t in a tangent space)
+  Eigen::VectorXd feasibility;      // h(z), q (the equalities)
+  Eigen::VectorXd complementarity;  // min(omega_s, rho - lambda_s f_s), S
+  // min(mu_j, -c_j), p (empty without inequality constraints).
+  Eigen::VectorXd inequality_complementarity;
+  // min(z_L,i, z_i - l_i) for i = 1..k, then min(z_U,i, u_i - z_i); empty
+  // without bounds (entries of unbounded components are 0).
+  Eigen::VectorXd bound_complementarity;
 
   double SimplexSq() const { return simplex * simplex; }
   double StationaritySq() const { return stationarity.squaredNorm(); }
   double FeasibilitySq() const { return feasibility.squaredNorm(); }
   double ComplementaritySq() const { return complementarity.squaredNorm(); }
+  // The inequality-constraint and bound blocks together.
+  double ConstraintComplementaritySq() const {
+    return inequality_complementarity.squaredNorm() +
+           bound_complementarity.squaredNorm();
+  }
   // ||K||^2.
   double SquaredNorm() const {
     return SimplexSq() + StationaritySq() + FeasibilitySq() +
-           ComplementaritySq();
+           ComplementaritySq() + ConstraintComplementaritySq();
   }
 };
 
@@ -89,6 +107,33 @@ KktResidual ComputeKktResidual(double rho,
                                const Eigen::VectorXd& h,
                                const Eigen::VectorXd& jt_nu,
                                const Eigen::VectorXd& omega);
+
+// The same with inequality constraints and bounds: g = (h, c) (size m, the
+// last num_inequalities entries are c), jt_nu = J_g(z)^T nu with the full
+// multipliers.nu (m), and z with its bounds (lower / upper of size k, or
+// both empty without bounds; multipliers.bound_lower / bound_upper empty
+// mean zero).
+KktResidual ComputeKktResidual(double rho,
+                               const Eigen::VectorXd& lambda,
+                               const Eigen::VectorXd& f,
+                               const Eigen::MatrixXd& grad_f,
+                               const Eigen::VectorXd& g,
+                               int num_inequalities,
+                               const Eigen::VectorXd& jt_nu,
+                               const KktMultipliers& multipliers,
+                               const Eigen::VectorXd& z,
+                               const Eigen::VectorXd& lower,
+                               const Eigen::VectorXd& upper);
+
+// The multiplier of one bound that a solver without bound multipliers of
+// its own is credited with: `force` is the stationarity entry pushing the
+// component against the bound (r_i for a lower bound, -r_i for an upper
+// one, r without bound terms) and `distance` the component's distance to
+// it (z_i - l_i or u_i - z_i; infinite when unbounded). Returns the a in
+// {0} or [max(distance, 0), inf) minimizing (force - a)^2 +
+// min(a, distance)^2: force itself at an active bound, 0 when the bound
+// is far (distance > force) or pulls the wrong way.
+double BoundMultiplier(double force, double distance);
 
 // The scale-invariant certificate: ||K||^2 is absolute, so an objective
 // with weight 1e-4 enters it only through 1e-4 times its gradient and its
@@ -107,7 +152,12 @@ KktResidual ComputeKktResidual(double rho,
 //   complementarity  max_s |min(omega_s, (rho - lambda_s f_s) /
 //                    (lambda_s sigma_s))|   (the slack of objective s in
 //                    units of its own scale, whatever its weight)
-//   feasibility      ||h||_inf   (absolute, in the constraints' units)
+//   feasibility      ||h||_inf   (absolute, in the constraints' units),
+//                    and with inequality constraints and bounds also
+//                    max_j |min(mu_j / m, -c_j)| and
+//                    max_i |min(z_L,i / m, z_i - l_i)|, |min(z_U,i / m,
+//                    u_i - z_i)| (a violated or a falsely released
+//                    constraint, in its own units)
 //
 // A point is certified when simplex and stationarity are <=
 // stationarity_tolerance, complementarity <= complementarity_tolerance and
@@ -129,18 +179,33 @@ struct KktCertificate {
   bool Certifies(double stationarity_tolerance,
                  double complementarity_tolerance,
                  double feasibility_tolerance) const {
-    return Ratio(stationarity_tolerance, complementarity_tolerance,
+    return Ratio(stationarity_tolerance,
+                 complementarity_tolerance,
                  feasibility_tolerance) <= 1.0;
   }
 };
 
 // The certificate of `residual` (computed at rho, lambda, f with `omega`);
 // sigma (size S, > 0) are the objective scales.
+// With inequality constraints or bounds pass the full multipliers and the
+// constraint data (see ComputeKktResidual); the overload without them is
+// for problems that have neither.
 KktCertificate ComputeKktCertificate(double rho,
                                      const Eigen::VectorXd& lambda,
                                      const Eigen::VectorXd& f,
                                      const Eigen::VectorXd& sigma,
                                      const Eigen::VectorXd& omega,
+                                     const KktResidual& residual);
+KktCertificate ComputeKktCertificate(double rho,
+                                     const Eigen::VectorXd& lambda,
+                                     const Eigen::VectorXd& f,
+                                     const Eigen::VectorXd& sigma,
+                                     const KktMultipliers& multipliers,
+                                     const Eigen::VectorXd& g,
+                                     int num_inequalities,
+                                     const Eigen::VectorXd& z,
+                                     const Eigen::VectorXd& lower,
+                                     const Eigen::VectorXd& upper,
                                      const KktResidual& residual);
 
 // The KKT system linearized at one point (rho, z): evaluates the problem
@@ -161,17 +226,35 @@ class KktSystem {
                  const Eigen::VectorXd& z,
                  std::string* error);
 
-  // K with the given multipliers (sizes S and q).
+  // K with the given multipliers (sizes S and m; bound multipliers of size
+  // k or empty for zero).
   KktResidual Residual(const KktMultipliers& multipliers) const;
 
+  // If the problem has bounds and multipliers->bound_lower / bound_upper
+  // are empty, fills them by BoundMultiplier from the stationarity entries
+  // at omega and nu, so only bounds that are (nearly) active and pushed
+  // against get a multiplier. Residual and Certificate do this to
+  // multipliers without bound parts, so solvers without bound multipliers
+  // of their own (the projected and penalty strategies) are scored with
+  // these.
+  void CompleteBoundMultipliers(KktMultipliers* multipliers) const;
+
   // The multipliers with omega >= 0 that minimize ||K||^2 at this point.
-  // nu is eliminated exactly (a linear least-squares problem in nu for given
-  // omega; dense complete orthogonal decomposition for small q, conjugate
-  // gradients on the normal equations through Jacobian products for large
-  // q); the remaining S-dimensional problem, piecewise quadratic because of
-  // the min() block, is solved exactly by enumerating which side of each
-  // min() is active (at most 2^12 cases; greedy beyond) and solving a small
-  // box-constrained quadratic program for each.
+  // With inequality constraints or bounds, the inequality multipliers
+  // (>= 0) and the bound multipliers come from an active-set loop around
+  // the method below: the constraints and bounds within a slack threshold
+  // are active (their rows take part in the elimination of nu; a bound
+  // removes its component from the stationarity norm), negative inequality
+  // multipliers and wrongly signed bound forces drop out, and the best of a
+  // few thresholds (1e-10 .. 1e-4, relative for bounds) by the exact
+  // ||K||^2 is returned. Without either, nu is eliminated exactly (a linear
+  // least-squares problem in nu for given omega; dense complete orthogonal
+  // decomposition for small q, conjugate gradients on the normal equations
+  // through Jacobian products for large q); the remaining S-dimensional
+  // problem, piecewise quadratic because of the min() block, is solved exactly
+  // by enumerating which side of each min() is active (at most 2^12 cases;
+  // greedy beyond) and solving a small box-constrained quadratic program for
+  // each.
   KktMultipliers LeastSquaresMultipliers() const;
   // The same for the blocks of KktCertificate: minimizes
   // (sum omega - 1)^2 + ||stationarity||^2 / m^2
@@ -187,10 +270,35 @@ class KktSystem {
   const Eigen::VectorXd& f() const { return f_; }
   // k x S, or k_t x S (tangent gradients) with a manifold.
   const Eigen::MatrixXd& grad_f() const { return grad_f_; }
+  // The constraint vector g = (h, c) (size m).
   const Eigen::VectorXd& h() const { return h_; }
   const Eigen::VectorXd& lambda() const { return lambda_; }
+  int num_inequalities() const { return p_; }
+  bool has_bounds() const { return lower_.size() > 0; }
 
  private:
+  // An active set for the inequality constraints and bounds: which
+  // inequality rows take part in eliminating nu (the others have mu = 0),
+  // and which components are held by a bound (-1 lower, +1 upper, 0 free).
+  struct ActiveSet {
+    std::vector<char> inequality;    // p
+    std::vector<signed char> bound;  // k, or empty
+  };
+  // The exact objective the least-squares multipliers minimize: ||K||^2
+  // with the stationarity block times stationarity_weight and the slacks
+  // of the WC block times comp_scale (the raw one for weight 1 and scales
+  // 1).
+  double MultiplierObjective(const KktMultipliers& m,
+                             const Eigen::VectorXd& comp_scale,
+                             double stationarity_weight) const;
+  // MinimizeOverMultipliers for a fixed active set.
+  KktMultipliers MinimizeWithActiveSet(const Eigen::VectorXd& comp_scale,
+                                       double stationarity_weight,
+                                       const ActiveSet& active) const;
+  // The active-set loop (see LeastSquaresMultipliers) around
+  // MinimizeWithActiveSet.
+  KktMultipliers MinimizeOverConstrainedMultipliers(
+      const Eigen::VectorXd& comp_scale, double stationarity_weight) const;
   // The enumeration behind both LeastSquaresMultipliers: minimizes
   // (sum w - 1)^2 + stationarity_weight^2 ||R w||^2
   //   + sum_s min(w_s, comp_scale_s (rho - lambda_s f_s))^2 over w >= 0.
@@ -198,6 +306,12 @@ class KktSystem {
                                          double stationarity_weight) const;
   // Least-squares nu for a given stationarity vector g: argmin ||g + J^T nu||.
   Eigen::VectorXd SolveNu(const Eigen::VectorXd& g) const;
+  // The same with only the rows of g = (h, c) in `rows` (the others get
+  // nu = 0) and the components in `held` (nonzero entries) left out of the
+  // norm; for all S columns of G at once (m x S result).
+  Eigen::MatrixXd SolveNuRestricted(const Eigen::MatrixXd& G,
+                                    const std::vector<char>& rows,
+                                    const std::vector<signed char>& held) const;
   // out (k_t) = P^T J_h^T v and out (q) = J_h P x, with P = PlusJacobian(z)
   // (the identity without a manifold).
   void TangentJacobianTransposeMultiply(const double* v, double* out) const;
@@ -206,6 +320,8 @@ class KktSystem {
   Evaluator* evaluator_ = nullptr;
   const ceres::Manifold* manifold_ = nullptr;
   Eigen::VectorXd z_;
+  Eigen::VectorXd lower_, upper_;  // empty without bounds
+  int p_ = 0;                      // inequality constraints (last of h_)
   mutable Eigen::VectorXd ambient_scratch_;
   double rho_ = 0.0;
   Eigen::VectorXd lambda_;
@@ -242,16 +358,16 @@ struct KktReport {
 // Scores (rho, z) with the given multipliers and with the least-squares ones.
 // With objective_scale (size S, > 0) it also fills the certificates; with
 // an empty one they stay at infinity.
-bool ComputeKktReport(Evaluator* evaluator,
-                      const Eigen::VectorXd& lambda,
-                      const Eigen::VectorXd& offset,
-                      double rho,
-                      const Eigen::VectorXd& z,
-                      const KktMultipliers& solver_multipliers,
-                      KktReport* report,
-                      std::string* error,
-                      const Eigen::VectorXd& objective_scale =
-                          Eigen::VectorXd());
+bool ComputeKktReport(
+    Evaluator* evaluator,
+    const Eigen::VectorXd& lambda,
+    const Eigen::VectorXd& offset,
+    double rho,
+    const Eigen::VectorXd& z,
+    const KktMultipliers& solver_multipliers,
+    KktReport* report,
+    std::string* error,
+    const Eigen::VectorXd& objective_scale = Eigen::VectorXd());
 
 }  // namespace ecmo
 

@@ -4,13 +4,17 @@
 //
 // ecmo::Problem describes
 //
-//   min_z  F(z) = [f_1(z), ..., f_S(z)]   subject to   h(z) = 0,
+//   min_z  F(z) = [f_1(z), ..., f_S(z)]
+//   subject to   h(z) = 0,   c(z) <= 0,   l <= z <= u,
 //
 // where z is the concatenation of user-owned parameter blocks (double arrays,
 // exactly as in ceres::Problem), every objective f_s is a ceres::CostFunction
-// with exactly one residual (its value is f_s, not squared), and every
+// with exactly one residual (its value is f_s, not squared), every equality
 // constraint is a ceres::CostFunction with m_i >= 1 residuals, each of which
-// must vanish. The q = sum_i m_i residuals of all constraints form h.
+// must vanish (the q = sum_i m_i residuals form h), every inequality
+// constraint a ceres::CostFunction whose residuals must be <= 0 (together
+// the p residuals of c), and l, u are per-component bounds
+// (SetParameterLowerBound / SetParameterUpperBound, Ceres' calls).
 //
 // Any ceres::CostFunction works: AutoDiffCostFunction, NumericDiffCostFunction,
 // DynamicAutoDiffCostFunction and hand-written analytic ones.
@@ -30,6 +34,22 @@
 // quasi-Newton strategies then keep the block on it and measure the KKT
 // residual in its tangent space; WC_PENALTY_PGD and the Ipopt reference
 // refuse such problems (see ecmo/manifold.h).
+//
+// Bounds, as in ceres::Problem: SetParameterLowerBound(values, index, b)
+// bounds component `index` of a registered block; unbounded components have
+// bounds -inf / +inf (Ceres' +-std::numeric_limits<double>::max() is
+// accepted and means the same). Every solver keeps its iterates inside the
+// bounds and a start point outside them is first projected onto them;
+// the KKT function carries a multiplier for every bound (ecmo/kkt.h).
+// Bounds on a block with a manifold are refused (IsValid): they apply to
+// Euclidean blocks only.
+//
+// Inequality constraints: AddInequalityConstraint(cost, blocks) requires
+// every residual of `cost` to be <= 0 at a solution. Evaluators stack the
+// constraint values as g = (h, c): the q equalities first, then the p
+// inequalities (Evaluator::NumInequalityConstraints). The paper-faithful
+// strategy (WC_PENALTY_PGD) and Algorithm 2 refuse them; see solver.h for
+// which strategies take them.
 //
 // Constant blocks: SetParameterBlockConstant(values) holds a registered
 // block at its current values, as ceres::Problem::SetParameterBlockConstant
@@ -80,6 +100,10 @@ class Problem {
     const ceres::Manifold* manifold = nullptr;
     // Set by SetParameterBlockConstant / SetParameterBlockVariable.
     bool constant = false;
+    // Per-component bounds (size `size`, -inf / +inf where unbounded), or
+    // both empty when no bound was ever set on the block.
+    std::vector<double> lower;
+    std::vector<double> upper;
   };
 
   struct Options {
@@ -98,7 +122,9 @@ class Problem {
     ceres::CostFunction* cost_function = nullptr;
     std::vector<int> blocks;  // indices into parameter_blocks()
     std::string name;
-    int residual_offset = 0;  // constraints only: offset of its residuals in h
+    // Constraints only: offset of its residuals in h (equalities) or in c
+    // (inequalities).
+    int residual_offset = 0;
   };
 
   Problem();
@@ -140,6 +166,33 @@ class Problem {
                     const std::vector<double*>& parameter_blocks,
                     const std::string& name = "");
 
+  // Adds an inequality constraint block: every residual of the cost
+  // function must be <= 0 at a feasible point. Returns its index, or -1.
+  // `name` defaults to "c<i+1>".
+  int AddInequalityConstraint(
+      std::unique_ptr<ceres::CostFunction> cost_function,
+      const std::vector<double*>& parameter_blocks,
+      const std::string& name = "");
+  int AddInequalityConstraint(ceres::CostFunction* cost_function,
+                              const std::vector<double*>& parameter_blocks,
+                              const std::string& name = "");
+
+  // Bounds component `index` of the registered block `values` from below
+  // (above), as ceres::Problem::SetParameterLowerBound does; +-inf (or
+  // +-numeric_limits<double>::max()) removes the bound. Returns false and
+  // records the error on an unknown block, an index outside [0, size) or a
+  // NaN bound. A lower bound above the upper one is reported by IsValid.
+  bool SetParameterLowerBound(double* values, int index, double lower_bound);
+  bool SetParameterUpperBound(double* values, int index, double upper_bound);
+  // The bound of one component: -inf (+inf) when unbounded or unknown.
+  double GetParameterLowerBound(const double* values, int index) const;
+  double GetParameterUpperBound(const double* values, int index) const;
+  // True if some component of a variable block has a finite bound.
+  bool HasBounds() const;
+  // lower and upper (size k each) receive the bounds of z (variable blocks
+  // only), -inf / +inf where unbounded.
+  void GetBounds(double* lower, double* upper) const;
+
   // Puts the registered parameter block `values` on `manifold`
   // (manifold->AmbientSize() must equal the block's size); a null manifold
   // makes the block Euclidean again. Register the block first (through
@@ -178,8 +231,13 @@ class Problem {
   int NumConstraintBlocks() const {
     return static_cast<int>(constraints_.size());
   }
-  // q: total number of constraint residuals.
+  // q: total number of equality constraint residuals.
   int NumConstraints() const { return num_constraints_; }
+  int NumInequalityConstraintBlocks() const {
+    return static_cast<int>(inequality_constraints_.size());
+  }
+  // p: total number of inequality constraint residuals.
+  int NumInequalityConstraints() const { return num_inequality_constraints_; }
   // k: total size of the variable parameter blocks (the size of z).
   int NumParameters() const { return num_parameters_; }
   // Number of parameter blocks, constant ones included.
@@ -192,6 +250,9 @@ class Problem {
   }
   const std::vector<Term>& objectives() const { return objectives_; }
   const std::vector<Term>& constraints() const { return constraints_; }
+  const std::vector<Term>& inequality_constraints() const {
+    return inequality_constraints_;
+  }
 
   // Copies the user's variable parameter blocks into z (size k), and back;
   // constant blocks are neither read nor written.
@@ -199,11 +260,14 @@ class Problem {
   void SetParameters(const double* z) const;
 
  private:
+  enum class TermKind { kObjective, kEquality, kInequality };
   int AddTerm(ceres::CostFunction* cost_function,
               bool adopt,
               const std::vector<double*>& parameter_blocks,
               const std::string& name,
-              bool is_objective);
+              TermKind kind);
+  // SetParameterLowerBound / UpperBound.
+  bool SetBound(double* values, int index, double bound, bool is_lower);
   // Takes ownership of a cost function unless it is already owned.
   void AdoptCostFunction(ceres::CostFunction* cost_function);
   void RecordError(const std::string& error);
@@ -219,12 +283,14 @@ class Problem {
   std::map<const double*, int> block_index_;
   std::vector<Term> objectives_;
   std::vector<Term> constraints_;
+  std::vector<Term> inequality_constraints_;
   Options options_;
   // Owned objects, each distinct pointer once.
   std::vector<std::unique_ptr<ceres::CostFunction>> owned_cost_functions_;
   std::vector<std::unique_ptr<ceres::Manifold>> manifolds_;
   int num_parameters_ = 0;
   int num_constraints_ = 0;
+  int num_inequality_constraints_ = 0;
   std::string first_error_;
 };
 

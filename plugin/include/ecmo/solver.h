@@ -444,7 +444,12 @@ class Solver {
 
     int num_parameters = -1;   // k
     int num_objectives = -1;   // S
-    int num_constraints = -1;  // q
+    // Constraint residuals m = q + p (equalities, then inequalities; see
+    // Evaluator::NumConstraints), of which p are inequalities c(z) <= 0.
+    int num_constraints = -1;
+    int num_inequality_constraints = 0;
+    // Components of z with a finite lower or upper bound.
+    int num_bounded_parameters = 0;
 
     // Preference as given, and the objective offset used (-r).
     std::vector<double> preference;
@@ -483,7 +488,9 @@ class Solver {
     Eigen::VectorXd z;
     Eigen::VectorXd objectives;
     Eigen::VectorXd initial_objectives;
-    // ||h(z)||_2 and ||h(z)||_inf at the final point.
+    // ||h(z)||_2 and ||h(z)||_inf at the final point; with inequality
+    // constraints, of the violation (h, max(0, c))
+    // (Evaluator::ConstraintViolation).
     double constraint_norm = -1.0;
     double constraint_max_norm = -1.0;
 

@@ -73,6 +73,17 @@ enum class StrategyType {
   WC_NEWTON,
 };
 
+// Inequality constraints c(z) <= 0 and bounds l <= z <= u (ecmo/problem.h):
+//   WC_PENALTY_PGD           bounds (steps projected onto the box); refuses
+//                            inequalities (the paper's Algorithm 1 has
+//                            none);
+//   WC_PENALTY_LBFGS,
+//   WC_AUGMENTED_LAGRANGIAN  inequalities (slack-eliminated like the WC
+//                            ones, multipliers >= 0);
+//   WC_NEWTON                neither yet.
+// Bounds on a manifold block are refused everywhere. A refused combination
+// ends the solve with FAILURE and a message naming what does take it.
+
 // Curvature used by StrategyType::WC_NEWTON (Solver::Options::newton).
 enum class NewtonHessianType {
   // GAUSS_NEWTON when the evaluator has the structure

@@ -36,6 +36,18 @@
 // (d/drho, PlusJacobian(z)^T dQ/dz): the KKT residual is measured in the
 // tangent space, where the identity above holds.
 //
+// Inequality constraints c <= 0 (the last Evaluator::NumInequalityConstraints
+// entries of the constraint vector) enter with their slack eliminated like
+// the WC inequalities: u/2 [max(0, c_j + nu_j/u)^2 - (nu_j/u)^2] instead of
+// nu_j c_j + u/2 c_j^2, with nu+_j = u max(0, c_j + nu_j/u) >= 0; their
+// entries min(nu+_j, -c_j) of the KKT residual count in feasibility_sq.
+//
+// Bounds (Evaluator::HasBounds): the returned gradient is the plain one
+// (the inner solver projects), while Point::gradient_sq and the
+// certificate measure the KKT stationarity with the bound multipliers of
+// ecmo::BoundMultiplier, whose complementarity entries also count in
+// feasibility_sq.
+//
 // Matrix-free: one evaluation calls Evaluator::Evaluate (F, grad f_s, h) and,
 // for the gradient, one product J_h^T nu+. Memory is O(k S + q); no k x k or
 // q x k matrix is formed. f is the shifted objective F + offset.
@@ -172,6 +184,7 @@ class WcReducedPenalty final : public ceres::FirstOrderFunction {
   Evaluator* evaluator_;
   const ceres::Manifold* manifold_;  // the evaluator's, or null
   int k_, S_, q_;
+  int p_;  // the last p_ of the q_ constraint residuals are inequalities
   Eigen::VectorXd lambda_;
   Eigen::VectorXd offset_;
   double u_ = 1.0;
