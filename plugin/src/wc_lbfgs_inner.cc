@@ -7,6 +7,7 @@
 // QuasiNewtonOptions::use_ceres_inner_solver is set.
 
 #include <algorithm>
+#include <limits>
 #include <memory>
 #include <vector>
 
@@ -124,6 +125,18 @@ class BoxLbfgsInnerMinimizer final : public InnerMinimizer {
         solver_(std::move(ThreadBoxLbfgs())) {
     if (solver_ == nullptr) solver_ = std::make_unique<BoxLbfgs>();
     *solver_->mutable_options() = BoxOptions(options_);
+    // x = (rho, z): rho is free, z has the evaluator's box (Solve checked
+    // sizes and order).
+    const Evaluator* evaluator = function->evaluator();
+    if (evaluator->HasBounds()) {
+      const int k = evaluator->NumParameters();
+      lower_.resize(1 + k);
+      upper_.resize(1 + k);
+      lower_[0] = -std::numeric_limits<double>::infinity();
+      upper_[0] = std::numeric_limits<double>::infinity();
+      lower_.tail(k) = evaluator->lower_bounds();
+      upper_.tail(k) = evaluator->upper_bounds();
+    }
   }
   ~BoxLbfgsInnerMinimizer() override {
     std::unique_ptr<BoxLbfgs>& slot = ThreadBoxLbfgs();
@@ -142,7 +155,13 @@ class BoxLbfgsInnerMinimizer final : public InnerMinimizer {
     box->max_solver_time_in_seconds = std::min(
         options_.max_solver_time_in_seconds, limits.max_time_in_seconds);
     CallbackChain chain(&options_.callbacks, stop);
-    solver_->Minimize(*function_, nullptr, nullptr, &chain, x, &summary_);
+    const bool bounded = lower_.size() > 0;
+    solver_->Minimize(*function_,
+                      bounded ? lower_.data() : nullptr,
+                      bounded ? upper_.data() : nullptr,
+                      &chain,
+                      x,
+                      &summary_);
     InnerResult result;
     result.termination_type = summary_.termination_type;
     result.message = summary_.message;
@@ -157,7 +176,9 @@ class BoxLbfgsInnerMinimizer final : public InnerMinimizer {
   ceres::GradientProblemSolver::Options options_;
   const WcReducedPenalty* function_;
   std::unique_ptr<BoxLbfgs> solver_;
-  BoxLbfgs::Summary summary_;  // reused: its message keeps its capacity
+  BoxLbfgs::Summary summary_;
+  // Bounds on x = (rho, z); empty without bounds.
+  Eigen::VectorXd lower_, upper_;  // reused: its message keeps its capacity
 };
 
 // Ceres' GradientProblemSolver (manifolds, other directions, or asked for).
@@ -220,8 +241,10 @@ std::unique_ptr<InnerMinimizer> MakeLbfgsInnerMinimizer(
   // lambda = (0.9, 0.1) (wc_penalty_lbfgs_test) one inner solve meets the
   // rule one step earlier, the extrapolation does not certify, and the
   // penalty runs into u ~ 1e6, where no line search resolves the steps.
+  // With bounds it runs on BoxLbfgs too (Ceres has no bounds).
   if (qn.use_ceres_inner_solver ||
-      input.options->strategy == StrategyType::WC_PENALTY_LBFGS ||
+      (input.options->strategy == StrategyType::WC_PENALTY_LBFGS &&
+       !function->evaluator()->HasBounds()) ||
       function->evaluator()->manifold() != nullptr ||
       qn.inner.line_search_direction_type != ceres::LBFGS) {
     return std::make_unique<CeresLbfgsInnerMinimizer>(input, function);

@@ -82,6 +82,8 @@ void RunOuterLoop(Method method,
                      Eigen::VectorXd* out) {
     if (x_manifold == nullptr) {
       *out = x_base + t * (x_other - x_base);
+      // Extrapolated points stay in the box, like every inner iterate.
+      if (evaluator->HasBounds()) evaluator->ProjectOntoBounds(out->data() + 1);
       return true;
     }
     Eigen::VectorXd delta(x_manifold->TangentSize());
