@@ -1,9 +1,10 @@
 // Copyright 2026 The ceres-ecmo Authors.
 // SPDX-License-Identifier: BSD-3-Clause (see LICENSE).
 // The quasi-Newton WC strategies (StrategyType::WC_PENALTY_LBFGS and
-// StrategyType::WC_AUGMENTED_LAGRANGIAN): outer loops around Ceres'
-// GradientProblemSolver minimizing the slack-eliminated penalty / augmented
-// Lagrangian Q(rho, z) of ecmo/wc_reduced_penalty.h.
+// StrategyType::WC_AUGMENTED_LAGRANGIAN): outer loops around an L-BFGS inner
+// solver (BoxLbfgs, or Ceres' GradientProblemSolver; wc_lbfgs_inner.cc)
+// minimizing the slack-eliminated penalty / augmented Lagrangian Q(rho, z)
+// of ecmo/wc_reduced_penalty.h.
 //
 // Outer iteration j:
 //   1. minimize Q(.; u_j, v_j, omega_j, nu_j) from the previous point with

@@ -224,8 +224,9 @@ class Solver {
     //   Q(x) = rho + sum_s v/2 [max(0, lambda_s f_s - rho + omega_s/v)^2
     //                           - (omega_s/v)^2] + nu^T h + u/2 ||h||^2
     //
-    // (omega = nu = 0 for the penalty strategy) with Ceres'
-    // GradientProblemSolver, warm-started from the previous outer iterate.
+    // (omega = nu = 0 for the penalty strategy) with an L-BFGS
+    // (use_ceres_inner_solver below says which), warm-started from the
+    // previous outer iterate.
     // grad Q is exactly the first two KKT blocks (sum omega+ - 1 and the
     // stationarity block) at the first-order multipliers
     // omega+ = v max(0, lambda f - rho + omega/v), nu+ = nu + u h, so the
