@@ -296,6 +296,7 @@ namespace {
 // Inequality constraints and bounds: which strategies take them, whether
 // the bounds are consistent, and the start point moved inside them.
 bool ValidateConstraintKinds(StrategyType strategy,
+                             bool box_inner_solver,
                              const Evaluator* evaluator,
                              Eigen::VectorXd* z,
                              std::string* error) {
@@ -324,11 +325,21 @@ bool ValidateConstraintKinds(StrategyType strategy,
     } else if (evaluator->manifold() != nullptr) {
       os << "The problem has both bounds and a manifold; bounds apply to "
             "Euclidean parameters only. Remove one of them.";
-    } else if (strategy != StrategyType::WC_PENALTY_PGD) {
+    } else if (strategy != StrategyType::WC_PENALTY_PGD &&
+               !box_inner_solver) {
+      const bool quasi_newton =
+          strategy == StrategyType::WC_AUGMENTED_LAGRANGIAN ||
+          strategy == StrategyType::WC_PENALTY_LBFGS;
       os << "The problem has bounds on its parameters, which the strategy "
          << name
-         << " does not take yet. Use strategy wc-penalty-pgd or the Ipopt "
-            "reference.";
+         << (quasi_newton
+                 ? " takes only with its own L-BFGS inner solver (Ceres' "
+                   "GradientProblemSolver has no bounds): leave "
+                   "quasi_newton.use_ceres_inner_solver false and "
+                   "quasi_newton.inner.line_search_direction_type LBFGS."
+                 : " does not take yet. Use strategy wc-augmented-lagrangian "
+                   "(the default), wc-penalty-lbfgs or wc-penalty-pgd, or "
+                   "the Ipopt reference.");
     } else {
       for (int i = 0; i < k && os.str().empty(); ++i) {
         if (!(lower[i] <= upper[i])) {
@@ -502,7 +513,15 @@ void Solve(const Solver::Options& options,
     }
   }
   if (!ValidatePreference(preference, S, &error)) return fail(error);
-  if (!ValidateConstraintKinds(options.strategy, evaluator, z, &error)) {
+  // The quasi-Newton strategies take bounds through BoxLbfgs
+  // (wc_lbfgs_inner.cc, MakeLbfgsInnerMinimizer).
+  const bool box_inner_solver =
+      (options.strategy == StrategyType::WC_AUGMENTED_LAGRANGIAN ||
+       options.strategy == StrategyType::WC_PENALTY_LBFGS) &&
+      !options.quasi_newton.use_ceres_inner_solver &&
+      options.quasi_newton.inner.line_search_direction_type == ceres::LBFGS;
+  if (!ValidateConstraintKinds(
+          options.strategy, box_inner_solver, evaluator, z, &error)) {
     return fail(error);
   }
   auto check_size = [&](const std::vector<double>& v, const char* name) {

@@ -6,8 +6,10 @@
 // and asks an InnerMinimizer to decrease it from the current x until the
 // stop callback says the outer loop can take over. Two exist:
 //
-//   - L-BFGS: Ceres' GradientProblemSolver (StrategyType::WC_PENALTY_LBFGS
-//     and WC_AUGMENTED_LAGRANGIAN), first order, cheap per iteration;
+//   - L-BFGS (StrategyType::WC_PENALTY_LBFGS and WC_AUGMENTED_LAGRANGIAN),
+//     first order, cheap per iteration: our bound-constrained BoxLbfgs
+//     (box_lbfgs.h), or Ceres' GradientProblemSolver on manifolds
+//     (wc_lbfgs_inner.cc says when);
 //   - Newton: a Levenberg-Marquardt trust region on a second-order model of
 //     Q (StrategyType::WC_NEWTON, wc_newton_inner.cc), with a sparse
 //     Cholesky of the Gauss-Newton matrix or conjugate gradients on

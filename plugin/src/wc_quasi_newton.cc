@@ -1,9 +1,10 @@
 // Copyright 2026 The ceres-ecmo Authors.
 // SPDX-License-Identifier: BSD-3-Clause (see LICENSE).
 // The quasi-Newton WC strategies (StrategyType::WC_PENALTY_LBFGS and
-// StrategyType::WC_AUGMENTED_LAGRANGIAN): outer loops around Ceres'
-// GradientProblemSolver minimizing the slack-eliminated penalty / augmented
-// Lagrangian Q(rho, z) of ecmo/wc_reduced_penalty.h.
+// StrategyType::WC_AUGMENTED_LAGRANGIAN): outer loops around an L-BFGS inner
+// solver (BoxLbfgs, or Ceres' GradientProblemSolver; wc_lbfgs_inner.cc)
+// minimizing the slack-eliminated penalty / augmented Lagrangian Q(rho, z)
+// of ecmo/wc_reduced_penalty.h.
 //
 // Outer iteration j:
 //   1. minimize Q(.; u_j, v_j, omega_j, nu_j) from the previous point with
@@ -82,6 +83,8 @@ void RunOuterLoop(Method method,
                      Eigen::VectorXd* out) {
     if (x_manifold == nullptr) {
       *out = x_base + t * (x_other - x_base);
+      // Extrapolated points stay in the box, like every inner iterate.
+      if (evaluator->HasBounds()) evaluator->ProjectOntoBounds(out->data() + 1);
       return true;
     }
     Eigen::VectorXd delta(x_manifold->TangentSize());
@@ -310,7 +313,11 @@ void RunOuterLoop(Method method,
     if (point.gradient_sq < 0.0) {
       WcReducedPenalty::Point with_gradient;
       if (function->FindPoint(point.cost, true, &with_gradient)) {
-        point.gradient_sq = with_gradient.gradient_sq;
+        // The whole record: its certificate has the stationarity block
+        // (infinite in a value-only record), which the stall test reads.
+        // The inner solver's accepted point need not be its last
+        // evaluation (a line search may end on an earlier trial).
+        point = with_gradient;
       } else {
         double cost;
         Eigen::VectorXd gradient(1 + k);

@@ -224,8 +224,9 @@ class Solver {
     //   Q(x) = rho + sum_s v/2 [max(0, lambda_s f_s - rho + omega_s/v)^2
     //                           - (omega_s/v)^2] + nu^T h + u/2 ||h||^2
     //
-    // (omega = nu = 0 for the penalty strategy) with Ceres'
-    // GradientProblemSolver, warm-started from the previous outer iterate.
+    // (omega = nu = 0 for the penalty strategy) with an L-BFGS
+    // (use_ceres_inner_solver below says which), warm-started from the
+    // previous outer iterate.
     // grad Q is exactly the first two KKT blocks (sum omega+ - 1 and the
     // stationarity block) at the first-order multipliers
     // omega+ = v max(0, lambda f - rho + omega/v), nu+ = nu + u h, so the
@@ -266,6 +267,24 @@ class Solver {
       // BFGS stores a dense (k+1)^2 matrix, avoid it for large k).
       ceres::GradientProblemSolver::Options inner = DefaultInnerOptions();
       static ceres::GradientProblemSolver::Options DefaultInnerOptions();
+
+      // Which L-BFGS runs the inner solves. By default ecmo's own
+      // bound-constrained L-BFGS (projected active-set L-BFGS with a strong
+      // Wolfe line search, buffers allocated once and reused by every outer
+      // iteration and by the next solve on the same thread) for
+      // WC_AUGMENTED_LAGRANGIAN whenever the evaluator has no manifold and
+      // inner.line_search_direction_type is ceres::LBFGS; it reads the
+      // fields of `inner` above that an L-BFGS line search has (rank,
+      // eigenvalue scaling, iteration and time budgets, the three
+      // tolerances, the line search constants and callbacks) with Ceres'
+      // meanings, always searches with strong Wolfe and cubic
+      // interpolation (line_search_type and
+      // line_search_interpolation_type are not used), and logs nothing.
+      // Ceres' GradientProblemSolver runs them on a manifold, for the other
+      // direction types, for WC_PENALTY_LBFGS (whose penalty-path
+      // extrapolation is not yet validated with ours), and when this is
+      // true (for comparisons).
+      bool use_ceres_inner_solver = false;
 
       // Maximum number of outer iterations (penalty increases or multiplier
       // updates). > 0.

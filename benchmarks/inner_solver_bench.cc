@@ -1,0 +1,291 @@
+// Copyright 2026 The ceres-ecmo Authors.
+// SPDX-License-Identifier: BSD-3-Clause (see LICENSE).
+// ceres-ecmo: the quasi-Newton strategies' inner L-BFGS, ecmo's BoxLbfgs
+// (plugin/src/box_lbfgs.h, buffers reused across inner solves) against
+// Ceres' GradientProblemSolver (QuasiNewtonOptions::use_ceres_inner_solver),
+// paired in one process on the sphere-constrained family of
+// scaling_bench.cc (sphere_family.h).
+//
+// Table 1: time per point of the default strategy (WC_AUGMENTED_LAGRANGIAN)
+// from the family's cold start, k = 10 .. max_k; the best of `repeats`
+// solves per inner solver, the two solvers alternating.
+// Table 2: a warm sweep (`points` preferences) at k = 1e3 and 1e4 on 1 and 2
+// threads, for both inner solvers (issue 16: 2 threads >= 1.8x one).
+//
+//   inner_solver_bench [--max_k=100000] [--repeats=5] [--points=101]
+//   inner_solver_bench --smoke   (CTest: k <= 100, 11 points at k = 1e3;
+//       exits 1 unless every solve converges to z*)
+//   inner_solver_bench --sweep_k=N --inner=box|ceres --threads=T
+//       (one warm sweep only, e.g. under perf stat)
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "Eigen/Core"
+#include "ecmo/preference_grid.h"
+#include "ecmo/problem.h"
+#include "ecmo/solver.h"
+#include "ecmo/sweep.h"
+#include "sphere_family.h"
+
+namespace {
+
+int g_failures = 0;
+
+// One instance of the family: its parameter block and problem.
+struct Instance {
+  Eigen::VectorXd a, b;
+  std::vector<double> z;
+  ecmo::Problem problem;
+};
+
+std::shared_ptr<Instance> MakeInstance(int k) {
+  auto instance = std::make_shared<Instance>();
+  const double scale = 1.0 / std::sqrt(static_cast<double>(k));
+  instance->a = Eigen::VectorXd::Constant(k, scale);
+  instance->b.resize(k);
+  Eigen::VectorXd w(k);
+  for (int i = 0; i < k; ++i) {
+    instance->b[i] = (i % 2 == 0 ? 1.0 : -1.0) * scale;
+    w[i] = std::sin(0.37 * i + 0.1);
+  }
+  const Eigen::VectorXd& a = instance->a;
+  const Eigen::VectorXd& b = instance->b;
+  w -= a.dot(w) * a + b.dot(w) * b;
+  w.normalize();
+  instance->z.resize(k);
+  Eigen::Map<Eigen::VectorXd>(instance->z.data(), k) =
+      0.5 * a + 0.5 * b + 0.3 * w;
+  double* z = instance->z.data();
+  instance->problem.AddObjective(new ecmo_bench::DistanceSq(2.0 * a + b), {z});
+  instance->problem.AddObjective(new ecmo_bench::DistanceSq(2.0 * a - b), {z});
+  instance->problem.AddConstraint(new ecmo_bench::SphereConstraint(k), {z});
+  return instance;
+}
+
+ecmo::Solver::Options SolverOptions(bool ceres_inner) {
+  ecmo::Solver::Options options;
+  options.strategy = ecmo::StrategyType::WC_AUGMENTED_LAGRANGIAN;
+  options.objective_offset = {0.0, 0.0};  // r = 0: z* of the family
+  options.kkt_tolerance = 1e-10;
+  options.record_history = false;
+  options.quasi_newton.use_ceres_inner_solver = ceres_inner;
+  return options;
+}
+
+// One cold solve; seconds, or -1 when it missed z*.
+double SolvePoint(int k, bool ceres_inner, double l1, int* inner_iterations) {
+  std::shared_ptr<Instance> instance = MakeInstance(k);
+  const std::vector<double> start = instance->z;
+  ecmo::Solver::Summary summary;
+  const auto begin = std::chrono::steady_clock::now();
+  ecmo::Solve(
+      SolverOptions(ceres_inner), instance->problem, {l1, 1.0 - l1}, &summary);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - begin)
+          .count();
+  const double t = ecmo_bench::ParetoAngle(l1);
+  const Eigen::VectorXd expected =
+      std::cos(t) * instance->a + std::sin(t) * instance->b;
+  const double error =
+      (Eigen::Map<const Eigen::VectorXd>(instance->z.data(), k) - expected)
+          .norm();
+  *inner_iterations = summary.inner_iterations;
+  if (summary.termination_type != ceres::CONVERGENCE || !(error <= 1e-4)) {
+    std::fprintf(
+        stderr,
+        "inner_solver_bench: k = %d, %s inner: %s, |z - z*| = %.2e (%s)\n",
+        k,
+        ceres_inner ? "Ceres" : "BoxLbfgs",
+        ecmo::TerminationTypeName(summary.termination_type),
+        error,
+        summary.message.c_str());
+    ++g_failures;
+    return -1.0;
+  }
+  return seconds;
+}
+
+double RunSweep(int k,
+                bool ceres_inner,
+                int threads,
+                const std::vector<std::vector<double>>& w,
+                int* converged) {
+  ecmo::ParetoSweep::Options options;
+  options.solver = SolverOptions(ceres_inner);
+  options.warm_start = true;
+  options.num_threads = threads;
+  ecmo::ParetoSweep::Summary summary;
+  const ecmo::ProblemFactory factory = [k]() {
+    std::shared_ptr<Instance> instance = MakeInstance(k);
+    return std::shared_ptr<const ecmo::Problem>(instance, &instance->problem);
+  };
+  ecmo::Sweep(options, factory, w, &summary);
+  *converged = 0;
+  for (const auto& point : summary.points) {
+    *converged += point.summary.termination_type == ceres::CONVERGENCE;
+  }
+  if (*converged != static_cast<int>(w.size())) ++g_failures;
+  return summary.total_time_in_seconds;
+}
+
+// Best wall time of a fixed arithmetic loop split over `threads`
+// std::threads: the parallelism the (shared) machine offers right now.
+double Calibration(int threads, int repeats) {
+  double best = 1e300;
+  for (int rep = 0; rep < repeats; ++rep) {
+    const auto begin = std::chrono::steady_clock::now();
+    std::vector<std::thread> pool;
+    std::vector<double> sums(threads, 0.0);
+    for (int t = 0; t < threads; ++t) {
+      pool.emplace_back([t, threads, &sums] {
+        double x = 0.0;
+        for (long i = 0; i < 200000000L / threads; ++i) x += 1.0 / (i + 1.0);
+        sums[t] = x;
+      });
+    }
+    for (std::thread& thread : pool) thread.join();
+    best = std::min(
+        best,
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - begin)
+            .count());
+    if (sums[0] == 0.0) std::printf(" ");  // keeps the loop
+  }
+  return best;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int max_k = 100000;
+  int repeats = 5;
+  int points = 101;
+  bool smoke = false;
+  int sweep_k = 0;
+  int threads = 1;
+  bool ceres_only = false;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--smoke") == 0) {
+      smoke = true;
+    } else if (std::strncmp(argv[i], "--sweep_k=", 10) == 0) {
+      sweep_k = std::atoi(argv[i] + 10);
+    } else if (std::strncmp(argv[i], "--threads=", 10) == 0) {
+      threads = std::max(1, std::atoi(argv[i] + 10));
+    } else if (std::strcmp(argv[i], "--inner=ceres") == 0 ||
+               std::strcmp(argv[i], "--inner=box") == 0) {
+      ceres_only = std::strcmp(argv[i], "--inner=ceres") == 0;
+    } else if (std::strncmp(argv[i], "--max_k=", 8) == 0) {
+      max_k = std::atoi(argv[i] + 8);
+    } else if (std::strncmp(argv[i], "--repeats=", 10) == 0) {
+      repeats = std::max(1, std::atoi(argv[i] + 10));
+    } else if (std::strncmp(argv[i], "--points=", 9) == 0) {
+      points = std::max(2, std::atoi(argv[i] + 9));
+    } else {
+      std::fprintf(stderr,
+                   "usage: %s [--max_k=N] [--repeats=N] [--points=N] "
+                   "[--smoke] [--sweep_k=N --inner=box|ceres --threads=T]\n",
+                   argv[0]);
+      return 1;
+    }
+  }
+  if (smoke) {
+    max_k = 100;
+    repeats = 1;
+    points = 11;
+  }
+  if (sweep_k > 0) {
+    std::string error;
+    const std::vector<std::vector<double>> w =
+        ecmo::EvenlySpaced2(points, &error);
+    int converged = 0;
+    const double seconds =
+        RunSweep(sweep_k, ceres_only, threads, w, &converged);
+    std::printf("k = %d, %s inner, %d threads: %.4f s, %d / %d converged\n",
+                sweep_k,
+                ceres_only ? "Ceres" : "BoxLbfgs",
+                threads,
+                seconds,
+                converged,
+                points);
+    return 0;
+  }
+  const double l1 = 0.3;
+  std::printf(
+      "\n| k | Ceres inner (ms/point) | BoxLbfgs inner (ms/point) | speed-up | "
+      "inner its Ceres / Box |\n|---|---|---|---|---|\n");
+  for (int k = 10; k <= max_k; k *= 10) {
+    const int r = k >= 100000 ? std::min(repeats, 2) : repeats;
+    double best[2] = {1e300, 1e300};
+    int its[2] = {0, 0};
+    for (int rep = 0; rep < r; ++rep) {
+      for (int ceres_inner : {1, 0}) {
+        const double s = SolvePoint(k, ceres_inner == 1, l1, &its[ceres_inner]);
+        if (s >= 0.0) best[ceres_inner] = std::min(best[ceres_inner], s);
+      }
+    }
+    std::printf("| %d | %.3f | %.3f | %.2fx | %d / %d |\n",
+                k,
+                1e3 * best[1],
+                1e3 * best[0],
+                best[1] / best[0],
+                its[1],
+                its[0]);
+    std::fflush(stdout);
+  }
+
+  std::string error;
+  const std::vector<std::vector<double>> w =
+      ecmo::EvenlySpaced2(points, &error);
+  if (w.empty()) {
+    std::fprintf(stderr, "inner_solver_bench: %s\n", error.c_str());
+    return 2;
+  }
+  std::printf(
+      "\n| warm sweep, %d points | inner | 1 thread (s) | 2 threads (s) | "
+      "speed-up | converged |\n|---|---|---|---|---|---|\n",
+      points);
+  std::vector<int> sizes = {1000, 10000};
+  if (smoke) sizes = {1000};
+  for (int k : sizes) {
+    for (int ceres_inner : {1, 0}) {
+      double best[3] = {0.0, 1e300, 1e300};
+      int converged = 0;
+      const int r = smoke ? 1 : std::min(repeats, 3);
+      for (int rep = 0; rep < r; ++rep) {
+        for (int threads : {1, 2}) {
+          int c = 0;
+          best[threads] = std::min(
+              best[threads], RunSweep(k, ceres_inner == 1, threads, w, &c));
+          converged = std::min(threads == 1 && rep == 0 ? c : converged, c);
+        }
+      }
+      std::printf("| k = %d | %s | %.3f | %.3f | %.2fx | %d / %d |\n",
+                  k,
+                  ceres_inner ? "Ceres" : "BoxLbfgs",
+                  best[1],
+                  best[2],
+                  best[1] / best[2],
+                  converged,
+                  points);
+      std::fflush(stdout);
+    }
+  }
+  if (!smoke) {
+    const double one = Calibration(1, 3), two = Calibration(2, 3);
+    std::printf(
+        "| calibration: busy loop, no ecmo code | - | %.3f | %.3f | "
+        "%.2fx | - |\n",
+        one,
+        two,
+        one / two);
+  }
+  return smoke && g_failures > 0 ? 1 : 0;
+}

@@ -1,0 +1,81 @@
+// Copyright 2026 The ceres-ecmo Authors.
+// SPDX-License-Identifier: BSD-3-Clause (see LICENSE).
+// ceres-ecmo benchmarks: the sphere-constrained family of scaling_bench.cc
+// (gebken_circle lifted to R^k, see there), shared with
+// inner_solver_bench.cc.
+
+#ifndef ECMO_BENCHMARKS_SPHERE_FAMILY_H_
+#define ECMO_BENCHMARKS_SPHERE_FAMILY_H_
+
+#include <cmath>
+#include <utility>
+
+#include "Eigen/Core"
+#include "ceres/cost_function.h"
+
+namespace ecmo_bench {
+
+// f = ||z - c||^2 on one block of size k.
+class DistanceSq final : public ceres::CostFunction {
+ public:
+  explicit DistanceSq(Eigen::VectorXd c) : c_(std::move(c)) {
+    set_num_residuals(1);
+    mutable_parameter_block_sizes()->push_back(static_cast<int>(c_.size()));
+  }
+  bool Evaluate(double const* const* parameters,
+                double* residuals,
+                double** jacobians) const override {
+    Eigen::Map<const Eigen::VectorXd> z(parameters[0], c_.size());
+    residuals[0] = (z - c_).squaredNorm();
+    if (jacobians != nullptr && jacobians[0] != nullptr) {
+      Eigen::Map<Eigen::VectorXd>(jacobians[0], c_.size()) = 2.0 * (z - c_);
+    }
+    return true;
+  }
+
+ private:
+  Eigen::VectorXd c_;
+};
+
+// h = ||z||^2 - 1.
+class SphereConstraint final : public ceres::CostFunction {
+ public:
+  explicit SphereConstraint(int k) : k_(k) {
+    set_num_residuals(1);
+    mutable_parameter_block_sizes()->push_back(k);
+  }
+  bool Evaluate(double const* const* parameters,
+                double* residuals,
+                double** jacobians) const override {
+    Eigen::Map<const Eigen::VectorXd> z(parameters[0], k_);
+    residuals[0] = z.squaredNorm() - 1.0;
+    if (jacobians != nullptr && jacobians[0] != nullptr) {
+      Eigen::Map<Eigen::VectorXd>(jacobians[0], k_) = 2.0 * z;
+    }
+    return true;
+  }
+
+ private:
+  int k_;
+};
+
+// The angle t of the WC solution on the gebken arc |t| <= atan(1/2):
+// lambda1 (6 - 4 cos t - 2 sin t) = lambda2 (6 - 4 cos t + 2 sin t).
+inline double ParetoAngle(double l1) {
+  auto g = [&](double t) {
+    return l1 * (6.0 - 4.0 * std::cos(t) - 2.0 * std::sin(t)) -
+           (1.0 - l1) * (6.0 - 4.0 * std::cos(t) + 2.0 * std::sin(t));
+  };
+  double lo = -std::atan(0.5), hi = std::atan(0.5);
+  if (g(lo) <= 0.0) return lo;
+  if (g(hi) >= 0.0) return hi;
+  for (int i = 0; i < 200; ++i) {
+    const double mid = 0.5 * (lo + hi);
+    (g(mid) > 0.0 ? lo : hi) = mid;
+  }
+  return 0.5 * (lo + hi);
+}
+
+}  // namespace ecmo_bench
+
+#endif  // ECMO_BENCHMARKS_SPHERE_FAMILY_H_
