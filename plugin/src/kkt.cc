@@ -683,8 +683,14 @@ KktMultipliers KktSystem::MinimizeOverConstrainedMultipliers(
       for (int i = 0; i < k; ++i) {
         const double dl = z_[i] - lower_[i];
         const double du = upper_[i] - z_[i];
-        const bool at_lower = dl <= threshold * (1.0 + std::abs(lower_[i]));
-        const bool at_upper = du <= threshold * (1.0 + std::abs(upper_[i]));
+        // An infinite bound is never active (inf <= threshold * inf would
+        // hold and hide the component from the stationarity norm).
+        const bool at_lower =
+            std::isfinite(lower_[i]) &&
+            dl <= threshold * (1.0 + std::abs(lower_[i]));
+        const bool at_upper =
+            std::isfinite(upper_[i]) &&
+            du <= threshold * (1.0 + std::abs(upper_[i]));
         if (at_lower && (!at_upper || dl <= du)) {
           active.bound[i] = -1;
         } else if (at_upper) {
