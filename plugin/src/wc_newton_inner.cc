@@ -50,6 +50,38 @@
 // max(1, ||z||)), doubled after a good step that reached it, cut to a
 // quarter of the step after a poor or rejected one. Both radii carry over
 // between the inner solves of one outer loop.
+//
+// Inequality constraints c_j <= 0 (the last p rows of the constraint
+// vector g = (h, c)) enter Q slack-eliminated, u/2 max(0, c_j +
+// nu_j/u)^2: the term's Hessian is u J_j^T J_j + nu+_j grad^2 c_j while
+// the row is active (nu+_j = u max(0, c_j + nu_j/u) > 0) and zero
+// otherwise. nu+ carries the second part into L; the first enters G only
+// for the active rows (per-row weights of Evaluator::GaussNewtonMatrix,
+// a zero in J_g p for the products). Like the Chebyshev rows, an inactive
+// inequality that the step would activate is not in the model; the
+// trust region's ratio test catches the difference.
+//
+// Bounds l <= z <= u (Evaluator::HasBounds; no manifold then): a
+// projected Newton method with Bertsekas' epsilon-active set (Bertsekas,
+// "Projected Newton methods for optimization problems with simple
+// constraints", SIAM J. Control Optim. 20, 1982). Components within
+// eps = min(1e-3, ||z - P(z - grad Qr)||) of a bound whose gradient pushes
+// outward are HELD: the model sees them as fixed (their rows of W and of
+// the gradient are zero, their rows and columns of G are those of the
+// identity, so the step leaves them at exactly 0), the step is computed on
+// the free components as without bounds, then z + d is projected onto the
+// box and the ratio test compares Qr's actual decrease with the model's at
+// the PROJECTED step (for held components d is 0, so the masked model
+// equals the full one there). Why this and not a full bound-constrained
+// subproblem: the step computations (sparse LDL^T with the Woodbury
+// correction, Steihaug-Toint CG) stay unchanged, a held component costs
+// nothing, and the projection of a model minimizer over the free
+// components is a descent step for a small enough trust region (the
+// damped step tends to -(mu D)^-1 grad over the free components, whose
+// projection decreases Qr because D is diagonal), so rejections shrink
+// the region until a step is accepted. The zero test on the gradient
+// becomes a zero test on the projected gradient z - P(z - grad Qr).
+// Iterates never leave the box: every trial point is a projection.
 
 #include <algorithm>
 #include <cmath>
@@ -84,6 +116,8 @@ class NewtonInnerMinimizer final : public InnerMinimizer {
         kt_(evaluator_->NumTangentParameters()),
         S_(evaluator_->NumObjectives()),
         q_(evaluator_->NumConstraints()),
+        first_inequality_(evaluator_->NumEqualityConstraints()),
+        bounded_(evaluator_->HasBounds()),
         radius_(options_.initial_trust_region_radius) {
     // Solve has refused GAUSS_NEWTON and the factorizing solvers on an
     // evaluator without the structure.
@@ -99,6 +133,8 @@ class NewtonInnerMinimizer final : public InnerMinimizer {
     }
     gradient_.resize(1 + k_);
     gradient_t_.resize(kt_);
+    free_ = Eigen::VectorXd::Ones(kt_);
+    row_weights_.resize(q_);
   }
 
   const char* name() const override { return "Newton"; }
@@ -152,9 +188,12 @@ class NewtonInnerMinimizer final : public InnerMinimizer {
         result.message = "the manifold failed to project the gradient";
         return result;
       }
-      if (gradient_t_.squaredNorm() == 0.0) {
+      if (ProjectedGradientSquaredNorm(x) == 0.0) {
         result.termination_type = ceres::CONVERGENCE;
-        result.message = "The gradient of the augmented Lagrangian is zero.";
+        result.message =
+            bounded_ ? "The projected gradient of the augmented Lagrangian "
+                       "is zero."
+                     : "The gradient of the augmented Lagrangian is zero.";
         return result;
       }
       std::string error;
@@ -180,8 +219,13 @@ class NewtonInnerMinimizer final : public InnerMinimizer {
         double predicted = 0.0;
         const bool solved = ComputeStep(&step, &predicted, &error);
         double trial_cost = 0.0;
-        bool good = solved && predicted > 0.0 && std::isfinite(predicted) &&
-                    Retract(x, step, &x_trial);
+        bool good = solved && Retract(x, step, &x_trial);
+        // Bounds: the trial point is the projection of z + d, and the
+        // model is asked about the step actually taken.
+        if (good && ProjectTrial(x, &x_trial, &step)) {
+          good = ModelDecrease(step, &predicted, &error);
+        }
+        good = good && predicted > 0.0 && std::isfinite(predicted);
         if (good) {
           good = function_->EvaluateAtBestRho(
               x_trial.data(), &trial_cost, gradient_.data());
@@ -263,6 +307,58 @@ class NewtonInnerMinimizer final : public InnerMinimizer {
         x.data() + 1, 1, gradient_.data() + 1, gradient_t_.data());
   }
 
+  // ||z - P(z - grad Qr)||^2, the stationarity measure of the box (the
+  // squared tangent gradient without bounds).
+  double ProjectedGradientSquaredNorm(const Eigen::Map<Eigen::VectorXd>& x) {
+    if (!bounded_) return gradient_t_.squaredNorm();
+    Eigen::VectorXd projected = x.tail(k_) - gradient_t_;
+    evaluator_->ProjectOntoBounds(projected.data());
+    return (x.tail(k_) - projected).squaredNorm();
+  }
+
+  // Bertsekas' epsilon-active set at z (see the top of this file): free_
+  // is 0 for the held components, 1 for the others.
+  void SelectFreeComponents(const Eigen::Map<Eigen::VectorXd>& x) {
+    free_.setOnes();
+    if (!bounded_) return;
+    const Eigen::VectorXd& lower = evaluator_->lower_bounds();
+    const Eigen::VectorXd& upper = evaluator_->upper_bounds();
+    const double eps =
+        std::min(1e-3, std::sqrt(ProjectedGradientSquaredNorm(x)));
+    for (int i = 0; i < k_; ++i) {
+      const double zi = x[1 + i], gi = gradient_t_[i];
+      if ((gi > 0.0 && zi - lower[i] <= eps) ||
+          (gi < 0.0 && upper[i] - zi <= eps)) {
+        free_[i] = 0.0;
+      }
+    }
+  }
+
+  // Bounds: x_trial's z <- P(z_trial), and d <- the step actually taken.
+  // Returns true if the projection moved the point (the prediction must
+  // then be recomputed).
+  bool ProjectTrial(const Eigen::Map<Eigen::VectorXd>& x,
+                    Eigen::VectorXd* x_trial,
+                    Eigen::VectorXd* d) const {
+    if (!bounded_ || !evaluator_->ProjectOntoBounds(x_trial->data() + 1)) {
+      return false;
+    }
+    *d = x_trial->tail(k_) - x.tail(k_);
+    return true;
+  }
+
+  // The model's decrease -m(d) (undamped) at a given step d.
+  bool ModelDecrease(const Eigen::VectorXd& d,
+                     double* predicted,
+                     std::string* error) {
+    Eigen::VectorXd gd, omega;
+    if (!ApplyG(d, &gd, error)) return false;
+    const double phi0 = Chebyshev(c_, &omega);
+    const double phi = Chebyshev(c_ + w_.transpose() * d, &omega);
+    *predicted = -(phi - phi0 + rest_gradient_.dot(d) + 0.5 * d.dot(gd));
+    return true;
+  }
+
   // x_trial = (rho, Plus(z, d)); rho is replaced by rho* when evaluated.
   bool Retract(const Eigen::Map<Eigen::VectorXd>& x,
                const Eigen::VectorXd& d,
@@ -325,10 +421,22 @@ class NewtonInnerMinimizer final : public InnerMinimizer {
     rest_gradient_ = gradient_t_ - w_ * omega;
     lagrangian_a_ = omega.cwiseProduct(lambda);
     lagrangian_b_ = q_ > 0 ? function_->last_nu_plus() : Eigen::VectorXd();
+    // Curvature u J^T J for the equality rows and the active inequality
+    // rows only.
+    for (int i = 0; i < q_; ++i) {
+      row_weights_[i] =
+          i < first_inequality_ || lagrangian_b_[i] > 0.0 ? u_ : 0.0;
+    }
+    // Bounds: the held components leave the model.
+    SelectFreeComponents(x);
+    if (bounded_) {
+      rest_gradient_ = rest_gradient_.cwiseProduct(free_);
+      w_.array().colwise() *= free_.array();
+    }
     diagonal_.resize(kt_);
     if (gauss_newton_) {
       if (!evaluator_->GaussNewtonMatrix(
-              lagrangian_a_.data(), u_, &gn_, error)) {
+              lagrangian_a_.data(), row_weights_.data(), &gn_, error)) {
         return false;
       }
       if (gn_.rows() != kt_ || gn_.cols() != kt_) {
@@ -338,6 +446,7 @@ class NewtonInnerMinimizer final : public InnerMinimizer {
                  std::to_string(kt_) + " x " + std::to_string(kt_);
         return false;
       }
+      if (bounded_) HoldInMatrix();
       // D: the diagonal of the model's Hessian at d = 0, G + W_A C_A W_A^T
       // (the reduced Chebyshev part, zero when one objective is active; the
       // unreduced v w_s w_s^T would over-damp every step by the penalty).
@@ -434,6 +543,20 @@ class NewtonInnerMinimizer final : public InnerMinimizer {
     return true;
   }
 
+  // Rows and columns of the held components of gn_ (lower triangle) become
+  // those of the identity; the pattern is unchanged (explicit zeros), so
+  // the symbolic analysis stays valid.
+  void HoldInMatrix() {
+    for (int j = 0; j < gn_.outerSize(); ++j) {
+      for (SparseMatrix::InnerIterator it(gn_, j); it; ++it) {
+        const Eigen::Index i = it.row();
+        if (free_[i] == 0.0 || free_[j] == 0.0) {
+          it.valueRef() = i == j ? 1.0 : 0.0;
+        }
+      }
+    }
+  }
+
   // w_active_ and low_rank_ (C_A) for the active set.
   void SelectActive(const std::vector<bool>& active) {
     int count = 0;
@@ -526,7 +649,7 @@ class NewtonInnerMinimizer final : public InnerMinimizer {
     }
     Eigen::VectorXd pz(k_), hz(k_);
     if (manifold_ == nullptr) {
-      pz = p;
+      pz = bounded_ ? Eigen::VectorXd(p.cwiseProduct(free_)) : p;
     } else if (!PlusJacobianMultiply(
                    *manifold_, z_.data(), p.data(), pz.data())) {
       *error = "the manifold failed to map a direction";
@@ -542,11 +665,15 @@ class NewtonInnerMinimizer final : public InnerMinimizer {
     if (q_ > 0) {
       Eigen::VectorXd jp(q_), jtjp(k_);
       evaluator_->JacobianMultiply(pz.data(), jp.data());
+      jp = jp.cwiseProduct(row_weights_);  // u, 0 for inactive inequalities
       evaluator_->JacobianTransposeMultiply(jp.data(), jtjp.data());
-      hz += u_ * jtjp;
+      hz += jtjp;
     }
     if (manifold_ == nullptr) {
-      *out = hz;
+      // Held components: the identity (see HoldInMatrix).
+      *out = bounded_ ? Eigen::VectorXd(hz.cwiseProduct(free_) + p -
+                                        p.cwiseProduct(free_))
+                      : hz;
     } else {
       out->resize(kt_);
       if (!manifold_->RightMultiplyByPlusJacobian(
@@ -619,6 +746,9 @@ class NewtonInnerMinimizer final : public InnerMinimizer {
   Evaluator* evaluator_;
   const ceres::Manifold* manifold_;
   const int k_, kt_, S_, q_;
+  // Constraint rows first_inequality_ .. q_ - 1 are inequalities.
+  const int first_inequality_;
+  const bool bounded_;
   bool gauss_newton_ = false;
   NewtonLinearSolverType solver_ = NewtonLinearSolverType::SPARSE_CHOLESKY;
   // Levenberg-Marquardt: 1 / damping (Gauss-Newton). Steihaug-Toint: the
@@ -629,6 +759,10 @@ class NewtonInnerMinimizer final : public InnerMinimizer {
   // The model at the current point.
   Eigen::VectorXd gradient_, gradient_t_, z_, diagonal_;
   Eigen::VectorXd lagrangian_a_, lagrangian_b_;
+  // Per constraint row: u, or 0 for an inactive inequality.
+  Eigen::VectorXd row_weights_;
+  // Per component: 1 free, 0 held at a bound (always 1 without bounds).
+  Eigen::VectorXd free_;
   Eigen::VectorXd c_, rest_gradient_;
   Eigen::MatrixXd w_, w_active_, low_rank_;
   double u_ = 1.0, v_ = 1.0;
