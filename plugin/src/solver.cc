@@ -302,17 +302,14 @@ bool ValidateConstraintKinds(StrategyType strategy,
   const int p = evaluator->NumInequalityConstraints();
   const char* name = StrategyTypeToString(strategy);
   std::ostringstream os;
-  if (p > 0 && (strategy == StrategyType::WC_PENALTY_PGD ||
-                strategy == StrategyType::WC_NEWTON)) {
+  if (p > 0 && strategy == StrategyType::WC_PENALTY_PGD) {
     os << "The problem has " << p
        << " inequality constraint residuals (c(z) <= 0), which the strategy "
        << name
-       << (strategy == StrategyType::WC_PENALTY_PGD
-               ? " does not take (it is the paper's Algorithm 1, which has "
-                 "equality constraints only)"
-               : " does not take yet")
-       << ". Use strategy wc-augmented-lagrangian (the default) or "
-          "wc-penalty-lbfgs, or the Ipopt reference.";
+       << " does not take (it is the paper's Algorithm 1, which has "
+          "equality constraints only). Use strategy wc-augmented-lagrangian "
+          "(the default), wc-penalty-lbfgs or wc-newton, or the Ipopt "
+          "reference.";
   }
   if (os.str().empty() && evaluator->HasBounds()) {
     const int k = evaluator->NumParameters();
