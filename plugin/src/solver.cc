@@ -321,11 +321,12 @@ bool ValidateConstraintKinds(StrategyType strategy,
     } else if (evaluator->manifold() != nullptr) {
       os << "The problem has both bounds and a manifold; bounds apply to "
             "Euclidean parameters only. Remove one of them.";
-    } else if (strategy != StrategyType::WC_PENALTY_PGD) {
+    } else if (strategy != StrategyType::WC_PENALTY_PGD &&
+               strategy != StrategyType::WC_NEWTON) {
       os << "The problem has bounds on its parameters, which the strategy "
          << name
-         << " does not take yet. Use strategy wc-penalty-pgd or the Ipopt "
-            "reference.";
+         << " does not take yet. Use strategy wc-penalty-pgd, wc-newton or "
+            "the Ipopt reference.";
     } else {
       for (int i = 0; i < k && os.str().empty(); ++i) {
         if (!(lower[i] <= upper[i])) {
