@@ -242,7 +242,9 @@ class Evaluator {
   // q = 0). Returns false with a message when the evaluator has no such
   // structure (the default), when Ceres rejects `options` (Ceres' message)
   // or when Ceres reports FAILURE. Counts one least-squares solve, its
-  // iterations, and its residual / Jacobian evaluations.
+  // iterations, and its residual / Jacobian evaluations. With bounds
+  // (HasBounds) the result stays inside them: Ceres takes them natively,
+  // and a start outside is projected first.
   virtual bool HasWeightedLeastSquaresSolver() const { return false; }
   bool SolveWeightedLeastSquares(const ceres::Solver::Options& options,
                                  const double* a,
