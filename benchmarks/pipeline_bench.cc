@@ -18,7 +18,15 @@
 //
 //   pipeline_bench [--poses=334,3334,33334] [--points=11]
 //                  [--modes=cold,warm] [--max_point_seconds=600]
-//                  [--strategy=wc-newton]
+//                  [--strategy=wc-newton] [--wall=0]
+//
+// --wall=Q (0 < Q < 1) bounds every moving pose's x from above by the
+// Q-quantile of the start's x coordinates (a wall the map may not cross;
+// Problem::SetParameterUpperBound on the position blocks, start points
+// clamped; headings without the angle manifold, since ecmo::Solve refuses
+// bounds beside a manifold), for both fronts: the bounded path of
+// CeresProblemAdapter, WC_NEWTON's projected steps and Ceres' own bounded
+// solver.
 //   pipeline_bench --smoke     (CTest: 60 poses, 3 points; exit 1 when a
 //                               run fails outright)
 
@@ -26,9 +34,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -51,8 +62,112 @@ struct Config {
   std::vector<std::string> modes = {"cold", "warm"};
   double max_point_seconds = 600.0;
   std::string strategy = "wc-newton";
+  double wall = 0.0;
   bool smoke = false;
 };
+
+// The pose graph behind a wall (see --wall above): the workload interface
+// of TraceFront (pipeline_front.h) over a PoseGraph2d whose position blocks
+// have the upper bound x <= wall.
+class WalledPoseGraph {
+ public:
+  struct Options : PoseGraph2d::Options {
+    double wall_quantile = 0.5;
+  };
+  static std::unique_ptr<WalledPoseGraph> Create(const Options& options,
+                                                 std::string* error) {
+    // Bounds and manifolds do not mix in ecmo::Solve (even on different
+    // blocks): the headings go without the angle manifold, which poses the
+    // same least-squares problem in R^k (pose_graph.h).
+    PoseGraph2d::Options plain = options;
+    plain.angle_manifold = false;
+    std::unique_ptr<PoseGraph2d> graph = PoseGraph2d::Create(plain, error);
+    if (graph == nullptr) return nullptr;
+    return std::unique_ptr<WalledPoseGraph>(
+        new WalledPoseGraph(std::move(graph), options.wall_quantile));
+  }
+  std::vector<ecmo::CeresProblemAdapter::ResidualGroup> ObjectiveGroups()
+      const {
+    return graph_->ObjectiveGroups();
+  }
+  // The odometry start, clamped to the wall (Ceres refuses a start outside
+  // its bounds).
+  void ResetToStart() {
+    graph_->ResetToStart();
+    for (int i = 1; i < graph_->num_poses(); ++i) {
+      graph_->position(i)[0] = std::min(graph_->position(i)[0], wall_);
+    }
+  }
+  Eigen::Vector2d Costs() { return graph_->Costs(); }
+  bool CopyParametersFrom(const WalledPoseGraph& other) {
+    return graph_->CopyParametersFrom(*other.graph_);
+  }
+
+  // The wall of a graph with these poses (default seed) and quantile.
+  static double Wall(int num_poses, double quantile) {
+    PoseGraph2d::Options options;
+    options.num_poses = num_poses;
+    options.angle_manifold = false;
+    std::unique_ptr<PoseGraph2d> graph = PoseGraph2d::Create(options, nullptr);
+    return graph == nullptr ? 0.0 : WallOf(*graph, quantile);
+  }
+
+ private:
+  static double WallOf(PoseGraph2d& graph, double quantile) {
+    std::vector<double> x;
+    for (int i = 1; i < graph.num_poses(); ++i) {
+      x.push_back(graph.position(i)[0]);
+    }
+    const size_t at = std::min(
+        x.size() - 1, static_cast<size_t>(quantile * (x.size() - 1) + 0.5));
+    std::nth_element(x.begin(), x.begin() + at, x.end());
+    return x[at];
+  }
+
+  WalledPoseGraph(std::unique_ptr<PoseGraph2d> graph, double quantile)
+      : graph_(std::move(graph)), problem(graph_->problem) {
+    wall_ = WallOf(*graph_, quantile);
+    for (int i = 1; i < graph_->num_poses(); ++i) {
+      problem.SetParameterUpperBound(graph_->position(i), 0, wall_);
+    }
+    ResetToStart();
+  }
+
+  std::unique_ptr<PoseGraph2d> graph_;
+  double wall_ = 0.0;
+
+ public:
+  ceres::Problem& problem;
+};
+
+// TraceFront on the plain or the walled pose graph.
+bool TracePoseGraphFront(const Config& config,
+                         const FrontSettings& settings,
+                         int num_poses,
+                         FrontResult* result,
+                         std::string* message) {
+  auto set_weights = [](PoseGraph2d::Options* options, double w1, double w2) {
+    options->odometry_weight = w1;
+    options->loop_closure_weight = w2;
+  };
+  if (config.wall > 0.0) {
+    WalledPoseGraph::Options graph;
+    graph.num_poses = num_poses;
+    graph.wall_quantile = config.wall;
+    return ecmo_pipelines::TraceFront<WalledPoseGraph>(
+        settings,
+        graph,
+        [&](WalledPoseGraph::Options* options, double w1, double w2) {
+          set_weights(options, w1, w2);
+        },
+        result,
+        message);
+  }
+  PoseGraph2d::Options graph;
+  graph.num_poses = num_poses;
+  return ecmo_pipelines::TraceFront<PoseGraph2d>(
+      settings, graph, set_weights, result, message);
+}
 
 // What a child process sends back per point: f1, f2, seconds, certified,
 // inner iterations, Gauss-Newton matrices, Hessian products; then the
@@ -65,6 +180,7 @@ struct PointRecord {
   int iterations;
   long long gauss_newton_matrices;
   long long hessian_products;
+  int at_wall;  // entries of z on the wall (--wall only)
 };
 
 std::vector<int> ParseInts(const std::string& s) {
@@ -96,8 +212,6 @@ bool RunChild(const Config& config,
   std::string payload;
   const bool ok = ecmo_bench::RunInChildProcess(
       [&](std::string* out) {
-        PoseGraph2d::Options graph;
-        graph.num_poses = num_poses;
         FrontSettings settings;
         settings.num_points = config.points;
         settings.warm_start = warm;
@@ -109,15 +223,8 @@ bool RunChild(const Config& config,
         settings.ceres.max_num_iterations = 1000;
         FrontResult result;
         std::string message;
-        const bool traced = ecmo_pipelines::TraceFront<PoseGraph2d>(
-            settings,
-            graph,
-            [](PoseGraph2d::Options* options, double w1, double w2) {
-              options->odometry_weight = w1;
-              options->loop_closure_weight = w2;
-            },
-            &result,
-            &message);
+        const bool traced =
+            TracePoseGraphFront(config, settings, num_poses, &result, &message);
         if (!traced) {
           std::fprintf(stderr, "pipeline_bench: %s\n", message.c_str());
           return false;
@@ -133,6 +240,13 @@ bool RunChild(const Config& config,
           r.iterations = wc ? p.inner_iterations : p.ws_iterations;
           r.gauss_newton_matrices = p.evaluations.gauss_newton_matrices;
           r.hessian_products = p.evaluations.hessian_products;
+          r.at_wall = 0;
+          if (config.wall > 0.0 && wc) {
+            const double wall = WalledPoseGraph::Wall(num_poses, config.wall);
+            for (int e = 0; e < p.z.size(); ++e) {
+              r.at_wall += p.z[e] >= wall - 1e-9 * (1.0 + std::abs(wall));
+            }
+          }
           ecmo_bench::AppendPod(r, out);
         }
         struct rusage usage;
@@ -185,21 +299,36 @@ int main(int argc, char** argv) {
       config.max_point_seconds = std::atof(v);
     } else if (const char* v = value("--strategy=")) {
       config.strategy = v;
+    } else if (const char* v = value("--wall=")) {
+      config.wall = std::atof(v);
+      if (!(config.wall >= 0.0 && config.wall < 1.0)) {
+        std::fprintf(stderr,
+                     "pipeline_bench: --wall=%s must be in [0, 1) (0: no "
+                     "wall).\n",
+                     v);
+        return 1;
+      }
     } else {
       std::fprintf(stderr,
                    "usage: pipeline_bench [--smoke] [--poses=334,3334,33334] "
                    "[--points=11] [--modes=cold,warm] "
-                   "[--max_point_seconds=600] [--strategy=wc-newton]\n");
+                   "[--max_point_seconds=600] [--strategy=wc-newton] "
+                   "[--wall=0]\n");
       return 1;
     }
   }
 
   std::printf(
       "pose graph fronts: %d points, strategy %s vs plain ceres::Solve "
-      "(LM, SPARSE_NORMAL_CHOLESKY), per-point budget %.0f s\n",
+      "(LM, SPARSE_NORMAL_CHOLESKY), per-point budget %.0f s%s\n",
       config.points,
       config.strategy.c_str(),
-      config.max_point_seconds);
+      config.max_point_seconds,
+      config.wall > 0.0 ? ", x of every pose bounded by the wall" : "");
+  if (config.wall > 0.0) {
+    std::printf("wall: x <= the %.2f-quantile of the start's x coordinates\n",
+                config.wall);
+  }
   std::printf(
       "%7s %7s %5s | %10s %10s %7s | %5s %5s %5s %5s | %12s %12s | %8s "
       "%8s | %6s %6s\n",
@@ -294,6 +423,13 @@ int main(int argc, char** argv) {
           inner,
           gn,
           hp);
+      if (config.wall > 0.0) {
+        std::printf("        WC points' x coordinates on the wall:");
+        for (int i = 0; i < config.points; ++i) {
+          std::printf(" %d", wc[i].at_wall);
+        }
+        std::printf("\n");
+      }
       std::fflush(stdout);
       if (config.smoke && certified == 0) all_ok = false;
     }

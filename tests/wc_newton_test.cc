@@ -84,10 +84,10 @@ class SphereLeastSquares final : public Evaluator {
     return true;
   }
   bool DoGaussNewtonMatrix(const double* a,
-                           double c,
+                           const double* c,
                            Eigen::SparseMatrix<double>* lower,
                            std::string* /*error*/) override {
-    Eigen::MatrixXd g = 4.0 * c * z_ * z_.transpose();
+    Eigen::MatrixXd g = 4.0 * c[0] * z_ * z_.transpose();
     for (int s = 0; s < NumObjectives(); ++s) {
       g += a[s] * a_[s].transpose() * a_[s];
     }

@@ -69,6 +69,7 @@ void CeresProblemAdapter::Initialize(std::vector<ResidualGroup> objectives,
     objective_residuals_.clear();
     objective_jacobians_.clear();
     manifold_.reset();
+    SetBounds(Eigen::VectorXd(), Eigen::VectorXd());
     num_parameters_ = 0;
     num_constraints_ = 0;
   };
@@ -88,6 +89,9 @@ void CeresProblemAdapter::Initialize(std::vector<ResidualGroup> objectives,
   const std::unordered_set<ceres::ResidualBlockId> known(all.begin(),
                                                          all.end());
   const double max = std::numeric_limits<double>::max();
+  const double kInfinity = std::numeric_limits<double>::infinity();
+  // Bounds over z, filled up to the last bounded block (then padded).
+  std::vector<double> lower_bounds, upper_bounds;
 
   // Resolves one group; registers the non-constant parameter blocks it uses.
   auto resolve = [&](ResidualGroup& input,
@@ -146,29 +150,36 @@ void CeresProblemAdapter::Initialize(std::vector<ResidualGroup> objectives,
           first << "first used as parameter " << j << " of residual block " << i
                 << " of " << label;
           first_use_[values] = first.str();
-          for (int c = 0; c < size; ++c) {
-            const double lo = problem_->GetParameterLowerBound(values, c);
-            const double hi = problem_->GetParameterUpperBound(values, c);
-            if (lo > -max || hi < max) {
-              std::ostringstream bound;
-              bound << "parameter block " << DescribeBlock(values) << " has "
-                    << (lo > -max ? "a lower" : "an upper") << " bound "
-                    << (lo > -max ? lo : hi) << " on coordinate " << c
-                    << " (Problem::SetParameter"
-                    << (lo > -max ? "Lower" : "Upper")
-                    << "Bound). No ECMO strategy supports parameter bounds "
-                       "yet; remove the bound, make the block constant, or "
-                       "reformulate (e.g. a manifold or a change of "
-                       "variables).";
-              fail(bound.str());
-              return false;
-            }
-          }
           ParameterBlock pb;
           pb.values = values;
           pb.size = size;
           pb.offset = num_parameters_;
           pb.manifold = problem_->GetManifold(values);
+          // Bounds (Ceres reports "none" as -+max): kept as -+inf in z.
+          for (int c = 0; c < size; ++c) {
+            const double lo = problem_->GetParameterLowerBound(values, c);
+            const double hi = problem_->GetParameterUpperBound(values, c);
+            if (lo <= -max && hi >= max) continue;
+            if (pb.manifold != nullptr) {
+              std::ostringstream bound;
+              bound << "parameter block " << DescribeBlock(values)
+                    << " has both a manifold and a bound (coordinate " << c
+                    << ", Problem::SetParameter"
+                    << (lo > -max ? "Lower" : "Upper")
+                    << "Bound); bounds apply to Euclidean blocks only. "
+                       "Remove the bounds, or the manifold (e.g. pose a unit "
+                       "norm as a constraint group).";
+              fail(bound.str());
+              return false;
+            }
+            if (lower_bounds.size() <
+                static_cast<size_t>(num_parameters_ + size)) {
+              lower_bounds.resize(num_parameters_ + size, -kInfinity);
+              upper_bounds.resize(num_parameters_ + size, kInfinity);
+            }
+            if (lo > -max) lower_bounds[num_parameters_ + c] = lo;
+            if (hi < max) upper_bounds[num_parameters_ + c] = hi;
+          }
           if (pb.manifold != nullptr &&
               options_.evaluation_path == EvaluationPath::kProblemEvaluate) {
             fail("parameter block " + DescribeBlock(values) +
@@ -211,6 +222,24 @@ void CeresProblemAdapter::Initialize(std::vector<ResidualGroup> objectives,
     return fail(
         "every parameter block used by the selected residual blocks is "
         "constant; there is nothing to optimize.");
+  }
+
+  if (!lower_bounds.empty()) {
+    lower_bounds.resize(num_parameters_, -kInfinity);
+    upper_bounds.resize(num_parameters_, kInfinity);
+    for (int i = 0; i < num_parameters_; ++i) {
+      if (lower_bounds[i] > upper_bounds[i]) {
+        std::ostringstream os;
+        os << "coordinate " << i << " of z has lower bound " << lower_bounds[i]
+           << " above its upper bound " << upper_bounds[i]
+           << "; no point satisfies them.";
+        return fail(os.str());
+      }
+    }
+    SetBounds(
+        Eigen::Map<const Eigen::VectorXd>(lower_bounds.data(), num_parameters_),
+        Eigen::Map<const Eigen::VectorXd>(upper_bounds.data(),
+                                          num_parameters_));
   }
 
   // The manifold of z, if any block has one.
@@ -864,7 +893,7 @@ bool CeresProblemAdapter::AccumulateGaussNewton(const Block& block,
 
 bool CeresProblemAdapter::DoGaussNewtonMatrix(
     const double* a,
-    double c,
+    const double* c,
     Eigen::SparseMatrix<double>* lower,
     std::string* error) {
   auto fail = [&](const std::string& message) {
@@ -893,8 +922,13 @@ bool CeresProblemAdapter::DoGaussNewtonMatrix(
       return fail("the weight a[" + std::to_string(s) + "] is not finite.");
     }
   }
-  if (!std::isfinite(c) || c < 0.0) {
-    return fail("the constraint weight c must be finite and >= 0.");
+  for (int i = 0; i < num_constraints_; ++i) {
+    if (!std::isfinite(c[i]) || c[i] < 0.0) {
+      std::ostringstream os;
+      os << "the constraint weight c must be finite and >= 0 (row " << i
+         << " has " << c[i] << ").";
+      return fail(os.str());
+    }
   }
   if (!gauss_newton_built_) BuildGaussNewtonPattern();
 
@@ -970,25 +1004,58 @@ bool CeresProblemAdapter::DoGaussNewtonMatrix(
       }
     }
   }
-  if (c > 0.0) {
-    for (const Group& group : constraints_) {
-      for (size_t i = 0; i < group.blocks.size(); ++i) {
-        const Block& block = group.blocks[i];
-        int next = block.first_jacobian_block;
-        for (int u = 0; u < block.num_uses; ++u) {
-          ambient_pointers_[u] = uses_[block.first_use + u].offset >= 0
-                                     ? jacobian_blocks_[next++].values.data()
-                                     : nullptr;
+  for (const Group& group : constraints_) {
+    for (size_t i = 0; i < group.blocks.size(); ++i) {
+      const Block& block = group.blocks[i];
+      const double* row_weights = c + block.residual_offset;
+      const int rows = block.num_residuals;
+      const bool uniform =
+          std::all_of(row_weights, row_weights + rows, [&](double w) {
+            return w == row_weights[0];
+          });
+      if (uniform && row_weights[0] == 0.0) continue;
+      // Rows of different weights: scale row r by sqrt(c_r) into scratch
+      // and accumulate with weight 1 (only for per-row weights that differ
+      // inside one residual block, e.g. an inequality block with some rows
+      // inactive).
+      size_t scaled_size = 0;
+      int next = block.first_jacobian_block;
+      for (int u = 0; u < block.num_uses; ++u) {
+        if (uses_[block.first_use + u].offset >= 0) {
+          scaled_size += jacobian_blocks_[next++].values.size();
         }
-        if (!AccumulateGaussNewton(block,
-                                   ambient_pointers_.data(),
-                                   nullptr,
-                                   nullptr,
-                                   c,
-                                   values,
-                                   &what)) {
-          return block_error("constraint", group.name, i, block, what);
+      }
+      if (!uniform && scaled_rows_.size() < scaled_size) {
+        scaled_rows_.resize(scaled_size);
+      }
+      next = block.first_jacobian_block;
+      size_t scaled_offset = 0;
+      for (int u = 0; u < block.num_uses; ++u) {
+        ambient_pointers_[u] = nullptr;
+        if (uses_[block.first_use + u].offset < 0) continue;
+        const JacobianBlock& jb = jacobian_blocks_[next++];
+        if (uniform) {
+          ambient_pointers_[u] = jb.values.data();
+          continue;
         }
+        double* scaled = scaled_rows_.data() + scaled_offset;
+        for (int r = 0; r < jb.rows; ++r) {
+          const double factor = std::sqrt(row_weights[r]);
+          for (int col = 0; col < jb.cols; ++col) {
+            scaled[r * jb.cols + col] = factor * jb.values[r * jb.cols + col];
+          }
+        }
+        ambient_pointers_[u] = scaled;
+        scaled_offset += jb.values.size();
+      }
+      if (!AccumulateGaussNewton(block,
+                                 ambient_pointers_.data(),
+                                 nullptr,
+                                 nullptr,
+                                 uniform ? row_weights[0] : 1.0,
+                                 values,
+                                 &what)) {
+        return block_error("constraint", group.name, i, block, what);
       }
     }
   }

@@ -9,7 +9,7 @@
 // parameter arrays and cost functions is built on the first call and kept:
 // the weights live in the view and are read by its loss and cost wrappers
 // at every evaluation, so a new call changes six numbers instead of
-// rebuilding the problem.
+// rebuilding the problem. The adapter's bounds are set on the view once.
 
 #include <algorithm>
 #include <cmath>
@@ -138,10 +138,22 @@ bool CeresProblemAdapter::BuildLeastSquaresView(std::string* error) {
       view->problem->SetParameterBlockConstant(values);
       continue;
     }
-    const ceres::Manifold* manifold = parameter_blocks_[it->second].manifold;
-    if (manifold != nullptr) {
+    const ParameterBlock& pb = parameter_blocks_[it->second];
+    if (pb.manifold != nullptr) {
       view->problem->SetManifold(values,
-                                 const_cast<ceres::Manifold*>(manifold));
+                                 const_cast<ceres::Manifold*>(pb.manifold));
+    }
+    // The adapter's bounds (a block with a manifold has none): Ceres'
+    // trust-region solver keeps its iterates inside them.
+    if (HasBounds()) {
+      for (int c = 0; c < pb.size; ++c) {
+        const double lo = lower_bounds()[pb.offset + c];
+        const double hi = upper_bounds()[pb.offset + c];
+        if (std::isfinite(lo))
+          view->problem->SetParameterLowerBound(values, c, lo);
+        if (std::isfinite(hi))
+          view->problem->SetParameterUpperBound(values, c, hi);
+      }
     }
   }
   if (view->problem->NumResidualBlocks() == 0) {
@@ -192,7 +204,9 @@ bool CeresProblemAdapter::DoSolveWeightedLeastSquares(
   for (int i = 0; i < num_constraints_; ++i) view.shift[i] = shift[i];
 
   // Ceres works on the user's arrays: keep them, solve from z, restore.
+  // Ceres refuses a start outside the bounds: start from z's projection.
   const Eigen::VectorXd saved = GetParameters();
+  ProjectOntoBounds(z);
   SetParameters(z);
   ceres::Solve(options, view.problem.get(), summary);
   GetParameters(z);

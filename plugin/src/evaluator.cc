@@ -46,12 +46,20 @@ bool Evaluator::GaussNewtonMatrix(const double* a,
                                   double c,
                                   Eigen::SparseMatrix<double>* lower,
                                   std::string* error) {
+  row_weights_.assign(NumConstraints(), c);
+  return GaussNewtonMatrix(a, row_weights_.data(), lower, error);
+}
+
+bool Evaluator::GaussNewtonMatrix(const double* a,
+                                  const double* c,
+                                  Eigen::SparseMatrix<double>* lower,
+                                  std::string* error) {
   ++counts_.gauss_newton_matrices;
   return DoGaussNewtonMatrix(a, c, lower, error);
 }
 
 bool Evaluator::DoGaussNewtonMatrix(const double* /*a*/,
-                                    double /*c*/,
+                                    const double* /*c*/,
                                     Eigen::SparseMatrix<double>* /*lower*/,
                                     std::string* error) {
   if (error != nullptr) {

@@ -303,17 +303,14 @@ bool ValidateConstraintKinds(StrategyType strategy,
   const int p = evaluator->NumInequalityConstraints();
   const char* name = StrategyTypeToString(strategy);
   std::ostringstream os;
-  if (p > 0 && (strategy == StrategyType::WC_PENALTY_PGD ||
-                strategy == StrategyType::WC_NEWTON)) {
+  if (p > 0 && strategy == StrategyType::WC_PENALTY_PGD) {
     os << "The problem has " << p
        << " inequality constraint residuals (c(z) <= 0), which the strategy "
        << name
-       << (strategy == StrategyType::WC_PENALTY_PGD
-               ? " does not take (it is the paper's Algorithm 1, which has "
-                 "equality constraints only)"
-               : " does not take yet")
-       << ". Use strategy wc-augmented-lagrangian (the default) or "
-          "wc-penalty-lbfgs, or the Ipopt reference.";
+       << " does not take (it is the paper's Algorithm 1, which has "
+          "equality constraints only). Use strategy wc-augmented-lagrangian "
+          "(the default), wc-penalty-lbfgs or wc-newton, or the Ipopt "
+          "reference.";
   }
   if (os.str().empty() && evaluator->HasBounds()) {
     const int k = evaluator->NumParameters();
@@ -326,20 +323,15 @@ bool ValidateConstraintKinds(StrategyType strategy,
       os << "The problem has both bounds and a manifold; bounds apply to "
             "Euclidean parameters only. Remove one of them.";
     } else if (strategy != StrategyType::WC_PENALTY_PGD &&
-               !box_inner_solver) {
-      const bool quasi_newton =
-          strategy == StrategyType::WC_AUGMENTED_LAGRANGIAN ||
-          strategy == StrategyType::WC_PENALTY_LBFGS;
+               strategy != StrategyType::WC_NEWTON && !box_inner_solver) {
+      // Only the quasi-Newton strategies on Ceres' inner solver are left.
       os << "The problem has bounds on its parameters, which the strategy "
          << name
-         << (quasi_newton
-                 ? " takes only with its own L-BFGS inner solver (Ceres' "
-                   "GradientProblemSolver has no bounds): leave "
-                   "quasi_newton.use_ceres_inner_solver false and "
-                   "quasi_newton.inner.line_search_direction_type LBFGS."
-                 : " does not take yet. Use strategy wc-augmented-lagrangian "
-                   "(the default), wc-penalty-lbfgs or wc-penalty-pgd, or "
-                   "the Ipopt reference.");
+         << " takes only with its own L-BFGS inner solver (Ceres' "
+            "GradientProblemSolver has no bounds): leave "
+            "quasi_newton.use_ceres_inner_solver false and "
+            "quasi_newton.inner.line_search_direction_type LBFGS, or use "
+            "wc-newton or the Ipopt reference.";
     } else {
       for (int i = 0; i < k && os.str().empty(); ++i) {
         if (!(lower[i] <= upper[i])) {

@@ -16,7 +16,8 @@
 // certifies the end point. For S > 2: omega_s <- omega_s exp(2 (c_s -
 // mean c) / max|c|), normalized. Equalities: the augmented Lagrangian's
 // nu <- nu + mu h after every solve; mu grows tenfold when ||h|| did not
-// fall by a factor 4.
+// fall by a factor 4. Bounds: the adapter's least-squares problem has them
+// (Ceres keeps its iterates inside), and predicted starts are projected.
 
 #include "wc_ceres_phase.h"
 
@@ -297,6 +298,9 @@ class CeresPhase {
     const Eigen::VectorXd step = dt * predictor_;
     if (manifold == nullptr) {
       result_->z += step;
+      // The prediction ignores the bounds (the sensitivity treats every
+      // component as free); Ceres starts from its projection.
+      evaluator_->ProjectOntoBounds(result_->z.data());
       return;
     }
     Eigen::VectorXd z(result_->z.size());
@@ -414,6 +418,14 @@ void RunCeresPhase(const StrategyInput& input, CeresPhaseResult* result) {
     result->message =
         "the evaluator cannot hand weighted least-squares problems to "
         "ceres::Solve";
+    return;
+  }
+  // SolveWeightedLeastSquares poses every constraint row as an equality
+  // residual; bounds it keeps (Ceres takes them natively).
+  if (input.evaluator->NumInequalityConstraints() > 0) {
+    result->message =
+        "the problem has inequality constraints, which a least-squares "
+        "problem for ceres::Solve cannot pose";
     return;
   }
   CeresPhase(input, result).Run();

@@ -28,13 +28,17 @@
 // on it and the KKT residual is measured in its tangent space (see
 // ecmo/manifold.h).
 //
-// Bounds: no ECMO strategy supports parameter bounds yet (WC_PENALTY_PGD,
-// WC_PENALTY_LBFGS, WC_AUGMENTED_LAGRANGIAN and the Ipopt reference all work
-// without them). A bound set on a parameter block in z
-// (Problem::SetParameterLowerBound / SetParameterUpperBound) makes the
-// adapter invalid, with a message naming the block and the coordinate,
-// rather than being silently ignored. Bounds on constant blocks are
-// irrelevant and allowed.
+// Bounds: a bound set on a coordinate of a parameter block in z
+// (Problem::SetParameterLowerBound / SetParameterUpperBound) becomes a bound
+// of the evaluator (Evaluator::lower_bounds / upper_bounds, -inf / +inf
+// where Ceres reports -+std::numeric_limits<double>::max(), i.e. "none");
+// bounds on constant blocks are irrelevant (they are not in z). A block
+// with both a bound and a manifold makes the adapter invalid, with a
+// message naming the block (bounds apply to Euclidean blocks only, as in
+// ecmo::Problem). Which strategies take bounds: see ecmo/solver.h
+// (WC_PENALTY_PGD and WC_NEWTON project onto them); the persistent
+// ceres::Problem of SolveWeightedLeastSquares keeps them, so Ceres' own
+// trust-region solver respects them natively.
 //
 // Strategies and manifolds: WC_PENALTY_LBFGS, WC_AUGMENTED_LAGRANGIAN and
 // WC_NEWTON support them; WC_PENALTY_PGD refuses a problem with manifolds
@@ -111,11 +115,11 @@
 // if your cost functions rely on Problem::Options::evaluation_callback.
 //
 // Errors: nothing aborts or throws. Invalid input (null problem, unknown or
-// repeated residual block ids, an empty group, bounds, a manifold with
-// kProblemEvaluate) makes IsValid() false with a message; Solve() below
-// turns that into a FAILURE summary. A cost function that fails or returns
-// non-finite values makes Evaluate return false with a message naming the
-// group and the residual block.
+// repeated residual block ids, an empty group, a bounded block with a
+// manifold, a manifold with kProblemEvaluate) makes IsValid() false with a
+// message; Solve() below turns that into a FAILURE summary. A cost function
+// that fails or returns non-finite values makes Evaluate return false with a
+// message naming the group and the residual block.
 //
 // Thread safety: like every Evaluator, not thread-safe; use one adapter per
 // thread (and with kProblemEvaluate one ceres::Problem per thread).
@@ -245,7 +249,7 @@ class CeresProblemAdapter final : public Evaluator {
   void DoJacobianTransposeMultiply(const double* v, double* out) const override;
   void DoJacobianMultiply(const double* x, double* out) const override;
   bool DoGaussNewtonMatrix(const double* a,
-                           double c,
+                           const double* c,
                            Eigen::SparseMatrix<double>* lower,
                            std::string* error) override;
   // In ceres_problem_adapter_solve.cc.
@@ -399,6 +403,9 @@ class CeresProblemAdapter final : public Evaluator {
   std::vector<const double*> ambient_pointers_;
   std::vector<const double*> tangent_pointers_;
   std::vector<double> projection_scratch_;
+  // Constraint Jacobian rows scaled by sqrt of their weights, for a
+  // residual block whose rows have different weights (GaussNewtonMatrix).
+  std::vector<double> scaled_rows_;
   bool gauss_newton_built_ = false;
 
   // kProblemEvaluate: options per objective group and for the constraints,

@@ -195,6 +195,11 @@ class Evaluator {
   //
   //   G = sum_s a_s Jr_s^T Jr_s + c J_h^T J_h     (a of size S, c >= 0)
   //
+  // (or, with per-row weights c of size m, sum_s a_s Jr_s^T Jr_s +
+  // J_g^T diag(c) J_g over the rows of the constraint vector g = (h, c):
+  // the Newton model of an augmented Lagrangian gives the inequality rows
+  // that are not active the weight 0, see the second overload)
+  //
   // in TANGENT coordinates (n = NumTangentParameters(); Jr_s and J_h times
   // the manifold's PlusJacobian when there is one), where Jr_s is the
   // Jacobian of group s's residuals corrected for their loss functions as
@@ -208,6 +213,14 @@ class Evaluator {
   virtual bool HasGaussNewtonMatrix() const { return false; }
   bool GaussNewtonMatrix(const double* a,
                          double c,
+                         Eigen::SparseMatrix<double>* lower,
+                         std::string* error);
+  // The same with one weight per constraint row: c has size m
+  // (NumConstraints(), equalities then inequalities), entries finite and
+  // >= 0; row i of J_g enters as c_i J_g,i^T J_g,i. Same pattern as above
+  // (a zero weight keeps its entries as explicit zeros).
+  bool GaussNewtonMatrix(const double* a,
+                         const double* c,
                          Eigen::SparseMatrix<double>* lower,
                          std::string* error);
 
@@ -229,7 +242,9 @@ class Evaluator {
   // q = 0). Returns false with a message when the evaluator has no such
   // structure (the default), when Ceres rejects `options` (Ceres' message)
   // or when Ceres reports FAILURE. Counts one least-squares solve, its
-  // iterations, and its residual / Jacobian evaluations.
+  // iterations, and its residual / Jacobian evaluations. With bounds
+  // (HasBounds) the result stays inside them: Ceres takes them natively,
+  // and a start outside is projected first.
   virtual bool HasWeightedLeastSquaresSolver() const { return false; }
   bool SolveWeightedLeastSquares(const ceres::Solver::Options& options,
                                  const double* a,
@@ -259,8 +274,10 @@ class Evaluator {
                                            const double* x,
                                            double* out,
                                            std::string* error);
+  // c: the per-row weights (size m) of the second GaussNewtonMatrix; the
+  // first passes its scalar repeated.
   virtual bool DoGaussNewtonMatrix(const double* a,
-                                   double c,
+                                   const double* c,
                                    Eigen::SparseMatrix<double>* lower,
                                    std::string* error);
   // Default: "no weighted least-squares structure".
@@ -286,6 +303,7 @@ class Evaluator {
 
  private:
   EvaluationCounts counts_;
+  std::vector<double> row_weights_;  // the scalar GaussNewtonMatrix's c
   Eigen::VectorXd lower_bounds_;
   Eigen::VectorXd upper_bounds_;
   Eigen::VectorXd linearization_point_;

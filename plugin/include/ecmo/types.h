@@ -80,7 +80,9 @@ enum class StrategyType {
 //   WC_PENALTY_LBFGS,
 //   WC_AUGMENTED_LAGRANGIAN  inequalities (slack-eliminated like the WC
 //                            ones, multipliers >= 0);
-//   WC_NEWTON                neither yet.
+//   WC_NEWTON                both: inequalities as above (curvature for
+//                            the active rows only), bounds by projected
+//                            Newton steps (an epsilon-active set).
 // Bounds on a manifold block are refused everywhere. A refused combination
 // ends the solve with FAILURE and a message naming what does take it.
 
