@@ -377,6 +377,9 @@ int main(int argc, char** argv) {
       std::cout << info.name << "  (S = " << info.num_objectives
                 << ", k = " << info.num_parameters
                 << ", q = " << info.num_constraints;
+      if (info.num_inequality_constraints > 0) {
+        std::cout << ", p = " << info.num_inequality_constraints;
+      }
       if (info.has_problem_size()) {
         std::cout << " at --problem_size=" << info.default_problem_size;
       }

@@ -465,9 +465,10 @@ TEST(SweepEvaluator, RegistryListsBothKindsAndBuildsEveryEntry) {
     EXPECT_TRUE(info.has_problem()) << info.name;
   }
   ASSERT_FALSE(problems::EvaluatorProblems().empty());
-  EXPECT_EQ(
-      problems::AllEntries().size(),
-      problems::AllProblems().size() + problems::EvaluatorProblems().size());
+  EXPECT_EQ(problems::AllEntries().size(),
+            problems::AllProblems().size() +
+                problems::ConstrainedProblems().size() +
+                problems::EvaluatorProblems().size());
   EXPECT_NE(problems::ProblemNames().find("mtbl_example_iii_matrix_free"),
             std::string::npos);
   for (const problems::ProblemInfo* info : problems::AllEntries()) {
@@ -477,7 +478,8 @@ TEST(SweepEvaluator, RegistryListsBothKindsAndBuildsEveryEntry) {
     ASSERT_NE(e, nullptr) << info->name << ": " << error;
     EXPECT_EQ(e->evaluator->NumObjectives(), info->num_objectives);
     EXPECT_EQ(e->evaluator->NumParameters(), info->num_parameters);
-    EXPECT_EQ(e->evaluator->NumConstraints(), info->num_constraints);
+    EXPECT_EQ(e->evaluator->NumConstraints(),
+              info->num_constraints + info->num_inequality_constraints);
     EXPECT_EQ(e->start.size(), info->num_parameters);
     EXPECT_EQ(e->problem != nullptr, info->has_problem()) << info->name;
   }
@@ -545,8 +547,8 @@ TEST(SweepEvaluatorCli, SolvesTheMatrixFreeProblemLikeAnyOther) {
   // A sweep on two threads with CSV and JSON-lines outputs.
   const std::string csv = dir + "/front.csv", jsonl = dir + "/front.jsonl";
   testing::CommandResult sweep = testing::RunCommand(
-      solve + " --sweep=6 --num_threads=2 --csv=" + csv + " --jsonl=" +
-      jsonl + " --plot=" + dir + "/front.png");
+      solve + " --sweep=6 --num_threads=2 --csv=" + csv + " --jsonl=" + jsonl +
+      " --plot=" + dir + "/front.png");
   ASSERT_EQ(sweep.exit_code, 0) << sweep.output;
   EXPECT_EQ(CountCompleteLines(jsonl), 6);
   EXPECT_EQ(CountCompleteLines(csv), 7);

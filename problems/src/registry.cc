@@ -336,6 +336,19 @@ const std::vector<ProblemInfo>& AllProblems() {
   return *all;
 }
 
+const std::vector<ProblemInfo>& ConstrainedProblems() {
+  static const std::vector<ProblemInfo>* all =
+      new std::vector<ProblemInfo>{internal::HsBoxQuadratic(),
+                                   internal::HsDiskLinear(),
+                                   internal::HsMixedBlocks(),
+                                   internal::Bnh(),
+                                   internal::DiskBiobjective(),
+                                   internal::BoundedSegment(),
+                                   internal::MixedBiobjective(),
+                                   internal::SimplexTriObjective()};
+  return *all;
+}
+
 const std::vector<ProblemInfo>& EvaluatorProblems() {
   // Register evaluator-only problems here (see registry.h).
   static const std::vector<ProblemInfo>* all = new std::vector<ProblemInfo>{
@@ -349,6 +362,9 @@ const std::vector<ProblemInfo>& EvaluatorProblems() {
 std::vector<const ProblemInfo*> AllEntries() {
   std::vector<const ProblemInfo*> entries;
   for (const ProblemInfo& info : AllProblems()) entries.push_back(&info);
+  for (const ProblemInfo& info : ConstrainedProblems()) {
+    entries.push_back(&info);
+  }
   for (const ProblemInfo& info : EvaluatorProblems()) entries.push_back(&info);
   for (const ProblemInfo* info : LibraryProblems()) entries.push_back(info);
   return entries;

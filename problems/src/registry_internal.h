@@ -41,6 +41,17 @@ ProblemInfo DigitsMetaLearning();
 // registry_concave.cc: a least-squares problem with a concave front.
 ProblemInfo ConcaveQuarter();
 
+// registry_bounded.cc: textbook problems with bounds and inequality
+// constraints and closed-form WC points.
+ProblemInfo HsBoxQuadratic();
+ProblemInfo HsDiskLinear();
+ProblemInfo HsMixedBlocks();
+ProblemInfo Bnh();
+ProblemInfo DiskBiobjective();
+ProblemInfo BoundedSegment();
+ProblemInfo MixedBiobjective();
+ProblemInfo SimplexTriObjective();
+
 }  // namespace internal
 }  // namespace problems
 }  // namespace ecmo

@@ -79,7 +79,10 @@ enum class StrategyType {
 //                            none);
 //   WC_PENALTY_LBFGS,
 //   WC_AUGMENTED_LAGRANGIAN  inequalities (slack-eliminated like the WC
-//                            ones, multipliers >= 0);
+//                            ones, multipliers >= 0) and bounds (inner
+//                            solves by the projected L-BFGS of
+//                            box_lbfgs.h; not with
+//                            quasi_newton.use_ceres_inner_solver);
 //   WC_NEWTON                both: inequalities as above (curvature for
 //                            the active rows only), bounds by projected
 //                            Newton steps (an epsilon-active set).

@@ -75,7 +75,12 @@ struct ProblemInfo {
   std::string description;
   int num_objectives = 0;
   int num_parameters = 0;
+  // q: equality constraint residuals (ecmo::Problem::NumConstraints).
   int num_constraints = 0;
+  // p: inequality constraint residuals c(z) <= 0
+  // (ecmo::Problem::NumInequalityConstraints); an evaluator of the problem
+  // has NumConstraints() = num_constraints + num_inequality_constraints.
+  int num_inequality_constraints = 0;
   // Default objective offset for this problem (size S): zeros when the
   // objectives are positive on the feasible set, otherwise a shift that
   // makes them so (documented in `description`).
@@ -134,11 +139,17 @@ struct ProblemInfo {
 // a stable order. Code written for ProblemInstance (info.build()) can loop
 // over it.
 const std::vector<ProblemInfo>& AllProblems();
+// The registered problems with bounds or inequality constraints (all
+// has_problem(), with closed-form pareto_point), in a stable order: the
+// textbook set of issue 14 (registry_bounded.cc). Kept out of AllProblems()
+// because not every strategy takes bounds and inequalities yet, and code
+// that loops over AllProblems() solves each entry with every strategy.
+const std::vector<ProblemInfo>& ConstrainedProblems();
 // The registered problems that exist only as an evaluator
 // (build_evaluator), in a stable order.
 const std::vector<ProblemInfo>& EvaluatorProblems();
-// Every registered problem: AllProblems(), EvaluatorProblems(), then
-// LibraryProblems().
+// Every registered problem: AllProblems(), ConstrainedProblems(),
+// EvaluatorProblems(), then LibraryProblems().
 std::vector<const ProblemInfo*> AllEntries();
 // The entry named `name` (either kind), or nullptr.
 const ProblemInfo* Find(const std::string& name);
