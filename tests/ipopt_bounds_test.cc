@@ -363,7 +363,7 @@ class GaussNewtonParaboloids : public Evaluator {
     inner_ptr_->JacobianMultiply(x, out);
   }
   bool DoGaussNewtonMatrix(const double* a,
-                           double c,
+                           const double* c,
                            Eigen::SparseMatrix<double>* lower,
                            std::string* /*error*/) override {
     ++gauss_newton_calls_;
@@ -380,7 +380,8 @@ class GaussNewtonParaboloids : public Evaluator {
     }
     const Eigen::MatrixXd dense =
         2.0 * sum * Eigen::MatrixXd::Identity(k_, k_) +
-        c * jacobian.transpose() * jacobian;
+        jacobian.transpose() *
+            Eigen::Map<const Eigen::VectorXd>(c, m).asDiagonal() * jacobian;
     lower->resize(k_, k_);
     std::vector<Eigen::Triplet<double>> entries;
     for (int col = 0; col < k_; ++col) {

@@ -343,456 +343,454 @@ class NewtonInnerMinimizer final : public InnerMinimizer {
       }
     }
   }
-}
-}
 
-// Bounds: x_trial's z <- P(z_trial), and d <- the step actually taken.
-// Returns true if the projection moved the point (the prediction must
-// then be recomputed).
-bool ProjectTrial(const Eigen::Map<Eigen::VectorXd>& x,
-                  Eigen::VectorXd* x_trial,
-                  Eigen::VectorXd* d) const {
-  if (!bounded_ || !evaluator_->ProjectOntoBounds(x_trial->data() + 1)) {
-    return false;
-  }
-  *d = x_trial->tail(k_) - x.tail(k_);
-  return true;
-}
-
-// The model's decrease -m(d) (undamped) at a given step d.
-bool ModelDecrease(const Eigen::VectorXd& d,
-                   double* predicted,
-                   std::string* error) {
-  Eigen::VectorXd gd, omega;
-  if (!ApplyG(d, &gd, error)) return false;
-  const double phi0 = Chebyshev(c_, &omega);
-  const double phi = Chebyshev(c_ + w_.transpose() * d, &omega);
-  *predicted = -(phi - phi0 + rest_gradient_.dot(d) + 0.5 * d.dot(gd));
-  return true;
-}
-
-// x_trial = (rho, Plus(z, d)); rho is replaced by rho* when evaluated.
-bool Retract(const Eigen::Map<Eigen::VectorXd>& x,
-             const Eigen::VectorXd& d,
-             Eigen::VectorXd* x_trial) {
-  (*x_trial)[0] = x[0];
-  if (manifold_ == nullptr) {
-    x_trial->tail(k_) = x.tail(k_) + d;
+  // Bounds: x_trial's z <- P(z_trial), and d <- the step actually taken.
+  // Returns true if the projection moved the point (the prediction must
+  // then be recomputed).
+  bool ProjectTrial(const Eigen::Map<Eigen::VectorXd>& x,
+                    Eigen::VectorXd* x_trial,
+                    Eigen::VectorXd* d) const {
+    if (!bounded_ || !evaluator_->ProjectOntoBounds(x_trial->data() + 1)) {
+      return false;
+    }
+    *d = x_trial->tail(k_) - x.tail(k_);
     return true;
   }
-  return manifold_->Plus(x.data() + 1, d.data(), x_trial->data() + 1);
-}
 
-// The Chebyshev part of Q at fixed z, as a function of
-// c_s = lambda_s f_s + omega_s / v: phi(c) = min_rho rho + sum_s v/2
-// max(0, c_s - rho)^2 (convex, piecewise quadratic, gradient
-// omega(c) = v max(0, c - rho*)). Returns phi and fills omega.
-double Chebyshev(const Eigen::VectorXd& c, Eigen::VectorXd* omega) const {
-  const double rho = WcReducedPenalty::MinimizeOverRho(c, v_);
-  double phi = rho;
-  omega->resize(S_);
-  for (int s = 0; s < S_; ++s) {
-    const double excess = std::max(0.0, c[s] - rho);
-    phi += 0.5 * v_ * excess * excess;
-    (*omega)[s] = v_ * excess;
+  // The model's decrease -m(d) (undamped) at a given step d.
+  bool ModelDecrease(const Eigen::VectorXd& d,
+                     double* predicted,
+                     std::string* error) {
+    Eigen::VectorXd gd, omega;
+    if (!ApplyG(d, &gd, error)) return false;
+    const double phi0 = Chebyshev(c_, &omega);
+    const double phi = Chebyshev(c_ + w_.transpose() * d, &omega);
+    *predicted = -(phi - phi0 + rest_gradient_.dot(d) + 0.5 * d.dot(gd));
+    return true;
   }
-  return phi;
-}
 
-// The pieces of the model at the current point (the last evaluation,
-// which had the gradient): c, the objective columns W, the rest of the
-// gradient, and either the Gauss-Newton matrix or what the products need.
-bool BuildModel(const Eigen::Map<Eigen::VectorXd>& x, std::string* error) {
-  const Eigen::VectorXd& omega = function_->last_omega_plus();
-  const Eigen::VectorXd& lambda = function_->lambda();
-  const Eigen::MatrixXd& grad_f = function_->last_objective_gradients();
-  const Eigen::VectorXd& f = function_->last_objectives();
-  const Eigen::VectorXd& shift = function_->omega_shift();
-  v_ = function_->v();
-  u_ = function_->u();
-  z_ = x.tail(k_);
-  c_.resize(S_);
-  w_.resize(kt_, S_);
-  Eigen::VectorXd column(k_), tangent(kt_);
-  for (int s = 0; s < S_; ++s) {
-    c_[s] = lambda[s] * f[s] + shift[s] / v_;
-    column = lambda[s] * grad_f.col(s);
+  // x_trial = (rho, Plus(z, d)); rho is replaced by rho* when evaluated.
+  bool Retract(const Eigen::Map<Eigen::VectorXd>& x,
+               const Eigen::VectorXd& d,
+               Eigen::VectorXd* x_trial) {
+    (*x_trial)[0] = x[0];
     if (manifold_ == nullptr) {
-      w_.col(s) = column;
-    } else {
-      if (!manifold_->RightMultiplyByPlusJacobian(
-              z_.data(), 1, column.data(), tangent.data())) {
-        *error = "the manifold failed to project an objective gradient";
+      x_trial->tail(k_) = x.tail(k_) + d;
+      return true;
+    }
+    return manifold_->Plus(x.data() + 1, d.data(), x_trial->data() + 1);
+  }
+
+  // The Chebyshev part of Q at fixed z, as a function of
+  // c_s = lambda_s f_s + omega_s / v: phi(c) = min_rho rho + sum_s v/2
+  // max(0, c_s - rho)^2 (convex, piecewise quadratic, gradient
+  // omega(c) = v max(0, c - rho*)). Returns phi and fills omega.
+  double Chebyshev(const Eigen::VectorXd& c, Eigen::VectorXd* omega) const {
+    const double rho = WcReducedPenalty::MinimizeOverRho(c, v_);
+    double phi = rho;
+    omega->resize(S_);
+    for (int s = 0; s < S_; ++s) {
+      const double excess = std::max(0.0, c[s] - rho);
+      phi += 0.5 * v_ * excess * excess;
+      (*omega)[s] = v_ * excess;
+    }
+    return phi;
+  }
+
+  // The pieces of the model at the current point (the last evaluation,
+  // which had the gradient): c, the objective columns W, the rest of the
+  // gradient, and either the Gauss-Newton matrix or what the products need.
+  bool BuildModel(const Eigen::Map<Eigen::VectorXd>& x, std::string* error) {
+    const Eigen::VectorXd& omega = function_->last_omega_plus();
+    const Eigen::VectorXd& lambda = function_->lambda();
+    const Eigen::MatrixXd& grad_f = function_->last_objective_gradients();
+    const Eigen::VectorXd& f = function_->last_objectives();
+    const Eigen::VectorXd& shift = function_->omega_shift();
+    v_ = function_->v();
+    u_ = function_->u();
+    z_ = x.tail(k_);
+    c_.resize(S_);
+    w_.resize(kt_, S_);
+    Eigen::VectorXd column(k_), tangent(kt_);
+    for (int s = 0; s < S_; ++s) {
+      c_[s] = lambda[s] * f[s] + shift[s] / v_;
+      column = lambda[s] * grad_f.col(s);
+      if (manifold_ == nullptr) {
+        w_.col(s) = column;
+      } else {
+        if (!manifold_->RightMultiplyByPlusJacobian(
+                z_.data(), 1, column.data(), tangent.data())) {
+          *error = "the manifold failed to project an objective gradient";
+          return false;
+        }
+        w_.col(s) = tangent;
+      }
+    }
+    // grad Qr = W omega+ + P^T J_h^T nu+: the part the Chebyshev model
+    // does not produce.
+    rest_gradient_ = gradient_t_ - w_ * omega;
+    lagrangian_a_ = omega.cwiseProduct(lambda);
+    lagrangian_b_ = q_ > 0 ? function_->last_nu_plus() : Eigen::VectorXd();
+    // Curvature u J^T J for the equality rows and the active inequality
+    // rows only.
+    for (int i = 0; i < q_; ++i) {
+      row_weights_[i] =
+          i < first_inequality_ || lagrangian_b_[i] > 0.0 ? u_ : 0.0;
+    }
+    // Bounds: the held components leave the model.
+    SelectFreeComponents(x);
+    if (bounded_) {
+      w_.array().colwise() *= free_.array();
+      for (int i = 0; i < kt_; ++i) {
+        if (free_[i] != 0.0) continue;
+        // A held component moves only towards its bound (by the diagonal
+        // model g_i d + h_i d^2 / 2), and not at all once on it.
+        const double zi = x[1 + i], gi = gradient_t_[i];
+        const bool on_bound = gi > 0.0 ? zi <= evaluator_->lower_bounds()[i]
+                                       : zi >= evaluator_->upper_bounds()[i];
+        rest_gradient_[i] = on_bound ? 0.0 : gi;
+      }
+    }
+    diagonal_.resize(kt_);
+    if (gauss_newton_) {
+      if (!evaluator_->GaussNewtonMatrix(
+              lagrangian_a_.data(), row_weights_.data(), &gn_, error)) {
         return false;
       }
-      w_.col(s) = tangent;
+      if (gn_.rows() != kt_ || gn_.cols() != kt_) {
+        *error = "the evaluator's Gauss-Newton matrix is " +
+                 std::to_string(gn_.rows()) + " x " +
+                 std::to_string(gn_.cols()) + ", expected " +
+                 std::to_string(kt_) + " x " + std::to_string(kt_);
+        return false;
+      }
+      if (bounded_) HoldInMatrix();
+      // D: the diagonal of the model's Hessian at d = 0, G + W_A C_A W_A^T
+      // (the reduced Chebyshev part, zero when one objective is active; the
+      // unreduced v w_s w_s^T would over-damp every step by the penalty).
+      std::vector<bool> active(S_);
+      for (int s = 0; s < S_; ++s) active[s] = omega[s] > 0.0;
+      SelectActive(active);
+      diagonal_ = gn_.diagonal();
+      if (w_active_.cols() > 1) {
+        diagonal_ +=
+            ((w_active_ * low_rank_).cwiseProduct(w_active_)).rowwise().sum();
+      }
+      diagonal_ = diagonal_.cwiseMax(options_.min_diagonal)
+                      .cwiseMin(options_.max_diagonal);
+    } else {
+      diagonal_.setOnes();
     }
+    return true;
   }
-  // grad Qr = W omega+ + P^T J_h^T nu+: the part the Chebyshev model
-  // does not produce.
-  rest_gradient_ = gradient_t_ - w_ * omega;
-  lagrangian_a_ = omega.cwiseProduct(lambda);
-  lagrangian_b_ = q_ > 0 ? function_->last_nu_plus() : Eigen::VectorXd();
-  // Curvature u J^T J for the equality rows and the active inequality
-  // rows only.
-  for (int i = 0; i < q_; ++i) {
-    row_weights_[i] =
-        i < first_inequality_ || lagrangian_b_[i] > 0.0 ? u_ : 0.0;
-  }
-  // Bounds: the held components leave the model.
-  SelectFreeComponents(x);
-  if (bounded_) {
-    w_.array().colwise() *= free_.array();
-    for (int i = 0; i < kt_; ++i) {
-      if (free_[i] != 0.0) continue;
-      // A held component moves only towards its bound (by the diagonal
-      // model g_i d + h_i d^2 / 2), and not at all once on it.
-      const double zi = x[1 + i], gi = gradient_t_[i];
-      const bool on_bound = gi > 0.0 ? zi <= evaluator_->lower_bounds()[i]
-                                     : zi >= evaluator_->upper_bounds()[i];
-      rest_gradient_[i] = on_bound ? 0.0 : gi;
-    }
-  }
-  diagonal_.resize(kt_);
-  if (gauss_newton_) {
-    if (!evaluator_->GaussNewtonMatrix(
-            lagrangian_a_.data(), row_weights_.data(), &gn_, error)) {
-      return false;
-    }
-    if (gn_.rows() != kt_ || gn_.cols() != kt_) {
-      *error = "the evaluator's Gauss-Newton matrix is " +
-               std::to_string(gn_.rows()) + " x " + std::to_string(gn_.cols()) +
-               ", expected " + std::to_string(kt_) + " x " +
-               std::to_string(kt_);
-      return false;
-    }
-    if (bounded_) HoldInMatrix();
-    // D: the diagonal of the model's Hessian at d = 0, G + W_A C_A W_A^T
-    // (the reduced Chebyshev part, zero when one objective is active; the
-    // unreduced v w_s w_s^T would over-damp every step by the penalty).
-    std::vector<bool> active(S_);
-    for (int s = 0; s < S_; ++s) active[s] = omega[s] > 0.0;
-    SelectActive(active);
-    diagonal_ = gn_.diagonal();
-    if (w_active_.cols() > 1) {
-      diagonal_ +=
-          ((w_active_ * low_rank_).cwiseProduct(w_active_)).rowwise().sum();
-    }
-    diagonal_ = diagonal_.cwiseMax(options_.min_diagonal)
-                    .cwiseMin(options_.max_diagonal);
-  } else {
-    diagonal_.setOnes();
-  }
-  return true;
-}
 
-// The model of Qr(z + d) - Qr(z):
-//   m(d) = phi(c + W^T d) - phi(c) + rest^T d + d^T G d / 2,
-// convex piecewise quadratic when G is positive semidefinite, with the
-// objectives linearized INSIDE the max. A quadratic model with a fixed
-// active set cannot see where another objective enters the max (Q is only
-// C^1 there, with a jump of v lambda_s^2 grad f_s grad f_s^T in its
-// curvature): its steps overshoot the kink, are rejected, and the solver
-// crawls along it. The step minimizes m (plus the damping) by a
-// semismooth Newton iteration over the pieces: on the piece of active set
-// A the Hessian of phi in c is C_A = v (I - 1 1^T / |A|), so each
-// iteration solves (G + mu D + W_A C_A W_A^T) delta = -grad m(d), with
-// the Woodbury identity on one factorization of G + mu D (Gauss-Newton)
-// or by Steihaug-Toint CG (products); it stops when the active set repeats.
-bool ComputeStep(Eigen::VectorXd* d, double* predicted, std::string* error) {
-  const double mu = gauss_newton_ ? 1.0 / radius_ : 0.0;
-  if (gauss_newton_ && !Factorize(mu, error)) return false;
-  d->setZero(kt_);
-  Eigen::VectorXd omega, c_trial, gd(kt_), grad, delta;
-  std::vector<bool> previous_active;
-  const double phi0 = Chebyshev(c_, &omega);
-  gd.setZero();  // G d
-  bool on_boundary = false;
-  // The damped model m(d) + mu/2 d^T D d (what the linear systems
-  // minimize) at d + t delta, from G d and G delta: cheap, so every
-  // semismooth iteration is a line search on it. A full piece step that
-  // crosses into another piece can raise the piecewise model; the line
-  // search keeps every iteration a descent step (the model is convex for
-  // Gauss-Newton, so this converges to its minimizer).
-  auto damped_model = [&](double t, const Eigen::VectorXd& gdelta) {
-    const Eigen::VectorXd dt = *d + t * delta;
-    const Eigen::VectorXd gdt = gd + t * gdelta;
-    Eigen::VectorXd unused;
-    return Chebyshev(c_ + w_.transpose() * dt, &unused) - phi0 +
-           rest_gradient_.dot(dt) + 0.5 * dt.dot(gdt) +
-           0.5 * mu * dt.dot(diagonal_.cwiseProduct(dt));
-  };
-  double model = 0.0;
-  Eigen::VectorXd gdelta;
-  for (int iteration = 0; iteration <= S_ + 1; ++iteration) {
+  // The model of Qr(z + d) - Qr(z):
+  //   m(d) = phi(c + W^T d) - phi(c) + rest^T d + d^T G d / 2,
+  // convex piecewise quadratic when G is positive semidefinite, with the
+  // objectives linearized INSIDE the max. A quadratic model with a fixed
+  // active set cannot see where another objective enters the max (Q is only
+  // C^1 there, with a jump of v lambda_s^2 grad f_s grad f_s^T in its
+  // curvature): its steps overshoot the kink, are rejected, and the solver
+  // crawls along it. The step minimizes m (plus the damping) by a
+  // semismooth Newton iteration over the pieces: on the piece of active set
+  // A the Hessian of phi in c is C_A = v (I - 1 1^T / |A|), so each
+  // iteration solves (G + mu D + W_A C_A W_A^T) delta = -grad m(d), with
+  // the Woodbury identity on one factorization of G + mu D (Gauss-Newton)
+  // or by Steihaug-Toint CG (products); it stops when the active set repeats.
+  bool ComputeStep(Eigen::VectorXd* d, double* predicted, std::string* error) {
+    const double mu = gauss_newton_ ? 1.0 / radius_ : 0.0;
+    if (gauss_newton_ && !Factorize(mu, error)) return false;
+    d->setZero(kt_);
+    Eigen::VectorXd omega, c_trial, gd(kt_), grad, delta;
+    std::vector<bool> previous_active;
+    const double phi0 = Chebyshev(c_, &omega);
+    gd.setZero();  // G d
+    bool on_boundary = false;
+    // The damped model m(d) + mu/2 d^T D d (what the linear systems
+    // minimize) at d + t delta, from G d and G delta: cheap, so every
+    // semismooth iteration is a line search on it. A full piece step that
+    // crosses into another piece can raise the piecewise model; the line
+    // search keeps every iteration a descent step (the model is convex for
+    // Gauss-Newton, so this converges to its minimizer).
+    auto damped_model = [&](double t, const Eigen::VectorXd& gdelta) {
+      const Eigen::VectorXd dt = *d + t * delta;
+      const Eigen::VectorXd gdt = gd + t * gdelta;
+      Eigen::VectorXd unused;
+      return Chebyshev(c_ + w_.transpose() * dt, &unused) - phi0 +
+             rest_gradient_.dot(dt) + 0.5 * dt.dot(gdt) +
+             0.5 * mu * dt.dot(diagonal_.cwiseProduct(dt));
+    };
+    double model = 0.0;
+    Eigen::VectorXd gdelta;
+    for (int iteration = 0; iteration <= S_ + 1; ++iteration) {
+      c_trial = c_ + w_.transpose() * (*d);
+      Chebyshev(c_trial, &omega);
+      std::vector<bool> active(S_);
+      for (int s = 0; s < S_; ++s) active[s] = omega[s] > 0.0;
+      if (iteration > 0 && active == previous_active) break;
+      if (on_boundary) break;
+      previous_active = active;
+      grad = w_ * omega + rest_gradient_ + gd;
+      if (gauss_newton_) grad += mu * diagonal_.cwiseProduct(*d);
+      SelectActive(active);
+      if (gauss_newton_) {
+        if (!SolveWoodbury(grad, &delta, error)) return false;
+      } else if (!SolveSteihaug(grad, *d, &delta, &on_boundary, error)) {
+        return false;
+      }
+      if (!ApplyG(delta, &gdelta, error)) return false;
+      double t = 1.0;
+      double model_new = damped_model(t, gdelta);
+      for (int halving = 0; halving < 40 && !(model_new < model); ++halving) {
+        t *= 0.5;
+        model_new = damped_model(t, gdelta);
+      }
+      if (!(model_new < model)) break;
+      *d += t * delta;
+      gd += t * gdelta;
+      model = model_new;
+      if (t < 1.0) on_boundary = false;  // inside the region again
+    }
     c_trial = c_ + w_.transpose() * (*d);
-    Chebyshev(c_trial, &omega);
-    std::vector<bool> active(S_);
-    for (int s = 0; s < S_; ++s) active[s] = omega[s] > 0.0;
-    if (iteration > 0 && active == previous_active) break;
-    if (on_boundary) break;
-    previous_active = active;
-    grad = w_ * omega + rest_gradient_ + gd;
-    if (gauss_newton_) grad += mu * diagonal_.cwiseProduct(*d);
-    SelectActive(active);
-    if (gauss_newton_) {
-      if (!SolveWoodbury(grad, &delta, error)) return false;
-    } else if (!SolveSteihaug(grad, *d, &delta, &on_boundary, error)) {
+    const double phi = Chebyshev(c_trial, &omega);
+    *predicted = -(phi - phi0 + rest_gradient_.dot(*d) + 0.5 * d->dot(gd));
+    if (!d->allFinite()) {
+      *error = "the Newton step is not finite";
       return false;
     }
-    if (!ApplyG(delta, &gdelta, error)) return false;
-    double t = 1.0;
-    double model_new = damped_model(t, gdelta);
-    for (int halving = 0; halving < 40 && !(model_new < model); ++halving) {
-      t *= 0.5;
-      model_new = damped_model(t, gdelta);
-    }
-    if (!(model_new < model)) break;
-    *d += t * delta;
-    gd += t * gdelta;
-    model = model_new;
-    if (t < 1.0) on_boundary = false;  // inside the region again
+    return true;
   }
-  c_trial = c_ + w_.transpose() * (*d);
-  const double phi = Chebyshev(c_trial, &omega);
-  *predicted = -(phi - phi0 + rest_gradient_.dot(*d) + 0.5 * d->dot(gd));
-  if (!d->allFinite()) {
-    *error = "the Newton step is not finite";
-    return false;
-  }
-  return true;
-}
 
-// Rows and columns of the held components of gn_ (lower triangle) become
-// those of the identity; the pattern is unchanged (explicit zeros), so
-// the symbolic analysis stays valid.
-void HoldInMatrix() {
-  for (int j = 0; j < gn_.outerSize(); ++j) {
-    for (SparseMatrix::InnerIterator it(gn_, j); it; ++it) {
-      const Eigen::Index i = it.row();
-      if (free_[i] == 0.0 || free_[j] == 0.0) {
-        it.valueRef() = i == j ? held_curvature_[i] : 0.0;
+  // Rows and columns of the held components of gn_ (lower triangle) become
+  // those of the identity; the pattern is unchanged (explicit zeros), so
+  // the symbolic analysis stays valid.
+  void HoldInMatrix() {
+    for (int j = 0; j < gn_.outerSize(); ++j) {
+      for (SparseMatrix::InnerIterator it(gn_, j); it; ++it) {
+        const Eigen::Index i = it.row();
+        if (free_[i] == 0.0 || free_[j] == 0.0) {
+          it.valueRef() = i == j ? held_curvature_[i] : 0.0;
+        }
       }
     }
   }
-}
 
-// w_active_ and low_rank_ (C_A) for the active set.
-void SelectActive(const std::vector<bool>& active) {
-  int count = 0;
-  for (bool a : active) count += a ? 1 : 0;
-  w_active_.resize(kt_, count);
-  int j = 0;
-  for (int s = 0; s < S_; ++s) {
-    if (active[s]) w_active_.col(j++) = w_.col(s);
+  // w_active_ and low_rank_ (C_A) for the active set.
+  void SelectActive(const std::vector<bool>& active) {
+    int count = 0;
+    for (bool a : active) count += a ? 1 : 0;
+    w_active_.resize(kt_, count);
+    int j = 0;
+    for (int s = 0; s < S_; ++s) {
+      if (active[s]) w_active_.col(j++) = w_.col(s);
+    }
+    low_rank_ = Eigen::MatrixXd::Identity(count, count);
+    if (count > 0) low_rank_.array() -= 1.0 / count;
+    low_rank_ *= v_;
   }
-  low_rank_ = Eigen::MatrixXd::Identity(count, count);
-  if (count > 0) low_rank_.array() -= 1.0 / count;
-  low_rank_ *= v_;
-}
 
-// Factorizes M = G + mu D (its symbolic analysis once).
-bool Factorize(double mu, std::string* error) {
-  if (solver_ == NewtonLinearSolverType::DENSE_CHOLESKY) {
-    Eigen::MatrixXd m = Eigen::MatrixXd(gn_);
-    m.triangularView<Eigen::StrictlyUpper>() =
-        m.triangularView<Eigen::StrictlyLower>().transpose();
-    m.diagonal() += mu * diagonal_;
-    dense_ldlt_.compute(m);
-    if (dense_ldlt_.info() != Eigen::Success || !dense_ldlt_.isPositive()) {
-      *error = "the damped Gauss-Newton matrix is not positive definite";
+  // Factorizes M = G + mu D (its symbolic analysis once).
+  bool Factorize(double mu, std::string* error) {
+    if (solver_ == NewtonLinearSolverType::DENSE_CHOLESKY) {
+      Eigen::MatrixXd m = Eigen::MatrixXd(gn_);
+      m.triangularView<Eigen::StrictlyUpper>() =
+          m.triangularView<Eigen::StrictlyLower>().transpose();
+      m.diagonal() += mu * diagonal_;
+      dense_ldlt_.compute(m);
+      if (dense_ldlt_.info() != Eigen::Success || !dense_ldlt_.isPositive()) {
+        *error = "the damped Gauss-Newton matrix is not positive definite";
+        return false;
+      }
+      return true;
+    }
+    if (diagonal_matrix_.rows() != kt_) {
+      diagonal_matrix_.resize(kt_, kt_);
+      diagonal_matrix_.setIdentity();
+    }
+    for (int i = 0; i < kt_; ++i) {
+      diagonal_matrix_.valuePtr()[i] = mu * diagonal_[i];
+    }
+    damped_ = gn_ + diagonal_matrix_;
+    if (!analyzed_ || damped_.nonZeros() != analyzed_nonzeros_) {
+      sparse_ldlt_.analyzePattern(damped_);
+      analyzed_ = true;
+      analyzed_nonzeros_ = damped_.nonZeros();
+    }
+    sparse_ldlt_.factorize(damped_);
+    if (sparse_ldlt_.info() != Eigen::Success) {
+      *error = "the sparse LDL^T of the damped Gauss-Newton matrix failed";
       return false;
     }
     return true;
   }
-  if (diagonal_matrix_.rows() != kt_) {
-    diagonal_matrix_.resize(kt_, kt_);
-    diagonal_matrix_.setIdentity();
-  }
-  for (int i = 0; i < kt_; ++i) {
-    diagonal_matrix_.valuePtr()[i] = mu * diagonal_[i];
-  }
-  damped_ = gn_ + diagonal_matrix_;
-  if (!analyzed_ || damped_.nonZeros() != analyzed_nonzeros_) {
-    sparse_ldlt_.analyzePattern(damped_);
-    analyzed_ = true;
-    analyzed_nonzeros_ = damped_.nonZeros();
-  }
-  sparse_ldlt_.factorize(damped_);
-  if (sparse_ldlt_.info() != Eigen::Success) {
-    *error = "the sparse LDL^T of the damped Gauss-Newton matrix failed";
-    return false;
-  }
-  return true;
-}
 
-Eigen::VectorXd SolveM(const Eigen::VectorXd& r) const {
-  return solver_ == NewtonLinearSolverType::DENSE_CHOLESKY
-             ? Eigen::VectorXd(dense_ldlt_.solve(r))
-             : Eigen::VectorXd(sparse_ldlt_.solve(r));
-}
+  Eigen::VectorXd SolveM(const Eigen::VectorXd& r) const {
+    return solver_ == NewtonLinearSolverType::DENSE_CHOLESKY
+               ? Eigen::VectorXd(dense_ldlt_.solve(r))
+               : Eigen::VectorXd(sparse_ldlt_.solve(r));
+  }
 
-// delta = -(M + W_A C_A W_A^T)^-1 grad by the Woodbury identity in the
-// form that needs no inverse of C_A (singular):
-//   x = M^-1 b - Y C t,  (I + W^T Y C) t = W^T M^-1 b,  Y = M^-1 W.
-bool SolveWoodbury(const Eigen::VectorXd& grad,
-                   Eigen::VectorXd* delta,
-                   std::string* error) {
-  const Eigen::VectorXd d0 = SolveM(-grad);
-  const int a = static_cast<int>(w_active_.cols());
-  if (a > 1) {
-    Eigen::MatrixXd y(kt_, a);
-    for (int c = 0; c < a; ++c) y.col(c) = SolveM(w_active_.col(c));
-    Eigen::MatrixXd system = w_active_.transpose() * y * low_rank_;
-    system.diagonal().array() += 1.0;
-    const Eigen::VectorXd t =
-        system.partialPivLu().solve(w_active_.transpose() * d0);
-    *delta = d0 - y * (low_rank_ * t);
-  } else {
-    *delta = d0;  // C = 0 with one active objective
-  }
-  if (!delta->allFinite()) {
-    *error = "the Newton step is not finite";
-    return false;
-  }
-  return true;
-}
-
-// out = G p: the sparse matrix (Gauss-Newton), or u P^T J_h^T J_h P p +
-// P^T grad^2 L P p from products.
-bool ApplyG(const Eigen::VectorXd& p,
-            Eigen::VectorXd* out,
-            std::string* error) {
-  if (gauss_newton_) {
-    *out = gn_.selfadjointView<Eigen::Lower>() * p;
-    return true;
-  }
-  Eigen::VectorXd pz(k_), hz(k_);
-  if (manifold_ == nullptr) {
-    pz = bounded_ ? Eigen::VectorXd(p.cwiseProduct(free_)) : p;
-  } else if (!PlusJacobianMultiply(
-                 *manifold_, z_.data(), p.data(), pz.data())) {
-    *error = "the manifold failed to map a direction";
-    return false;
-  }
-  if (!evaluator_->LagrangianHessianMultiply(lagrangian_a_.data(),
-                                             lagrangian_b_.data(),
-                                             pz.data(),
-                                             hz.data(),
-                                             error)) {
-    return false;
-  }
-  if (q_ > 0) {
-    Eigen::VectorXd jp(q_), jtjp(k_);
-    evaluator_->JacobianMultiply(pz.data(), jp.data());
-    jp = jp.cwiseProduct(row_weights_);  // u, 0 for inactive inequalities
-    evaluator_->JacobianTransposeMultiply(jp.data(), jtjp.data());
-    hz += jtjp;
-  }
-  if (manifold_ == nullptr) {
-    // Held components: the identity (see HoldInMatrix).
-    *out = bounded_ ? Eigen::VectorXd(hz.cwiseProduct(free_) +
-                                      p.cwiseProduct(held_curvature_))
-                    : hz;
-  } else {
-    out->resize(kt_);
-    if (!manifold_->RightMultiplyByPlusJacobian(
-            z_.data(), 1, hz.data(), out->data())) {
-      *error = "the manifold failed to project a Hessian product";
+  // delta = -(M + W_A C_A W_A^T)^-1 grad by the Woodbury identity in the
+  // form that needs no inverse of C_A (singular):
+  //   x = M^-1 b - Y C t,  (I + W^T Y C) t = W^T M^-1 b,  Y = M^-1 W.
+  bool SolveWoodbury(const Eigen::VectorXd& grad,
+                     Eigen::VectorXd* delta,
+                     std::string* error) {
+    const Eigen::VectorXd d0 = SolveM(-grad);
+    const int a = static_cast<int>(w_active_.cols());
+    if (a > 1) {
+      Eigen::MatrixXd y(kt_, a);
+      for (int c = 0; c < a; ++c) y.col(c) = SolveM(w_active_.col(c));
+      Eigen::MatrixXd system = w_active_.transpose() * y * low_rank_;
+      system.diagonal().array() += 1.0;
+      const Eigen::VectorXd t =
+          system.partialPivLu().solve(w_active_.transpose() * d0);
+      *delta = d0 - y * (low_rank_ * t);
+    } else {
+      *delta = d0;  // C = 0 with one active objective
+    }
+    if (!delta->allFinite()) {
+      *error = "the Newton step is not finite";
       return false;
     }
+    return true;
   }
-  if (!out->allFinite()) {
-    *error = "a Hessian product is not finite";
-    return false;
-  }
-  return true;
-}
 
-// Steihaug-Toint truncated CG on (G + W_A C_A W_A^T) delta = -grad with
-// ||base + delta|| <= step_radius_: stops at the Eisenstat-Walker forcing
-// term, and goes to the boundary along a direction of negative curvature
-// or when an iterate would leave the region (then *on_boundary).
-// (Levenberg-Marquardt damping alone cannot handle the indefinite
-// Hessians of Q away from a minimizer: with little damping the steps
-// collapse to the point where CG first meets negative curvature.)
-bool SolveSteihaug(const Eigen::VectorXd& grad,
-                   const Eigen::VectorXd& base,
-                   Eigen::VectorXd* delta,
-                   bool* on_boundary,
-                   std::string* error) {
-  delta->setZero(kt_);
-  *on_boundary = false;
-  Eigen::VectorXd r = -grad;
-  Eigen::VectorXd p = r;
-  Eigen::VectorXd bp(kt_);
-  const double g_norm = grad.norm();
-  const double forcing =
-      std::min(options_.cg_relative_tolerance, std::sqrt(g_norm));
-  double rr = r.squaredNorm();
-  // tau >= 0 with ||base + delta + tau dir|| = radius.
-  auto to_boundary = [&](const Eigen::VectorXd& dir) {
-    const Eigen::VectorXd at = base + *delta;
-    const double a = dir.squaredNorm();
-    const double b = 2.0 * at.dot(dir);
-    const double c = at.squaredNorm() - step_radius_ * step_radius_;
-    return (-b + std::sqrt(std::max(0.0, b * b - 4.0 * a * c))) / (2.0 * a);
-  };
-  for (int it = 0; it < options_.max_cg_iterations && rr > 0.0; ++it) {
-    if (!ApplyG(p, &bp, error)) return false;
-    if (w_active_.cols() > 1) {
-      bp += w_active_ * (low_rank_ * (w_active_.transpose() * p));
+  // out = G p: the sparse matrix (Gauss-Newton), or u P^T J_h^T J_h P p +
+  // P^T grad^2 L P p from products.
+  bool ApplyG(const Eigen::VectorXd& p,
+              Eigen::VectorXd* out,
+              std::string* error) {
+    if (gauss_newton_) {
+      *out = gn_.selfadjointView<Eigen::Lower>() * p;
+      return true;
     }
-    const double curvature = p.dot(bp);
-    const double alpha = rr / curvature;
-    if (curvature <= 0.0 ||
-        (base + *delta + alpha * p).norm() >= step_radius_) {
-      *delta += to_boundary(p) * p;
-      *on_boundary = true;
-      break;
+    Eigen::VectorXd pz(k_), hz(k_);
+    if (manifold_ == nullptr) {
+      pz = bounded_ ? Eigen::VectorXd(p.cwiseProduct(free_)) : p;
+    } else if (!PlusJacobianMultiply(
+                   *manifold_, z_.data(), p.data(), pz.data())) {
+      *error = "the manifold failed to map a direction";
+      return false;
     }
-    *delta += alpha * p;
-    r -= alpha * bp;
-    const double rr_new = r.squaredNorm();
-    if (std::sqrt(rr_new) <= forcing * g_norm) break;
-    p = r + (rr_new / rr) * p;
-    rr = rr_new;
+    if (!evaluator_->LagrangianHessianMultiply(lagrangian_a_.data(),
+                                               lagrangian_b_.data(),
+                                               pz.data(),
+                                               hz.data(),
+                                               error)) {
+      return false;
+    }
+    if (q_ > 0) {
+      Eigen::VectorXd jp(q_), jtjp(k_);
+      evaluator_->JacobianMultiply(pz.data(), jp.data());
+      jp = jp.cwiseProduct(row_weights_);  // u, 0 for inactive inequalities
+      evaluator_->JacobianTransposeMultiply(jp.data(), jtjp.data());
+      hz += jtjp;
+    }
+    if (manifold_ == nullptr) {
+      // Held components: the identity (see HoldInMatrix).
+      *out = bounded_ ? Eigen::VectorXd(hz.cwiseProduct(free_) +
+                                        p.cwiseProduct(held_curvature_))
+                      : hz;
+    } else {
+      out->resize(kt_);
+      if (!manifold_->RightMultiplyByPlusJacobian(
+              z_.data(), 1, hz.data(), out->data())) {
+        *error = "the manifold failed to project a Hessian product";
+        return false;
+      }
+    }
+    if (!out->allFinite()) {
+      *error = "a Hessian product is not finite";
+      return false;
+    }
+    return true;
   }
-  return true;
-}
 
-const Solver::Options::NewtonOptions& options_;
-WcReducedPenalty* function_;
-Evaluator* evaluator_;
-const ceres::Manifold* manifold_;
-const int k_, kt_, S_, q_;
-// Constraint rows first_inequality_ .. q_ - 1 are inequalities.
-const int first_inequality_;
-const bool bounded_;
-bool gauss_newton_ = false;
-NewtonLinearSolverType solver_ = NewtonLinearSolverType::SPARSE_CHOLESKY;
-// Levenberg-Marquardt: 1 / damping (Gauss-Newton). Steihaug-Toint: the
-// length of the step (Hessian products), set from the first point.
-double radius_;
-double step_radius_ = -1.0;
+  // Steihaug-Toint truncated CG on (G + W_A C_A W_A^T) delta = -grad with
+  // ||base + delta|| <= step_radius_: stops at the Eisenstat-Walker forcing
+  // term, and goes to the boundary along a direction of negative curvature
+  // or when an iterate would leave the region (then *on_boundary).
+  // (Levenberg-Marquardt damping alone cannot handle the indefinite
+  // Hessians of Q away from a minimizer: with little damping the steps
+  // collapse to the point where CG first meets negative curvature.)
+  bool SolveSteihaug(const Eigen::VectorXd& grad,
+                     const Eigen::VectorXd& base,
+                     Eigen::VectorXd* delta,
+                     bool* on_boundary,
+                     std::string* error) {
+    delta->setZero(kt_);
+    *on_boundary = false;
+    Eigen::VectorXd r = -grad;
+    Eigen::VectorXd p = r;
+    Eigen::VectorXd bp(kt_);
+    const double g_norm = grad.norm();
+    const double forcing =
+        std::min(options_.cg_relative_tolerance, std::sqrt(g_norm));
+    double rr = r.squaredNorm();
+    // tau >= 0 with ||base + delta + tau dir|| = radius.
+    auto to_boundary = [&](const Eigen::VectorXd& dir) {
+      const Eigen::VectorXd at = base + *delta;
+      const double a = dir.squaredNorm();
+      const double b = 2.0 * at.dot(dir);
+      const double c = at.squaredNorm() - step_radius_ * step_radius_;
+      return (-b + std::sqrt(std::max(0.0, b * b - 4.0 * a * c))) / (2.0 * a);
+    };
+    for (int it = 0; it < options_.max_cg_iterations && rr > 0.0; ++it) {
+      if (!ApplyG(p, &bp, error)) return false;
+      if (w_active_.cols() > 1) {
+        bp += w_active_ * (low_rank_ * (w_active_.transpose() * p));
+      }
+      const double curvature = p.dot(bp);
+      const double alpha = rr / curvature;
+      if (curvature <= 0.0 ||
+          (base + *delta + alpha * p).norm() >= step_radius_) {
+        *delta += to_boundary(p) * p;
+        *on_boundary = true;
+        break;
+      }
+      *delta += alpha * p;
+      r -= alpha * bp;
+      const double rr_new = r.squaredNorm();
+      if (std::sqrt(rr_new) <= forcing * g_norm) break;
+      p = r + (rr_new / rr) * p;
+      rr = rr_new;
+    }
+    return true;
+  }
 
-// The model at the current point.
-Eigen::VectorXd gradient_, gradient_t_, z_, diagonal_;
-Eigen::VectorXd lagrangian_a_, lagrangian_b_;
-// Per constraint row: u, or 0 for an inactive inequality.
-Eigen::VectorXd row_weights_;
-// Per component: 1 free, 0 held at a bound (always 1 without bounds),
-// and the held components' diagonal model curvature (0 when free).
-Eigen::VectorXd free_, held_curvature_;
-Eigen::VectorXd c_, rest_gradient_;
-Eigen::MatrixXd w_, w_active_, low_rank_;
-double u_ = 1.0, v_ = 1.0;
-SparseMatrix gn_, diagonal_matrix_, damped_;
-Eigen::SimplicialLDLT<SparseMatrix, Eigen::Lower, Eigen::AMDOrdering<int>>
-    sparse_ldlt_;
-bool analyzed_ = false;
-Eigen::Index analyzed_nonzeros_ = -1;
-Eigen::LDLT<Eigen::MatrixXd> dense_ldlt_;
+  const Solver::Options::NewtonOptions& options_;
+  WcReducedPenalty* function_;
+  Evaluator* evaluator_;
+  const ceres::Manifold* manifold_;
+  const int k_, kt_, S_, q_;
+  // Constraint rows first_inequality_ .. q_ - 1 are inequalities.
+  const int first_inequality_;
+  const bool bounded_;
+  bool gauss_newton_ = false;
+  NewtonLinearSolverType solver_ = NewtonLinearSolverType::SPARSE_CHOLESKY;
+  // Levenberg-Marquardt: 1 / damping (Gauss-Newton). Steihaug-Toint: the
+  // length of the step (Hessian products), set from the first point.
+  double radius_;
+  double step_radius_ = -1.0;
+
+  // The model at the current point.
+  Eigen::VectorXd gradient_, gradient_t_, z_, diagonal_;
+  Eigen::VectorXd lagrangian_a_, lagrangian_b_;
+  // Per constraint row: u, or 0 for an inactive inequality.
+  Eigen::VectorXd row_weights_;
+  // Per component: 1 free, 0 held at a bound (always 1 without bounds),
+  // and the held components' diagonal model curvature (0 when free).
+  Eigen::VectorXd free_, held_curvature_;
+  Eigen::VectorXd c_, rest_gradient_;
+  Eigen::MatrixXd w_, w_active_, low_rank_;
+  double u_ = 1.0, v_ = 1.0;
+  SparseMatrix gn_, diagonal_matrix_, damped_;
+  Eigen::SimplicialLDLT<SparseMatrix, Eigen::Lower, Eigen::AMDOrdering<int>>
+      sparse_ldlt_;
+  bool analyzed_ = false;
+  Eigen::Index analyzed_nonzeros_ = -1;
+  Eigen::LDLT<Eigen::MatrixXd> dense_ldlt_;
 };
 
 }  // namespace
