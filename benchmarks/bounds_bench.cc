@@ -49,30 +49,11 @@
 #include "ceres/cost_function.h"
 #include "ecmo/problem.h"
 #include "ecmo/solver.h"
+#include "sphere_family.h"
 
 namespace {
 
-// f = ||z - c||^2 on one block of size k.
-class DistanceSq final : public ceres::CostFunction {
- public:
-  explicit DistanceSq(Eigen::VectorXd c) : c_(std::move(c)) {
-    set_num_residuals(1);
-    mutable_parameter_block_sizes()->push_back(static_cast<int>(c_.size()));
-  }
-  bool Evaluate(double const* const* parameters,
-                double* residuals,
-                double** jacobians) const override {
-    Eigen::Map<const Eigen::VectorXd> z(parameters[0], c_.size());
-    residuals[0] = (z - c_).squaredNorm();
-    if (jacobians != nullptr && jacobians[0] != nullptr) {
-      Eigen::Map<Eigen::VectorXd>(jacobians[0], c_.size()) = 2.0 * (z - c_);
-    }
-    return true;
-  }
-
- private:
-  Eigen::VectorXd c_;
-};
+using ecmo_bench::DistanceSq;  // f = ||z - c||^2 (sphere_family.h)
 
 // ||z||^2 - r2: the sphere (equality, r2 = 1) and the ball (inequality,
 // r2 = 4).
