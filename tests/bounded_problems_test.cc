@@ -402,14 +402,12 @@ TEST(HandMultipliers, MultiObjectiveMultipliersMatchTheDescriptions) {
 // AnActiveInequality (f1 = (x - 3)^2, f2 = (x - 4)^2, c = x - 1 <= 0,
 // lambda = (1/2, 1/2): x = 1, omega = (0, 1), mu = 3) with an added lower
 // bound x >= -10 that is far from active and must change nothing.
-// Cause (plugin/src/kkt.cc, KktSystem::MinimizeOverConstrainedMultipliers):
-// the active-set test `du <= threshold * (1 + |u|)` is inf <= inf, true, for
-// an unbounded side (u = +inf, or l = -inf) at every threshold > 0, so such a
-// component is held at a bound that does not exist, its stationarity row
-// drops out and nu is not solved for; only the threshold -1 candidate (no
-// inequality active) is left. Requiring std::isfinite(lower_[i]) /
-// std::isfinite(upper_[i]) in at_lower / at_upper fixes this case (checked
-// on a patched copy outside the tree).
+// Regression (plugin/src/kkt.cc,
+// KktSystem::MinimizeOverConstrainedMultipliers): the active-set test `du <=
+// threshold * (1 + |u|)` was inf <= inf, true, for an unbounded side (u = +inf,
+// or l = -inf) at every threshold > 0, so such a component was held at a bound
+// that does not exist, its stationarity row dropped out and nu was not solved
+// for. The test now requires a finite bound.
 struct ShiftedSquare {
   explicit ShiftedSquare(double a) : a(a) {}
   template <typename T>

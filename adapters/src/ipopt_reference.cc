@@ -652,12 +652,7 @@ void Solve(const IpoptReference::Options& options,
                           evaluator->lower_bounds().size() == k &&
                           evaluator->upper_bounds().size() == k;
   if (has_bounds) {
-    summary->num_bounded_parameters =
-        static_cast<int>(((evaluator->lower_bounds().array() >
-                           -std::numeric_limits<double>::infinity()) ||
-                          (evaluator->upper_bounds().array() <
-                           std::numeric_limits<double>::infinity()))
-                             .count());
+    summary->num_bounded_parameters = evaluator->NumBoundedParameters();
   }
   if (S < 1) return fail("The problem has no objectives.");
   if (!ValidatePreference(preference, S, &error)) return fail(error);

@@ -186,6 +186,13 @@ Eigen::VectorXd Evaluator::ConstraintViolation(const Eigen::VectorXd& g) const {
   return violation;
 }
 
+int Evaluator::NumBoundedParameters() const {
+  return static_cast<int>(
+      ((lower_bounds_.array() > -std::numeric_limits<double>::infinity()) ||
+       (upper_bounds_.array() < std::numeric_limits<double>::infinity()))
+          .count());
+}
+
 bool Evaluator::ProjectOntoBounds(double* z) const {
   bool moved = false;
   for (int i = 0; i < lower_bounds_.size(); ++i) {

@@ -82,6 +82,22 @@ double BoundMultiplier(double force, double distance) {
   return (force - a) * (force - a) + m * m < force * force ? a : 0.0;
 }
 
+void CreditBoundMultipliers(const Eigen::VectorXd& r,
+                            const Eigen::VectorXd& z,
+                            const Eigen::VectorXd& lower,
+                            const Eigen::VectorXd& upper,
+                            Eigen::VectorXd* bound_lower,
+                            Eigen::VectorXd* bound_upper) {
+  const int k = static_cast<int>(r.size());
+  bound_lower->resize(k);
+  bound_upper->resize(k);
+  for (int i = 0; i < k; ++i) {
+    // Stationarity is r - z_L + z_U: a positive r is balanced by z_L.
+    (*bound_lower)[i] = BoundMultiplier(r[i], z[i] - lower[i]);
+    (*bound_upper)[i] = BoundMultiplier(-r[i], upper[i] - z[i]);
+  }
+}
+
 namespace {
 
 // Dense J_h is formed (q products J^T e_i) when it is this small; larger
@@ -374,14 +390,12 @@ void KktSystem::CompleteBoundMultipliers(KktMultipliers* multipliers) const {
   KktMultipliers free = *multipliers;
   free.bound_lower = Eigen::VectorXd::Zero(k);
   free.bound_upper = Eigen::VectorXd::Zero(k);
-  const Eigen::VectorXd r = Residual(free).stationarity;
-  multipliers->bound_lower = Eigen::VectorXd::Zero(k);
-  multipliers->bound_upper = Eigen::VectorXd::Zero(k);
-  for (int i = 0; i < k; ++i) {
-    // Stationarity is r - z_L + z_U: a positive r is balanced by z_L.
-    multipliers->bound_lower[i] = BoundMultiplier(r[i], z_[i] - lower_[i]);
-    multipliers->bound_upper[i] = BoundMultiplier(-r[i], upper_[i] - z_[i]);
-  }
+  CreditBoundMultipliers(Residual(free).stationarity,
+                         z_,
+                         lower_,
+                         upper_,
+                         &multipliers->bound_lower,
+                         &multipliers->bound_upper);
 }
 
 Eigen::VectorXd KktSystem::SolveNu(const Eigen::VectorXd& g) const {
@@ -651,7 +665,6 @@ KktMultipliers KktSystem::MinimizeWithActiveSet(
 
 KktMultipliers KktSystem::MinimizeOverConstrainedMultipliers(
     const Eigen::VectorXd& comp_scale, double stationarity_weight) const {
-  const int S = static_cast<int>(f_.size());
   const int k = static_cast<int>(z_.size());
   const int m = static_cast<int>(h_.size());
   const int q = m - p_;
@@ -734,7 +747,6 @@ KktMultipliers KktSystem::MinimizeOverConstrainedMultipliers(
   dropped.bound_upper.resize(0);
   CompleteBoundMultipliers(&dropped);
   consider(dropped);
-  (void)S;
   return best;
 }
 

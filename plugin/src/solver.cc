@@ -4,8 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <cstdio>
+#include <limits>
 #include <sstream>
 
 #include "ecmo/internal/report.h"
@@ -480,15 +480,7 @@ void Solve(const Solver::Options& options,
   summary->num_objectives = S;
   summary->num_constraints = q;
   summary->num_inequality_constraints = evaluator->NumInequalityConstraints();
-  if (evaluator->HasBounds() && evaluator->lower_bounds().size() == k &&
-      evaluator->upper_bounds().size() == k) {
-    summary->num_bounded_parameters = static_cast<int>(
-        ((evaluator->lower_bounds().array() >
-          -std::numeric_limits<double>::infinity()) ||
-         (evaluator->upper_bounds().array() <
-          std::numeric_limits<double>::infinity()))
-            .count());
-  }
+  summary->num_bounded_parameters = evaluator->NumBoundedParameters();
   if (S < 1) return fail("The problem has no objectives.");
   if (z->size() != k) {
     std::ostringstream os;

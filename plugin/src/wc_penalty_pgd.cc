@@ -178,37 +178,29 @@ void RunWcPenaltyPgd(const StrategyInput& input,
     // projected onto the box, and the bounds are credited with the
     // multipliers ecmo::BoundMultiplier gives for that gradient.
     const Eigen::VectorXd grad_z = grad_f * lambda.cwiseProduct(omega) + jt_nu;
-    KktMultipliers bound_multipliers;
+    KktMultipliers multipliers;
+    multipliers.omega = omega;
+    multipliers.nu = nu;
     if (evaluator->HasBounds()) {
-      const Eigen::VectorXd& lower = evaluator->lower_bounds();
-      const Eigen::VectorXd& upper = evaluator->upper_bounds();
-      bound_multipliers.bound_lower.resize(grad_z.size());
-      bound_multipliers.bound_upper.resize(grad_z.size());
-      for (int i = 0; i < grad_z.size(); ++i) {
-        bound_multipliers.bound_lower[i] =
-            BoundMultiplier(grad_z[i], theta.z[i] - lower[i]);
-        bound_multipliers.bound_upper[i] =
-            BoundMultiplier(-grad_z[i], upper[i] - theta.z[i]);
-      }
+      CreditBoundMultipliers(grad_z,
+                             theta.z,
+                             evaluator->lower_bounds(),
+                             evaluator->upper_bounds(),
+                             &multipliers.bound_lower,
+                             &multipliers.bound_upper);
     }
-    KktResidual kkt;
-    if (evaluator->HasBounds()) {
-      bound_multipliers.omega = omega;
-      bound_multipliers.nu = nu;
-      kkt = ComputeKktResidual(theta.rho,
-                               lambda,
-                               f,
-                               grad_f,
-                               h,
-                               0,
-                               jt_nu,
-                               bound_multipliers,
-                               theta.z,
-                               evaluator->lower_bounds(),
-                               evaluator->upper_bounds());
-    } else {
-      kkt = ComputeKktResidual(theta.rho, lambda, f, grad_f, h, jt_nu, omega);
-    }
+    // Without bounds (empty lower / upper) this is the equality-only K.
+    const KktResidual kkt = ComputeKktResidual(theta.rho,
+                                               lambda,
+                                               f,
+                                               grad_f,
+                                               h,
+                                               0,
+                                               jt_nu,
+                                               multipliers,
+                                               theta.z,
+                                               evaluator->lower_bounds(),
+                                               evaluator->upper_bounds());
     const double kkt_sq = kkt.SquaredNorm();
     const double penalty = PenaltyValue(theta, lambda, f, h, u, v);
     if (!std::isfinite(penalty) || !std::isfinite(kkt_sq) ||
@@ -222,10 +214,7 @@ void RunWcPenaltyPgd(const StrategyInput& input,
       finish(ceres::FAILURE, os.str());
       break;
     }
-    output->multipliers.omega = omega;
-    output->multipliers.nu = nu;
-    output->multipliers.bound_lower = bound_multipliers.bound_lower;
-    output->multipliers.bound_upper = bound_multipliers.bound_upper;
+    output->multipliers = multipliers;
 
     if (iteration >= options.max_iterations) {
       // theta_T is scored but not part of the theorem's average over

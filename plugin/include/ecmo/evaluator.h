@@ -133,6 +133,9 @@ class Evaluator {
   bool HasBounds() const { return lower_bounds_.size() > 0; }
   const Eigen::VectorXd& lower_bounds() const { return lower_bounds_; }
   const Eigen::VectorXd& upper_bounds() const { return upper_bounds_; }
+  // How many components have a finite lower or upper bound (0 without
+  // bounds).
+  int NumBoundedParameters() const;
   // Clamps z (size k) into the bounds; returns true if some entry moved.
   // A no-op without bounds.
   bool ProjectOntoBounds(double* z) const;

@@ -135,6 +135,17 @@ KktResidual ComputeKktResidual(double rho,
 // is far (distance > force) or pulls the wrong way.
 double BoundMultiplier(double force, double distance);
 
+// BoundMultiplier for every component: r (size k) is the stationarity
+// block without bound terms at z, whose bounds are lower / upper (size k);
+// bound_lower / bound_upper receive the credited z_L (force r_i) and z_U
+// (force -r_i).
+void CreditBoundMultipliers(const Eigen::VectorXd& r,
+                            const Eigen::VectorXd& z,
+                            const Eigen::VectorXd& lower,
+                            const Eigen::VectorXd& upper,
+                            Eigen::VectorXd* bound_lower,
+                            Eigen::VectorXd* bound_upper);
+
 // The scale-invariant certificate: ||K||^2 is absolute, so an objective
 // with weight 1e-4 enters it only through 1e-4 times its gradient and its
 // slack, and an objective measured in large units dominates it. The
