@@ -249,17 +249,7 @@ void Run(const Config& config,
   ecmo::Solve(solver, &adapter, preference, &z, &wc);
   record->wc_seconds = Seconds(t0);
   record->wc_termination = static_cast<int>(wc.termination_type);
-  record->wc_certified =
-      wc.termination_type == ceres::CONVERGENCE &&
-              wc.kkt
-                  .BestCertificate(solver.stationarity_tolerance,
-                                   solver.complementarity_tolerance,
-                                   solver.feasibility_tolerance)
-                  .Certifies(solver.stationarity_tolerance,
-                             solver.complementarity_tolerance,
-                             solver.feasibility_tolerance)
-          ? 1
-          : 0;
+  record->wc_certified = wc.IsCertified(solver) ? 1 : 0;
   record->wc_rho = wc.final_rho;
 }
 

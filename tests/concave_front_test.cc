@@ -27,17 +27,6 @@
 namespace ecmo {
 namespace {
 
-bool Certified(const Solver::Options& options, const Solver::Summary& s) {
-  return s.termination_type == ceres::CONVERGENCE &&
-         s.kkt
-             .BestCertificate(options.stationarity_tolerance,
-                              options.complementarity_tolerance,
-                              options.feasibility_tolerance)
-             .Certifies(options.stationarity_tolerance,
-                        options.complementarity_tolerance,
-                        options.feasibility_tolerance);
-}
-
 // The residual form: f1 = |r1|^2 with r1 = z2; f2 = |r2|^2 with
 // r2 = (z1, z1 z2); h = z1^2 + z2^2 - 1. Ceres' cost is half the squared
 // norm, so the adapter's objectives are half the registry's.
@@ -112,7 +101,7 @@ TEST(ConcaveFront, RegistryFormIsTracedPointByPointAndCertified) {
     Solve(options, &instance->problem, preference, &summary);
     SCOPED_TRACE("lambda1 = " + std::to_string(preference[0]) + ": " +
                  summary.message);
-    ASSERT_TRUE(Certified(options, summary));
+    ASSERT_TRUE(summary.IsCertified(options));
     const Eigen::VectorXd expected = info.pareto_point(
         Eigen::Vector2d(preference[0], preference[1]), offset);
     EXPECT_LE((summary.z - expected).norm(), 1e-5) << summary.z.transpose();
@@ -155,7 +144,7 @@ TEST(ConcaveFront, ResidualFormThroughTheAdapterBeatsWeightedSums) {
       wc.row(i) = Eigen::RowVector2d::Constant(NAN);
       continue;
     }
-    ASSERT_TRUE(Certified(options, summary));
+    ASSERT_TRUE(summary.IsCertified(options));
     const Eigen::VectorXd expected =
         info.pareto_point(Eigen::Vector2d(grid[i][0], grid[i][1]), offset);
     EXPECT_LE((summary.z - expected).norm(), 1e-5) << summary.z.transpose();
@@ -238,7 +227,7 @@ TEST(ConcaveFront, DISABLED_KnownLimitationColdPointNextToASpuriousEnd) {
   options.reference_point = {-0.005, -0.005};
   Solver::Summary summary;
   SolveResidualForm(options, ToOpenSimplex({0.9, 0.1}), &summary);
-  EXPECT_TRUE(Certified(options, summary)) << summary.FullReport();
+  EXPECT_TRUE(summary.IsCertified(options)) << summary.FullReport();
   const Eigen::VectorXd expected = Info().pareto_point(
       Eigen::Vector2d(0.9, 0.1), Eigen::Vector2d(0.01, 0.01));
   EXPECT_LE((summary.z - expected).norm(), 1e-5) << summary.z.transpose();

@@ -145,13 +145,7 @@ TEST(EqualityConstrainedLeastSquares,
   Solve(options, &adapter, {1.0}, &summary);
   ASSERT_EQ(summary.termination_type, ceres::CONVERGENCE)
       << summary.FullReport();
-  EXPECT_TRUE(summary.kkt
-                  .BestCertificate(options.stationarity_tolerance,
-                                   options.complementarity_tolerance,
-                                   options.feasibility_tolerance)
-                  .Certifies(options.stationarity_tolerance,
-                             options.complementarity_tolerance,
-                             options.feasibility_tolerance));
+  EXPECT_TRUE(summary.IsCertified(options));
   EXPECT_LE(summary.constraint_max_norm, 1e-8);
   // Written back into the user's blocks, and on the anchor's circle.
   EXPECT_EQ(center[0], summary.z[0]);

@@ -123,13 +123,7 @@ TEST_P(FastStrategyRegistry, ReachesTheAnalyticParetoPointWithTightKkt) {
     EXPECT_LE(summary.kkt.with_least_squares_multipliers.SquaredNorm(),
               raw_bound);
     // The certificate that stopped the solve holds at the returned point.
-    EXPECT_TRUE(summary.kkt
-                    .BestCertificate(options.stationarity_tolerance,
-                                     options.complementarity_tolerance,
-                                     options.feasibility_tolerance)
-                    .Certifies(options.stationarity_tolerance,
-                               options.complementarity_tolerance,
-                               options.feasibility_tolerance));
+    EXPECT_TRUE(summary.IsCertified(options));
     EXPECT_GE(summary.kkt.solver_multipliers.omega.minCoeff(), 0.0);
     const Eigen::VectorXd lambda =
         Eigen::Map<const Eigen::VectorXd>(preference.data(), num_objectives);

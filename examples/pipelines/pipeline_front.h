@@ -154,21 +154,6 @@ inline double SecondsSince(std::chrono::steady_clock::time_point start) {
       .count();
 }
 
-// Whether a WC solve ended certified: CONVERGENCE and the scale-invariant
-// KKT certificate (with the better of its multipliers) at the options'
-// tolerances.
-inline bool Certified(const ecmo::Solver::Summary& summary,
-                      const ecmo::Solver::Options& options) {
-  return summary.termination_type == ceres::CONVERGENCE &&
-         summary.kkt
-             .BestCertificate(options.stationarity_tolerance,
-                              options.complementarity_tolerance,
-                              options.feasibility_tolerance)
-             .Certifies(options.stationarity_tolerance,
-                        options.complementarity_tolerance,
-                        options.feasibility_tolerance);
-}
-
 // q dominates p within the tolerance (see FrontSettings).
 inline bool Dominates(const Eigen::Vector2d& q,
                       const Eigen::Vector2d& p,
@@ -306,7 +291,7 @@ bool TraceFront(
     }
     point.wc_termination = summary.termination_type;
     point.wc_message = summary.message;
-    point.certified = Certified(summary, options);
+    point.certified = summary.IsCertified(options);
     if (summary.objectives.size() == 2) point.wc = summary.objectives;
     point.omega = summary.kkt.solver_multipliers.omega;
     point.at_end = point.omega.size() == 2 && point.omega.minCoeff() <= 1e-8;
@@ -360,7 +345,7 @@ bool TraceFront(
       point.evaluations += summary.evaluations;
       point.outer_iterations += summary.iterations;
       point.inner_iterations += summary.inner_iterations;
-      if (!Certified(summary, options) || summary.objectives.size() != 2) {
+      if (!summary.IsCertified(options) || summary.objectives.size() != 2) {
         continue;
       }
       // Keep the better value of the point's own scalarization,

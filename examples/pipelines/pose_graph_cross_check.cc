@@ -119,16 +119,7 @@ int main(int argc, char** argv) {
     ecmo::Solve(options, &adapter, {l1, 1.0 - l1}, &z, &summary);
     if (report) std::printf("%s\n", summary.FullReport().c_str());
 
-    const ecmo::Solver::Options& s = options.solver;
-    const bool wc_certified =
-        summary.solver.termination_type == ceres::CONVERGENCE &&
-        summary.solver.kkt
-            .BestCertificate(s.stationarity_tolerance,
-                             s.complementarity_tolerance,
-                             s.feasibility_tolerance)
-            .Certifies(s.stationarity_tolerance,
-                       s.complementarity_tolerance,
-                       s.feasibility_tolerance);
+    const bool wc_certified = summary.solver.IsCertified(options.solver);
     const bool ipopt_certified =
         summary.reference.termination_type == ceres::CONVERGENCE &&
         summary.reference.certified;

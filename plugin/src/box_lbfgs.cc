@@ -21,6 +21,9 @@ constexpr double kEpsilon = std::numeric_limits<double>::epsilon();
 // (about 450 ulps; Hager and Zhang use 1e-6, loose enough to accept steps
 // whose real decrease the sufficient-decrease test could still resolve).
 constexpr double kCostNoise = 1e-13;
+// Iterations without a new lowest gradient after which a solve whose cost
+// changes only at rounding level stops (see Converged).
+constexpr int kNoiseStalls = 5;
 
 double Now() {
   return std::chrono::duration<double>(
@@ -133,18 +136,22 @@ double BoxLbfgs::ProjectedGradientMaxNorm(const Eigen::VectorXd& x,
 }
 
 void BoxLbfgs::ComputeFreeSet() {
+  num_fixed_ = 0;
   for (int i = 0; i < n_; ++i) {
     const bool fixed = lower_box_[i] == upper_box_[i] ||
                        (x_[i] <= lower_box_[i] && g_[i] > 0.0) ||
                        (x_[i] >= upper_box_[i] && g_[i] < 0.0);
     free_[i] = fixed ? 0.0 : 1.0;
+    num_fixed_ += fixed ? 1 : 0;
   }
 }
 
 void BoxLbfgs::ComputeDirection() {
-  // Two-loop recursion for d = -H g, on the free variables when bounded
-  // (every product masked by free_, so d is zero on the fixed ones).
-  const bool masked = bounded_;
+  // Two-loop recursion for d = -H g, on the free variables when some are
+  // fixed (every product masked by free_, so d is zero on the fixed ones).
+  // With none fixed (bounds that do not bind, the common case) it is the
+  // plain recursion with the stored s^T y.
+  const bool masked = bounded_ && num_fixed_ > 0;
   auto dot = [&](const auto& a, const auto& b) {
     return masked ? (a.array() * b.array() * free_.array()).sum() : a.dot(b);
   };
@@ -191,7 +198,7 @@ void BoxLbfgs::ComputeDirection() {
       d_ += (alpha_[j] - beta) * s_.col(j);
     }
   }
-  if (masked) {
+  if (bounded_) {
     // Drop components that would leave the box at once: the path P(x + t d)
     // would bend at t = 0 and the slope below would not be phi'(0).
     for (int i = 0; i < n_; ++i) {
@@ -441,6 +448,20 @@ bool BoxLbfgs::Converged(double step_norm,
   }
   const double change = std::abs(previous_cost_ - cost_);
   if (change < options_.function_tolerance * std::abs(previous_cost_)) {
+    // Below the rounding level of f a change measures nothing: the steps
+    // the approximate Wolfe test accepts there still reduce the gradient,
+    // which is what the caller's stopping test (a KKT residual) needs. A
+    // tolerance under that level therefore stops the solve only once the
+    // gradient, too, has stalled (no new low in kNoiseStalls iterations).
+    if (options_.function_tolerance < kCostNoise &&
+        change <= kCostNoise * std::abs(previous_cost_)) {
+      if (gradient_max_norm < lowest_gradient_in_noise_) {
+        lowest_gradient_in_noise_ = gradient_max_norm;
+        noise_stalls_ = 0;
+        return false;
+      }
+      if (++noise_stalls_ < kNoiseStalls) return false;
+    }
     summary->termination_type = ceres::CONVERGENCE;
     SetMessage(summary,
                "Function tolerance reached: |cost change| / |cost| = %.6e "
@@ -523,6 +544,8 @@ void BoxLbfgs::Minimize(const ceres::FirstOrderFunction& function,
   summary->initial_cost = summary->final_cost = cost_;
   previous_cost_ = cost_;
   memory_size_ = 0;
+  lowest_gradient_in_noise_ = kInf;
+  noise_stalls_ = 0;
   memory_next_ = 0;
   int restarts = 0;
   double gradient_max_norm = ProjectedGradientMaxNorm(x_, g_);

@@ -66,7 +66,11 @@
 // otherwise min(1, 2 (f - f_previous) / phi'(0)); CONVERGENCE when the
 // projected gradient ||x - P(x - g)||_inf <= gradient_tolerance, when
 // ||step|| <= parameter_tolerance (||x|| + parameter_tolerance), or when
-// |f change| <= function_tolerance |f|.
+// |f change| <= function_tolerance |f|. One difference: a function_tolerance
+// below the rounding level of f (1e-13 |f|, where the line search judges
+// steps by the approximate Wolfe test) would stop a solve that still reduces
+// the gradient, so there the solve stops only once the projected gradient
+// has had no new low for 5 iterations as well.
 //
 // Not thread-safe: one BoxLbfgs per thread (it is its own workspace).
 
@@ -220,12 +224,17 @@ class BoxLbfgs {
   // Bounded calls only (sized on the first one): the box with -inf / +inf
   // for missing sides, and the free set (1 free, 0 fixed).
   Eigen::VectorXd lower_box_, upper_box_, free_;
+  int num_fixed_ = 0;           // zeros in free_
   Eigen::MatrixXd s_, y_;       // L-BFGS pairs, columns (ring)
   Eigen::VectorXd sy_, alpha_;  // s^T y per pair; two-loop scratch
   int memory_size_ = 0;         // pairs stored
   int memory_next_ = 0;         // ring position of the next pair
   double cost_ = 0.0;
   double previous_cost_ = 0.0;
+  // Converged's record of the gradient while cost changes are rounding
+  // noise.
+  double lowest_gradient_in_noise_ = 0.0;
+  int noise_stalls_ = 0;
   char message_buffer_[320];
 };
 

@@ -684,7 +684,12 @@ KktMultipliers KktSystem::MinimizeOverConstrainedMultipliers(
   };
   // Slack thresholds of the starting active sets: none active, then the
   // constraints and bounds within 1e-10 .. 1e-4 (relative to the bound's
-  // size for bounds) of being active.
+  // size for bounds) of being active. A starting set equal to one already
+  // tried gives the same candidate and is skipped: with bounds and
+  // inequalities far from active (the common case) all four coincide, and
+  // each pass costs a least-squares solve over J_h.
+  std::vector<ActiveSet> tried;
+  tried.reserve(4);
   for (double threshold : {-1.0, 1e-10, 1e-7, 1e-4}) {
     ActiveSet active;
     active.inequality.assign(p_, 0);
@@ -709,6 +714,12 @@ KktMultipliers KktSystem::MinimizeOverConstrainedMultipliers(
         }
       }
     }
+    if (std::any_of(tried.begin(), tried.end(), [&](const ActiveSet& t) {
+          return t.inequality == active.inequality && t.bound == active.bound;
+        })) {
+      continue;
+    }
+    tried.push_back(active);
     KktMultipliers candidate;
     for (int pass = 0; pass < 6; ++pass) {
       candidate =
@@ -722,7 +733,9 @@ KktMultipliers KktSystem::MinimizeOverConstrainedMultipliers(
           changed = true;
         }
       }
-      if (bounded) {
+      if (bounded && std::any_of(active.bound.begin(),
+                                 active.bound.end(),
+                                 [](signed char b) { return b != 0; })) {
         KktMultipliers free = candidate;
         free.bound_lower = Eigen::VectorXd::Zero(k);
         free.bound_upper = Eigen::VectorXd::Zero(k);

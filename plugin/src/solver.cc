@@ -353,6 +353,16 @@ bool Solver::Summary::IsSolutionUsable() const {
   return ecmo::IsSolutionUsable(termination_type);
 }
 
+bool Solver::Summary::IsCertified(const Options& options) const {
+  return termination_type == ceres::CONVERGENCE &&
+         kkt.BestCertificate(options.stationarity_tolerance,
+                             options.complementarity_tolerance,
+                             options.feasibility_tolerance)
+             .Certifies(options.stationarity_tolerance,
+                        options.complementarity_tolerance,
+                        options.feasibility_tolerance);
+}
+
 namespace internal {
 
 bool EvaluateShifted(Evaluator* evaluator,

@@ -159,9 +159,15 @@ class NewtonInnerMinimizer final : public InnerMinimizer {
       return result;
     }
     result.evaluated_start = true;
-    if (step_radius_ < 0.0) {
+    // A region that collapsed in the previous inner solve says nothing
+    // about this one (the outer loop has moved the multipliers or the
+    // penalty since): start again from the initial radii, else every later
+    // inner solve would stop at once on the same test.
+    if (step_radius_ < 0.0 || radius_collapsed_) {
       step_radius_ = std::max(1.0, x.tail(k_).norm());
     }
+    if (radius_collapsed_) radius_ = options_.initial_trust_region_radius;
+    radius_collapsed_ = false;
     const int max_iterations =
         std::min(options_.max_inner_iterations, limits.max_iterations);
     double decrease_factor = 2.0;
@@ -210,6 +216,7 @@ class NewtonInnerMinimizer final : public InnerMinimizer {
       while (!accepted) {
         if ((gauss_newton_ ? radius_ : step_radius_) <
             options_.min_trust_region_radius) {
+          radius_collapsed_ = true;
           result.termination_type = ceres::NO_CONVERGENCE;
           result.message =
               "The trust region radius fell below " +
@@ -239,13 +246,29 @@ class NewtonInnerMinimizer final : public InnerMinimizer {
                 << ratio << " radius "
                 << (gauss_newton_ ? radius_ : step_radius_) << " |g| "
                 << gradient_t_.norm() << " |d| " << step.norm();
-        if (good && std::isfinite(trial_cost) &&
-            ratio > options_.min_relative_decrease) {
+        // Near the solution the predicted decrease can fall below what
+        // Q's rounding resolves (Q ~ 1, predicted ~ 1e-17: the actual change
+        // is then exactly 0 or noise, and the ratio says nothing). A step
+        // whose predicted decrease is at rounding level is accepted when Q
+        // does not rise beyond that level (Ipopt relaxes its Armijo test the
+        // same way); rejecting it would shrink the region to nothing at a
+        // point the Newton step is about to finish.
+        const double rounding = 10.0 * std::numeric_limits<double>::epsilon() *
+                                std::max(1.0, std::abs(cost));
+        const bool below_rounding = good && std::isfinite(trial_cost) &&
+                                    predicted <= rounding &&
+                                    trial_cost <= cost + rounding;
+        const bool decreased = good && std::isfinite(trial_cost) &&
+                               ratio > options_.min_relative_decrease;
+        if (decreased || below_rounding) {
           const double change = cost - trial_cost;
           x = x_trial;
           cost = trial_cost;
           ++result.iterations;
-          if (gauss_newton_) {
+          if (!decreased) {
+            // Accepted at rounding level: the ratio carries no information
+            // about the region, which stays as it is.
+          } else if (gauss_newton_) {
             // Ceres' rule, but growing by up to 10x (Ceres: 3x) when the
             // model is nearly exact: after early rejections far from the
             // solution (e.g. residuals across an angle's wrap) the radius
@@ -773,6 +796,9 @@ class NewtonInnerMinimizer final : public InnerMinimizer {
   // length of the step (Hessian products), set from the first point.
   double radius_;
   double step_radius_ = -1.0;
+  // Whether the last inner solve ended with the region below
+  // min_trust_region_radius.
+  bool radius_collapsed_ = false;
 
   // The model at the current point.
   Eigen::VectorXd gradient_, gradient_t_, z_, diagonal_;

@@ -180,27 +180,23 @@ bool WcReducedPenalty::Assemble(const double* x,
       gz += jt_;
     }
     if (manifold_ == nullptr && evaluator_->HasBounds()) {
-      // The KKT stationarity with the bound multipliers a solver is
-      // credited with (ecmo::BoundMultiplier): a component held at its
-      // bound by a force pushing outwards is stationary. Their
-      // complementarity entries join the feasibility part.
+      // The projected gradient z - P(z - grad): a component pushed
+      // outwards counts only its distance to the bound, so one held at its
+      // bound is stationary and one short of it is not. This is the KKT
+      // entry with the credited bound multipliers (ecmo::BoundMultiplier)
+      // summed over stationarity and bound complementarity, all in the
+      // block the inner solve owns: counting min(force, distance) as
+      // feasibility would tell the outer loop to raise the penalty for a
+      // component the inner solve simply has not moved to its bound yet.
       const Eigen::VectorXd& lower = evaluator_->lower_bounds();
       const Eigen::VectorXd& upper = evaluator_->upper_bounds();
       double stationarity_sq = 0.0, stationarity_inf = 0.0;
       for (int i = 0; i < k_; ++i) {
-        const double dl = z[i] - lower[i];
-        const double du = upper[i] - z[i];
-        const double a = BoundMultiplier(gz[i], dl);
-        const double b = BoundMultiplier(-gz[i], du);
-        const double r = gz[i] - a + b;
+        const double g = gz[i];
+        const double r = g > 0.0 ? std::min(g, z[i] - lower[i])
+                                 : std::max(g, z[i] - upper[i]);
         stationarity_sq += r * r;
         stationarity_inf = std::max(stationarity_inf, std::abs(r));
-        const double cl = std::min(a, dl), cu = std::min(b, du);
-        point.feasibility_sq += cl * cl + cu * cu;
-        point.certificate.feasibility =
-            std::max(point.certificate.feasibility,
-                     std::max(std::abs(std::min(a / weight_sum, dl)),
-                              std::abs(std::min(b / weight_sum, du))));
       }
       point.gradient_sq = gradient[0] * gradient[0] + stationarity_sq;
       point.certificate.stationarity = stationarity_inf / weight_sum;

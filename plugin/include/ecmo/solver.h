@@ -435,6 +435,12 @@ class Solver {
     // Multi-line report in the layout of ceres::Solver::Summary.
     std::string FullReport() const;
     bool IsSolutionUsable() const;
+    // Whether the solve ended certified at the tolerances of the options it
+    // was run with: termination CONVERGENCE and the scale-invariant KKT
+    // certificate (kkt.BestCertificate, the better of the strategy's and the
+    // least-squares multipliers) meeting options.stationarity_tolerance,
+    // complementarity_tolerance and feasibility_tolerance.
+    bool IsCertified(const Options& options) const;
 
     TerminationType termination_type = ceres::FAILURE;
     std::string message = "ecmo::Solve was not called.";

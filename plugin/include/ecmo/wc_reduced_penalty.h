@@ -44,9 +44,11 @@
 //
 // Bounds (Evaluator::HasBounds): the returned gradient is the plain one
 // (the inner solver projects), while Point::gradient_sq and the
-// certificate measure the KKT stationarity with the bound multipliers of
-// ecmo::BoundMultiplier, whose complementarity entries also count in
-// feasibility_sq.
+// certificate's stationarity measure the projected gradient
+// z - P(z - grad_z Q): per component, the KKT stationarity entry with the
+// bound multipliers of ecmo::BoundMultiplier together with that bound's
+// complementarity entry (their squares sum to its square). They belong to
+// the inner solve, so none of it counts in feasibility_sq.
 //
 // Matrix-free: one evaluation calls Evaluator::Evaluate (F, grad f_s, h) and,
 // for the gradient, one product J_h^T nu+. Memory is O(k S + q); no k x k or
