@@ -9,6 +9,7 @@
 #include "ecmo/stochastic.h"
 
 #include <cmath>
+#include <limits>
 #include <memory>
 #include <random>
 #include <string>
@@ -16,6 +17,7 @@
 
 #include "Eigen/Dense"
 #include "ceres/autodiff_cost_function.h"
+#include "ecmo/solver.h"
 #include "gtest/gtest.h"
 
 namespace ecmo {
@@ -344,6 +346,127 @@ TEST(Stochastic, ExactInOptionsEqualsTheLegacyArgument) {
   ecmo::Solve(StochasticSolver::Options(), nullptr, {1.0}, &null_problem);
   EXPECT_EQ(null_problem.termination_type, ceres::FAILURE);
   EXPECT_NE(null_problem.message.find("null"), std::string::npos);
+}
+
+// Bounds: Algorithm 3 with every iterate projected onto the box. The bound
+// z_0 <= ub cuts the unbounded WC point off; the reference is the default
+// strategy, deterministic and certified, on the exact expectations with the
+// same bound (the expectation evaluator carries it).
+TEST(Stochastic, BoundsProjectEveryIterateAndMatchTheDeterministicPoint) {
+  const double l1 = 0.4;
+  const double ub = ExactSolution(l1)[0] - 0.3;
+  Eigen::Vector3d z = Eigen::Vector3d::Zero();
+  StochasticProblem problem;
+  problem.AddObjective(new NoisyDistance(kC1), {z.data()}, "f1");
+  problem.AddObjective(new NoisyDistance(kC2), {z.data()}, "f2");
+  problem.AddConstraint(new NoisyPlane(kA, kB), {z.data()}, "plane");
+  ASSERT_TRUE(problem.SetParameterUpperBound(z.data(), 0, ub));
+  ASSERT_TRUE(problem.HasBounds());
+  std::unique_ptr<Evaluator> exact = problem.MakeExpectationEvaluator();
+  ASSERT_NE(exact, nullptr);
+  ASSERT_TRUE(exact->HasBounds());
+  EXPECT_EQ(exact->upper_bounds()[0], ub);
+
+  Solver::Options reference_options;
+  reference_options.objective_offset = {0.0, 0.0};  // r = 0, as Algorithm 3
+  Eigen::VectorXd z_ref = Eigen::VectorXd::Zero(3);
+  Solver::Summary reference;
+  ecmo::Solve(
+      reference_options, exact.get(), {l1, 1.0 - l1}, &z_ref, &reference);
+  ASSERT_TRUE(reference.IsCertified(reference_options)) << reference.message;
+  ASSERT_NEAR(z_ref[0], ub, 1e-9);  // the bound is active
+  const double z_l_ref = reference.kkt.least_squares_multipliers.bound_upper[0];
+  ASSERT_GT(z_l_ref, 0.1);
+
+  StochasticSolver::Options options;
+  options.max_iterations = 2000;
+  options.eta0 = 0.05;
+  options.c0 = 4.0;
+  options.batch_size_factor = 0.05;
+  options.seed = 3;
+  StochasticSolver::Summary summary;
+  ecmo::Solve(options, problem, {l1, 1.0 - l1}, &summary);
+  ASSERT_TRUE(summary.IsSolutionUsable()) << summary.message;
+  ASSERT_TRUE(summary.has_exact_kkt);
+  // Projected onto the box, so on the bound, not past it.
+  EXPECT_LE(summary.z[0], ub);
+  EXPECT_NEAR(summary.z[0], ub, 1e-12);
+  // The penalty minimizer is O(1/u) from the WC point, as without bounds.
+  EXPECT_LT((summary.z - z_ref).norm(), 0.05) << summary.FullReport();
+  const double z_l = summary.kkt.least_squares_multipliers.bound_upper[0];
+  EXPECT_NEAR(z_l, z_l_ref, 0.2 * z_l_ref);
+  EXPECT_LT(summary.kkt.with_least_squares_multipliers.SquaredNorm(), 1e-3);
+}
+
+TEST(Stochastic, BadBoundsAreRefusedWithMessages) {
+  double z[3] = {0.0, 0.0, 0.0};
+  double other = 0.0;
+  std::string error;
+  {
+    StochasticProblem problem;
+    problem.AddObjective(new NoisyDistance(kC1), {z}, "f1");
+    EXPECT_FALSE(problem.SetParameterLowerBound(&other, 0, 0.0));
+    EXPECT_FALSE(problem.IsValid(&error));
+    EXPECT_NE(error.find("StochasticProblem::SetParameterLowerBound: "
+                         "parameter block not found"),
+              std::string::npos)
+        << error;
+  }
+  {
+    StochasticProblem problem;
+    problem.AddObjective(new NoisyDistance(kC1), {z}, "f1");
+    EXPECT_FALSE(problem.SetParameterUpperBound(z, 3, 1.0));
+    EXPECT_FALSE(problem.IsValid(&error));
+    EXPECT_NE(error.find("out of range"), std::string::npos) << error;
+  }
+  {
+    StochasticProblem problem;
+    problem.AddObjective(new NoisyDistance(kC1), {z}, "f1");
+    EXPECT_FALSE(problem.SetParameterUpperBound(z, 1, std::nan("")));
+    EXPECT_FALSE(problem.IsValid(&error));
+    EXPECT_NE(error.find("NaN"), std::string::npos) << error;
+  }
+  {
+    StochasticProblem problem;
+    problem.AddObjective(new NoisyDistance(kC1), {z}, "f1");
+    EXPECT_TRUE(problem.SetParameterLowerBound(z, 2, 1.0));
+    EXPECT_TRUE(problem.SetParameterUpperBound(z, 2, 0.0));
+    EXPECT_FALSE(problem.IsValid(&error));
+    EXPECT_NE(error.find("above its upper bound"), std::string::npos) << error;
+    StochasticSolver::Summary summary;
+    ecmo::Solve(StochasticSolver::Options(), problem, {1.0}, &summary);
+    EXPECT_EQ(summary.termination_type, ceres::FAILURE);
+    EXPECT_NE(summary.message.find("above its upper bound"), std::string::npos)
+        << summary.message;
+  }
+  {
+    // Ceres' +-max() means no bound, as in ecmo::Problem.
+    StochasticProblem problem;
+    problem.AddObjective(new NoisyDistance(kC1), {z}, "f1");
+    EXPECT_TRUE(problem.SetParameterLowerBound(
+        z, 0, -std::numeric_limits<double>::max()));
+    EXPECT_FALSE(problem.HasBounds());
+  }
+  {
+    // An exact evaluator of the unbounded problem does not score the
+    // bounded one.
+    StochasticProblem unbounded;
+    unbounded.AddObjective(new NoisyDistance(kC1), {z}, "f1");
+    std::unique_ptr<Evaluator> exact = unbounded.MakeExpectationEvaluator();
+    ASSERT_NE(exact, nullptr);
+    double w[3] = {0.0, 0.0, 0.0};
+    StochasticProblem bounded;
+    bounded.AddObjective(new NoisyDistance(kC1), {w}, "f1");
+    ASSERT_TRUE(bounded.SetParameterUpperBound(w, 0, 1.0));
+    StochasticSolver::Options options;
+    options.max_iterations = 10;
+    options.exact = exact.get();
+    StochasticSolver::Summary summary;
+    ecmo::Solve(options, &bounded, {1.0}, &summary);
+    EXPECT_EQ(summary.termination_type, ceres::FAILURE);
+    EXPECT_NE(summary.message.find("bounds differ"), std::string::npos)
+        << summary.message;
+  }
 }
 
 }  // namespace

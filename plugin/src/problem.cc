@@ -7,6 +7,8 @@
 #include <sstream>
 #include <utility>
 
+#include "parameter_bounds.h"
+
 namespace ecmo {
 
 Problem::Problem() = default;
@@ -323,40 +325,23 @@ void Problem::ComputeOffsets() {
 }
 
 bool Problem::SetBound(double* values, int index, double bound, bool is_lower) {
-  const char* what =
-      is_lower ? "SetParameterLowerBound" : "SetParameterUpperBound";
   auto it = block_index_.find(values);
-  std::ostringstream os;
-  if (it == block_index_.end()) {
-    os << "Problem::" << what << ": parameter block not found: " << values
-       << ". You must add the parameter block to the problem before you can "
-          "set a bound on one of its components (AddParameterBlock or a term "
-          "that uses it).";
-  } else if (index < 0 || index >= parameter_blocks_[it->second].size) {
-    os << "Problem::" << what << ": parameter index " << index
-       << " is out of range for block " << values << " of size "
-       << parameter_blocks_[it->second].size << ".";
-  } else if (std::isnan(bound)) {
-    os << "Problem::" << what << ": the bound on component " << index
-       << " of block " << values << " is NaN.";
-  }
-  if (!os.str().empty()) {
-    RecordError(os.str());
+  const bool found = it != block_index_.end();
+  ParameterBlock* block = found ? &parameter_blocks_[it->second] : nullptr;
+  std::vector<double> unused;
+  const std::string error = internal::SetBlockBound(
+      "Problem",
+      found,
+      values,
+      found ? block->size : 0,
+      index,
+      bound,
+      is_lower,
+      found ? &block->lower : &unused,
+      found ? &block->upper : &unused);
+  if (!error.empty()) {
+    RecordError(error);
     return false;
-  }
-  ParameterBlock& block = parameter_blocks_[it->second];
-  const double inf = std::numeric_limits<double>::infinity();
-  if (block.lower.empty()) {
-    block.lower.assign(block.size, -inf);
-    block.upper.assign(block.size, inf);
-  }
-  // Ceres' "no bound" is +-std::numeric_limits<double>::max(); both it and
-  // infinity mean unbounded here.
-  const double max = std::numeric_limits<double>::max();
-  if (is_lower) {
-    block.lower[index] = bound <= -max ? -inf : bound;
-  } else {
-    block.upper[index] = bound >= max ? inf : bound;
   }
   return true;
 }
@@ -395,10 +380,7 @@ double Problem::GetParameterUpperBound(const double* values, int index) const {
 
 bool Problem::HasBounds() const {
   for (const ParameterBlock& b : parameter_blocks_) {
-    if (b.constant) continue;
-    for (size_t i = 0; i < b.lower.size(); ++i) {
-      if (std::isfinite(b.lower[i]) || std::isfinite(b.upper[i])) return true;
-    }
+    if (!b.constant && internal::HasFiniteBound(b.lower, b.upper)) return true;
   }
   return false;
 }
@@ -418,21 +400,17 @@ bool Problem::IsValid(std::string* error) const {
   std::string message = first_error_;
   for (const ParameterBlock& b : parameter_blocks_) {
     if (!message.empty() || b.constant || b.lower.empty()) continue;
-    std::ostringstream os;
-    for (int i = 0; i < b.size && os.str().empty(); ++i) {
-      if (b.lower[i] > b.upper[i]) {
-        os << "Problem: component " << i << " of parameter block " << b.values
-           << " has lower bound " << b.lower[i] << " above its upper bound "
-           << b.upper[i] << "; no point satisfies them.";
-      } else if (b.manifold != nullptr &&
-                 (std::isfinite(b.lower[i]) || std::isfinite(b.upper[i]))) {
-        os << "Problem: parameter block " << b.values
-           << " has both a manifold and bounds; bounds apply to Euclidean "
-              "blocks only. Remove the bounds, or the manifold (e.g. pose a "
-              "unit norm as an equality constraint).";
-      }
+    message = internal::CrossedBoundsError("Problem", b.values, b.lower,
+                                           b.upper);
+    if (message.empty() && b.manifold != nullptr &&
+        internal::HasFiniteBound(b.lower, b.upper)) {
+      std::ostringstream os;
+      os << "Problem: parameter block " << b.values
+         << " has both a manifold and bounds; bounds apply to Euclidean "
+            "blocks only. Remove the bounds, or the manifold (e.g. pose a "
+            "unit norm as an equality constraint).";
+      message = os.str();
     }
-    message = os.str();
   }
   if (message.empty() && objectives_.empty()) {
     message =

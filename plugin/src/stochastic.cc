@@ -230,13 +230,26 @@ void SolveStochastic(const StochasticSolver::Options& options,
         "it. Pass an evaluator without a manifold, or write the manifold as "
         "an equality constraint.");
   }
-  if (exact != nullptr &&
-      (exact->NumInequalityConstraints() > 0 || exact->HasBounds())) {
+  if (exact != nullptr && exact->NumInequalityConstraints() > 0) {
     return fail(
-        "The exact evaluator has inequality constraints or bounds, which "
-        "the stochastic problem (Algorithm 3) does not model. Score the "
+        "The exact evaluator has inequality constraints, which the "
+        "stochastic problem (Algorithm 3) does not model. Score the "
         "stochastic solution with an evaluator of the same equality-"
         "constrained problem.");
+  }
+  // The box every iterate is projected onto (empty without bounds).
+  Eigen::VectorXd lower, upper;
+  if (problem.HasBounds()) problem.GetBounds(&lower, &upper);
+  if (exact != nullptr &&
+      (exact->HasBounds() != problem.HasBounds() ||
+       (problem.HasBounds() &&
+        (exact->lower_bounds() != lower || exact->upper_bounds() != upper)))) {
+    return fail(
+        "The exact evaluator's bounds differ from the stochastic problem's "
+        "(StochasticProblem::SetParameterLowerBound / UpperBound); the KKT "
+        "report would score another problem. Use "
+        "StochasticProblem::MakeExpectationEvaluator, or set the same bounds "
+        "on both.");
   }
   summary->has_exact_kkt = exact != nullptr;
 
@@ -268,6 +281,7 @@ void SolveStochastic(const StochasticSolver::Options& options,
         "The start point has non-finite entries; initialize every "
         "parameter block.");
   }
+  if (lower.size() > 0) z = z.cwiseMax(lower).cwiseMin(upper);
 
   Eigen::VectorXd f(S), h(q), jt_h(k), f_exact(S), h_exact(q), jt_nu(k);
   Eigen::MatrixXd grad_f(k, S), grad_exact(k, S);
@@ -339,8 +353,30 @@ void SolveStochastic(const StochasticSolver::Options& options,
       } else {
         jt_nu.setZero();
       }
-      kkt_sq = ComputeKktResidual(
-                   rho, lambda, f_exact, grad_exact, h_exact, jt_nu, omega)
+      // With bounds, the bounds get the multipliers ecmo::BoundMultiplier
+      // credits for the penalty's gradient, as in the projected gradient.
+      KktMultipliers multipliers;
+      multipliers.omega = omega;
+      multipliers.nu = nu;
+      if (lower.size() > 0) {
+        CreditBoundMultipliers(grad_exact * lambda.cwiseProduct(omega) + jt_nu,
+                               z,
+                               lower,
+                               upper,
+                               &multipliers.bound_lower,
+                               &multipliers.bound_upper);
+      }
+      kkt_sq = ComputeKktResidual(rho,
+                                  lambda,
+                                  f_exact,
+                                  grad_exact,
+                                  h_exact,
+                                  0,
+                                  jt_nu,
+                                  multipliers,
+                                  z,
+                                  lower,
+                                  upper)
                    .SquaredNorm();
       kkt_sum += kkt_sq;
       ++scored;
@@ -368,6 +404,7 @@ void SolveStochastic(const StochasticSolver::Options& options,
     const Eigen::VectorXd d_delta = v * r;
     rho -= eta * d_rho;
     z -= eta * d_z;
+    if (lower.size() > 0) z = z.cwiseMax(lower).cwiseMin(upper);
     delta = (delta - eta * d_delta).cwiseMax(0.0);
     const double gradient_norm =
         std::sqrt(d_rho * d_rho + d_z.squaredNorm() + d_delta.squaredNorm());

@@ -5,10 +5,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <sstream>
 
 #include "ecmo/internal/report.h"
 #include "ecmo/stochastic.h"
+#include "parameter_bounds.h"
 
 namespace ecmo {
 
@@ -264,10 +266,72 @@ int StochasticProblem::AddTerm(StochasticFunction* function,
   return static_cast<int>(index);
 }
 
+bool StochasticProblem::SetBound(double* values,
+                                 int index,
+                                 double bound,
+                                 bool is_lower) {
+  auto it = block_index_.find(values);
+  const bool found = it != block_index_.end();
+  Block* block = found ? &blocks_[it->second] : nullptr;
+  std::vector<double> unused;
+  const std::string error =
+      internal::SetBlockBound("StochasticProblem",
+                              found,
+                              values,
+                              found ? block->size : 0,
+                              index,
+                              bound,
+                              is_lower,
+                              found ? &block->lower : &unused,
+                              found ? &block->upper : &unused);
+  if (!error.empty()) {
+    RecordError(error);
+    return false;
+  }
+  return true;
+}
+
+bool StochasticProblem::SetParameterLowerBound(double* values,
+                                               int index,
+                                               double lower_bound) {
+  return SetBound(values, index, lower_bound, /*is_lower=*/true);
+}
+
+bool StochasticProblem::SetParameterUpperBound(double* values,
+                                               int index,
+                                               double upper_bound) {
+  return SetBound(values, index, upper_bound, /*is_lower=*/false);
+}
+
+bool StochasticProblem::HasBounds() const {
+  for (const Block& b : blocks_) {
+    if (internal::HasFiniteBound(b.lower, b.upper)) return true;
+  }
+  return false;
+}
+
+void StochasticProblem::GetBounds(Eigen::VectorXd* lower,
+                                  Eigen::VectorXd* upper) const {
+  const double inf = std::numeric_limits<double>::infinity();
+  lower->setConstant(num_parameters_, -inf);
+  upper->setConstant(num_parameters_, inf);
+  for (const Block& b : blocks_) {
+    for (size_t i = 0; i < b.lower.size(); ++i) {
+      (*lower)[b.offset + i] = b.lower[i];
+      (*upper)[b.offset + i] = b.upper[i];
+    }
+  }
+}
+
 bool StochasticProblem::IsValid(std::string* error) const {
   std::string message = first_error_;
   if (message.empty() && objectives_.empty()) {
     message = "StochasticProblem: no objectives; call AddObjective.";
+  }
+  for (const Block& b : blocks_) {
+    if (!message.empty()) break;
+    message = internal::CrossedBoundsError(
+        "StochasticProblem", b.values, b.lower, b.upper);
   }
   if (error != nullptr) *error = message;
   return message.empty();
@@ -371,7 +435,13 @@ bool StochasticProblem::EvaluateMiniBatch(const double* z,
 class StochasticExpectationEvaluator final : public Evaluator {
  public:
   explicit StochasticExpectationEvaluator(const StochasticProblem* problem)
-      : problem_(problem) {}
+      : problem_(problem) {
+    if (problem->HasBounds()) {
+      Eigen::VectorXd lower, upper;
+      problem->GetBounds(&lower, &upper);
+      SetBounds(lower, upper);
+    }
+  }
   int NumParameters() const override { return problem_->NumParameters(); }
   int NumObjectives() const override { return problem_->NumObjectives(); }
   int NumConstraints() const override { return problem_->NumConstraints(); }

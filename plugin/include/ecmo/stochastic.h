@@ -183,6 +183,23 @@ class StochasticProblem {
                     const std::vector<double*>& parameter_blocks,
                     const std::string& name = "");
 
+  // Bounds on component `index` of the registered block `values`, with the
+  // semantics and messages of ecmo::Problem::SetParameterLowerBound /
+  // UpperBound (Ceres' calls): +-inf or +-std::numeric_limits<double>::max()
+  // mean unbounded; an unknown block, an index out of range or a NaN bound
+  // returns false and is reported by IsValid, as is a lower bound above the
+  // upper one. The stochastic solver projects every iterate onto the box
+  // (Algorithm 1's projected step, which Algorithm 3 samples), and
+  // MakeExpectationEvaluator's evaluator carries the bounds, so the KKT
+  // report credits their multipliers.
+  bool SetParameterLowerBound(double* values, int index, double lower_bound);
+  bool SetParameterUpperBound(double* values, int index, double upper_bound);
+  // Whether some component has a finite bound.
+  bool HasBounds() const;
+  // lower / upper receive the packed bounds of z (size NumParameters();
+  // -inf / +inf where unbounded).
+  void GetBounds(Eigen::VectorXd* lower, Eigen::VectorXd* upper) const;
+
   bool IsValid(std::string* error) const;
   int NumObjectives() const { return static_cast<int>(objectives_.size()); }
   int NumConstraintBlocks() const {
@@ -219,6 +236,9 @@ class StochasticProblem {
     double* values = nullptr;
     int size = 0;
     int offset = 0;
+    // Per-component bounds (size `size`), or both empty when none was set.
+    std::vector<double> lower;
+    std::vector<double> upper;
   };
   struct Term {
     std::unique_ptr<StochasticFunction> function;
@@ -232,6 +252,7 @@ class StochasticProblem {
               const std::string& name,
               bool is_objective);
   void RecordError(const std::string& error);
+  bool SetBound(double* values, int index, double bound, bool is_lower);
 
   std::vector<Block> blocks_;
   std::map<const double*, int> block_index_;
