@@ -34,9 +34,13 @@
 #include "ecmo/solver.h"
 #include "ecmo/sweep.h"
 #include "gtest/gtest.h"
+#include "test_problems.h"
 
 namespace ecmo {
 namespace {
+
+using testing::ShiftedSquare;
+using testing::XMinusOne;
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
@@ -408,22 +412,6 @@ TEST(HandMultipliers, MultiObjectiveMultipliersMatchTheDescriptions) {
 // or l = -inf) at every threshold > 0, so such a component was held at a bound
 // that does not exist, its stationarity row dropped out and nu was not solved
 // for. The test now requires a finite bound.
-struct ShiftedSquare {
-  explicit ShiftedSquare(double a) : a(a) {}
-  template <typename T>
-  bool operator()(const T* x, T* f) const {
-    f[0] = (x[0] - a) * (x[0] - a);
-    return true;
-  }
-  double a;
-};
-struct XMinusOne {
-  template <typename T>
-  bool operator()(const T* x, T* c) const {
-    c[0] = x[0] - 1.0;
-    return true;
-  }
-};
 
 TEST(KktLeastSquares, ActiveInequalityBesideAnInactiveBound) {
   for (bool with_bound : {false, true}) {

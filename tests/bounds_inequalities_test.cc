@@ -32,32 +32,19 @@
 #include "ecmo/result_writer.h"
 #include "ecmo/solver.h"
 #include "gtest/gtest.h"
+#include "test_problems.h"
 
 namespace ecmo {
 namespace {
 
+using testing::ShiftedSquare;
+using testing::XMinusOne;
+
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-struct Shifted {
-  explicit Shifted(double a) : a(a) {}
-  template <typename T>
-  bool operator()(const T* x, T* f) const {
-    f[0] = (x[0] - a) * (x[0] - a);
-    return true;
-  }
-  double a;
-};
-
-struct MinusOne {
-  template <typename T>
-  bool operator()(const T* x, T* c) const {
-    c[0] = x[0] - 1.0;
-    return true;
-  }
-};
-
 ceres::CostFunction* Objective(double a) {
-  return new ceres::AutoDiffCostFunction<Shifted, 1, 1>(new Shifted(a));
+  return new ceres::AutoDiffCostFunction<ShiftedSquare, 1, 1>(
+      new ShiftedSquare(a));
 }
 
 // f1, f2 on the block x; with_inequality adds c(x) = x - 1 <= 0.
@@ -66,7 +53,7 @@ void Build(Problem* problem, double* x, bool with_inequality) {
   problem->AddObjective(Objective(4.0), {x});
   if (with_inequality) {
     problem->AddInequalityConstraint(
-        new ceres::AutoDiffCostFunction<MinusOne, 1, 1>(new MinusOne), {x});
+        new ceres::AutoDiffCostFunction<XMinusOne, 1, 1>(new XMinusOne), {x});
   }
 }
 

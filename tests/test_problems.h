@@ -35,6 +35,25 @@ struct CircleH {
   }
 };
 
+// One-dimensional pieces of the bound and inequality tests: f = (x - a)^2
+// and c = x - 1 (<= 0 as an inequality).
+struct ShiftedSquare {
+  explicit ShiftedSquare(double a) : a(a) {}
+  template <typename T>
+  bool operator()(const T* x, T* f) const {
+    f[0] = (x[0] - a) * (x[0] - a);
+    return true;
+  }
+  double a;
+};
+struct XMinusOne {
+  template <typename T>
+  bool operator()(const T* x, T* c) const {
+    c[0] = x[0] - 1.0;
+    return true;
+  }
+};
+
 inline void BuildGebken(double* z, Problem* problem) {
   problem->AddObjective(
       new ceres::AutoDiffCostFunction<CircleF, 1, 2>(new CircleF(1.0)), {z});
@@ -71,8 +90,7 @@ class NanAbove final : public ceres::SizedCostFunction<1, 2> {
 // such points only to about the square root of their tolerance); 3 : 7
 // keeps every l1 in {0.05, 0.1, ..., 0.95} at least 0.1 from a kink.
 inline std::vector<double> RegistryPreference(double l1, int num_objectives) {
-  std::vector<double> lambda(num_objectives,
-                             (1.0 - l1) / (num_objectives - 1));
+  std::vector<double> lambda(num_objectives, (1.0 - l1) / (num_objectives - 1));
   if (num_objectives == 3) {
     lambda[1] = 0.3 * (1.0 - l1);
     lambda[2] = 0.7 * (1.0 - l1);

@@ -98,6 +98,10 @@ void CreditBoundMultipliers(const Eigen::VectorXd& r,
   }
 }
 
+struct KktSystem::DenseFactorization {
+  Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd> cod;
+};
+
 namespace {
 
 // Dense J_h is formed (q products J^T e_i) when it is this small; larger
@@ -315,6 +319,7 @@ bool KktSystem::Linearize(Evaluator* evaluator,
     ambient_scratch_.resize(k);
   }
   dense_jacobian_.resize(0, 0);
+  dense_factorization_.reset();
   if (q > 0 && q <= kMaxDenseConstraints &&
       static_cast<double>(q) * kt <= kMaxDenseJacobianEntries) {
     dense_jacobian_.resize(q, kt);
@@ -408,10 +413,13 @@ Eigen::VectorXd KktSystem::SolveNu(const Eigen::VectorXd& g) const {
     // Directions with singular values below 1e-12 of the largest are
     // treated as rank deficient: nearly parallel constraint gradients would
     // otherwise produce huge opposite multipliers whose products cancel.
-    Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd> cod;
-    cod.setThreshold(1e-12);
-    cod.compute(dense_jacobian_.transpose());
-    return cod.solve(-g);
+    if (dense_factorization_ == nullptr) {
+      auto factorization = std::make_shared<DenseFactorization>();
+      factorization->cod.setThreshold(1e-12);
+      factorization->cod.compute(dense_jacobian_.transpose());
+      dense_factorization_ = std::move(factorization);
+    }
+    return dense_factorization_->cod.solve(-g);
   }
   // CG on the normal equations J J^T nu = -J g (CGLS form), matrix-free.
   const int k = static_cast<int>(g.size());

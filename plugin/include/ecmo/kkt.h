@@ -43,6 +43,7 @@
 #define ECMO_KKT_H_
 
 #include <limits>
+#include <memory>
 #include <string>
 
 #include "Eigen/Core"
@@ -342,6 +343,12 @@ class KktSystem {
   // Dense J_h (q x k, or J_h P: q x k_t) when q and k are small enough; empty
   // otherwise.
   Eigen::MatrixXd dense_jacobian_;
+  // The rank-revealing factorization of dense_jacobian_^T, computed on the
+  // first SolveNu and shared by the later ones (one least-squares
+  // certification solves for every objective, two or three times; the
+  // factorization is O(k q^2) and was their whole cost at large k).
+  struct DenseFactorization;
+  mutable std::shared_ptr<const DenseFactorization> dense_factorization_;
 };
 
 // Both scorings of a point, as reported by every solver.
