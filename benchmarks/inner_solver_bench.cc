@@ -13,6 +13,7 @@
 // threads, for both inner solvers (issue 16: 2 threads >= 1.8x one).
 //
 //   inner_solver_bench [--max_k=100000] [--repeats=5] [--points=101]
+//                      [--sweep_sizes=1000,10000] [--inner=box|ceres|both]
 //   inner_solver_bench --smoke   (CTest: k <= 100, 11 points at k = 1e3;
 //       exits 1 unless every solve converges to z*)
 //   inner_solver_bench --sweep_k=N --inner=box|ceres --threads=T
@@ -172,6 +173,8 @@ int main(int argc, char** argv) {
   int sweep_k = 0;
   int threads = 1;
   bool ceres_only = false;
+  std::string inner_choice = "both";
+  std::vector<int> sweep_sizes = {1000, 10000};
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--smoke") == 0) {
       smoke = true;
@@ -180,8 +183,19 @@ int main(int argc, char** argv) {
     } else if (std::strncmp(argv[i], "--threads=", 10) == 0) {
       threads = std::max(1, std::atoi(argv[i] + 10));
     } else if (std::strcmp(argv[i], "--inner=ceres") == 0 ||
-               std::strcmp(argv[i], "--inner=box") == 0) {
+               std::strcmp(argv[i], "--inner=box") == 0 ||
+               std::strcmp(argv[i], "--inner=both") == 0) {
       ceres_only = std::strcmp(argv[i], "--inner=ceres") == 0;
+      inner_choice = argv[i] + 8;
+    } else if (std::strncmp(argv[i], "--sweep_sizes=", 14) == 0) {
+      sweep_sizes.clear();
+      for (const char* p = argv[i] + 14; *p != '\0';) {
+        const int k = std::atoi(p);
+        if (k > 0) sweep_sizes.push_back(k);
+        const char* comma = std::strchr(p, ',');
+        if (comma == nullptr) break;
+        p = comma + 1;
+      }
     } else if (std::strncmp(argv[i], "--max_k=", 8) == 0) {
       max_k = std::atoi(argv[i] + 8);
     } else if (std::strncmp(argv[i], "--repeats=", 10) == 0) {
@@ -191,7 +205,8 @@ int main(int argc, char** argv) {
     } else {
       std::fprintf(stderr,
                    "usage: %s [--max_k=N] [--repeats=N] [--points=N] "
-                   "[--smoke] [--sweep_k=N --inner=box|ceres --threads=T]\n",
+                   "[--smoke] [--sweep_sizes=K1,K2,...] "
+                   "[--inner=box|ceres|both] [--sweep_k=N --threads=T]\n",
                    argv[0]);
       return 1;
     }
@@ -250,12 +265,16 @@ int main(int argc, char** argv) {
   }
   std::printf(
       "\n| warm sweep, %d points | inner | 1 thread (s) | 2 threads (s) | "
-      "speed-up | converged |\n|---|---|---|---|---|---|\n",
+      "speed-up | converged | busy loop 2 threads / 1, right after |\n"
+      "|---|---|---|---|---|---|---|\n",
       points);
-  std::vector<int> sizes = {1000, 10000};
+  std::vector<int> sizes = sweep_sizes;
   if (smoke) sizes = {1000};
+  std::vector<int> inners = {1, 0};
+  if (inner_choice == "box") inners = {0};
+  if (inner_choice == "ceres") inners = {1};
   for (int k : sizes) {
-    for (int ceres_inner : {1, 0}) {
+    for (int ceres_inner : inners) {
       double best[3] = {0.0, 1e300, 1e300};
       int converged = 0;
       const int r = smoke ? 1 : std::min(repeats, 3);
@@ -267,14 +286,20 @@ int main(int argc, char** argv) {
           converged = std::min(threads == 1 && rep == 0 ? c : converged, c);
         }
       }
-      std::printf("| k = %d | %s | %.3f | %.3f | %.2fx | %d / %d |\n",
+      // The machine is shared: the same arithmetic on 1 and 2 threads,
+      // measured right after the row, says whether a second core was free
+      // while it ran (2.0x: free; 1.0x: taken).
+      const double free_core =
+          smoke ? 0.0 : Calibration(1, 1) / Calibration(2, 1);
+      std::printf("| k = %d | %s | %.3f | %.3f | %.2fx | %d / %d | %.2fx |\n",
                   k,
                   ceres_inner ? "Ceres" : "BoxLbfgs",
                   best[1],
                   best[2],
                   best[1] / best[2],
                   converged,
-                  points);
+                  points,
+                  free_core);
       std::fflush(stdout);
     }
   }
@@ -282,7 +307,7 @@ int main(int argc, char** argv) {
     const double one = Calibration(1, 3), two = Calibration(2, 3);
     std::printf(
         "| calibration: busy loop, no ecmo code | - | %.3f | %.3f | "
-        "%.2fx | - |\n",
+        "%.2fx | - | - |\n",
         one,
         two,
         one / two);

@@ -24,12 +24,24 @@
 //
 // Table 2: throughput of 1 versus 2 threads on sweeps whose points are not
 // trivially cheap; best wall time of `repeats` runs.
+//
+// Table 3 (--tables=memory, or all): heap bytes a finished sweep keeps per
+// point (glibc mallinfo2: bytes in use after the sweep, its Summary alive,
+// minus before), on gebken_circle (k = 2, S = 2) with the library's default
+// solver options (histories recorded, as ecmo_solve does) over
+// --memory_points preferences, with and without
+// ParetoSweep::Options::keep_history.
+
+#include <malloc.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <thread>
 #include <vector>
@@ -41,7 +53,10 @@
 
 DEFINE_int32(points, 101, "Preferences per sweep.");
 DEFINE_int32(repeats, 3, "Runs per timing (the best is reported).");
-DEFINE_string(tables, "all", "Which tables: all, warm or threads.");
+DEFINE_string(tables, "all", "Which tables: all, warm, threads or memory.");
+DEFINE_string(memory_points,
+              "2000,10000,40000",
+              "Table 3: comma-separated sweep sizes.");
 DEFINE_bool(smoke, false,
             "Smoke test for CTest: --points=11 --repeats=1, T = 2e3 in table "
             "2, a short calibration; exit 1 if a sweep has an unusable point, "
@@ -96,6 +111,84 @@ double MaxZDistance(const ecmo::ParetoSweep::Summary& a,
   return worst;
 }
 
+// Heap bytes in use (glibc).
+double HeapBytes() { return static_cast<double>(mallinfo2().uordblks); }
+
+// Table 3: heap bytes a finished sweep keeps per point.
+void MemoryTable() {
+  std::vector<int> sizes;
+  {
+    std::string list = FLAGS_smoke ? std::string("200") : FLAGS_memory_points;
+    size_t start = 0;
+    while (start <= list.size()) {
+      const size_t comma = std::min(list.find(',', start), list.size());
+      const int n = std::atoi(list.substr(start, comma - start).c_str());
+      if (n >= 2) sizes.push_back(n);
+      start = comma + 1;
+    }
+  }
+  const ecmo::problems::ProblemInfo* info =
+      ecmo::problems::Find("gebken_circle");
+  std::printf(
+      "\n| gebken_circle sweep, 1 thread | points | keep_history | heap kept "
+      "per point (bytes) | history entries per point | time per point (ms) "
+      "| usable |\n|---|---|---|---|---|---|---|\n");
+  for (int pgd : {0, 1}) {
+    for (int n : sizes) {
+      // The faithful strategy (long histories, thinned to 150 entries as
+      // ecmo_solve does) on the smallest size only: its points cost ms.
+      if (pgd && n != sizes.front()) continue;
+      std::string error;
+      const std::vector<std::vector<double>> w = ecmo::EvenlySpaced2(n, &error);
+      for (bool keep : {true, false}) {
+        // Each row in its own child process: the heap of earlier rows (freed
+        // but fragmented, thread-local workspaces) must not blur this one.
+        std::fflush(stdout);
+        const pid_t child = fork();
+        if (child == 0) {
+          ecmo::ParetoSweep::Options options;
+          options.problem_name = "gebken_circle";
+          options.keep_history = keep;
+          if (pgd) {
+            options.solver.strategy = ecmo::StrategyType::WC_PENALTY_PGD;
+            options.solver.max_iterations = 2000;
+            options.max_history_entries = 150;
+          }
+          const double before = HeapBytes();
+          ecmo::ParetoSweep::Summary summary;
+          ecmo::Sweep(
+              options, ecmo::MakeProblemFactory(info->build), w, &summary);
+          const double per_point = (HeapBytes() - before) / n;
+          double entries = 0.0;
+          for (const ecmo::SweepPoint& p : summary.points) {
+            entries += static_cast<double>(p.summary.history.size()) / n;
+          }
+          std::printf("| %s | %d | %s | %.0f | %.1f | %.3f | %d |\n",
+                      pgd ? "wc-penalty-pgd, T = 2000, max_history_entries = "
+                            "150"
+                          : "default solver options",
+                      n,
+                      keep ? "true" : "false",
+                      per_point,
+                      entries,
+                      1e3 * summary.total_time_in_seconds / n,
+                      summary.num_usable);
+          std::fflush(stdout);
+          const bool ok = summary.num_usable == n &&
+                          (keep || (entries == 0.0 && per_point < 4096.0));
+          std::_Exit(ok ? 0 : 1);
+        }
+        int status = 0;
+        waitpid(child, &status, 0);
+        Check(child > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0,
+              "memory table",
+              "a point is not usable, or keep_history = false kept a history "
+              "or more than 4 KB per point");
+      }
+    }
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -103,6 +196,10 @@ int main(int argc, char** argv) {
   if (FLAGS_smoke) {
     FLAGS_points = 11;
     FLAGS_repeats = 1;
+  }
+  if (FLAGS_tables == "memory") {
+    MemoryTable();
+    return g_failures == 0 ? 0 : 1;
   }
   const int heavy_iterations = FLAGS_smoke ? 2000 : 20000;
   std::string error;
@@ -253,5 +350,6 @@ int main(int argc, char** argv) {
       best[1],
       best[2],
       best[1] / best[2]);
+  MemoryTable();
   return g_failures == 0 ? 0 : 1;
 }

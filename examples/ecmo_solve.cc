@@ -607,6 +607,12 @@ int main(int argc, char** argv) {
   sweep_options.progress_to_stderr = true;
   sweep_options.progress_every_n_seconds = FLAGS_progress_every_n_seconds;
   sweep_options.max_history_entries = FLAGS_history_entries;
+  // The histories stay in memory only for what reads them afterwards: the
+  // JSON result (stdout or --output) and the convergence plot; --jsonl gets
+  // them as each point finishes.
+  sweep_options.keep_history =
+      FLAGS_history &&
+      (FLAGS_json || !FLAGS_output.empty() || !FLAGS_plot.empty());
   // Normalization: on for sweeps with an automatic scalarization unless
   // --normalize=false; never for a single --preference unless asked.
   sweep_options.normalize_objectives =
@@ -759,12 +765,19 @@ int main(int argc, char** argv) {
     }
     return text + ")";
   };
+  // Kept only when written or plotted: a long sweep's points would
+  // otherwise cost a JSON tree and a copy each.
+  const bool keep_json =
+      FLAGS_json || !FLAGS_output.empty() || preferences.size() == 1;
+  int num_reached = 0;
   std::vector<ecmo::Solver::Summary> summaries;
   for (const ecmo::SweepPoint& p : sweep.points) {
     if (p.status == ecmo::SweepPoint::NOT_SOLVED) continue;
     const ecmo::Solver::Summary& summary = p.summary;
-    summaries.push_back(summary);
+    if (!FLAGS_plot.empty()) summaries.push_back(summary);
+    ++num_reached;
     nlohmann::json point = ecmo::SweepPointToJson(p, info->name);
+    if (!sweep.settings.empty()) point["settings"] = sweep.settings;
     if (p.status == ecmo::SweepPoint::RESUMED && p.extra.is_object() &&
         !p.extra.contains("version")) {
       // A line written before 0.2.0, which recorded no version: do not
@@ -797,7 +810,7 @@ int main(int argc, char** argv) {
       }
       num_agree += agree ? 1 : 0;
     }
-    points.push_back(point);
+    if (keep_json) points.push_back(point);
     if (FLAGS_json) continue;
     if (preferences.size() == 1) {
       std::cout << summary.FullReport();
@@ -842,13 +855,19 @@ int main(int argc, char** argv) {
     for (const char* key : {"index", "preference_given", "warm_start_from"}) {
       result.erase(key);
     }
-  } else {
+  } else if (keep_json) {
+    // The sweep's fields without its points (replaced by `points` above):
+    // a JSON tree per point built only to be dropped was the tool's peak
+    // memory on long sweeps.
+    std::vector<ecmo::SweepPoint> held;
+    held.swap(sweep.points);
     result = ecmo::SweepToJson(sweep, info->name);
+    held.swap(sweep.points);
     result["strategy"] = ecmo::StrategyTypeToString(options.strategy);
-    result["points"] = points;
+    result["points"] = std::move(points);
   }
   if (cross_check) {
-    const int n = static_cast<int>(points.size());
+    const int n = num_reached;
     result["cross_check"] = {{"reference", "ipopt"},
                              {"points", n},
                              {"agree", num_agree},

@@ -11,6 +11,8 @@ PACKAGES=(
   nlohmann-json3-dev
   zlib1g-dev
   gnuplot-nox
+  # Optional: NLopt's SLSQP, the small-k peer in benchmarks/small_problem_bench.
+  libnlopt-dev
 )
 
 # --fuzz: also the clang toolchain with libFuzzer and the sanitizer runtimes

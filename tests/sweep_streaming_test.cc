@@ -15,6 +15,7 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 #include <string>
@@ -244,6 +245,103 @@ TEST(SweepStreaming, ResumeWithoutAFileStartsFresh) {
   EXPECT_EQ(summary.num_solved, 4);
   EXPECT_NE(summary.resume_message.find("does not exist"), std::string::npos);
   EXPECT_EQ(Indices(jsonl).size(), 4u);
+}
+
+// Histories reach the file and the callbacks but stay in memory only with
+// keep_history; the in-memory points then hold what the file holds.
+class HistoryLengths : public SweepCallback {
+ public:
+  CallbackReturnType operator()(const SweepPoint& point) override {
+    lengths[point.index] = point.summary.history.size();
+    return ceres::SOLVER_CONTINUE;
+  }
+  std::map<int, size_t> lengths;
+};
+
+TEST(SweepStreaming, HistoriesAreWrittenButKeptOnlyOnRequest) {
+  const std::string dir = ::testing::TempDir();
+  const auto preferences = Even(5);
+  for (bool keep : {false, true}) {
+    const std::string jsonl =
+        dir + "/history_" + (keep ? "kept" : "dropped") + ".jsonl";
+    ParetoSweep::Options options = BaseOptions(jsonl, "");
+    options.keep_history = keep;
+    HistoryLengths seen;
+    options.callbacks.push_back(&seen);
+    ParetoSweep::Summary summary;
+    Sweep(options, Gebken(), preferences, &summary);
+    ASSERT_EQ(summary.num_solved, 5) << summary.message;
+    const std::vector<std::string> lines = ReadLines(jsonl);
+    ASSERT_EQ(lines.size(), 5u);
+    for (const std::string& text : lines) {
+      const nlohmann::json line = nlohmann::json::parse(text);
+      const int index = line["index"].get<int>();
+      const size_t written = line["history"]["iteration"].size();
+      // One entry per outer iteration (4-5 here).
+      EXPECT_GE(written, 2u) << index;
+      EXPECT_EQ(seen.lengths[index], written) << index;
+      const SweepPoint& point = summary.points[index];
+      EXPECT_EQ(point.summary.history.size(), keep ? written : 0u) << index;
+      // The settings are in the line, kept once in the summary.
+      EXPECT_EQ(line["settings"], summary.settings);
+      EXPECT_FALSE(point.extra.contains("settings"));
+      // SweepToJson gives back exactly the line when the history is kept.
+      nlohmann::json document = SweepToJson(summary, "gebken_circle");
+      nlohmann::json from_memory = document["points"][index];
+      if (!keep) {
+        EXPECT_FALSE(from_memory.contains("history"));
+        nlohmann::json without = line;
+        without.erase("history");
+        EXPECT_EQ(from_memory, without) << index;
+      } else {
+        EXPECT_EQ(from_memory, line) << index;
+      }
+    }
+  }
+}
+
+// A resumed point keeps only the fields of its line that its summary does
+// not give back, yet its JSON is the line.
+TEST(SweepStreaming, ResumedPointsAreCompactAndGiveTheirLineBack) {
+  const std::string dir = ::testing::TempDir();
+  const std::string jsonl = dir + "/resume_compact.jsonl";
+  const auto preferences = Even(6);
+  ParetoSweep::Options options = BaseOptions(jsonl, "");
+  ParetoSweep::Summary first;
+  Sweep(options, Gebken(), preferences, &first);
+  ASSERT_EQ(first.num_solved, 6) << first.message;
+  // A field of another version (or a point_solver) must survive.
+  std::vector<std::string> lines = ReadLines(jsonl);
+  std::string text;
+  std::map<int, nlohmann::json> by_index;
+  for (const std::string& l : lines) {
+    nlohmann::json j = nlohmann::json::parse(l);
+    j["from_elsewhere"] = {{"a", 1}};
+    by_index[j["index"].get<int>()] = j;
+    text += j.dump() + "\n";
+  }
+  WriteText(jsonl, text);
+  for (bool keep : {false, true}) {
+    options.resume = true;
+    options.keep_history = keep;
+    ParetoSweep::Summary resumed;
+    Sweep(options, Gebken(), preferences, &resumed);
+    ASSERT_EQ(resumed.num_resumed, 6) << resumed.message;
+    ASSERT_EQ(resumed.num_solved, 0);
+    const nlohmann::json document = SweepToJson(resumed, "gebken_circle");
+    for (const SweepPoint& p : resumed.points) {
+      const nlohmann::json& line = by_index[p.index];
+      EXPECT_TRUE(p.extra.contains("from_elsewhere")) << p.index;
+      EXPECT_TRUE(p.extra.contains("version")) << p.index;
+      EXPECT_FALSE(p.extra.contains("settings")) << p.index;
+      EXPECT_FALSE(p.extra.contains("z")) << p.index;
+      EXPECT_FALSE(p.extra.contains("history")) << p.index;
+      EXPECT_EQ(p.summary.history.empty(), !keep) << p.index;
+      nlohmann::json expected = line;
+      if (!keep) expected.erase("history");
+      EXPECT_EQ(document["points"][p.index], expected) << p.index;
+    }
+  }
 }
 
 #ifdef ECMO_SOLVE_PATH

@@ -269,18 +269,22 @@ bool KktSystem::Linearize(Evaluator* evaluator,
   const int k = evaluator->NumParameters();
   const int S = evaluator->NumObjectives();
   const int q = evaluator->NumConstraints();
-  std::ostringstream os;
-  if (z.size() != k) {
-    os << "KktSystem: z has " << z.size() << " entries, the problem has " << k
-       << " parameters.";
-  } else if (lambda.size() != S) {
-    os << "KktSystem: the preference has " << lambda.size()
-       << " entries, the problem has " << S << " objectives.";
-  } else if (offset.size() != 0 && offset.size() != S) {
-    os << "KktSystem: the objective offset has " << offset.size()
-       << " entries, the problem has " << S << " objectives.";
-  }
-  if (!os.str().empty()) {
+  nu_elimination_.valid = false;
+  have_raw_least_squares_ = false;
+  if (z.size() != k || lambda.size() != S ||
+      (offset.size() != 0 && offset.size() != S)) {
+    // The stream only on failure: it costs a locale set-up per call.
+    std::ostringstream os;
+    if (z.size() != k) {
+      os << "KktSystem: z has " << z.size() << " entries, the problem has " << k
+         << " parameters.";
+    } else if (lambda.size() != S) {
+      os << "KktSystem: the preference has " << lambda.size()
+         << " entries, the problem has " << S << " objectives.";
+    } else {
+      os << "KktSystem: the objective offset has " << offset.size()
+         << " entries, the problem has " << S << " objectives.";
+    }
     if (error != nullptr) *error = os.str();
     return false;
   }
@@ -445,17 +449,17 @@ Eigen::VectorXd KktSystem::SolveNu(const Eigen::VectorXd& g) const {
   return nu;
 }
 
-KktMultipliers KktSystem::MinimizeOverMultipliers(
-    const Eigen::VectorXd& comp_scale, double stationarity_weight) const {
+void KktSystem::EliminateNu() const {
   const int S = static_cast<int>(f_.size());
   const int k = static_cast<int>(grad_f_.rows());
   const int q = static_cast<int>(h_.size());
-
   // Eliminate nu: for omega fixed, nu(omega) = sum_s omega_s N_s with
   // N_s = argmin ||G_s + J^T N||, G_s = lambda_s grad f_s, and the
   // stationarity block becomes R omega with R_s = G_s + J^T N_s.
-  Eigen::MatrixXd N(q, S);
-  Eigen::MatrixXd R(k, S);
+  Eigen::MatrixXd& N = nu_elimination_.N;
+  Eigen::MatrixXd& R = nu_elimination_.R;
+  N.resize(q, S);
+  R.resize(k, S);
   Eigen::VectorXd jt(k);
   for (int s = 0; s < S; ++s) {
     const Eigen::VectorXd g = lambda_[s] * grad_f_.col(s);
@@ -474,7 +478,17 @@ KktMultipliers KktSystem::MinimizeOverMultipliers(
       R.col(s) = g;
     }
   }
-  R *= stationarity_weight;
+  nu_elimination_.valid = true;
+}
+
+KktMultipliers KktSystem::MinimizeOverMultipliers(
+    const Eigen::VectorXd& comp_scale, double stationarity_weight) const {
+  const int S = static_cast<int>(f_.size());
+  const int q = static_cast<int>(h_.size());
+
+  if (!nu_elimination_.valid) EliminateNu();
+  const Eigen::MatrixXd& N = nu_elimination_.N;
+  const Eigen::MatrixXd R = nu_elimination_.R * stationarity_weight;
   Eigen::VectorXd c(S);
   for (int s = 0; s < S; ++s) {
     c[s] = comp_scale[s] * (rho_ - lambda_[s] * f_[s]);
@@ -772,11 +786,13 @@ KktMultipliers KktSystem::MinimizeOverConstrainedMultipliers(
 }
 
 KktMultipliers KktSystem::LeastSquaresMultipliers() const {
+  if (have_raw_least_squares_) return raw_least_squares_;
   const Eigen::VectorXd ones = Eigen::VectorXd::Ones(f_.size());
-  if (p_ > 0 || lower_.size() > 0) {
-    return MinimizeOverConstrainedMultipliers(ones, 1.0);
-  }
-  return MinimizeOverMultipliers(ones, 1.0);
+  raw_least_squares_ = p_ > 0 || lower_.size() > 0
+                           ? MinimizeOverConstrainedMultipliers(ones, 1.0)
+                           : MinimizeOverMultipliers(ones, 1.0);
+  have_raw_least_squares_ = true;
+  return raw_least_squares_;
 }
 
 KktMultipliers KktSystem::LeastSquaresMultipliers(
@@ -788,12 +804,17 @@ KktMultipliers KktSystem::LeastSquaresMultipliers(
   // then once more at the scaled one. With sum omega = 1 it lies between
   // the smallest and largest lambda_s sigma_s, so one refinement settles it.
   KktMultipliers m = LeastSquaresMultipliers();
+  double previous_weight_sum = std::numeric_limits<double>::quiet_NaN();
   for (int pass = 0; pass < 2; ++pass) {
     double weight_sum = 0.0;
     for (int s = 0; s < S; ++s)
       weight_sum += m.omega[s] * lambda_[s] * sigma[s];
     if (!(weight_sum > 0.0))
       weight_sum = (lambda_.cwiseProduct(sigma)).minCoeff();
+    // The same m as the pass before gives the same answer (the usual case:
+    // the first pass already settled it); skip the repeat.
+    if (weight_sum == previous_weight_sum) break;
+    previous_weight_sum = weight_sum;
     m = p_ > 0 || lower_.size() > 0
             ? MinimizeOverConstrainedMultipliers(comp_scale, 1.0 / weight_sum)
             : MinimizeOverMultipliers(comp_scale, 1.0 / weight_sum);

@@ -345,6 +345,26 @@ std::string DescribeSettingsDifference(const nlohmann::json& file,
   return text.empty() ? "(no difference found)" : text;
 }
 
+void DropHistory(Solver::Summary* summary) {
+  std::vector<IterationSummary>().swap(summary->history);
+}
+
+nlohmann::json ResumedExtra(const nlohmann::json& file,
+                            const nlohmann::json& written,
+                            bool keep_history) {
+  nlohmann::json extra = nlohmann::json::object();
+  if (!file.is_object()) return extra;
+  for (auto it = file.begin(); it != file.end(); ++it) {
+    const std::string& key = it.key();
+    if (key == "settings" || (key == "history" && !keep_history)) continue;
+    const auto same = written.find(key);
+    if (key == "version" || same == written.end() || *same != it.value()) {
+      extra[key] = it.value();
+    }
+  }
+  return extra;
+}
+
 }  // namespace internal
 
 namespace {
@@ -379,6 +399,7 @@ nlohmann::json SweepToJson(const ParetoSweep::Summary& summary,
       have_strategy = true;
     }
     points.push_back(SweepPointToJson(p, problem_name));
+    if (!summary.settings.empty()) points.back()["settings"] = summary.settings;
   }
   nlohmann::json j = {
       {"version", VersionString()},

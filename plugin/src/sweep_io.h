@@ -212,6 +212,19 @@ nlohmann::json SweepSettings(const Solver::Options& solver,
 std::string DescribeSettingsDifference(const nlohmann::json& file,
                                        const nlohmann::json& run);
 
+// Frees summary->history (ParetoSweep::Options::keep_history = false).
+void DropHistory(Solver::Summary* summary);
+
+// SweepPoint::extra of a resumed point: the fields of its line `file` that
+// `written` (SweepPointToJson of the restored point, extra empty) lacks or
+// writes otherwise, so that SweepPointToJson of the point gives the line
+// back; without "settings" (ParetoSweep::Summary::settings holds it) and,
+// unless keep_history, without "history". "version" is always kept: it
+// tells a resumed line of an older version (which has none) apart.
+nlohmann::json ResumedExtra(const nlohmann::json& file,
+                            const nlohmann::json& written,
+                            bool keep_history);
+
 }  // namespace internal
 }  // namespace ecmo
 

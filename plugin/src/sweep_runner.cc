@@ -222,6 +222,7 @@ bool SweepRunner::PrepareScalarization() {
   // resumed run must match.
   settings_ = internal::SweepSettings(
       o, options_.warm_start, options_.preference_floor, options_.settings);
+  summary_->settings = settings_;
   if (o.scalarization != nullptr) {
     summary_->scalarization = *o.scalarization;
     return true;
@@ -319,7 +320,14 @@ bool SweepRunner::Resume() {
     point.status = SweepPoint::RESUMED;
     point.summary = std::move(line.summary);
     point.warm_start_from = line.warm_start_from;
-    point.extra = line.json;
+    if (!options_.keep_history) DropHistory(&point.summary);
+    // Only what SweepPointToJson would not write back as the file has it
+    // (the whole line would cost kilobytes per point).
+    point.extra =
+        internal::ResumedExtra(line.json,
+                               SweepPointToJson(point, options_.problem_name),
+                               options_.keep_history);
+    nlohmann::json().swap(line.json);
   }
   summary_->resume_dropped_lines =
       resume_.num_duplicates + (resume_.truncated_last_line ? 1 : 0);

@@ -270,13 +270,13 @@ void SweepRunner::Finish(SweepPoint* point) {
         std::max(worst_kkt_, s.kkt.with_solver_multipliers.SquaredNorm());
   }
   ++num_finished_;
-  // The options that computed the point travel with it, so that a resume
-  // with other options refuses it.
-  if (point->extra.is_object()) point->extra["settings"] = settings_;
-  if (jsonl_.is_open() &&
-      !jsonl_.Write(Dump(SweepPointToJson(*point, options_.problem_name)) +
-                    "\n")) {
-    RecordWriteError(&jsonl_);
+  if (jsonl_.is_open()) {
+    // The options that computed the point travel with its line, so that a
+    // resume with other options refuses it (in memory they are kept once,
+    // in Summary::settings).
+    nlohmann::json line = SweepPointToJson(*point, options_.problem_name);
+    line["settings"] = settings_;
+    if (!jsonl_.Write(Dump(line) + "\n")) RecordWriteError(&jsonl_);
   }
   if (csv_.is_open() && !csv_.Write(CsvRow(s, options_.problem_name) + "\n")) {
     RecordWriteError(&csv_);
@@ -291,6 +291,9 @@ void SweepRunner::Finish(SweepPoint* point) {
       stop_type_ = ceres::USER_SUCCESS;
     }
   }
+  // Written and seen by the callbacks: the history is not kept unless asked
+  // for (memory per finished point O(1), ParetoSweep::Options::keep_history).
+  if (!options_.keep_history) DropHistory(&point->summary);
 }
 
 void SweepRunner::WorkerLoop(int thread) {

@@ -349,6 +349,21 @@ class KktSystem {
   // factorization is O(k q^2) and was their whole cost at large k).
   struct DenseFactorization;
   mutable std::shared_ptr<const DenseFactorization> dense_factorization_;
+  // What MinimizeOverMultipliers and LeastSquaresMultipliers() compute that
+  // depends on the linearization only, kept until the next Linearize: a
+  // certificate asks for the least-squares multipliers several times at
+  // one point (raw, then scaled and refined twice), and at small k these
+  // repeated decompositions were most of a solve.
+  struct NuElimination {
+    bool valid = false;
+    Eigen::MatrixXd N;  // q x S: N_s = argmin ||G_s + J^T N_s||
+    Eigen::MatrixXd R;  // k x S: G_s + J^T N_s (before weighting)
+  };
+  mutable NuElimination nu_elimination_;
+  mutable bool have_raw_least_squares_ = false;
+  mutable KktMultipliers raw_least_squares_;
+  // The elimination of nu for every objective (fills nu_elimination_).
+  void EliminateNu() const;
 };
 
 // Both scorings of a point, as reported by every solver.

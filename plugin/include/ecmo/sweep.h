@@ -219,11 +219,14 @@ struct SweepPoint {
   int thread = -1;
 
   // The solve's summary: preference (as used), termination, z, objectives,
-  // KKT scores, history. Resumed points are restored by SummaryFromJson
-  // (ecmo/result_writer.h).
+  // KKT scores, and the history only with ParetoSweep::Options::keep_history.
+  // Resumed points are restored by SummaryFromJson (ecmo/result_writer.h).
   Solver::Summary summary;
   // Extra fields from Options::point_solver (e.g. a cross-check), merged into
-  // the point's JSON. Empty object otherwise.
+  // the point's JSON. Empty object otherwise. For a resumed point, the
+  // fields of its line that SweepPointToJson would not write back as they
+  // are in the file (the point_solver's fields, "version", fields of other
+  // versions), so that the point's JSON is the line's.
   nlohmann::json extra = nlohmann::json::object();
 };
 
@@ -260,7 +263,8 @@ class ParetoSweep {
     // for every point (so warm starts do not change the scalarization).
     // solver.callbacks are shared by all workers: with num_threads > 1 they
     // are called concurrently and must be thread-safe. Record the history
-    // (solver.record_history, history_stride) for convergence plots.
+    // (solver.record_history, history_stride) and keep it (keep_history
+    // below) for convergence plots.
     Solver::Options solver;
 
     // Worker threads. > 0. Fewer are used when there are fewer points to
@@ -338,6 +342,18 @@ class ParetoSweep {
     // of the usable points with reference_point_offset.
     std::vector<double> reference_point;
     double reference_point_offset = 0.1;
+
+    // Keep every point's Summary::history in memory (SweepPoint::summary)
+    // once the point is finished. false (default): the history is recorded
+    // as Options::solver says, written to jsonl_path and passed to the
+    // callbacks, then dropped, and a resumed point's history is not kept
+    // either, so that what a sweep holds per finished point is a small
+    // constant (benchmarks/README.md, "Pareto sweeps": about 2.6 KB at
+    // k = 2, S = 2) whatever the iteration counts: a 40,000-point sweep
+    // no longer needs a gigabyte. Set it for whatever reads the histories
+    // from the Summary afterwards: convergence plots (PlotSweep,
+    // ConvergenceCurves) and a SweepToJson document with "history".
+    bool keep_history = false;
 
     // When > 0, each solved point's Summary::history is thinned by
     // ThinHistory to at most about this many entries before it is stored
@@ -436,6 +452,11 @@ class ParetoSweep {
     // the file that failed.
     std::string write_error;
 
+    // The "settings" object (see Options::resume) of every point's JSON
+    // line; SweepToJson adds it to every point. Kept once here, not per
+    // point.
+    nlohmann::json settings = nlohmann::json::object();
+
     // Gradient evaluations summed over the points solved by this call.
     int64_t gradient_evaluations = 0;
     double total_time_in_seconds = -1.0;
@@ -510,7 +531,8 @@ nlohmann::json SweepPointToJson(const SweepPoint& point,
                                 const std::string& problem_name);
 
 // The sweep as one JSON document: {"problem", "strategy", "points": [one
-// SweepPointToJson per reached point, in index order], "hypervolume",
+// SweepPointToJson per reached point, in index order, with the
+// summary's "settings"], "hypervolume",
 // "reference_point", "ideal", "nadir", "non_dominated" (point indices, the
 // "index" field), "num_points", "num_solved", "num_resumed", "num_usable",
 // "gradient_evaluations", "num_threads_given",

@@ -1,0 +1,421 @@
+// Copyright 2026 The ceres-ecmo Authors.
+// SPDX-License-Identifier: BSD-3-Clause (see LICENSE).
+// ceres-ecmo: per-point cost at small k, the default strategy against
+// NLopt's SLSQP (issue 16: "peers for small problems").
+//
+// Both solve the same WC subproblem from the same cold start,
+//
+//   min_{z, rho} rho  s.t.  lambda_s (f_s(z) + offset_s) - rho <= 0,
+//                           h(z) = 0,
+//
+// through the same ecmo::Evaluator (a ProblemEvaluator built once per
+// problem, as a sweep's worker keeps its own): `ecmo` is ecmo::Solve with
+// the default Solver::Options except objective_offset (the paper's form,
+// so that both solve the same subproblem and no single-objective solves
+// run per point); `slsqp` is NLopt's NLOPT_LD_SLSQP on (z, rho), rho
+// started at max_s lambda_s (f_s(z0) + offset_s), with the inequalities
+// and equalities as vector constraints whose values and gradients come
+// from one Evaluate (with gradients) and q J_h^T products per new point,
+// stopped at ftol_rel = 1e-12, xtol_rel = 1e-10 and the equality
+// tolerance 1e-10 (so its points are as accurate as the certified ones).
+//
+// Problems: the sphere-constrained family of scaling_bench.cc in R^k
+// (sphere_family.h; b is orthogonalized against a, which changes nothing
+// for even k and keeps the analytic z* for odd k), k = 2, 5, 10, 100, and
+// the registry's gebken_circle and mtbl_example_iii, each at lambda_1 in
+// {0.1, 0.3, 0.5, 0.7, 0.9}. Per point: the best of --repeats solves
+// (time), evaluations (ecmo: objective + gradient evaluations counted by
+// the evaluator; slsqp: evaluations with gradients), and |z - z*| against
+// the analytic WC point. The ratio column is slsqp time / ecmo time (> 1:
+// ecmo is faster).
+//
+//   small_problem_bench [--repeats=31]
+//   small_problem_bench --smoke   (CTest: k = 2 and 10, gebken_circle, one
+//       repeat; exits 1 unless every ecmo point converges and both solvers
+//       reach z* within 1e-5)
+//
+// Without NLopt (libnlopt-dev) the slsqp columns read "-".
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "Eigen/Core"
+#include "ecmo/problem.h"
+#include "ecmo/problems/registry.h"
+#include "ecmo/solver.h"
+#include "sphere_family.h"
+
+#if defined(ECMO_BENCH_HAVE_NLOPT)
+#include <nlopt.h>
+#endif
+
+namespace {
+
+int g_failures = 0;
+
+// One problem of the table: an ecmo::Problem with its blocks, and the
+// analytic WC point for a preference.
+struct Case {
+  std::string label;
+  int k = 0;
+  std::vector<double> offset;
+  std::shared_ptr<void> storage;  // keeps the problem's blocks alive
+  const ecmo::Problem* problem = nullptr;
+  Eigen::VectorXd start;
+  std::function<Eigen::VectorXd(double l1)> z_star;
+};
+
+struct SphereInstance {
+  Eigen::VectorXd a, b;
+  std::vector<double> z;
+  ecmo::Problem problem;
+};
+
+Case SphereCase(int k) {
+  auto instance = std::make_shared<SphereInstance>();
+  const double scale = 1.0 / std::sqrt(static_cast<double>(k));
+  Eigen::VectorXd& a = instance->a;
+  Eigen::VectorXd& b = instance->b;
+  a = Eigen::VectorXd::Constant(k, scale);
+  b.resize(k);
+  Eigen::VectorXd w(k);
+  for (int i = 0; i < k; ++i) {
+    b[i] = (i % 2 == 0 ? 1.0 : -1.0) * scale;
+    w[i] = std::sin(0.37 * i + 0.1);
+  }
+  b -= a.dot(b) * a;  // zero for even k
+  b.normalize();
+  w -= a.dot(w) * a + b.dot(w) * b;
+  if (w.norm() > 1e-12) w.normalize();
+  instance->z.resize(k);
+  Eigen::Map<Eigen::VectorXd>(instance->z.data(), k) =
+      0.5 * a + 0.5 * b + 0.3 * w;
+  double* z = instance->z.data();
+  instance->problem.AddObjective(new ecmo_bench::DistanceSq(2.0 * a + b), {z});
+  instance->problem.AddObjective(new ecmo_bench::DistanceSq(2.0 * a - b), {z});
+  instance->problem.AddConstraint(new ecmo_bench::SphereConstraint(k), {z});
+  Case c;
+  c.label = "sphere family";
+  c.k = k;
+  c.offset = {0.0, 0.0};
+  c.problem = &instance->problem;
+  c.start = Eigen::Map<const Eigen::VectorXd>(instance->z.data(), k);
+  c.z_star = [a, b](double l1) -> Eigen::VectorXd {
+    const double t = ecmo_bench::ParetoAngle(l1);
+    return std::cos(t) * a + std::sin(t) * b;
+  };
+  c.storage = instance;
+  return c;
+}
+
+Case RegistryCase(const std::string& name) {
+  const ecmo::problems::ProblemInfo* info = ecmo::problems::Find(name);
+  std::shared_ptr<ecmo::problems::ProblemInstance> instance(info->build());
+  Case c;
+  c.label = name;
+  c.k = instance->problem.NumParameters();
+  c.offset = info->objective_offset;
+  c.problem = &instance->problem;
+  c.start.resize(c.k);
+  instance->problem.GetParameters(c.start.data());
+  const std::vector<double> offset = c.offset;
+  const auto pareto_point = info->pareto_point;
+  c.z_star = [pareto_point, offset](double l1) -> Eigen::VectorXd {
+    Eigen::Vector2d lambda(l1, 1.0 - l1);
+    return pareto_point(lambda,
+                        Eigen::Map<const Eigen::VectorXd>(offset.data(), 2));
+  };
+  c.storage = instance;
+  return c;
+}
+
+double Seconds(std::chrono::steady_clock::time_point begin) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - begin)
+      .count();
+}
+
+struct PointResult {
+  double seconds = 1e300;  // best over the repeats
+  long long evaluations = 0;
+  double z_error = -1.0;
+  bool ok = false;
+};
+
+PointResult SolveEcmo(const Case& c,
+                      ecmo::Evaluator* evaluator,
+                      double l1,
+                      int repeats) {
+  ecmo::Solver::Options options;
+  options.objective_offset = c.offset;
+  PointResult result;
+  for (int r = 0; r < repeats; ++r) {
+    Eigen::VectorXd z = c.start;
+    ecmo::Solver::Summary summary;
+    const auto begin = std::chrono::steady_clock::now();
+    ecmo::Solve(options, evaluator, {l1, 1.0 - l1}, &z, &summary);
+    result.seconds = std::min(result.seconds, Seconds(begin));
+    result.evaluations = summary.evaluations.value_evaluations +
+                         summary.evaluations.gradient_evaluations;
+    result.z_error = (z - c.z_star(l1)).norm();
+    result.ok = summary.termination_type == ceres::CONVERGENCE;
+    if (!result.ok) {
+      std::fprintf(stderr,
+                   "small_problem_bench: %s, k = %d, lambda_1 = %.1f: %s\n",
+                   c.label.c_str(),
+                   c.k,
+                   l1,
+                   summary.message.c_str());
+    }
+  }
+  return result;
+}
+
+#if defined(ECMO_BENCH_HAVE_NLOPT)
+// The WC subproblem on w = (z, rho) for NLopt: values and gradients of the
+// constraints from one Evaluate per new point (NLopt asks for the
+// inequalities and the equalities in separate calls at the same point).
+class SlsqpProblem {
+ public:
+  SlsqpProblem(ecmo::Evaluator* evaluator,
+               const std::vector<double>& lambda,
+               const std::vector<double>& offset)
+      : evaluator_(evaluator),
+        k_(evaluator->NumParameters()),
+        S_(evaluator->NumObjectives()),
+        q_(evaluator->NumConstraints()),
+        lambda_(lambda),
+        offset_(offset),
+        f_(S_),
+        h_(q_),
+        grad_f_(k_, S_),
+        jacobian_(q_, k_),
+        unit_(Eigen::VectorXd::Zero(q_)),
+        row_(k_) {}
+
+  int evaluations() const { return evaluations_; }
+  bool failed() const { return failed_; }
+
+  static double Objective(unsigned n, const double* w, double* grad, void*) {
+    if (grad != nullptr) {
+      std::fill(grad, grad + n, 0.0);
+      grad[n - 1] = 1.0;
+    }
+    return w[n - 1];
+  }
+
+  static void Inequalities(unsigned m,
+                           double* result,
+                           unsigned n,
+                           const double* w,
+                           double* grad,
+                           void* data) {
+    auto* self = static_cast<SlsqpProblem*>(data);
+    self->Update(w);
+    for (unsigned s = 0; s < m; ++s) {
+      result[s] =
+          self->lambda_[s] * (self->f_[s] + self->offset_[s]) - w[n - 1];
+      if (grad == nullptr) continue;
+      for (int i = 0; i < self->k_; ++i) {
+        grad[s * n + i] = self->lambda_[s] * self->grad_f_(i, s);
+      }
+      grad[s * n + n - 1] = -1.0;
+    }
+  }
+
+  static void Equalities(unsigned m,
+                         double* result,
+                         unsigned n,
+                         const double* w,
+                         double* grad,
+                         void* data) {
+    auto* self = static_cast<SlsqpProblem*>(data);
+    self->Update(w);
+    for (unsigned i = 0; i < m; ++i) {
+      result[i] = self->h_[i];
+      if (grad == nullptr) continue;
+      for (int j = 0; j < self->k_; ++j) {
+        grad[i * n + j] = self->jacobian_(i, j);
+      }
+      grad[i * n + n - 1] = 0.0;
+    }
+  }
+
+ private:
+  void Update(const double* w) {
+    if (have_ && std::equal(w, w + k_, last_.data())) return;
+    last_ = Eigen::Map<const Eigen::VectorXd>(w, k_);
+    have_ = true;
+    ++evaluations_;
+    std::string error;
+    if (!evaluator_->Evaluate(
+            w, f_.data(), h_.data(), grad_f_.data(), &error)) {
+      failed_ = true;
+      f_.setConstant(1e300);
+      return;
+    }
+    for (int i = 0; i < q_; ++i) {
+      unit_.setZero();
+      unit_[i] = 1.0;
+      evaluator_->JacobianTransposeMultiply(unit_.data(), row_.data());
+      jacobian_.row(i) = row_.transpose();
+    }
+  }
+
+  ecmo::Evaluator* evaluator_;
+  const int k_, S_, q_;
+  const std::vector<double> lambda_, offset_;
+  Eigen::VectorXd f_, h_;
+  Eigen::MatrixXd grad_f_, jacobian_;
+  Eigen::VectorXd unit_, row_;
+  Eigen::VectorXd last_;
+  bool have_ = false;
+  bool failed_ = false;
+  int evaluations_ = 0;
+};
+
+PointResult SolveSlsqp(const Case& c,
+                       ecmo::Evaluator* evaluator,
+                       double l1,
+                       int repeats) {
+  const std::vector<double> lambda = {l1, 1.0 - l1};
+  const int k = c.k;
+  const int q = evaluator->NumConstraints();
+  PointResult result;
+  for (int r = 0; r < repeats; ++r) {
+    const auto begin = std::chrono::steady_clock::now();
+    SlsqpProblem wc(evaluator, lambda, c.offset);
+    std::vector<double> w(k + 1);
+    std::copy(c.start.data(), c.start.data() + k, w.begin());
+    {
+      Eigen::VectorXd f(2), h(q);
+      std::string error;
+      evaluator->Evaluate(w.data(), f.data(), h.data(), nullptr, &error);
+      w[k] = std::max(lambda[0] * (f[0] + c.offset[0]),
+                      lambda[1] * (f[1] + c.offset[1]));
+    }
+    nlopt_opt opt = nlopt_create(NLOPT_LD_SLSQP, k + 1);
+    nlopt_set_min_objective(opt, &SlsqpProblem::Objective, &wc);
+    const std::vector<double> ineq_tol(2, 1e-10), eq_tol(q, 1e-10);
+    nlopt_add_inequality_mconstraint(
+        opt, 2, &SlsqpProblem::Inequalities, &wc, ineq_tol.data());
+    nlopt_add_equality_mconstraint(
+        opt, q, &SlsqpProblem::Equalities, &wc, eq_tol.data());
+    nlopt_set_ftol_rel(opt, 1e-12);
+    nlopt_set_xtol_rel(opt, 1e-10);
+    nlopt_set_maxeval(opt, 10000);
+    double value = 0.0;
+    const nlopt_result status = nlopt_optimize(opt, w.data(), &value);
+    nlopt_destroy(opt);
+    result.seconds = std::min(result.seconds, Seconds(begin));
+    result.evaluations = wc.evaluations();
+    result.z_error =
+        (Eigen::Map<const Eigen::VectorXd>(w.data(), k) - c.z_star(l1)).norm();
+    result.ok = status > 0 && !wc.failed();
+  }
+  return result;
+}
+#endif
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int repeats = 31;
+  int max_k = 100;
+  bool smoke = false;
+  bool slsqp = true;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--smoke") == 0) {
+      smoke = true;
+    } else if (std::strcmp(argv[i], "--no_slsqp") == 0) {
+      slsqp = false;  // e.g. under perf: the default strategy only
+    } else if (std::strncmp(argv[i], "--max_k=", 8) == 0) {
+      max_k = std::atoi(argv[i] + 8);
+    } else if (std::strncmp(argv[i], "--repeats=", 10) == 0) {
+      repeats = std::max(1, std::atoi(argv[i] + 10));
+    } else {
+      std::fprintf(stderr,
+                   "usage: %s [--repeats=N] [--max_k=N] [--no_slsqp] "
+                   "[--smoke]\n",
+                   argv[0]);
+      return 2;
+    }
+  }
+  if (smoke) repeats = 1;
+  std::vector<Case> cases;
+  for (int k :
+       smoke ? std::vector<int>{2, 10} : std::vector<int>{2, 5, 10, 100}) {
+    if (k <= max_k) cases.push_back(SphereCase(k));
+  }
+  cases.push_back(RegistryCase("gebken_circle"));
+  if (!smoke) cases.push_back(RegistryCase("mtbl_example_iii"));
+  const std::vector<double> preferences =
+      smoke ? std::vector<double>{0.3, 0.7}
+            : std::vector<double>{0.1, 0.3, 0.5, 0.7, 0.9};
+
+  std::printf(
+      "| problem | k | ecmo ms/point | slsqp ms/point | slsqp / ecmo time | "
+      "ecmo evals/point | slsqp evals/point | ecmo max abs(z - z*) | slsqp max "
+      "abs(z - z*) |\n|---|---|---|---|---|---|---|---|---|\n");
+  for (const Case& c : cases) {
+    ecmo::ProblemEvaluator evaluator(c.problem);
+    double ecmo_time = 0.0, ecmo_evals = 0.0, ecmo_error = 0.0;
+    double slsqp_time = 0.0, slsqp_evals = 0.0, slsqp_error = 0.0;
+    bool have_slsqp = false;
+    const double n = static_cast<double>(preferences.size());
+    for (double l1 : preferences) {
+      const PointResult e = SolveEcmo(c, &evaluator, l1, repeats);
+      ecmo_time += e.seconds / n;
+      ecmo_evals += e.evaluations / n;
+      ecmo_error = std::max(ecmo_error, e.z_error);
+      if (!e.ok || !(e.z_error <= 1e-5)) ++g_failures;
+#if defined(ECMO_BENCH_HAVE_NLOPT)
+      if (!slsqp) continue;
+      const PointResult s = SolveSlsqp(c, &evaluator, l1, repeats);
+      have_slsqp = true;
+      slsqp_time += s.seconds / n;
+      slsqp_evals += s.evaluations / n;
+      slsqp_error = std::max(slsqp_error, s.z_error);
+      if (!s.ok || !(s.z_error <= 1e-5)) {
+        std::fprintf(stderr,
+                     "small_problem_bench: slsqp on %s, k = %d, lambda_1 = "
+                     "%.1f: |z - z*| = %.2e\n",
+                     c.label.c_str(),
+                     c.k,
+                     l1,
+                     s.z_error);
+        if (smoke) ++g_failures;
+      }
+#endif
+    }
+    if (have_slsqp) {
+      std::printf(
+          "| %s | %d | %.4f | %.4f | %.2f | %.1f | %.1f | %.1e | %.1e |\n",
+          c.label.c_str(),
+          c.k,
+          1e3 * ecmo_time,
+          1e3 * slsqp_time,
+          slsqp_time / ecmo_time,
+          ecmo_evals,
+          slsqp_evals,
+          ecmo_error,
+          slsqp_error);
+    } else {
+      std::printf("| %s | %d | %.4f | - | - | %.1f | - | %.1e | - |\n",
+                  c.label.c_str(),
+                  c.k,
+                  1e3 * ecmo_time,
+                  ecmo_evals,
+                  ecmo_error);
+    }
+    std::fflush(stdout);
+  }
+  return g_failures == 0 ? 0 : 1;
+}
