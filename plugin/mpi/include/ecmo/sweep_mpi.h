@@ -50,12 +50,15 @@
 // distributed sweep returns the same points as a single-process sweep, to
 // the bit (z, objectives, rho, multipliers, KKT scores, iteration and
 // evaluation counts) on ranks running the same binary on the same kind of
-// CPU; only timings, "rank" and SweepPoint::thread differ. With warm
-// starts, which finished neighbour starts a point depends on completion
-// order, as with several threads in one process: each point still meets
-// the solver's tolerances, and its solution agrees with the
-// single-process one to those tolerances where the WC subproblem has a
-// unique solution (tests/sweep_mpi_test.cc checks both).
+// CPU; only timings, "rank", SweepPoint::thread and the history's running
+// evaluation counts (a worker's evaluator counts over every point it
+// solved) differ. With warm starts, which finished neighbour starts a
+// point depends on completion order, as with several threads in one
+// process: each point still meets the solver's tolerances, and its
+// solution agrees with the single-process one to those tolerances where
+// the WC subproblem has a unique solution (tests/sweep_mpi_test.cc checks
+// both); where it has several local solutions a point may end in another
+// one, as it may with two threads.
 //
 // Failure. Rank 0 writes every finished point at once (when jsonl_path is
 // set), so when a rank dies, which makes Open MPI end the whole job, only
