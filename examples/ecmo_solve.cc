@@ -32,6 +32,10 @@
 // Sweeps run through ecmo::Sweep (ecmo/sweep.h): several threads, warm
 // starts from the nearest finished point, every point streamed to --jsonl
 // and --csv as soon as it is done, --resume to finish an interrupted sweep.
+// Built with MPI (ECMO_WITH_MPI), under `mpirun -np N` they run through
+// ecmo::DistributedSweep (ecmo/sweep_mpi.h, docs/distributed.md): the
+// points are spread over the ranks, rank 0 writes the files and reports,
+// and the other ranks print nothing after the flags were checked.
 // The CSV is streamed in completion order (the crash-safe copy) and, once
 // the sweep is done, replaced atomically by the same rows in index order
 // with an "index" column first.
@@ -68,6 +72,9 @@
 #include "ecmo/result_writer.h"
 #include "ecmo/solver.h"
 #include "ecmo/sweep.h"
+#ifdef ECMO_WITH_MPI
+#include "ecmo/sweep_mpi.h"
+#endif
 #include "ecmo/types.h"
 #include "gflags/gflags.h"
 #include "glog/logging.h"
@@ -279,7 +286,17 @@ constexpr char kUsage[] =
     "  2  bad input (flags, preference or resume files, a problem library "
     "that cannot be loaded, a locked or unwritable output path), found "
     "before solving\n"
-    "  4  I/O error while writing the results (the message names the file)";
+    "  4  I/O error while writing the results (the message names the file)"
+#ifdef ECMO_WITH_MPI
+    "\n\n"
+    "Built with MPI: under mpirun (or srun) a sweep is distributed over the\n"
+    "ranks, with no further flag: `mpirun -np 4 ecmo_solve --sweep=101\n"
+    "--jsonl=front.jsonl ...`. Rank 0 writes every file and the report;\n"
+    "each rank solves with --num_threads threads; after a crash the same\n"
+    "command with --resume finishes the sweep. With --warm_start=false the\n"
+    "points equal a single-process run's to the bit (docs/distributed.md)."
+#endif
+    ;
 
 // Comma-separated numbers; an empty field ("0.5,0.5," or "0.5,,0.5") is an
 // error, not a shorter list.
@@ -345,6 +362,14 @@ int main(int argc, char** argv) {
   ecmo::tools::ParseToolFlags(kUsage, "ecmo_solve.cc", &argc, &argv);
   FLAGS_logtostderr = true;
   google::InitGoogleLogging(argv[0]);
+#ifdef ECMO_WITH_MPI
+  // Under mpirun every rank runs this program; rank 0 alone writes files.
+  ecmo::MpiSession mpi(&argc, &argv);
+  if (!mpi.ok()) return Usage("MPI: " + mpi.error() + ".");
+  const bool coordinator = mpi.coordinator();
+#else
+  const bool coordinator = true;
+#endif
   if (argc > 1)
     return Usage(std::string("unexpected argument '") + argv[1] +
                  "'; all options are --flags (see --help).");
@@ -708,20 +733,40 @@ int main(int argc, char** argv) {
   }
   for (const auto& [flag, path] : outputs) {
     // The plot's side files sit next to its image: checking it suffices.
+    // Only the rank that writes them checks (a check may create the file).
     if (flag == "--plot" && path != FLAGS_plot) continue;
-    if (!ecmo::CheckWritable(path, &error)) {
-      return Usage("cannot write " + flag + " file '" + path + "': " + error +
-                   ".");
+    if (coordinator && !ecmo::CheckWritable(path, &error)) {
+      const int status = Usage("cannot write " + flag + " file '" + path +
+                               "': " + error + ".");
+#ifdef ECMO_WITH_MPI
+      // The other ranks are waiting for the sweep: end them too.
+      if (mpi.size() > 1) mpi.AbortAll(status);
+#endif
+      return status;
     }
   }
 
   ecmo::ParetoSweep::Summary sweep;
   // Every entry as an evaluator instance per worker (entries built as an
   // ecmo::Problem keep it, for the cross-check's point solver).
+#ifdef ECMO_WITH_MPI
+  ecmo::DistributedSweepStatistics distribution;
+  ecmo::DistributedSweep(sweep_options,
+                         ep::MakeEvaluatorFactory(*info, problem_size),
+                         preferences,
+                         &sweep,
+                         &distribution);
+  if (!coordinator) return 0;  // rank 0 reports and sets the exit status
+  if (mpi.size() > 1 && sweep.num_solved > 0) {
+    std::cerr << "ecmo_solve: distributed over " << distribution.Report()
+              << "\n";
+  }
+#else
   ecmo::Sweep(sweep_options,
               ep::MakeEvaluatorFactory(*info, problem_size),
               preferences,
               &sweep);
+#endif
   if (sweep.termination_type == ceres::FAILURE && sweep.num_solved == 0 &&
       sweep.num_resumed == 0) {
     // Options were checked above: what is left is a refused input file (a

@@ -20,6 +20,12 @@ PACKAGES=(
 if [ "${1:-}" = "--fuzz" ]; then
   PACKAGES+=(clang libclang-rt-14-dev)
 fi
+# --mpi: Open MPI, for the distributed sweeps (ecmo::sweep_mpi,
+# docs/distributed.md) and their tests; CI installs it (.ci/run), the quick
+# start does not need it.
+if [ "${1:-}" = "--mpi" ]; then
+  PACKAGES+=(libopenmpi-dev openmpi-bin)
+fi
 
 missing=()
 for p in "${PACKAGES[@]}"; do

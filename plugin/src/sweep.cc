@@ -129,10 +129,9 @@ EvaluatorFactory MakeEvaluatorFactory(ProblemFactory factory) {
   };
 }
 
-namespace {
+namespace internal {
 
-// Workers from a factory of evaluator instances, one each.
-internal::WorkerSource FactorySource(const EvaluatorFactory& factory) {
+WorkerSource FactorySource(const EvaluatorFactory& factory) {
   internal::WorkerSource source;
   source.build = [&factory](int, internal::Worker* worker, std::string* error) {
     if (!factory) {
@@ -152,6 +151,12 @@ internal::WorkerSource FactorySource(const EvaluatorFactory& factory) {
   };
   return source;
 }
+
+}  // namespace internal
+
+namespace {
+
+using internal::FactorySource;
 
 void RunSweep(const ParetoSweep::Options& options,
               internal::WorkerSource source,

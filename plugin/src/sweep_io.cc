@@ -382,6 +382,7 @@ nlohmann::json SweepPointToJson(const SweepPoint& point,
   j["preference"] = point.preference;
   j["preference_given"] = point.preference_given;
   j["warm_start_from"] = point.warm_start_from;
+  if (point.rank >= 0) j["rank"] = point.rank;
   if (point.refined) j["refined"] = true;
   if (point.extra.is_object()) j.update(point.extra);
   return j;
@@ -430,6 +431,7 @@ nlohmann::json SweepToJson(const ParetoSweep::Summary& summary,
       {"wall_time_seconds", summary.total_time_in_seconds},
   };
   if (have_strategy) j["strategy"] = StrategyTypeToString(strategy);
+  if (summary.num_ranks > 1) j["num_ranks"] = summary.num_ranks;
   return j;
 }
 

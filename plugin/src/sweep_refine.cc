@@ -197,6 +197,7 @@ void SweepRunner::Refine() {
       }
     }
     point->thread = 0;
+    point->rank = worker->rank;
     SolvePoint(worker, point, z0, have_warm ? &warm : nullptr);
     if (options_.max_history_entries > 0) {
       ThinHistory(options_.max_history_entries, &point->summary.history);

@@ -174,9 +174,17 @@ bool SweepRunner::AddWorker(std::string* error) {
   Worker worker;
   const int index = static_cast<int>(workers_.size());
   error->clear();
-  if (!source_.build || !source_.build(index, &worker, error) ||
-      worker.evaluator == nullptr) {
+  if (!source_.build || !source_.build(index, &worker, error)) {
     if (error->empty()) *error = "The evaluator factory returned no evaluator.";
+    return false;
+  }
+  if (worker.remote && index > 0) {
+    // Solves on another rank, which checks its own instances.
+    workers_.push_back(std::move(worker));
+    return true;
+  }
+  if (worker.evaluator == nullptr) {
+    *error = "The evaluator factory returned no evaluator.";
     return false;
   }
   const Evaluator& e = *worker.evaluator;
@@ -320,6 +328,11 @@ bool SweepRunner::Resume() {
     point.status = SweepPoint::RESUMED;
     point.summary = std::move(line.summary);
     point.warm_start_from = line.warm_start_from;
+    // Written by distributed sweeps only (old files have none).
+    const auto rank = line.json.find("rank");
+    if (rank != line.json.end() && rank->is_number_integer()) {
+      point.rank = rank->get<int>();
+    }
     if (!options_.keep_history) DropHistory(&point.summary);
     // Only what SweepPointToJson would not write back as the file has it
     // (the whole line would cost kilobytes per point).

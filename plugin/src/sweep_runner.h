@@ -55,6 +55,18 @@ std::vector<int> Walk(const std::vector<SweepPoint>& points,
                       const std::vector<int>& todo,
                       int num_objectives);
 
+// Solves a point somewhere else (another MPI rank, ecmo/sweep_mpi.h):
+// gets the point (index, preferences, warm_start_from set), its start z0,
+// the secant prediction (empty when there is none; used only if the
+// problem evaluates there) and the warm start (null: none), exactly what
+// SweepRunner::SolveTask gets; fills point->summary, extra, thread, rank
+// and warm_start_from (a cold retry resets it), with the history thinned.
+// Blocks until done. Must not throw.
+using RemoteSolve = std::function<void(SweepPoint* point,
+                                       const Eigen::VectorXd& z0,
+                                       const Eigen::VectorXd& z_predicted,
+                                       const Solver::Options::WarmStart* warm)>;
+
 // One worker's evaluator, for the whole sweep.
 struct Worker {
   // Null when the evaluator is borrowed (Sweep on one Evaluator).
@@ -64,6 +76,12 @@ struct Worker {
   // point_solver's argument); not owned.
   const Problem* problem = nullptr;
   Eigen::VectorXd start;
+  // Distributed sweeps: the MPI rank this worker solves on (copied into
+  // SweepPoint::rank); -1 in a single-process sweep.
+  int rank = -1;
+  // Distributed sweeps: set for a worker that hands its points to another
+  // rank; such a worker has no evaluator (worker 0 never is one).
+  RemoteSolve remote;
 };
 
 // Where the workers come from: every public Sweep overload is one of these
@@ -77,6 +95,10 @@ struct WorkerSource {
   std::string max_threads_reason;
 };
 
+// Workers from a factory of evaluator instances, one each (the factory
+// must outlive the source).
+WorkerSource FactorySource(const EvaluatorFactory& factory);
+
 class SweepRunner {
  public:
   SweepRunner(const ParetoSweep::Options& options,
@@ -89,6 +111,23 @@ class SweepRunner {
         summary_(summary) {}
 
   void Run();
+
+  // Distributed sweeps (ecmo/sweep_mpi.h), on a rank that solves points
+  // handed to it instead of running the sweep: checks the options, builds
+  // up to `threads` workers (at least one) and prepares the solver options
+  // as Run would. Options::solver.scalarization must hold the sweep's
+  // scalarization (computed once, by the coordinator). Returns the number
+  // of workers built, 0 on failure with *error.
+  int PrepareToServe(int threads, std::string* error);
+  // Solves one point on worker `thread` as a single-process sweep does:
+  // the start z0, or z_predicted when the problem evaluates there, the
+  // warm start (null: none), a cold retry when a warm start does not
+  // converge, then the history thinned. Thread-safe across threads.
+  void SolveTask(int thread,
+                 SweepPoint* point,
+                 const Eigen::VectorXd& z0,
+                 const Eigen::VectorXd& z_predicted,
+                 const Solver::Options::WarmStart* warm);
 
  private:
   bool Fail(const std::string& message) {

@@ -333,26 +333,60 @@ void SweepRunner::WorkerLoop(int thread) {
                   (warm.omega + t * (warm.omega - wb.omega)).cwiseMax(0.0);
               warm.nu = warm.nu + t * (warm.nu - wb.nu);
             }
+            // (A worker solving on another rank has no evaluator here;
+            // every instance has worker 0's manifold.)
             if (b.z.size() == z0.size() &&
-                worker->evaluator->manifold() == nullptr) {
+                workers_[0].evaluator->manifold() == nullptr) {
               z_predicted = z0 + t * (z0 - b.z);
             }
           }
         }
       }
     }
-    if (z_predicted.size() == z0.size() && UsableStart(worker, z_predicted)) {
-      z0 = z_predicted;
-    }
-    point->thread = thread;
-    SolvePoint(worker, point, z0, have_warm ? &warm : nullptr);
-    if (options_.max_history_entries > 0) {
-      ThinHistory(options_.max_history_entries, &point->summary.history);
+    point->rank = worker->rank;
+    if (worker->remote) {
+      worker->remote(point, z0, z_predicted, have_warm ? &warm : nullptr);
+    } else {
+      SolveTask(thread, point, z0, z_predicted, have_warm ? &warm : nullptr);
     }
     std::lock_guard<std::mutex> lock(mutex_);
     point->status = SweepPoint::SOLVED;
     Finish(point);
   }
+}
+
+void SweepRunner::SolveTask(int thread,
+                            SweepPoint* point,
+                            const Eigen::VectorXd& z0,
+                            const Eigen::VectorXd& z_predicted,
+                            const Solver::Options::WarmStart* warm) {
+  Worker* worker = &workers_[thread];
+  const bool predicted =
+      z_predicted.size() == z0.size() && UsableStart(worker, z_predicted);
+  point->thread = thread;
+  SolvePoint(worker, point, predicted ? z_predicted : z0, warm);
+  if (options_.max_history_entries > 0) {
+    ThinHistory(options_.max_history_entries, &point->summary.history);
+  }
+}
+
+int SweepRunner::PrepareToServe(int threads, std::string* error) {
+  *summary_ = ParetoSweep::Summary();
+  if (options_.solver.scalarization == nullptr) {
+    *error =
+        "A rank serving a distributed sweep needs the sweep's "
+        "scalarization from the coordinator.";
+    return 0;
+  }
+  if (!Prepare()) {
+    *error = summary_->message;
+    return 0;
+  }
+  while (static_cast<int>(workers_.size()) < std::max(1, threads)) {
+    std::string why;
+    if (!AddWorker(&why)) break;  // serve with the workers built so far
+  }
+  return static_cast<int>(workers_.size());
 }
 
 std::string SweepRunner::ProgressLine() const {

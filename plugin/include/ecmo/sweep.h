@@ -215,8 +215,13 @@ struct SweepPoint {
   // point (cold start, or no point finished yet). For resumed points, as
   // recorded in the file.
   int warm_start_from = -1;
-  // Worker thread that solved it (0-based); -1 unless SOLVED.
+  // Worker thread that solved it (0-based); -1 unless SOLVED. In a
+  // distributed sweep (ecmo/sweep_mpi.h), the thread within its rank.
   int thread = -1;
+  // Distributed sweeps only (ecmo/sweep_mpi.h): the MPI rank that solved
+  // it, written into the point's JSON as "rank" (restored from it on
+  // resume). -1 in a single-process sweep, whose JSON has no "rank".
+  int rank = -1;
 
   // The solve's summary: preference (as used), termination, z, objectives,
   // KKT scores, and the history only with ParetoSweep::Options::keep_history.
@@ -416,6 +421,10 @@ class ParetoSweep {
 
     int num_threads_given = -1;
     int num_threads_used = -1;
+    // Processes that solved points: 1 for a single-process sweep; the MPI
+    // ranks of a distributed sweep (ecmo/sweep_mpi.h), which then counts
+    // num_threads_used over all ranks.
+    int num_ranks = 1;
     // Why fewer threads than given were used (empty if not).
     std::string threads_message;
     bool warm_start = false;
@@ -526,7 +535,8 @@ void ThinHistory(int max_entries, std::vector<IterationSummary>* history);
 
 // The JSON line written for a point: SummaryToJson(point.summary,
 // problem_name) with "index", "preference" (as used), "preference_given",
-// "warm_start_from" and point.extra merged in.
+// "warm_start_from", "rank" (distributed sweeps only: point.rank >= 0) and
+// point.extra merged in.
 nlohmann::json SweepPointToJson(const SweepPoint& point,
                                 const std::string& problem_name);
 
@@ -539,7 +549,9 @@ nlohmann::json SweepPointToJson(const SweepPoint& point,
 // "num_threads_used", "warm_start", "preference_floor",
 // "changed_preferences", "worst_kkt_residual_sq",
 // "worst_kkt_residual_sq_least_squares", "termination", "message",
-// "wall_time_seconds"}. NaN is written as null.
+// "wall_time_seconds"}, and "num_ranks" when the sweep was distributed
+// over more than one MPI rank (absent: one process). NaN is written as
+// null.
 nlohmann::json SweepToJson(const ParetoSweep::Summary& summary,
                            const std::string& problem_name);
 
