@@ -41,36 +41,6 @@ namespace {
 
 int g_failures = 0;
 
-// One instance of the family: its parameter block and problem.
-struct Instance {
-  Eigen::VectorXd a, b;
-  std::vector<double> z;
-  ecmo::Problem problem;
-};
-
-std::shared_ptr<Instance> MakeInstance(int k) {
-  auto instance = std::make_shared<Instance>();
-  const double scale = 1.0 / std::sqrt(static_cast<double>(k));
-  instance->a = Eigen::VectorXd::Constant(k, scale);
-  instance->b.resize(k);
-  Eigen::VectorXd w(k);
-  for (int i = 0; i < k; ++i) {
-    instance->b[i] = (i % 2 == 0 ? 1.0 : -1.0) * scale;
-    w[i] = std::sin(0.37 * i + 0.1);
-  }
-  const Eigen::VectorXd& a = instance->a;
-  const Eigen::VectorXd& b = instance->b;
-  w -= a.dot(w) * a + b.dot(w) * b;
-  w.normalize();
-  instance->z.resize(k);
-  Eigen::Map<Eigen::VectorXd>(instance->z.data(), k) =
-      0.5 * a + 0.5 * b + 0.3 * w;
-  double* z = instance->z.data();
-  instance->problem.AddObjective(new ecmo_bench::DistanceSq(2.0 * a + b), {z});
-  instance->problem.AddObjective(new ecmo_bench::DistanceSq(2.0 * a - b), {z});
-  instance->problem.AddConstraint(new ecmo_bench::SphereConstraint(k), {z});
-  return instance;
-}
 
 ecmo::Solver::Options SolverOptions(bool ceres_inner) {
   ecmo::Solver::Options options;
@@ -84,7 +54,8 @@ ecmo::Solver::Options SolverOptions(bool ceres_inner) {
 
 // One cold solve; seconds, or -1 when it missed z*.
 double SolvePoint(int k, bool ceres_inner, double l1, int* inner_iterations) {
-  std::shared_ptr<Instance> instance = MakeInstance(k);
+  std::shared_ptr<ecmo_bench::SphereInstance> instance =
+      ecmo_bench::MakeSphereInstance(k);
   const std::vector<double> start = instance->z;
   ecmo::Solver::Summary summary;
   const auto begin = std::chrono::steady_clock::now();
@@ -126,7 +97,8 @@ double RunSweep(int k,
   options.num_threads = threads;
   ecmo::ParetoSweep::Summary summary;
   const ecmo::ProblemFactory factory = [k]() {
-    std::shared_ptr<Instance> instance = MakeInstance(k);
+    std::shared_ptr<ecmo_bench::SphereInstance> instance =
+      ecmo_bench::MakeSphereInstance(k);
     return std::shared_ptr<const ecmo::Problem>(instance, &instance->problem);
   };
   ecmo::Sweep(options, factory, w, &summary);

@@ -73,35 +73,11 @@ struct Case {
   std::function<Eigen::VectorXd(double l1)> z_star;
 };
 
-struct SphereInstance {
-  Eigen::VectorXd a, b;
-  std::vector<double> z;
-  ecmo::Problem problem;
-};
-
 Case SphereCase(int k) {
-  auto instance = std::make_shared<SphereInstance>();
-  const double scale = 1.0 / std::sqrt(static_cast<double>(k));
-  Eigen::VectorXd& a = instance->a;
-  Eigen::VectorXd& b = instance->b;
-  a = Eigen::VectorXd::Constant(k, scale);
-  b.resize(k);
-  Eigen::VectorXd w(k);
-  for (int i = 0; i < k; ++i) {
-    b[i] = (i % 2 == 0 ? 1.0 : -1.0) * scale;
-    w[i] = std::sin(0.37 * i + 0.1);
-  }
-  b -= a.dot(b) * a;  // zero for even k
-  b.normalize();
-  w -= a.dot(w) * a + b.dot(w) * b;
-  if (w.norm() > 1e-12) w.normalize();
-  instance->z.resize(k);
-  Eigen::Map<Eigen::VectorXd>(instance->z.data(), k) =
-      0.5 * a + 0.5 * b + 0.3 * w;
-  double* z = instance->z.data();
-  instance->problem.AddObjective(new ecmo_bench::DistanceSq(2.0 * a + b), {z});
-  instance->problem.AddObjective(new ecmo_bench::DistanceSq(2.0 * a - b), {z});
-  instance->problem.AddConstraint(new ecmo_bench::SphereConstraint(k), {z});
+  std::shared_ptr<ecmo_bench::SphereInstance> instance =
+      ecmo_bench::MakeSphereInstance(k);
+  const Eigen::VectorXd& a = instance->a;
+  const Eigen::VectorXd& b = instance->b;
   Case c;
   c.label = "sphere family";
   c.k = k;

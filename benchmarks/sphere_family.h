@@ -1,17 +1,21 @@
 // Copyright 2026 The ceres-ecmo Authors.
 // SPDX-License-Identifier: BSD-3-Clause (see LICENSE).
 // ceres-ecmo benchmarks: the sphere-constrained family of scaling_bench.cc
-// (gebken_circle lifted to R^k, see there), shared with
-// inner_solver_bench.cc.
+// (gebken_circle lifted to R^k, see there): its cost functions, shared with
+// bounds_bench.cc, and whole instances (MakeSphereInstance), shared by
+// inner_solver_bench.cc and small_problem_bench.cc.
 
 #ifndef ECMO_BENCHMARKS_SPHERE_FAMILY_H_
 #define ECMO_BENCHMARKS_SPHERE_FAMILY_H_
 
 #include <cmath>
+#include <memory>
 #include <utility>
+#include <vector>
 
 #include "Eigen/Core"
 #include "ceres/cost_function.h"
+#include "ecmo/problem.h"
 
 namespace ecmo_bench {
 
@@ -74,6 +78,42 @@ inline double ParetoAngle(double l1) {
     (g(mid) > 0.0 ? lo : hi) = mid;
   }
   return 0.5 * (lo + hi);
+}
+
+// One instance of the family at size k: the orthonormal directions a, b of
+// the arc, the parameter block z (started off the arc, at 0.5 a + 0.5 b +
+// 0.3 w with w orthogonal to both where k > 2) and the problem over it:
+// f1 = ||z - (2a + b)||^2, f2 = ||z - (2a - b)||^2, ||z||^2 = 1.
+struct SphereInstance {
+  Eigen::VectorXd a, b;
+  std::vector<double> z;
+  ecmo::Problem problem;
+};
+
+inline std::shared_ptr<SphereInstance> MakeSphereInstance(int k) {
+  auto instance = std::make_shared<SphereInstance>();
+  const double scale = 1.0 / std::sqrt(static_cast<double>(k));
+  Eigen::VectorXd& a = instance->a;
+  Eigen::VectorXd& b = instance->b;
+  a = Eigen::VectorXd::Constant(k, scale);
+  b.resize(k);
+  Eigen::VectorXd w(k);
+  for (int i = 0; i < k; ++i) {
+    b[i] = (i % 2 == 0 ? 1.0 : -1.0) * scale;
+    w[i] = std::sin(0.37 * i + 0.1);
+  }
+  b -= a.dot(b) * a;  // zero for even k
+  b.normalize();
+  w -= a.dot(w) * a + b.dot(w) * b;
+  if (w.norm() > 1e-12) w.normalize();  // w = 0 at k = 2
+  instance->z.resize(k);
+  Eigen::Map<Eigen::VectorXd>(instance->z.data(), k) =
+      0.5 * a + 0.5 * b + 0.3 * w;
+  double* z = instance->z.data();
+  instance->problem.AddObjective(new DistanceSq(2.0 * a + b), {z});
+  instance->problem.AddObjective(new DistanceSq(2.0 * a - b), {z});
+  instance->problem.AddConstraint(new SphereConstraint(k), {z});
+  return instance;
 }
 
 }  // namespace ecmo_bench
