@@ -98,10 +98,6 @@ void CreditBoundMultipliers(const Eigen::VectorXd& r,
   }
 }
 
-struct KktSystem::DenseFactorization {
-  Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd> cod;
-};
-
 namespace {
 
 // Dense J_h is formed (q products J^T e_i) when it is this small; larger
@@ -323,7 +319,6 @@ bool KktSystem::Linearize(Evaluator* evaluator,
     ambient_scratch_.resize(k);
   }
   dense_jacobian_.resize(0, 0);
-  dense_factorization_.reset();
   if (q > 0 && q <= kMaxDenseConstraints &&
       static_cast<double>(q) * kt <= kMaxDenseJacobianEntries) {
     dense_jacobian_.resize(q, kt);
@@ -407,46 +402,48 @@ void KktSystem::CompleteBoundMultipliers(KktMultipliers* multipliers) const {
                          &multipliers->bound_upper);
 }
 
-Eigen::VectorXd KktSystem::SolveNu(const Eigen::VectorXd& g) const {
+Eigen::MatrixXd KktSystem::SolveNu(const Eigen::MatrixXd& G) const {
   const int q = static_cast<int>(h_.size());
-  if (q == 0) return Eigen::VectorXd();
+  const int k = static_cast<int>(G.rows());
   if (dense_jacobian_.size() > 0) {
-    // min ||g + J^T nu||: least squares with J^T (k x q), rank-revealing so
-    // that a rank-deficient J_h (LICQ failing) still gives the minimum-norm
-    // answer instead of garbage.
+    // min ||G_s + J^T N_s||: least squares with J^T (k x q), rank-revealing
+    // so that a rank-deficient J_h (LICQ failing) still gives the
+    // minimum-norm answer instead of garbage. One factorization serves
+    // every column: it is O(k q^2), the solves O(k q).
     // Directions with singular values below 1e-12 of the largest are
     // treated as rank deficient: nearly parallel constraint gradients would
     // otherwise produce huge opposite multipliers whose products cancel.
-    if (dense_factorization_ == nullptr) {
-      auto factorization = std::make_shared<DenseFactorization>();
-      factorization->cod.setThreshold(1e-12);
-      factorization->cod.compute(dense_jacobian_.transpose());
-      dense_factorization_ = std::move(factorization);
-    }
-    return dense_factorization_->cod.solve(-g);
+    Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd> cod;
+    cod.setThreshold(1e-12);
+    cod.compute(dense_jacobian_.transpose());
+    return cod.solve(-G);
   }
-  // CG on the normal equations J J^T nu = -J g (CGLS form), matrix-free.
-  const int k = static_cast<int>(g.size());
-  Eigen::VectorXd nu = Eigen::VectorXd::Zero(q);
-  Eigen::VectorXd r = -g;  // residual in R^k: -g - J^T nu
-  Eigen::VectorXd s(q), p(q), t(k), jp(q);
-  TangentJacobianMultiply(r.data(), s.data());
-  p = s;
-  double gamma = s.squaredNorm();
-  const double stop = 1e-30 * std::max(1.0, gamma);
-  for (int iter = 0; iter < 10 * q + 100 && gamma > stop; ++iter) {
-    TangentJacobianTransposeMultiply(p.data(), t.data());
-    const double tt = t.squaredNorm();
-    if (tt == 0.0) break;
-    const double alpha = gamma / tt;
-    nu += alpha * p;
-    r -= alpha * t;
+  // CG on the normal equations J J^T nu = -J g (CGLS form), matrix-free,
+  // one column at a time.
+  Eigen::MatrixXd N(q, G.cols());
+  Eigen::VectorXd nu(q), r(k), s(q), p(q), t(k);
+  for (int column = 0; column < G.cols(); ++column) {
+    nu.setZero();
+    r = -G.col(column);  // residual in R^k: -g - J^T nu
     TangentJacobianMultiply(r.data(), s.data());
-    const double gamma_new = s.squaredNorm();
-    p = s + (gamma_new / gamma) * p;
-    gamma = gamma_new;
+    p = s;
+    double gamma = s.squaredNorm();
+    const double stop = 1e-30 * std::max(1.0, gamma);
+    for (int iter = 0; iter < 10 * q + 100 && gamma > stop; ++iter) {
+      TangentJacobianTransposeMultiply(p.data(), t.data());
+      const double tt = t.squaredNorm();
+      if (tt == 0.0) break;
+      const double alpha = gamma / tt;
+      nu += alpha * p;
+      r -= alpha * t;
+      TangentJacobianMultiply(r.data(), s.data());
+      const double gamma_new = s.squaredNorm();
+      p = s + (gamma_new / gamma) * p;
+      gamma = gamma_new;
+    }
+    N.col(column) = nu;
   }
-  return nu;
+  return N;
 }
 
 void KktSystem::EliminateNu() const {
@@ -458,24 +455,23 @@ void KktSystem::EliminateNu() const {
   // stationarity block becomes R omega with R_s = G_s + J^T N_s.
   Eigen::MatrixXd& N = nu_elimination_.N;
   Eigen::MatrixXd& R = nu_elimination_.R;
-  N.resize(q, S);
-  R.resize(k, S);
-  Eigen::VectorXd jt(k);
-  for (int s = 0; s < S; ++s) {
-    const Eigen::VectorXd g = lambda_[s] * grad_f_.col(s);
-    if (q > 0) {
-      N.col(s) = SolveNu(g);
+  R = grad_f_ * lambda_.asDiagonal();  // G
+  if (q == 0) {
+    N.resize(0, S);
+  } else {
+    N = SolveNu(R);
+    Eigen::VectorXd jt(k);
+    for (int s = 0; s < S; ++s) {
       const Eigen::VectorXd n_s = N.col(s);
       TangentJacobianTransposeMultiply(n_s.data(), jt.data());
-      R.col(s) = g + jt;
+      const double g_sq = R.col(s).squaredNorm();
       // A least-squares nu can never make the residual longer than nu = 0;
       // if rounding did (extreme scales), fall back to nu = 0.
-      if (!(R.col(s).squaredNorm() <= g.squaredNorm())) {
+      if ((R.col(s) + jt).squaredNorm() <= g_sq) {
+        R.col(s) += jt;
+      } else {
         N.col(s).setZero();
-        R.col(s) = g;
       }
-    } else {
-      R.col(s) = g;
     }
   }
   nu_elimination_.valid = true;

@@ -43,7 +43,6 @@
 #define ECMO_KKT_H_
 
 #include <limits>
-#include <memory>
 #include <string>
 
 #include "Eigen/Core"
@@ -316,8 +315,9 @@ class KktSystem {
   //   + sum_s min(w_s, comp_scale_s (rho - lambda_s f_s))^2 over w >= 0.
   KktMultipliers MinimizeOverMultipliers(const Eigen::VectorXd& comp_scale,
                                          double stationarity_weight) const;
-  // Least-squares nu for a given stationarity vector g: argmin ||g + J^T nu||.
-  Eigen::VectorXd SolveNu(const Eigen::VectorXd& g) const;
+  // Least-squares nu for every column g of G (k x S): argmin ||g + J^T nu||
+  // (q x S result; q > 0).
+  Eigen::MatrixXd SolveNu(const Eigen::MatrixXd& G) const;
   // The same with only the rows of g = (h, c) in `rows` (the others get
   // nu = 0) and the components in `held` (nonzero entries) left out of the
   // norm; for all S columns of G at once (m x S result).
@@ -343,12 +343,6 @@ class KktSystem {
   // Dense J_h (q x k, or J_h P: q x k_t) when q and k are small enough; empty
   // otherwise.
   Eigen::MatrixXd dense_jacobian_;
-  // The rank-revealing factorization of dense_jacobian_^T, computed on the
-  // first SolveNu and shared by the later ones (one least-squares
-  // certification solves for every objective, two or three times; the
-  // factorization is O(k q^2) and was their whole cost at large k).
-  struct DenseFactorization;
-  mutable std::shared_ptr<const DenseFactorization> dense_factorization_;
   // What MinimizeOverMultipliers and LeastSquaresMultipliers() compute that
   // depends on the linearization only, kept until the next Linearize: a
   // certificate asks for the least-squares multipliers several times at
