@@ -10,7 +10,6 @@ namespace ecmo {
 namespace internal {
 
 std::string SetBlockBound(const char* owner,
-                          bool found,
                           const double* values,
                           int size,
                           int index,
@@ -21,7 +20,7 @@ std::string SetBlockBound(const char* owner,
   const char* what =
       is_lower ? "SetParameterLowerBound" : "SetParameterUpperBound";
   std::ostringstream os;
-  if (!found) {
+  if (lower == nullptr || upper == nullptr) {
     os << owner << "::" << what << ": parameter block not found: " << values
        << ". You must add the parameter block to the problem before you can "
           "set a bound on one of its components (AddParameterBlock or a term "

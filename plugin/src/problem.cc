@@ -326,19 +326,13 @@ void Problem::ComputeOffsets() {
 
 bool Problem::SetBound(double* values, int index, double bound, bool is_lower) {
   auto it = block_index_.find(values);
-  const bool found = it != block_index_.end();
-  ParameterBlock* block = found ? &parameter_blocks_[it->second] : nullptr;
-  std::vector<double> unused;
   const std::string error = internal::SetBlockBound(
       "Problem",
-      found,
       values,
-      found ? block->size : 0,
+      it == block_index_.end() ? nullptr : &parameter_blocks_[it->second],
       index,
       bound,
-      is_lower,
-      found ? &block->lower : &unused,
-      found ? &block->upper : &unused);
+      is_lower);
   if (!error.empty()) {
     RecordError(error);
     return false;
@@ -400,8 +394,8 @@ bool Problem::IsValid(std::string* error) const {
   std::string message = first_error_;
   for (const ParameterBlock& b : parameter_blocks_) {
     if (!message.empty() || b.constant || b.lower.empty()) continue;
-    message = internal::CrossedBoundsError("Problem", b.values, b.lower,
-                                           b.upper);
+    message =
+        internal::CrossedBoundsError("Problem", b.values, b.lower, b.upper);
     if (message.empty() && b.manifold != nullptr &&
         internal::HasFiniteBound(b.lower, b.upper)) {
       std::ostringstream os;

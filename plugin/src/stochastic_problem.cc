@@ -271,19 +271,13 @@ bool StochasticProblem::SetBound(double* values,
                                  double bound,
                                  bool is_lower) {
   auto it = block_index_.find(values);
-  const bool found = it != block_index_.end();
-  Block* block = found ? &blocks_[it->second] : nullptr;
-  std::vector<double> unused;
-  const std::string error =
-      internal::SetBlockBound("StochasticProblem",
-                              found,
-                              values,
-                              found ? block->size : 0,
-                              index,
-                              bound,
-                              is_lower,
-                              found ? &block->lower : &unused,
-                              found ? &block->upper : &unused);
+  const std::string error = internal::SetBlockBound(
+      "StochasticProblem",
+      values,
+      it == block_index_.end() ? nullptr : &blocks_[it->second],
+      index,
+      bound,
+      is_lower);
   if (!error.empty()) {
     RecordError(error);
     return false;
