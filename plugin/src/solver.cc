@@ -507,15 +507,13 @@ void Solve(const Solver::Options& options,
     }
   }
   if (!ValidatePreference(preference, S, &error)) return fail(error);
-  // The quasi-Newton strategies take bounds through BoxLbfgs
-  // (wc_lbfgs_inner.cc, MakeLbfgsInnerMinimizer).
-  const bool box_inner_solver =
-      (options.strategy == StrategyType::WC_AUGMENTED_LAGRANGIAN ||
-       options.strategy == StrategyType::WC_PENALTY_LBFGS) &&
-      !options.quasi_newton.use_ceres_inner_solver &&
-      options.quasi_newton.inner.line_search_direction_type == ceres::LBFGS;
+  // The quasi-Newton strategies take bounds through BoxLbfgs.
   if (!ValidateConstraintKinds(
-          options.strategy, box_inner_solver, evaluator, z, &error)) {
+          options.strategy,
+          internal::CanUseBoxLbfgs(options),
+          evaluator,
+          z,
+          &error)) {
     return fail(error);
   }
   auto check_size = [&](const std::vector<double>& v, const char* name) {

@@ -146,6 +146,12 @@ void RunWcPenaltyPgd(const StrategyInput& input,
                      StrategyOutput* output,
                      Solver::Summary* summary);
 
+// Whether the inner solves of WC_PENALTY_LBFGS / WC_AUGMENTED_LAGRANGIAN
+// can run on BoxLbfgs, the inner solver that takes bounds: one of those two
+// strategies, quasi_newton.use_ceres_inner_solver false and the LBFGS line
+// search direction (wc_lbfgs_inner.cc; a manifold keeps Ceres' solver too).
+bool CanUseBoxLbfgs(const Solver::Options& options);
+
 // StrategyType::WC_PENALTY_LBFGS and StrategyType::WC_AUGMENTED_LAGRANGIAN
 // (wc_quasi_newton.cc). Both fill output->multipliers with the first-order
 // multipliers of the last inner solve (or the least-squares ones when those

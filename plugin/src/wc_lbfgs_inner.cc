@@ -230,9 +230,15 @@ class CeresLbfgsInnerMinimizer final : public InnerMinimizer {
 
 }  // namespace
 
+bool CanUseBoxLbfgs(const Solver::Options& options) {
+  return (options.strategy == StrategyType::WC_AUGMENTED_LAGRANGIAN ||
+          options.strategy == StrategyType::WC_PENALTY_LBFGS) &&
+         !options.quasi_newton.use_ceres_inner_solver &&
+         options.quasi_newton.inner.line_search_direction_type == ceres::LBFGS;
+}
+
 std::unique_ptr<InnerMinimizer> MakeLbfgsInnerMinimizer(
     const StrategyInput& input, WcReducedPenalty* function) {
-  const Solver::Options::QuasiNewtonOptions& qn = input.options->quasi_newton;
   // WC_PENALTY_LBFGS stays on Ceres for now: its Richardson extrapolation
   // of the penalty path certifies only when the inner minimizers are
   // accurate to O(1/u^2), which the inner stopping rule meets only
@@ -242,11 +248,10 @@ std::unique_ptr<InnerMinimizer> MakeLbfgsInnerMinimizer(
   // rule one step earlier, the extrapolation does not certify, and the
   // penalty runs into u ~ 1e6, where no line search resolves the steps.
   // With bounds it runs on BoxLbfgs too (Ceres has no bounds).
-  if (qn.use_ceres_inner_solver ||
+  if (!CanUseBoxLbfgs(*input.options) ||
       (input.options->strategy == StrategyType::WC_PENALTY_LBFGS &&
        !function->evaluator()->HasBounds()) ||
-      function->evaluator()->manifold() != nullptr ||
-      qn.inner.line_search_direction_type != ceres::LBFGS) {
+      function->evaluator()->manifold() != nullptr) {
     return std::make_unique<CeresLbfgsInnerMinimizer>(input, function);
   }
   return std::make_unique<BoxLbfgsInnerMinimizer>(input, function);
