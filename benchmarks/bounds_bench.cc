@@ -24,9 +24,7 @@
 // Each row: the median wall time and process CPU time of `reps` solves
 // (each from z0) and their ratios to `plain` measured in the same run (on
 // a shared machine the CPU ratio is the steadier one), and the largest
-// |z - z_plain|, which must be ~0 (the same point). A variant that the
-// default strategy refuses (on a build where it does not take bounds yet)
-// is printed as "refused" with the solver's message.
+// |z - z_plain|, which must be ~0 (the same point).
 //
 //   bounds_bench [--k=N (one size only; default 10, 1000, 100000)]
 //                [--reps=R (default: 21, 7, 3 for the three sizes)]
@@ -42,42 +40,16 @@
 #include <cstring>
 #include <ctime>
 #include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "Eigen/Core"
-#include "ceres/cost_function.h"
 #include "ecmo/problem.h"
 #include "ecmo/solver.h"
 #include "sphere_family.h"
 
 namespace {
-
-using ecmo_bench::DistanceSq;  // f = ||z - c||^2 (sphere_family.h)
-
-// ||z||^2 - r2: the sphere (equality, r2 = 1) and the ball (inequality,
-// r2 = 4).
-class NormSqMinus final : public ceres::CostFunction {
- public:
-  NormSqMinus(int k, double r2) : k_(k), r2_(r2) {
-    set_num_residuals(1);
-    mutable_parameter_block_sizes()->push_back(k);
-  }
-  bool Evaluate(double const* const* parameters,
-                double* residuals,
-                double** jacobians) const override {
-    Eigen::Map<const Eigen::VectorXd> z(parameters[0], k_);
-    residuals[0] = z.squaredNorm() - r2_;
-    if (jacobians != nullptr && jacobians[0] != nullptr) {
-      Eigen::Map<Eigen::VectorXd>(jacobians[0], k_) = 2.0 * z;
-    }
-    return true;
-  }
-
- private:
-  int k_;
-  double r2_;
-};
 
 enum class Variant { PLAIN, INF_BOUNDS, MAX_BOUNDS, BOX, INEQUALITY };
 const char* VariantName(Variant v) {
@@ -97,7 +69,6 @@ const char* VariantName(Variant v) {
 }
 
 struct Outcome {
-  bool refused = false;
   bool ok = false;
   std::string message;
   double median_seconds = 0.0;      // wall clock
@@ -108,22 +79,11 @@ struct Outcome {
 
 // Builds the variant at the start point and solves it `reps` times.
 Outcome Run(int k, Variant variant, int reps) {
-  const double scale = 1.0 / std::sqrt(static_cast<double>(k));
-  Eigen::VectorXd a = Eigen::VectorXd::Constant(k, scale);
-  Eigen::VectorXd b(k), w(k);
-  for (int i = 0; i < k; ++i) {
-    b[i] = (i % 2 == 0 ? 1.0 : -1.0) * scale;
-    w[i] = std::sin(0.37 * i + 0.1);
-  }
-  w -= a.dot(w) * a + b.dot(w) * b;
-  w.normalize();
-  const Eigen::VectorXd z0 = 0.5 * a + 0.5 * b + 0.3 * w;
-  std::vector<double> z(k);
-
-  ecmo::Problem problem;
-  problem.AddObjective(new DistanceSq(2.0 * a + b), {z.data()});
-  problem.AddObjective(new DistanceSq(2.0 * a - b), {z.data()});
-  problem.AddConstraint(new NormSqMinus(k, 1.0), {z.data()});
+  std::shared_ptr<ecmo_bench::SphereInstance> instance =
+      ecmo_bench::MakeSphereInstance(k);
+  std::vector<double>& z = instance->z;
+  const Eigen::VectorXd z0 = Eigen::Map<const Eigen::VectorXd>(z.data(), k);
+  ecmo::Problem& problem = instance->problem;
   const double inf = std::numeric_limits<double>::infinity();
   const double big = std::numeric_limits<double>::max();
   for (int i = 0; i < k; ++i) {
@@ -139,7 +99,8 @@ Outcome Run(int k, Variant variant, int reps) {
     }
   }
   if (variant == Variant::INEQUALITY) {
-    problem.AddInequalityConstraint(new NormSqMinus(k, 4.0), {z.data()});
+    problem.AddInequalityConstraint(new ecmo_bench::SphereConstraint(k, 4.0),
+                                    {z.data()});
   }
 
   ecmo::Solver::Options options;  // the default strategy
@@ -159,11 +120,6 @@ Outcome Run(int k, Variant variant, int reps) {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
             .count());
     out.message = summary.message;
-    if (summary.termination_type == ceres::FAILURE &&
-        summary.message.find("does not take yet") != std::string::npos) {
-      out.refused = true;
-      return out;
-    }
     out.ok = summary.termination_type == ceres::CONVERGENCE;
     out.iterations = summary.inner_iterations;
     if (!out.ok) return out;
@@ -190,14 +146,6 @@ bool RunSize(int k, int reps) {
   for (Variant v : variants) {
     const Outcome o = Run(k, v, reps);
     if (v == Variant::PLAIN) plain = o;
-    if (o.refused) {
-      std::printf("%8d %-11s %5d  refused: %.70s...\n",
-                  k,
-                  VariantName(v),
-                  reps,
-                  o.message.c_str());
-      continue;
-    }
     if (!o.ok || !plain.ok) {
       std::printf("%8d %-11s %5d  FAILED: %s\n",
                   k,

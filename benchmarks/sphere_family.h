@@ -1,9 +1,9 @@
 // Copyright 2026 The ceres-ecmo Authors.
 // SPDX-License-Identifier: BSD-3-Clause (see LICENSE).
 // ceres-ecmo benchmarks: the sphere-constrained family of scaling_bench.cc
-// (gebken_circle lifted to R^k, see there): its cost functions, shared with
-// bounds_bench.cc, and whole instances (MakeSphereInstance), shared by
-// inner_solver_bench.cc and small_problem_bench.cc.
+// (gebken_circle lifted to R^k, see there): its cost functions, and whole
+// instances (MakeSphereInstance) for inner_solver_bench.cc,
+// small_problem_bench.cc and bounds_bench.cc.
 
 #ifndef ECMO_BENCHMARKS_SPHERE_FAMILY_H_
 #define ECMO_BENCHMARKS_SPHERE_FAMILY_H_
@@ -41,10 +41,11 @@ class DistanceSq final : public ceres::CostFunction {
   Eigen::VectorXd c_;
 };
 
-// h = ||z||^2 - 1.
+// h = ||z||^2 - r2 (r2 = 1: the unit sphere; bounds_bench also uses
+// r2 = 4 as the inequality of a ball).
 class SphereConstraint final : public ceres::CostFunction {
  public:
-  explicit SphereConstraint(int k) : k_(k) {
+  explicit SphereConstraint(int k, double r2 = 1.0) : k_(k), r2_(r2) {
     set_num_residuals(1);
     mutable_parameter_block_sizes()->push_back(k);
   }
@@ -52,7 +53,7 @@ class SphereConstraint final : public ceres::CostFunction {
                 double* residuals,
                 double** jacobians) const override {
     Eigen::Map<const Eigen::VectorXd> z(parameters[0], k_);
-    residuals[0] = z.squaredNorm() - 1.0;
+    residuals[0] = z.squaredNorm() - r2_;
     if (jacobians != nullptr && jacobians[0] != nullptr) {
       Eigen::Map<Eigen::VectorXd>(jacobians[0], k_) = 2.0 * z;
     }
@@ -61,6 +62,7 @@ class SphereConstraint final : public ceres::CostFunction {
 
  private:
   int k_;
+  double r2_;
 };
 
 // The angle t of the WC solution on the gebken arc |t| <= atan(1/2):
