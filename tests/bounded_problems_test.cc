@@ -129,7 +129,9 @@ void Derive(const problems::ProblemInfo& info,
                                      : Eigen::VectorXd::Constant(k, kInf);
 
   // Feasible (equalities to rounding, inequalities and bounds exactly).
-  if (q > 0) EXPECT_LT(cf->g.head(q).cwiseAbs().maxCoeff(), 1e-14);
+  if (q > 0) {
+    EXPECT_LT(cf->g.head(q).cwiseAbs().maxCoeff(), 1e-14);
+  }
   for (int j = 0; j < p; ++j) EXPECT_LE(cf->g[q + j], kActive);
   for (int i = 0; i < k; ++i) {
     EXPECT_GE(cf->z[i], cf->lower[i]);
@@ -195,7 +197,9 @@ void Derive(const problems::ProblemInfo& info,
   }
   // Signs: omega, mu, z_L, z_U >= 0 (strictly on the active set here).
   EXPECT_GE(cf->hand.omega.minCoeff(), 0.0);
-  if (p > 0) EXPECT_GE(cf->hand.nu.tail(p).minCoeff(), 0.0);
+  if (p > 0) {
+    EXPECT_GE(cf->hand.nu.tail(p).minCoeff(), 0.0);
+  }
   EXPECT_GE(cf->hand.bound_lower.minCoeff(), 0.0);
   EXPECT_GE(cf->hand.bound_upper.minCoeff(), 0.0);
 }
@@ -311,11 +315,17 @@ TEST_P(ClosedFormKkt, LeastSquaresMultipliersAreTheHandDerivedOnes) {
     // Inactive inequalities and bounds: exactly no multiplier.
     const int q = info.num_constraints;
     for (int j = 0; j < info.num_inequality_constraints; ++j) {
-      if (cf.g[q + j] < -1e-6) EXPECT_EQ(ls.nu[q + j], 0.0) << "c" << j;
+      if (cf.g[q + j] < -1e-6) {
+        EXPECT_EQ(ls.nu[q + j], 0.0) << "c" << j;
+      }
     }
     for (int i = 0; i < info.num_parameters && ls.bound_lower.size(); ++i) {
-      if (cf.z[i] - cf.lower[i] > 1e-6) EXPECT_EQ(ls.bound_lower[i], 0.0);
-      if (cf.upper[i] - cf.z[i] > 1e-6) EXPECT_EQ(ls.bound_upper[i], 0.0);
+      if (cf.z[i] - cf.lower[i] > 1e-6) {
+        EXPECT_EQ(ls.bound_lower[i], 0.0);
+      }
+      if (cf.upper[i] - cf.z[i] > 1e-6) {
+        EXPECT_EQ(ls.bound_upper[i], 0.0);
+      }
     }
   }
 }
