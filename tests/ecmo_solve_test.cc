@@ -120,6 +120,25 @@ TEST(EcmoSolve, SweepWritesJsonAndCsv) {
   }
   EXPECT_EQ(rows, 3);
 }
+// The reduced MTBL form from the command line: a certified sweep over x
+// (3 logits) with the Newton strategy, corners of the simplex included.
+TEST(EcmoSolve, ReducedMtblFormSweepsFromTheCommandLine) {
+  const std::string json_path = ::testing::TempDir() + "/reduced.json";
+  const RunResult run = RunSolve(
+      "--problem=mtbl_logistic_reduced --problem_size=40 "
+      "--preferences=das-dennis:2 "
+      "--strategy=wc-newton --output=" +
+      json_path);
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  std::ifstream json_file(json_path);
+  const nlohmann::json j = nlohmann::json::parse(json_file);
+  ASSERT_EQ(j["points"].size(), 6u);  // das-dennis:2 for S = 3
+  for (const nlohmann::json& point : j["points"]) {
+    EXPECT_EQ(point["termination"].get<std::string>(), "CONVERGENCE");
+    EXPECT_EQ(point["z"].size(), 3u);
+  }
+}
+
 TEST(EcmoSolve, PreferenceSpecSweepStreamsAndReportsIndicators) {
   const std::string dir = ::testing::TempDir();
   const std::string json_path = dir + "/spec.json";

@@ -505,5 +505,45 @@ TEST(MtblLogisticTest, RegisteredAsASizedEvaluatorFamily) {
   EXPECT_NE(error.find(">= 10"), std::string::npos) << error;
 }
 
+// The reduced form is registered beside the full one: same instance, x
+// only, and the wc-newton point is the full-space problem's.
+TEST(MtblLogisticTest, ReducedFormIsRegisteredAndAgreesWithTheFullForm) {
+  const problems::ProblemInfo* full_info = problems::Find("mtbl_logistic");
+  const problems::ProblemInfo* reduced_info =
+      problems::Find("mtbl_logistic_reduced");
+  ASSERT_NE(full_info, nullptr);
+  ASSERT_NE(reduced_info, nullptr);
+  EXPECT_TRUE(reduced_info->has_problem_size());
+  std::string error;
+  std::unique_ptr<EvaluatorInstance> full =
+      problems::BuildEvaluator(*full_info, 60, &error);
+  std::unique_ptr<EvaluatorInstance> reduced =
+      problems::BuildEvaluator(*reduced_info, 60, &error);
+  ASSERT_NE(full, nullptr) << error;
+  ASSERT_NE(reduced, nullptr) << error;
+  EXPECT_EQ(reduced->evaluator->NumParameters(), 3);
+  EXPECT_EQ(reduced->evaluator->NumConstraints(), 0);
+  EXPECT_EQ(reduced->start, full->start.head(3));
+
+  Solver::Options options;
+  options.strategy = StrategyType::WC_NEWTON;
+  const std::vector<double> preference = {0.5, 0.3, 0.2};
+  Solver::Summary full_summary, reduced_summary;
+  Eigen::VectorXd z = full->start;
+  Solve(options, full->evaluator.get(), preference, &z, &full_summary);
+  Eigen::VectorXd x = reduced->start;
+  Solve(options, reduced->evaluator.get(), preference, &x, &reduced_summary);
+  ASSERT_EQ(full_summary.termination_type, ceres::CONVERGENCE)
+      << full_summary.message;
+  ASSERT_EQ(reduced_summary.termination_type, ceres::CONVERGENCE)
+      << reduced_summary.message;
+  EXPECT_LT(RelativeError(reduced_summary.objectives, full_summary.objectives),
+            1e-5);
+  EXPECT_LT((x - z.head(3)).norm(), 1e-3 * (1.0 + x.norm()));
+  // Too small a size is refused with the full form's reason.
+  EXPECT_EQ(problems::BuildEvaluator(*reduced_info, 5, &error), nullptr);
+  EXPECT_NE(error.find(">= 10"), std::string::npos) << error;
+}
+
 }  // namespace
 }  // namespace ecmo

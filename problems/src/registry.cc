@@ -354,6 +354,7 @@ const std::vector<ProblemInfo>& EvaluatorProblems() {
   static const std::vector<ProblemInfo>* all = new std::vector<ProblemInfo>{
       internal::MtblExampleIiiMatrixFree(MtblExampleIii()),
       internal::MtblLogistic(),
+      internal::MtblLogisticReduced(),
       internal::DigitsDataWeighting(),
       internal::DigitsMetaLearning()};
   return *all;

@@ -33,6 +33,7 @@ ProblemInfo MtblExampleIiiMatrixFree(const ProblemInfo& twin);
 
 // registry_mtbl_logistic.cc: the synthetic logistic MTBL family (sized).
 ProblemInfo MtblLogistic();
+ProblemInfo MtblLogisticReduced();
 
 // registry_digits.cc: the two MTBL instances on the UCI digits data.
 ProblemInfo DigitsDataWeighting();

@@ -1,12 +1,14 @@
 // Copyright 2026 The ceres-ecmo Authors.
 // SPDX-License-Identifier: BSD-3-Clause (see LICENSE).
-// The registry entry of mtbl_logistic (problems/mtbl_logistic.h): an
-// evaluator-only family sized by n_y (ecmo_solve --problem_size).
+// The registry entries of mtbl_logistic (problems/mtbl_logistic.h): the
+// full-space form and the reduced form over x, evaluator-only families
+// sized by n_y (ecmo_solve --problem_size).
 
 #include <memory>
 #include <string>
 #include <utility>
 
+#include "ecmo/lower_level_solver.h"
 #include "ecmo/problems/mtbl_logistic.h"
 #include "registry_internal.h"
 
@@ -57,6 +59,43 @@ ProblemInfo MtblLogistic() {
     // level it points into alive (and is destroyed after it).
     instance->evaluator = std::move(built->evaluator);
     instance->storage = built;
+    return instance;
+  };
+  return info;
+}
+
+ProblemInfo MtblLogisticReduced() {
+  const MtblLogisticOptions defaults;
+  ProblemInfo info = MtblLogistic();
+  info.name = "mtbl_logistic_reduced";
+  info.description =
+      "mtbl_logistic in the reduced form (ecmo::ReducedMtblEvaluator): the "
+      "same instance, variables x only (the 3 source logits, so z in the "
+      "results is x), y = y*(x) by a warm-started Newton-CG lower-level "
+      "solve at every evaluation and hypergradients by CG on grad^2_yy g; "
+      "no constraints. Valid because the lower level is strongly convex "
+      "(L2 weight 1e-3). Its points are the full-space problem's at "
+      "(x, y*(x)). Fastest with --strategy=wc-newton (benchmarks/README.md, "
+      "MTBL at scale). Evaluator-only. Objectives are cross-entropies "
+      "(positive).";
+  info.num_parameters = defaults.num_sources;
+  info.num_constraints = 0;
+  info.build_evaluator =
+      [](int problem_size,
+         std::string* error) -> std::unique_ptr<EvaluatorInstance> {
+    std::unique_ptr<EvaluatorInstance> full =
+        MtblLogistic().build_evaluator(problem_size, error);
+    if (full == nullptr) return nullptr;
+    auto* mtbl = static_cast<MtblEvaluator*>(full->evaluator.get());
+    const int nx = mtbl->NumUpperParameters();
+    const int ny = mtbl->NumLowerParameters();
+    auto instance = std::make_unique<EvaluatorInstance>();
+    instance->start = full->start.head(nx);
+    instance->evaluator =
+        std::make_unique<ReducedMtblEvaluator>(mtbl, full->start.tail(ny));
+    // The full instance (its evaluator and the lower level it points into)
+    // outlives the reduced evaluator, which points into it.
+    instance->storage = std::shared_ptr<EvaluatorInstance>(std::move(full));
     return instance;
   };
   return info;
