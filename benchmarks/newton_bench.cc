@@ -1,7 +1,8 @@
 // Copyright 2026 The ceres-ecmo Authors.
 // SPDX-License-Identifier: BSD-3-Clause (see LICENSE).
 // ceres-ecmo: second-order inner solves (wc-newton) against the first-order
-// default (wc-augmented-lagrangian) on an ill-conditioned family, in one run.
+// strategies (wc-augmented-lagrangian, the default, and wc-penalty-lbfgs)
+// and exact-Hessian Ipopt on an ill-conditioned family, in one run.
 //
 // Rosenbrock-type family with one nonlinear equality, z in R^k:
 //
@@ -18,7 +19,9 @@
 // run, median gradient evaluations, median Hessian products, median
 // gradient-equivalent evaluations (gradients + Hessian products; an exact
 // product costs about one gradient here), median Newton/L-BFGS inner
-// iterations, median wall time per point, and its ratio to the default's.
+// iterations (for Ipopt: its iterations; its products are the k columns
+// of the dense exact Hessian per iteration), median wall time per point,
+// and its ratio to the default's.
 //
 //   newton_bench [--max_k=1000]
 //   newton_bench --smoke   (CTest: k = 10; exits 1 unless every wc-newton
@@ -34,6 +37,7 @@
 
 #include "Eigen/Core"
 #include "ecmo/evaluator.h"
+#include "ecmo/ipopt_reference.h"
 #include "ecmo/solver.h"
 
 namespace {
@@ -149,6 +153,36 @@ Row Run(int k, ecmo::StrategyType strategy, bool exact) {
   return row;
 }
 
+// The reference: Ipopt with exact Hessians of the Lagrangian (the
+// evaluator's products, one per column: the dense pattern), same start and
+// scalarization. "inner" holds Ipopt's iterations.
+Row RunIpopt(int k) {
+  Row row;
+  for (double l1 : {0.2, 0.5, 0.8}) {
+    RosenbrockFamily evaluator(k, true);
+    ecmo::IpoptReference::Options options;
+    options.hessian = ecmo::IpoptReference::HessianType::EXACT;
+    options.reference_point = {0.0, 0.0};
+    Eigen::VectorXd z = Eigen::VectorXd::Constant(k, 0.5);
+    ecmo::IpoptReference::Summary summary;
+    const auto start = std::chrono::steady_clock::now();
+    ecmo::Solve(options, &evaluator, {l1, 1.0 - l1}, &z, &summary);
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
+    ++row.points;
+    if (summary.termination_type == ceres::CONVERGENCE) ++row.certified;
+    const double g = summary.evaluations.gradient_evaluations;
+    const double p = summary.hessian_products;
+    row.gradients.push_back(g);
+    row.products.push_back(p);
+    row.equivalents.push_back(g + p);
+    row.inner.push_back(summary.iterations);
+    row.seconds.push_back(seconds);
+  }
+  return row;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -195,18 +229,30 @@ int main(int argc, char** argv) {
       ecmo::StrategyType strategy;
       bool exact;
     };
-    for (const Config& c : {Config{"wc-augmented-lagrangian",
-                                   ecmo::StrategyType::WC_AUGMENTED_LAGRANGIAN,
-                                   false},
-                            Config{"wc-newton (exact products)",
-                                   ecmo::StrategyType::WC_NEWTON,
-                                   true},
-                            Config{"wc-newton (gradient differences)",
-                                   ecmo::StrategyType::WC_NEWTON,
-                                   false}}) {
-      const Row row = c.strategy == ecmo::StrategyType::WC_AUGMENTED_LAGRANGIAN
-                          ? al
-                          : Run(k, c.strategy, c.exact);
+    for (const Config& c :
+         {Config{"wc-augmented-lagrangian",
+                 ecmo::StrategyType::WC_AUGMENTED_LAGRANGIAN,
+                 false},
+          Config{
+              "wc-penalty-lbfgs", ecmo::StrategyType::WC_PENALTY_LBFGS, false},
+          Config{"wc-newton (exact products)",
+                 ecmo::StrategyType::WC_NEWTON,
+                 true},
+          Config{"wc-newton (gradient differences)",
+                 ecmo::StrategyType::WC_NEWTON,
+                 false},
+          Config{
+              "ipopt (exact Hessian)", ecmo::StrategyType::WC_NEWTON, true}}) {
+      const bool ipopt = std::strncmp(c.name, "ipopt", 5) == 0;
+      if (smoke &&
+          (ipopt || c.strategy == ecmo::StrategyType::WC_PENALTY_LBFGS)) {
+        continue;
+      }
+      const Row row =
+          ipopt ? RunIpopt(k)
+          : c.strategy == ecmo::StrategyType::WC_AUGMENTED_LAGRANGIAN
+              ? al
+              : Run(k, c.strategy, c.exact);
       const double ms = 1e3 * Median(row.seconds);
       std::printf("%6d %-34s %6d/%-2d %9.0f %9.0f %9.0f %7.0f %10.3f %8.2f\n",
                   k,
@@ -219,7 +265,7 @@ int main(int argc, char** argv) {
                   Median(row.inner),
                   ms,
                   ms / al_ms);
-      if (c.strategy == ecmo::StrategyType::WC_NEWTON &&
+      if (!ipopt && c.strategy == ecmo::StrategyType::WC_NEWTON &&
           row.certified != row.points) {
         ok = false;
       }
