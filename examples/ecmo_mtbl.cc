@@ -128,6 +128,16 @@ DEFINE_double(proximal,
               "task's default (1e-3 for both digits tasks: without it the "
               "data-weighting optimum is at infinity and the meta-learning "
               "network fits every validation set to zero loss at once).");
+DEFINE_string(scalarization,
+              "paper",
+              "Reference point and scales of the WC methods: paper (r = 0, "
+              "w = 1: the paper's form; the losses are positive) or utopia "
+              "(r = the utopia point, w = nadir - utopia, from S "
+              "single-objective solves per seed, as ecmo::Sweep does by "
+              "default; their time is spread over the seed's WC points). "
+              "With r = 0 strongly lopsided preferences select the same "
+              "weakly Pareto point; with the utopia point each preference "
+              "selects its own.");
 DEFINE_string(data, "", "The digits data file; empty: the shipped copy.");
 DEFINE_string(output_dir,
               "",
@@ -400,6 +410,10 @@ struct Point {
   int seed = 0;
   std::string preference_name;  // empty for preference-free methods
   std::vector<double> preference;
+  // The WC scalarization the point was solved with (--scalarization=
+  // utopia): reference point r and scales w; empty: r = 0, w = 1. The KKT
+  // score uses the same one.
+  Eigen::VectorXd reference_point, objective_scale;
   std::string termination;
   bool usable = false;
   Eigen::VectorXd losses;              // f(x, y*(x))
@@ -437,6 +451,38 @@ void RecordWcSummary(const ecmo::Solver::Summary& summary, Point* point) {
 
 // Runs the WC strategy from the instance's start; *z receives the final
 // point.
+// The utopia reference point and nadir - utopia scales of the seed's
+// instance (ecmo::ComputeScalarization: S single-objective solves from the
+// start). On the reduced form when the lower level is strongly convex (the
+// same objectives at (x, y*(x)), far cheaper), else on the full space.
+bool UtopiaScalarization(const ecmo::Solver::Options& wc_options,
+                         double l2,
+                         Instance* instance,
+                         ecmo::Scalarization* scalarization,
+                         std::string* error) {
+  ecmo::Solver::Options options = wc_options;
+  options.reference_point.clear();
+  options.normalize_objectives = true;
+  ecmo::MtblEvaluator* full = instance->evaluator;
+  if (l2 > 0.0) {
+    const int nx = full->NumUpperParameters();
+    const int ny = full->NumLowerParameters();
+    ecmo::ReducedMtblEvaluator reduced(full, instance->start.segment(nx, ny));
+    const Eigen::VectorXd x = instance->start.head(nx);
+    return ecmo::ComputeScalarization(
+        options, &reduced, x, scalarization, error);
+  }
+  return ecmo::ComputeScalarization(
+      options, full, instance->start, scalarization, error);
+}
+
+bool IsWcMethod(const std::vector<Method>& methods, const std::string& name) {
+  for (const Method& m : methods) {
+    if (m.name == name) return m.wc;
+  }
+  return false;
+}
+
 void RunWc(const ecmo::Solver::Options& options,
            Instance* instance,
            Point* point,
@@ -542,7 +588,15 @@ void ScorePoint(Instance* instance, const Eigen::VectorXd& z, Point* point) {
     lambda = f.cwiseInverse();
     lambda /= lambda.sum();
   }
-  const double rho = (lambda.array() * f.array()).maxCoeff();
+  // The WC problem lambda_s (f_s - r_s) / w_s <= rho in the paper's form:
+  // weights lambda / w and offset -r.
+  Eigen::VectorXd offset = Eigen::VectorXd::Zero(S);
+  if (point->reference_point.size() == S &&
+      point->objective_scale.size() == S) {
+    lambda = lambda.cwiseQuotient(point->objective_scale);
+    offset = -point->reference_point;
+  }
+  const double rho = (lambda.array() * (f + offset).array()).maxCoeff();
   // Only the least-squares multipliers are used; the "solver" ones are
   // zeros of the right sizes.
   ecmo::KktMultipliers zero_multipliers;
@@ -551,7 +605,7 @@ void ScorePoint(Instance* instance, const Eigen::VectorXd& z, Point* point) {
   ecmo::KktReport report;
   if (ecmo::ComputeKktReport(evaluator,
                              lambda,
-                             Eigen::VectorXd::Zero(S),
+                             offset,
                              rho,
                              z,
                              zero_multipliers,
@@ -750,6 +804,12 @@ int main(int argc, char** argv) {
     std::cerr << "ecmo_mtbl: " << error << "\n";
     return kExitUsage;
   }
+  const bool utopia = FLAGS_scalarization == "utopia";
+  if (!utopia && FLAGS_scalarization != "paper") {
+    std::cerr << "ecmo_mtbl: unknown --scalarization '" << FLAGS_scalarization
+              << "'; valid: paper, utopia\n";
+    return kExitUsage;
+  }
   const double l2 = FLAGS_l2 == -1.0 ? kDefaultL2 : FLAGS_l2;
   if (!(l2 >= 0.0) || !std::isfinite(l2)) {
     std::cerr << "ecmo_mtbl: --l2 must be >= 0 (or -1 for the task's "
@@ -806,6 +866,7 @@ int main(int argc, char** argv) {
   int S = 0;
   nlohmann::json start_losses = nlohmann::json::array();
   std::vector<double> lambda_max_per_seed;
+  nlohmann::json scalarizations = nlohmann::json::array();
   const Clock::time_point study_start = Clock::now();
   for (int k = 0; k < num_seeds; ++k) {
     const int seed = FLAGS_first_seed + k;
@@ -855,6 +916,35 @@ int main(int argc, char** argv) {
     }
     const double lambda_max = LargestLowerLevelEigenvalue(instance);
     lambda_max_per_seed.push_back(lambda_max);
+    // The WC methods' scalarization for this seed.
+    ecmo::Solver::Options seed_options = wc_options;
+    double scalarization_seconds = 0.0;
+    if (utopia && std::any_of(methods.begin(),
+                              methods.end(),
+                              [](const Method& m) { return m.wc; })) {
+      const Clock::time_point start = Clock::now();
+      auto scalarization = std::make_shared<ecmo::Scalarization>();
+      if (!UtopiaScalarization(
+              wc_options, l2, &instance, scalarization.get(), &error)) {
+        std::cerr << "ecmo_mtbl: seed " << seed << ": " << error << "\n";
+        return kExitFailure;
+      }
+      scalarization_seconds = Seconds(start);
+      seed_options.reference_point.clear();
+      seed_options.scalarization = scalarization;
+      scalarizations.push_back(
+          {{"seed", seed},
+           {"seconds", scalarization_seconds},
+           {"reference_point",
+            std::vector<double>(scalarization->reference_point.data(),
+                                scalarization->reference_point.data() +
+                                    scalarization->reference_point.size())},
+           {"objective_scale",
+            std::vector<double>(scalarization->objective_scale.data(),
+                                scalarization->objective_scale.data() +
+                                    scalarization->objective_scale.size())}});
+    }
+    const size_t first_point_of_seed = points.size();
     for (const Method& method : methods) {
       const int runs =
           method.uses_preference ? static_cast<int>(preferences.size()) : 1;
@@ -866,11 +956,15 @@ int main(int argc, char** argv) {
           point.preference_name = preferences[r].name;
           point.preference = preferences[r].weights;
         }
+        if (method.wc && seed_options.scalarization != nullptr) {
+          point.reference_point = seed_options.scalarization->reference_point;
+          point.objective_scale = seed_options.scalarization->objective_scale;
+        }
         Eigen::VectorXd z;
         if (method.name == "wc-reduced") {
-          RunWcReduced(wc_options, &instance, &point, &z);
+          RunWcReduced(seed_options, &instance, &point, &z);
         } else if (method.wc) {
-          RunWc(wc_options, &instance, &point, &z);
+          RunWc(seed_options, &instance, &point, &z);
         } else {
           RunBaseline(BaselineOptions(task, method.baseline, lambda_max, smoke),
                       &instance,
@@ -895,6 +989,18 @@ int main(int argc, char** argv) {
                     << point.kkt_residual_sq << std::setprecision(6) << "\n";
         }
         points.push_back(std::move(point));
+      }
+    }
+    // The single-objective solves serve every WC point of the seed.
+    if (scalarization_seconds > 0.0) {
+      int wc_points = 0;
+      for (size_t i = first_point_of_seed; i < points.size(); ++i) {
+        if (IsWcMethod(methods, points[i].method)) ++wc_points;
+      }
+      for (size_t i = first_point_of_seed; i < points.size(); ++i) {
+        if (IsWcMethod(methods, points[i].method)) {
+          points[i].seconds += scalarization_seconds / wc_points;
+        }
       }
     }
   }
@@ -987,6 +1093,8 @@ int main(int argc, char** argv) {
   study["objective_names"] = objective_names;
   study["total_time_in_seconds"] = study_seconds;
   study["hypervolume_reference_point"] = "v = 1/loss, reference v = 0";
+  study["scalarization"] = FLAGS_scalarization;
+  if (utopia) study["scalarization_per_seed"] = scalarizations;
   nlohmann::json prefs = nlohmann::json::array();
   for (const ecmo::NamedPreference& p : preferences) {
     prefs.push_back({{"name", p.name}, {"weights", p.weights}});

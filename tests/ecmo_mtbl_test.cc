@@ -222,6 +222,53 @@ TEST(EcmoMtbl, EqualPreferenceFromAFileIsNamedEqual) {
   for (double w : study["points"][1]["preference"]) EXPECT_DOUBLE_EQ(w, 0.2);
 }
 
+// With r = 0 the paper's "prefer f1" and "slightly prefer f1" presets
+// select the same weakly Pareto point (only f1 is pushed); with the utopia
+// reference point and nadir - utopia scales each selects its own, and both
+// are certified for the WC problem they were solved for.
+TEST(EcmoMtbl, UtopiaScalarizationSeparatesLopsidedPresets) {
+  const std::string path = ::testing::TempDir() + "/ecmo_mtbl_lopsided.txt";
+  {
+    std::ofstream out(path);
+    out << "0.96,0.01,0.01,0.01,0.01\n0.84,0.04,0.04,0.04,0.04\n";
+  }
+  std::map<std::string, std::vector<std::vector<double>>> losses;
+  for (const std::string scalarization : {"paper", "utopia"}) {
+    const ToolRun run = RunMtbl(
+        "--task=digits_data_weighting --method=wc-reduced --seeds=1 --json "
+        "--scalarization=" +
+            scalarization + " --preferences=file:" + path,
+        /*merge_stderr=*/false);
+    ASSERT_EQ(run.exit_code, 0) << run.output;
+    const nlohmann::json study = nlohmann::json::parse(run.output);
+    EXPECT_EQ(study["scalarization"], scalarization);
+    ASSERT_EQ(study["points"].size(), 2u);
+    for (const auto& p : study["points"]) {
+      ASSERT_TRUE(p["usable"].get<bool>()) << p.dump();
+      EXPECT_LE(p["kkt_residual_sq"].get<double>(), 1e-10) << p.dump();
+      losses[scalarization].push_back(p["losses"].get<std::vector<double>>());
+    }
+    if (scalarization == "utopia") {
+      // The reference point lies below every point found.
+      const std::vector<double> r =
+          study["scalarization_per_seed"][0]["reference_point"];
+      for (const auto& f : losses[scalarization]) {
+        for (size_t s = 0; s < r.size(); ++s) EXPECT_LT(r[s], f[s]);
+      }
+    }
+  }
+  auto distance = [](const std::vector<double>& a,
+                     const std::vector<double>& b) {
+    double d = 0.0;
+    for (size_t s = 0; s < a.size(); ++s) {
+      d = std::max(d, std::abs(a[s] - b[s]));
+    }
+    return d;
+  };
+  EXPECT_LT(distance(losses["paper"][0], losses["paper"][1]), 1e-4);
+  EXPECT_GT(distance(losses["utopia"][0], losses["utopia"][1]), 1e-2);
+}
+
 TEST(EcmoMtbl, BadInputsGiveClearErrors) {
   struct Case {
     std::string args, text;
@@ -234,6 +281,7 @@ TEST(EcmoMtbl, BadInputsGiveClearErrors) {
            {"--preferences=grid:x", "--preferences=grid:x"},
            {"--seeds=0", "--seeds must be in [1, 1000]"},
            {"--strategy=nope", "unknown --strategy 'nope'"},
+           {"--scalarization=nope", "unknown --scalarization 'nope'"},
            {"--l2=-2", "--l2 must be >= 0"},
            {"--l2=0 --method=wc-reduced",
             "wc-reduced needs a strongly "
