@@ -32,6 +32,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -125,62 +126,82 @@ double Median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
-Row Run(int k, ecmo::StrategyType strategy, bool exact) {
+// One point's figures, as a solver reports them.
+struct PointResult {
+  bool certified = false;
+  double gradients = 0.0, products = 0.0, inner = 0.0;
+};
+
+// The three preferences from the same start; `solve` runs one point.
+Row RunPoints(int k,
+              bool exact,
+              const std::function<PointResult(RosenbrockFamily*,
+                                              const std::vector<double>&,
+                                              Eigen::VectorXd*)>& solve) {
   Row row;
   for (double l1 : {0.2, 0.5, 0.8}) {
     RosenbrockFamily evaluator(k, exact);
-    ecmo::Solver::Options options;
-    options.strategy = strategy;
-    options.reference_point = {0.0, 0.0};
-    options.max_iterations = 100000;
     Eigen::VectorXd z = Eigen::VectorXd::Constant(k, 0.5);
-    ecmo::Solver::Summary summary;
     const auto start = std::chrono::steady_clock::now();
-    ecmo::Solve(options, &evaluator, {l1, 1.0 - l1}, &z, &summary);
+    const PointResult point = solve(&evaluator, {l1, 1.0 - l1}, &z);
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
             .count();
     ++row.points;
-    if (summary.termination_type == ceres::CONVERGENCE) ++row.certified;
-    const double g = summary.evaluations.gradient_evaluations;
-    const double p = summary.evaluations.hessian_products;
-    row.gradients.push_back(g);
-    row.products.push_back(p);
-    row.equivalents.push_back(g + (exact ? p : 0.0));
-    row.inner.push_back(summary.inner_iterations);
+    if (point.certified) ++row.certified;
+    row.gradients.push_back(point.gradients);
+    row.products.push_back(point.products);
+    row.equivalents.push_back(point.gradients + (exact ? point.products : 0.0));
+    row.inner.push_back(point.inner);
     row.seconds.push_back(seconds);
   }
   return row;
+}
+
+Row Run(int k, ecmo::StrategyType strategy, bool exact) {
+  return RunPoints(k,
+                   exact,
+                   [strategy](RosenbrockFamily* evaluator,
+                              const std::vector<double>& preference,
+                              Eigen::VectorXd* z) {
+                     ecmo::Solver::Options options;
+                     options.strategy = strategy;
+                     options.reference_point = {0.0, 0.0};
+                     options.max_iterations = 100000;
+                     ecmo::Solver::Summary summary;
+                     ecmo::Solve(options, evaluator, preference, z, &summary);
+                     PointResult point;
+                     point.certified =
+                         summary.termination_type == ceres::CONVERGENCE;
+                     point.gradients = summary.evaluations.gradient_evaluations;
+                     point.products = summary.evaluations.hessian_products;
+                     point.inner = summary.inner_iterations;
+                     return point;
+                   });
 }
 
 // The reference: Ipopt with exact Hessians of the Lagrangian (the
 // evaluator's products, one per column: the dense pattern), same start and
 // scalarization. "inner" holds Ipopt's iterations.
 Row RunIpopt(int k) {
-  Row row;
-  for (double l1 : {0.2, 0.5, 0.8}) {
-    RosenbrockFamily evaluator(k, true);
-    ecmo::IpoptReference::Options options;
-    options.hessian = ecmo::IpoptReference::HessianType::EXACT;
-    options.reference_point = {0.0, 0.0};
-    Eigen::VectorXd z = Eigen::VectorXd::Constant(k, 0.5);
-    ecmo::IpoptReference::Summary summary;
-    const auto start = std::chrono::steady_clock::now();
-    ecmo::Solve(options, &evaluator, {l1, 1.0 - l1}, &z, &summary);
-    const double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-            .count();
-    ++row.points;
-    if (summary.termination_type == ceres::CONVERGENCE) ++row.certified;
-    const double g = summary.evaluations.gradient_evaluations;
-    const double p = summary.hessian_products;
-    row.gradients.push_back(g);
-    row.products.push_back(p);
-    row.equivalents.push_back(g + p);
-    row.inner.push_back(summary.iterations);
-    row.seconds.push_back(seconds);
-  }
-  return row;
+  return RunPoints(k,
+                   true,
+                   [](RosenbrockFamily* evaluator,
+                      const std::vector<double>& preference,
+                      Eigen::VectorXd* z) {
+                     ecmo::IpoptReference::Options options;
+                     options.hessian = ecmo::IpoptReference::HessianType::EXACT;
+                     options.reference_point = {0.0, 0.0};
+                     ecmo::IpoptReference::Summary summary;
+                     ecmo::Solve(options, evaluator, preference, z, &summary);
+                     PointResult point;
+                     point.certified =
+                         summary.termination_type == ceres::CONVERGENCE;
+                     point.gradients = summary.evaluations.gradient_evaluations;
+                     point.products = summary.hessian_products;
+                     point.inner = summary.iterations;
+                     return point;
+                   });
 }
 
 }  // namespace
