@@ -1,0 +1,325 @@
+// Copyright 2026 The ceres-ecmo Authors.
+// SPDX-License-Identifier: BSD-3-Clause (see LICENSE).
+// ceres-ecmo: equality-constrained multi-objective optimization on Ceres.
+//
+// AutoDiffLowerLevel: a matrix-free LowerLevel (ecmo/mtbl.h) from the same
+// templated functor g that MtblProblem::SetLowerLevelObjective takes,
+// differentiated in reverse mode by ADOL-C (Debian: libadolc-dev). Built
+// only when ceres-ecmo is configured with ADOL-C (CMake option
+// ECMO_WITH_ADOLC; target and package component ecmo::autodiff).
+//
+//   struct LowerG {   // any g written for MtblProblem
+//     template <typename T>
+//     bool operator()(const T* x, const T* y, T* g) const;
+//   };
+//   ecmo::AutoDiffLowerLevel<LowerG> lower(new LowerG, nx, ny);
+//   std::string error;
+//   if (!lower.IsValid(&error)) { ... }
+//   ecmo::MtblEvaluator evaluator(&lower);        // not owned
+//
+// WHY. MtblProblem differentiates g twice by nested forward-mode Jets and
+// forms the dense ny x (nx + ny) Jacobian of grad_y g: fine for ny up to
+// about 30, prohibitive beyond (139 s per evaluation at ny = 640 for a
+// logistic regression). Reverse mode gives grad g and every Hessian-vector
+// product at a cost of a small multiple of one evaluation of g, whatever ny.
+//
+// HOW. g is instantiated with T = adouble (ADOL-C's active type) and
+// recorded once on an ADOL-C tape (a trace of every elementary operation,
+// with the control flow taken at the recording point). Each method then
+// replays the tape at the requested (x, y):
+//   Value, GradY, GradX   a zero-order forward sweep and, for the
+//                         gradients, one first-order reverse sweep;
+//   the Hessian products  a first-order forward sweep along (0, v) or
+//                         (w_x, w_y) and one second-order reverse sweep;
+//   the third-order       two second-order forward sweeps and two
+//   product               second-order reverse sweeps (polarization of
+//                         the third derivative tensor along (0, v) and d),
+//                         exact up to rounding: HasExactThirdOrderProduct()
+//                         is true.
+// The functor is written exactly as for MtblProblem (constants as
+// ecmo::K<T>(c), unqualified exp/log/pow, ...: see ecmo/mtbl.h); K<T> is
+// correct for adouble. The cost of a product is proportional to the number
+// of operations g performs (a few hundred bytes of tape per operation);
+// a hand-written LowerLevel that uses matrix products remains 20-100 times
+// faster (benchmarks/README.md, "Automatic Hessian-vector products").
+//
+// Branches. A comparison of adoubles (if (r < K<T>(1.0)) ...) is recorded
+// with its outcome. When a sweep at a new (x, y) reports that a recorded
+// comparison goes the other way (ADOL-C's negative return codes), the tape
+// is recorded again at that point and the sweep repeated, so g may contain
+// branches (Huber-type losses, max/min written with if). The branch taken
+// must depend on (x, y) only through adoubles: a branch on a double read
+// from the functor's own state is frozen at recording time.
+//
+// Ownership: takes ownership of the functor (as ceres::AutoDiffCostFunction
+// does) and destroys it; a null functor is recorded as an error.
+//
+// Errors: nothing aborts. Sizes nx < 1 or ny < 1, a null functor, or no free
+// tape tag make IsValid() false with a message; every method of an invalid
+// instance returns false (MtblEvaluator::IsValid does not see the lower
+// level's error, so check IsValid before building on it). When g returns
+// false or a non-finite value (or non-finite derivatives) at the requested
+// point, the method returns false, which MtblEvaluator and the lower-level
+// solver turn into a failed evaluation with a message.
+//
+// Thread safety: ADOL-C keeps global state (tape buffers, the location
+// store) that is not thread-safe. Every call into ADOL-C, from every
+// AutoDiffLowerLevel in the process, is made under one process-wide mutex,
+// so the const methods are safe to call from several threads, but
+// concurrent products serialize: a threaded sweep (Sweep::Options::
+// num_threads) gains nothing on the lower level. For parallel sweeps over
+// AutoDiffLowerLevels use processes (MPI sweeps, docs/distributed.md).
+// Code of your own that calls ADOL-C concurrently with these objects must
+// not use tape tags from kFirstTapeTag up, and must not run concurrently
+// with them.
+//
+// Tape files: ADOL-C keeps a tape in memory when it fits its buffers. The
+// first recording uses ADOL-C's default buffers (524288 operations); a
+// larger g spills that first recording into ADOLC-*_<tag>.tap files in the
+// working directory, after which the tape is recorded again with buffers of
+// its measured size, so every later sweep runs in memory. The files are
+// removed with the tape (in the destructor).
+
+#ifndef ECMO_AUTODIFF_LOWER_LEVEL_H_
+#define ECMO_AUTODIFF_LOWER_LEVEL_H_
+
+#include <adolc/adouble.h>
+
+#include <algorithm>
+#include <functional>
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "ecmo/mtbl.h"
+
+namespace ecmo {
+
+namespace internal {
+
+// The non-template part of AutoDiffLowerLevel: one ADOL-C tape over
+// z = (x, y) with one dependent, g. Every public method takes the
+// process-wide ADOL-C mutex.
+class AdolcTape {
+ public:
+  // Records g: called with the ADOL-C mutex held while tracing, with nx and
+  // ny independent adoubles; returns what the functor returns.
+  using Recorder =
+      std::function<bool(const adouble* x, const adouble* y, adouble* g)>;
+
+  // Allocates a tape tag (no recording yet: the first sweep records at its
+  // point). On failure (no free tag) ok() is false and error() says why.
+  AdolcTape(int nx, int ny, Recorder recorder);
+  ~AdolcTape();
+  AdolcTape(const AdolcTape&) = delete;
+  AdolcTape& operator=(const AdolcTape&) = delete;
+
+  bool ok() const { return tag_ >= 0; }
+  const std::string& error() const { return error_; }
+
+  // g(x, y).
+  bool Value(const double* x, const double* y, double* g);
+  // grad g(x, y) in z = (x, y): nx + ny entries.
+  bool Gradient(const double* x, const double* y, double* grad);
+  // grad^2 g(x, y) dir, dir and out of size nx + ny.
+  bool HessianProduct(const double* x,
+                      const double* y,
+                      const double* dir,
+                      double* out);
+  // The third derivative tensor of g at (x, y) applied to a and b:
+  // out = D^3 g [a, b, .], a, b and out of size nx + ny.
+  bool ThirdOrderProduct(const double* x,
+                         const double* y,
+                         const double* a,
+                         const double* b,
+                         double* out);
+
+  // Statistics, for benchmarks: recordings so far (the first one plus one
+  // per branch change or buffer resize), the wall time of the last one, and
+  // the operations on the tape.
+  struct Statistics {
+    int recordings = 0;
+    double last_recording_seconds = 0.0;
+    long long num_operations = 0;
+  };
+  Statistics statistics() const;
+
+ private:
+  class Impl;
+  std::unique_ptr<Impl> impl_;
+  int tag_ = -1;
+  std::string error_;
+};
+
+}  // namespace internal
+
+// The first ADOL-C tape tag AutoDiffLowerLevel uses; tags are allocated
+// upwards from here, process-wide, and released by the destructor.
+constexpr int kFirstTapeTag = 16384;
+
+// A LowerLevel whose derivatives come from ADOL-C's reverse mode on a tape
+// of the functor G (see the top of this file).
+template <typename G>
+class AutoDiffLowerLevel final : public LowerLevel {
+ public:
+  // Takes ownership of g. nx, ny >= 1 are the sizes of x and y (the functor
+  // is called with arrays of exactly these sizes).
+  AutoDiffLowerLevel(G* g, int nx, int ny) : functor_(g), nx_(nx), ny_(ny) {
+    if (functor_ == nullptr) {
+      error_ = "AutoDiffLowerLevel: the functor is null.";
+    } else if (nx < 1 || ny < 1) {
+      error_ = "AutoDiffLowerLevel: nx = " + std::to_string(nx) +
+               " and ny = " + std::to_string(ny) + "; both must be >= 1.";
+    } else {
+      const G* functor = functor_.get();
+      tape_ = std::make_unique<internal::AdolcTape>(
+          nx, ny, [functor](const adouble* x, const adouble* y, adouble* g) {
+            return (*functor)(x, y, g);
+          });
+      if (!tape_->ok()) error_ = tape_->error();
+    }
+  }
+  AutoDiffLowerLevel(const AutoDiffLowerLevel&) = delete;
+  AutoDiffLowerLevel& operator=(const AutoDiffLowerLevel&) = delete;
+
+  // True when the functor, the sizes and the tape tag are valid; otherwise
+  // `error` (if not null) says what is wrong.
+  bool IsValid(std::string* error) const {
+    if (error != nullptr) *error = error_;
+    return error_.empty();
+  }
+
+  int NumUpperParameters() const override { return nx_; }
+  int NumLowerParameters() const override { return ny_; }
+
+  bool Value(const double* x, const double* y, double* g) const override {
+    return usable() && tape_->Value(x, y, g);
+  }
+  bool GradY(const double* x, const double* y, double* h) const override;
+  bool GradX(const double* x, const double* y, double* out) const override;
+  // out_x = H_xy v, out_y = H_yy v: the Hessian of g in (x, y) times (0, v).
+  bool GradYJacobianTransposeProduct(const double* x,
+                                     const double* y,
+                                     const double* v,
+                                     double* out_x,
+                                     double* out_y) const override;
+  // The y rows of the Hessian of g times (w_x, w_y), exact.
+  bool GradYJacobianProduct(const double* x,
+                            const double* y,
+                            const double* w_x,
+                            const double* w_y,
+                            double* out) const override;
+  // D^3 g [(0, v), (d_x, d_y), .], exact (see the top of this file).
+  bool GradYJacobianTransposeProductDerivative(const double* x,
+                                               const double* y,
+                                               const double* v,
+                                               const double* d_x,
+                                               const double* d_y,
+                                               double* out_x,
+                                               double* out_y) const override;
+  bool HasExactThirdOrderProduct() const override { return true; }
+
+  // Recordings, last recording time and tape length (for benchmarks).
+  internal::AdolcTape::Statistics TapeStatistics() const {
+    return tape_ != nullptr ? tape_->statistics()
+                            : internal::AdolcTape::Statistics();
+  }
+
+ private:
+  bool usable() const { return error_.empty(); }
+  // Packs (x, y) or (dx, dy) (either may be null: zeros) into one vector.
+  std::unique_ptr<double[]> Pack(const double* a, const double* b) const;
+
+  std::unique_ptr<G> functor_;
+  int nx_;
+  int ny_;
+  std::string error_;
+  std::unique_ptr<internal::AdolcTape> tape_;
+};
+
+// ------------------------------------------------- template implementation --
+
+template <typename G>
+std::unique_ptr<double[]> AutoDiffLowerLevel<G>::Pack(const double* a,
+                                                      const double* b) const {
+  std::unique_ptr<double[]> z(new double[nx_ + ny_]);
+  for (int i = 0; i < nx_; ++i) z[i] = a != nullptr ? a[i] : 0.0;
+  for (int i = 0; i < ny_; ++i) z[nx_ + i] = b != nullptr ? b[i] : 0.0;
+  return z;
+}
+
+template <typename G>
+bool AutoDiffLowerLevel<G>::GradY(const double* x,
+                                  const double* y,
+                                  double* h) const {
+  if (!usable()) return false;
+  std::unique_ptr<double[]> grad(new double[nx_ + ny_]);
+  if (!tape_->Gradient(x, y, grad.get())) return false;
+  std::copy(grad.get() + nx_, grad.get() + nx_ + ny_, h);
+  return true;
+}
+
+template <typename G>
+bool AutoDiffLowerLevel<G>::GradX(const double* x,
+                                  const double* y,
+                                  double* out) const {
+  if (!usable()) return false;
+  std::unique_ptr<double[]> grad(new double[nx_ + ny_]);
+  if (!tape_->Gradient(x, y, grad.get())) return false;
+  std::copy(grad.get(), grad.get() + nx_, out);
+  return true;
+}
+
+template <typename G>
+bool AutoDiffLowerLevel<G>::GradYJacobianTransposeProduct(const double* x,
+                                                          const double* y,
+                                                          const double* v,
+                                                          double* out_x,
+                                                          double* out_y) const {
+  if (!usable()) return false;
+  const std::unique_ptr<double[]> dir = Pack(nullptr, v);
+  std::unique_ptr<double[]> out(new double[nx_ + ny_]);
+  if (!tape_->HessianProduct(x, y, dir.get(), out.get())) return false;
+  std::copy(out.get(), out.get() + nx_, out_x);
+  std::copy(out.get() + nx_, out.get() + nx_ + ny_, out_y);
+  return true;
+}
+
+template <typename G>
+bool AutoDiffLowerLevel<G>::GradYJacobianProduct(const double* x,
+                                                 const double* y,
+                                                 const double* w_x,
+                                                 const double* w_y,
+                                                 double* out) const {
+  if (!usable()) return false;
+  const std::unique_ptr<double[]> dir = Pack(w_x, w_y);
+  std::unique_ptr<double[]> hw(new double[nx_ + ny_]);
+  if (!tape_->HessianProduct(x, y, dir.get(), hw.get())) return false;
+  std::copy(hw.get() + nx_, hw.get() + nx_ + ny_, out);
+  return true;
+}
+
+template <typename G>
+bool AutoDiffLowerLevel<G>::GradYJacobianTransposeProductDerivative(
+    const double* x,
+    const double* y,
+    const double* v,
+    const double* d_x,
+    const double* d_y,
+    double* out_x,
+    double* out_y) const {
+  if (!usable()) return false;
+  const std::unique_ptr<double[]> a = Pack(nullptr, v);
+  const std::unique_ptr<double[]> b = Pack(d_x, d_y);
+  std::unique_ptr<double[]> out(new double[nx_ + ny_]);
+  if (!tape_->ThirdOrderProduct(x, y, a.get(), b.get(), out.get())) {
+    return false;
+  }
+  std::copy(out.get(), out.get() + nx_, out_x);
+  std::copy(out.get() + nx_, out.get() + nx_ + ny_, out_y);
+  return true;
+}
+
+}  // namespace ecmo
+
+#endif  // ECMO_AUTODIFF_LOWER_LEVEL_H_
