@@ -55,6 +55,7 @@
 #include <vector>
 
 #include "Eigen/Core"
+#include "ceres/jet.h"
 #include "ecmo/mtbl.h"
 
 namespace ecmo {
@@ -178,6 +179,10 @@ class MtblLogisticLowerLevel final : public LowerLevel {
 // each a branch that forces a new recording when it flips), so it overflows
 // for logits or x above about 700; the instances here stay far below.
 namespace internal {
+template <typename T>
+struct IsJet : std::false_type {};
+template <typename T, int N>
+struct IsJet<ceres::Jet<T, N>> : std::true_type {};
 // Whether T * double compiles (double, Jet, adouble; not nested Jets).
 template <typename T, typename = void>
 struct HasDoubleProduct : std::false_type {};
@@ -217,19 +222,36 @@ class MtblLogisticObjective {
       w[j] = w[j] / (total * K<T>(std::max(1, source_sizes_[j])));
     }
     std::vector<T> logits(num_classes_);
+    // Types other than double and Jets (ADOL-C's adouble): the features as
+    // active constants, one per feature and sample, because ADOL-C records
+    // z += a * b of two adoubles as one operation with no intermediate,
+    // where a * double needs two (and two stored Taylor coefficients for
+    // the Hessian products): half the tape and half the time per product.
+    constexpr bool kActiveConstants =
+        !std::is_same_v<T, double> && !internal::IsJet<T>::value;
+    std::vector<T> active(kActiveConstants ? num_features_ : 0);
     T value = K<T>(0.0);
     for (int i = 0; i < static_cast<int>(labels_.size()); ++i) {
       const double* a = features_.data() + i * num_features_;
+      if constexpr (kActiveConstants) {
+        for (int k = 0; k < num_features_; ++k) {
+          if constexpr (std::is_assignable_v<T&, double>) {
+            active[k] = a[k];  // one operation; K<T> would add a copy
+          } else {
+            active[k] = K<T>(a[k]);
+          }
+        }
+      }
       T sum_exp = K<T>(0.0);
       for (int c = 0; c < num_classes_; ++c) {
         const T* row = y + c * num_features_;
         T z = K<T>(0.0);
         for (int k = 0; k < num_features_; ++k) {
-          // T * double where T has it (double, Jet, adouble): on an ADOL-C
-          // tape, K<T>(a[k]) would add one operation per product.
-          if constexpr (internal::HasDoubleProduct<T>::value) {
+          if constexpr (kActiveConstants) {
+            z += row[k] * active[k];
+          } else if constexpr (internal::HasDoubleProduct<T>::value) {
             z += row[k] * a[k];
-          } else {
+          } else {  // nested Jets take no double operand
             z += row[k] * K<T>(a[k]);
           }
         }
