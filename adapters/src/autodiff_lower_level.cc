@@ -15,7 +15,19 @@
 //                      in the difference.
 // ADOL-C's forward sweeps always recompute the zero-order values, so
 // consecutive products at the same point cannot skip them; keep = 2 stores
-// exactly what the reverse sweep of that product needs.
+// exactly what the reverse sweep of that product needs. (A zero-order sweep
+// alone costs about a quarter of a product: benchmarks/README.md.)
+//
+// Not used, with reasons:
+//   - hess_vec: ADOL-C's driver for the same pair of sweeps.
+//   - External functions (reg_ext_fct) for a linear part of g with
+//     hand-written derivatives: ADOL-C 2.7's hos_reverse skips external
+//     functions (its ext_diff case does nothing), so second-order adjoints
+//     through them are wrong.
+//   - adolc_vec_dot on contiguous adoubles: one operation per inner
+//     product, about 1.4 times faster still on the logistic g, but it
+//     needs an ADOL-C-specific call in the functor and contiguous
+//     locations, which the functor cannot see.
 
 #include "ecmo/autodiff_lower_level.h"
 

@@ -39,9 +39,20 @@
 // The functor is written exactly as for MtblProblem (constants as
 // ecmo::K<T>(c), unqualified exp/log/pow, ...: see ecmo/mtbl.h); K<T> is
 // correct for adouble. The cost of a product is proportional to the number
-// of operations g performs (a few hundred bytes of tape per operation);
-// a hand-written LowerLevel that uses matrix products remains 20-100 times
-// faster (benchmarks/README.md, "Automatic Hessian-vector products").
+// of operations g performs (tens of bytes of tape per operation, and one
+// stored Taylor coefficient per intermediate value), so a hand-written
+// LowerLevel built on matrix products remains much faster (about 40 times
+// for a logistic regression at ny = 640: benchmarks/README.md, "Automatic
+// Hessian-vector products").
+//
+// Writing g for a short tape. ADOL-C records `s += a * b` with a and b
+// both adoubles as one operation without an intermediate, but
+// `s += a * 0.3` as two (a product, then a sum), each storing a Taylor
+// coefficient for the Hessian products. In a long inner product with
+// constant data (features times weights), copying the data of one sample
+// into adoubles first (T c = 0.3; s += a * c) halves the tape and the
+// time per product; ecmo::problems::MtblLogisticObjective does so for any
+// T other than double and Jets.
 //
 // Branches. A comparison of adoubles (if (r < K<T>(1.0)) ...) is recorded
 // with its outcome. When a sweep at a new (x, y) reports that a recorded
