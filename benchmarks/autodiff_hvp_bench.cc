@@ -76,7 +76,8 @@ std::vector<int> ParseList(const char* text) {
   std::vector<int> values;
   std::stringstream stream(text);
   std::string item;
-  while (std::getline(stream, item, ',')) values.push_back(std::atoi(item.c_str()));
+  while (std::getline(stream, item, ','))
+    values.push_back(std::atoi(item.c_str()));
   return values;
 }
 
@@ -111,7 +112,8 @@ TapeRow RunConfig(const Config& config,
   auto instance = ecmo::problems::BuildMtblLogistic(options, &error);
   TapeRow tape_row;
   tape_row.config = config;
-  tape_row.config.ny = options.num_lower_parameters / options.num_classes * options.num_classes;
+  tape_row.config.ny =
+      options.num_lower_parameters / options.num_classes * options.num_classes;
   if (instance == nullptr) {
     std::fprintf(stderr, "%s\n", error.c_str());
     ++g_failures;
@@ -193,20 +195,32 @@ TapeRow RunConfig(const Config& config,
         [&] { return product.call(automatic, &out_auto); }, min_time, &ok);
     const double error_rel = RelativeError(out_auto, out_hand);
     if (!ok || !(error_rel <= tolerance)) {
-      std::fprintf(stderr, "n_y %d samples %d %s: ok %d, relative error %.2e\n",
-                   ny, config.samples, product.name, ok, error_rel);
+      std::fprintf(stderr,
+                   "n_y %d samples %d %s: ok %d, relative error %.2e\n",
+                   ny,
+                   config.samples,
+                   product.name,
+                   ok,
+                   error_rel);
       ++g_failures;
     }
     std::printf("| %5d | %5d | %-5s | %10.3f | %10.3f | %6.1f | %8.1e |\n",
-                ny, config.samples, product.name, hand_ms, auto_ms,
-                auto_ms / hand_ms, error_rel);
+                ny,
+                config.samples,
+                product.name,
+                hand_ms,
+                auto_ms,
+                auto_ms / hand_ms,
+                error_rel);
     std::fflush(stdout);
   }
   // One recording, plus one when the tape outgrew ADOL-C's default buffers
   // (recorded again with buffers of its size); g has no branches.
   tape_row.recordings = automatic.TapeStatistics().recordings;
   if (tape_row.recordings > 2) {
-    std::fprintf(stderr, "n_y %d: %d recordings (expected 1 or 2)\n", ny,
+    std::fprintf(stderr,
+                 "n_y %d: %d recordings (expected 1 or 2)\n",
+                 ny,
                  tape_row.recordings);
     ++g_failures;
   }
@@ -216,8 +230,8 @@ TapeRow RunConfig(const Config& config,
     // (x, y) with its dense Jacobian.
     using Functor =
         ecmo::DynamicGradYFunctor<ecmo::problems::MtblLogisticObjective>;
-    auto functor = std::make_shared<const ecmo::problems::MtblLogisticObjective>(
-        hand);
+    auto functor =
+        std::make_shared<const ecmo::problems::MtblLogisticObjective>(hand);
     ceres::DynamicAutoDiffCostFunction<Functor, 4> cost(
         new Functor(functor, nx, ny));
     cost.AddParameterBlock(nx);
@@ -279,18 +293,23 @@ int main(int argc, char** argv) {
       "rel. diff |\n|---|---|---|---|---|---|---|\n");
   std::vector<TapeRow> tape_rows;
   for (const Config& config : configs) {
-    tape_rows.push_back(RunConfig(config, smoke ? 64 : dense_max_ny, min_time,
-                                  smoke ? 1e-9 : 1e-8));
+    tape_rows.push_back(RunConfig(
+        config, smoke ? 64 : dense_max_ny, min_time, smoke ? 1e-9 : 1e-8));
   }
   std::printf(
       "\n| n_y | samples | tape operations | recordings | taping ms | dense "
       "route s per h + Jacobian |\n|---|---|---|---|---|---|\n");
   for (const TapeRow& row : tape_rows) {
     char dense[32] = "-";
-    if (row.dense_s >= 0.0) std::snprintf(dense, sizeof(dense), "%.3f", row.dense_s);
-    std::printf("| %d | %d | %lld | %d | %.1f | %s |\n", row.config.ny,
-                row.config.samples, row.operations, row.recordings,
-                row.taping_ms, dense);
+    if (row.dense_s >= 0.0)
+      std::snprintf(dense, sizeof(dense), "%.3f", row.dense_s);
+    std::printf("| %d | %d | %lld | %d | %.1f | %s |\n",
+                row.config.ny,
+                row.config.samples,
+                row.operations,
+                row.recordings,
+                row.taping_ms,
+                dense);
   }
   return g_failures > 0 ? 1 : 0;
 }

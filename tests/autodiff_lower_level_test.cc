@@ -384,7 +384,8 @@ struct Distance {
     }
     sum = 0.5 * sum / static_cast<double>(target.size());
     if (x_weight > 0.0) {
-      for (int i = 0; i < nx; ++i) sum += 0.5 * x_weight * blocks[1][i] * blocks[1][i];
+      for (int i = 0; i < nx; ++i)
+        sum += 0.5 * x_weight * blocks[1][i] * blocks[1][i];
     }
     f[0] = sum;
     return true;

@@ -96,7 +96,8 @@ class AdolcTape::Impl {
   bool Value(const double* x, const double* y, double* g) {
     const std::vector<double> z = Pack(x, y);
     double value = 0.0;
-    if (!Sweep(z, [&] { return zos_forward(tag_, 1, n_, 0, z.data(), &value); })) {
+    if (!Sweep(z,
+               [&] { return zos_forward(tag_, 1, n_, 0, z.data(), &value); })) {
       return false;
     }
     *g = value;
@@ -106,7 +107,8 @@ class AdolcTape::Impl {
   bool Gradient(const double* x, const double* y, double* grad) {
     const std::vector<double> z = Pack(x, y);
     double value = 0.0;
-    if (!Sweep(z, [&] { return zos_forward(tag_, 1, n_, 1, z.data(), &value); })) {
+    if (!Sweep(z,
+               [&] { return zos_forward(tag_, 1, n_, 1, z.data(), &value); })) {
       return false;
     }
     double weight = 1.0;
@@ -122,8 +124,8 @@ class AdolcTape::Impl {
     std::vector<double> s(dir, dir + n_);
     double value = 0.0, slope = 0.0;
     if (!Sweep(z, [&] {
-          return fos_forward(tag_, 1, n_, 2, z.data(), s.data(), &value,
-                             &slope);
+          return fos_forward(
+              tag_, 1, n_, 2, z.data(), s.data(), &value, &slope);
         })) {
       return false;
     }
@@ -150,7 +152,9 @@ class AdolcTape::Impl {
     if (norm_a == 0.0 || norm_b == 0.0) {
       // Still evaluate g, so a point outside the domain is reported.
       double value = 0.0;
-      if (!Sweep(z, [&] { return zos_forward(tag_, 1, n_, 0, z.data(), &value); })) {
+      if (!Sweep(z, [&] {
+            return zos_forward(tag_, 1, n_, 0, z.data(), &value);
+          })) {
         return false;
       }
       std::fill(out, out + n_, 0.0);
@@ -168,8 +172,8 @@ class AdolcTape::Impl {
         taylor[i][1] = 0.0;
       }
       if (!Sweep(z, [&] {
-            return hos_forward(tag_, 1, n_, 2, 3, z.data(), taylor.get(),
-                               &value, image_rows);
+            return hos_forward(
+                tag_, 1, n_, 2, 3, z.data(), taylor.get(), &value, image_rows);
           })) {
         return false;
       }
@@ -224,9 +228,12 @@ class AdolcTape::Impl {
     auto grow = [](size_t needed, size_t current) {
       return std::max<size_t>(current, needed + needed / 4 + 1024);
     };
-    buffers_.op = grow(stats[NUM_OPERATIONS], std::max<size_t>(buffers_.op, OBUFSIZE));
-    buffers_.loc = grow(stats[NUM_LOCATIONS], std::max<size_t>(buffers_.loc, LBUFSIZE));
-    buffers_.val = grow(stats[NUM_VALUES], std::max<size_t>(buffers_.val, VBUFSIZE));
+    buffers_.op =
+        grow(stats[NUM_OPERATIONS], std::max<size_t>(buffers_.op, OBUFSIZE));
+    buffers_.loc =
+        grow(stats[NUM_LOCATIONS], std::max<size_t>(buffers_.loc, LBUFSIZE));
+    buffers_.val =
+        grow(stats[NUM_VALUES], std::max<size_t>(buffers_.val, VBUFSIZE));
     buffers_.tay = grow(taylors, tay_buffer);
     return RecordOnce(z);
   }
@@ -234,8 +241,11 @@ class AdolcTape::Impl {
   bool RecordOnce(const std::vector<double>& z) {
     const auto start = std::chrono::steady_clock::now();
     if (buffers_.op > 0) {
-      trace_on(tag_, 0, static_cast<uint>(buffers_.op),
-               static_cast<uint>(buffers_.loc), static_cast<uint>(buffers_.val),
+      trace_on(tag_,
+               0,
+               static_cast<uint>(buffers_.op),
+               static_cast<uint>(buffers_.loc),
+               static_cast<uint>(buffers_.val),
                static_cast<uint>(buffers_.tay));
     } else {
       trace_on(tag_);
@@ -293,8 +303,8 @@ AdolcTape::AdolcTape(int nx, int ny, Recorder recorder) {
   // Branch switches are handled here (re-recording), so ADOL-C's warning
   // about them on stderr would only be noise.
   disableBranchSwitchWarnings();
-  impl_ = std::make_unique<Impl>(static_cast<short>(tag_), nx, ny,
-                                 std::move(recorder));
+  impl_ = std::make_unique<Impl>(
+      static_cast<short>(tag_), nx, ny, std::move(recorder));
 }
 
 AdolcTape::~AdolcTape() {
