@@ -187,9 +187,8 @@ struct IsJet<ceres::Jet<T, N>> : std::true_type {};
 template <typename T, typename = void>
 struct HasDoubleProduct : std::false_type {};
 template <typename T>
-struct HasDoubleProduct<
-    T,
-    std::void_t<decltype(std::declval<const T&>() * 1.0)>>
+struct HasDoubleProduct<T,
+                        std::void_t<decltype(std::declval<const T&>() * 1.0)>>
     : std::true_type {};
 }  // namespace internal
 
