@@ -195,26 +195,37 @@ TEST(AutoDiffLowerLevelTest, ProductsMatchCentralDifferences) {
   EXPECT_EQ(lower.TapeStatistics().recordings, 1);
 }
 
-std::unique_ptr<problems::MtblLogisticInstance> BuildLogistic(int ny) {
-  problems::MtblLogisticOptions options;
-  options.num_lower_parameters = ny;
-  options.train_samples_per_source = 40;
-  options.validation_samples = 40;
-  std::string error;
-  auto instance = problems::BuildMtblLogistic(options, &error);
-  EXPECT_NE(instance, nullptr) << error;
-  return instance;
-}
+// A small mtbl_logistic instance (n_y = 40) and an AutoDiffLowerLevel of
+// the same g on its data.
+struct Logistic {
+  Logistic() {
+    problems::MtblLogisticOptions options;
+    options.num_lower_parameters = 40;
+    options.train_samples_per_source = 40;
+    options.validation_samples = 40;
+    std::string error;
+    instance = problems::BuildMtblLogistic(options, &error);
+    EXPECT_NE(instance, nullptr) << error;
+    hand = instance->lower_level.get();
+    nx = hand->NumUpperParameters();
+    ny = hand->NumLowerParameters();
+    automatic =
+        std::make_unique<AutoDiffLowerLevel<problems::MtblLogisticObjective>>(
+            new problems::MtblLogisticObjective(*hand), nx, ny);
+    EXPECT_TRUE(automatic->IsValid(&error)) << error;
+  }
+  std::unique_ptr<problems::MtblLogisticInstance> instance;
+  const problems::MtblLogisticLowerLevel* hand = nullptr;
+  int nx = 0, ny = 0;
+  std::unique_ptr<AutoDiffLowerLevel<problems::MtblLogisticObjective>>
+      automatic;
+};
 
 TEST(AutoDiffLowerLevelTest, MatchesTheHandWrittenLogisticLowerLevel) {
-  auto instance = BuildLogistic(40);
-  ASSERT_NE(instance, nullptr);
-  const problems::MtblLogisticLowerLevel& hand = *instance->lower_level;
-  const int nx = hand.NumUpperParameters(), ny = hand.NumLowerParameters();
-  AutoDiffLowerLevel<problems::MtblLogisticObjective> lower(
-      new problems::MtblLogisticObjective(hand), nx, ny);
-  std::string error;
-  ASSERT_TRUE(lower.IsValid(&error)) << error;
+  const Logistic logistic;
+  const LowerLevel& hand = *logistic.hand;
+  const LowerLevel& lower = *logistic.automatic;
+  const int nx = logistic.nx, ny = logistic.ny;
   std::mt19937_64 rng(11);
   for (int trial = 0; trial < 3; ++trial) {
     const Eigen::VectorXd x = 0.7 * Random(nx, &rng);
@@ -235,7 +246,7 @@ TEST(AutoDiffLowerLevelTest, MatchesTheHandWrittenLogisticLowerLevel) {
     EXPECT_LT(RelativeError(a.third_x, h.third_x), 1e-10);
     EXPECT_LT(RelativeError(a.third_y, h.third_y), 1e-10);
   }
-  EXPECT_EQ(lower.TapeStatistics().recordings, 1);
+  EXPECT_EQ(logistic.automatic->TapeStatistics().recordings, 1);
 }
 
 TEST(AutoDiffLowerLevelTest, RecordsAgainWhenABranchChanges) {
@@ -322,12 +333,9 @@ TEST(AutoDiffLowerLevelTest, TapesAreReleased) {
 }
 
 TEST(AutoDiffLowerLevelTest, ConcurrentProductsEqualSequentialOnes) {
-  auto instance = BuildLogistic(40);
-  ASSERT_NE(instance, nullptr);
-  const problems::MtblLogisticLowerLevel& hand = *instance->lower_level;
-  const int nx = hand.NumUpperParameters(), ny = hand.NumLowerParameters();
-  AutoDiffLowerLevel<problems::MtblLogisticObjective> shared(
-      new problems::MtblLogisticObjective(hand), nx, ny);
+  const Logistic logistic;
+  const LowerLevel& shared = *logistic.automatic;
+  const int nx = logistic.nx, ny = logistic.ny;
   AutoDiffLowerLevel<HuberG> other(new HuberG, 1, 3);
   std::mt19937_64 rng(5);
   const int kPoints = 20;
@@ -415,13 +423,10 @@ void AddObjectives(MtblEvaluator* evaluator, int nx, int ny) {
 }
 
 TEST(AutoDiffLowerLevelTest, NewtonSolveReachesTheHandWrittenPoint) {
-  auto instance = BuildLogistic(40);
-  ASSERT_NE(instance, nullptr);
-  const problems::MtblLogisticLowerLevel& hand = *instance->lower_level;
-  const int nx = hand.NumUpperParameters(), ny = hand.NumLowerParameters();
-  AutoDiffLowerLevel<problems::MtblLogisticObjective> lower(
-      new problems::MtblLogisticObjective(hand), nx, ny);
-  MtblEvaluator hand_evaluator(&hand), auto_evaluator(&lower);
+  const Logistic logistic;
+  const int nx = logistic.nx, ny = logistic.ny;
+  MtblEvaluator hand_evaluator(logistic.hand),
+      auto_evaluator(logistic.automatic.get());
   AddObjectives(&hand_evaluator, nx, ny);
   AddObjectives(&auto_evaluator, nx, ny);
   std::string error;
@@ -429,7 +434,8 @@ TEST(AutoDiffLowerLevelTest, NewtonSolveReachesTheHandWrittenPoint) {
   Solver::Options options;
   options.strategy = StrategyType::WC_NEWTON;
   const std::vector<double> preference = {0.4, 0.6};
-  Eigen::VectorXd z_hand = instance->start, z_auto = instance->start;
+  Eigen::VectorXd z_hand = logistic.instance->start;
+  Eigen::VectorXd z_auto = z_hand;
   Solver::Summary hand_summary, auto_summary;
   Solve(options, &hand_evaluator, preference, &z_hand, &hand_summary);
   Solve(options, &auto_evaluator, preference, &z_auto, &auto_summary);

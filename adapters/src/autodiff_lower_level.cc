@@ -66,6 +66,24 @@ bool AllFinite(const double* values, int n) {
   return true;
 }
 
+// (a, b) as one vector over z = (x, y); a null part is zero.
+std::vector<double> Pack(int nx, int ny, const double* a, const double* b) {
+  std::vector<double> z(nx + ny, 0.0);
+  if (a != nullptr) std::copy(a, a + nx, z.begin());
+  if (b != nullptr) std::copy(b, b + ny, z.begin() + nx);
+  return z;
+}
+
+// The x and y parts of z into out_x and out_y (a null part is skipped).
+void Unpack(int nx,
+            int ny,
+            const std::vector<double>& z,
+            double* out_x,
+            double* out_y) {
+  if (out_x != nullptr) std::copy(z.begin(), z.begin() + nx, out_x);
+  if (out_y != nullptr) std::copy(z.begin() + nx, z.begin() + nx + ny, out_y);
+}
+
 // A row-pointer view (double**) of an n x columns row-major array, the
 // layout ADOL-C's higher-order drivers take.
 class Rows {
@@ -87,14 +105,14 @@ class Rows {
 class AdolcTape::Impl {
  public:
   Impl(short tag, int nx, int ny, Recorder recorder)
-      : tag_(tag), nx_(nx), ny_(ny), n_(nx + ny), recorder_(recorder) {}
+      : tag_(tag), nx_(nx), n_(nx + ny), recorder_(recorder) {}
 
   ~Impl() {
     if (ever_recorded_) removeTape(tag_, ADOLC_REMOVE_COMPLETELY);
   }
 
-  bool Value(const double* x, const double* y, double* g) {
-    const std::vector<double> z = Pack(x, y);
+  // Vectors of size n = nx + ny over z = (x, y).
+  bool Value(const std::vector<double>& z, double* g) {
     double value = 0.0;
     if (!Sweep(z,
                [&] { return zos_forward(tag_, 1, n_, 0, z.data(), &value); })) {
@@ -104,43 +122,40 @@ class AdolcTape::Impl {
     return std::isfinite(value);
   }
 
-  bool Gradient(const double* x, const double* y, double* grad) {
-    const std::vector<double> z = Pack(x, y);
+  bool Gradient(const std::vector<double>& z, std::vector<double>* grad) {
     double value = 0.0;
     if (!Sweep(z,
                [&] { return zos_forward(tag_, 1, n_, 1, z.data(), &value); })) {
       return false;
     }
     double weight = 1.0;
-    fos_reverse(tag_, 1, n_, &weight, grad);
-    return std::isfinite(value) && AllFinite(grad, n_);
+    grad->resize(n_);
+    fos_reverse(tag_, 1, n_, &weight, grad->data());
+    return std::isfinite(value) && AllFinite(grad->data(), n_);
   }
 
-  bool HessianProduct(const double* x,
-                      const double* y,
-                      const double* dir,
-                      double* out) {
-    const std::vector<double> z = Pack(x, y);
-    std::vector<double> s(dir, dir + n_);
+  bool HessianProduct(const std::vector<double>& z,
+                      std::vector<double> dir,
+                      std::vector<double>* out) {
     double value = 0.0, slope = 0.0;
     if (!Sweep(z, [&] {
           return fos_forward(
-              tag_, 1, n_, 2, z.data(), s.data(), &value, &slope);
+              tag_, 1, n_, 2, z.data(), dir.data(), &value, &slope);
         })) {
       return false;
     }
     double weight = 1.0;
     Rows adjoints(n_, 2);
     hos_reverse(tag_, 1, n_, 1, &weight, adjoints.get());
-    for (int i = 0; i < n_; ++i) out[i] = adjoints[i][1];
-    return std::isfinite(value) && AllFinite(out, n_);
+    out->resize(n_);
+    for (int i = 0; i < n_; ++i) (*out)[i] = adjoints[i][1];
+    return std::isfinite(value) && AllFinite(out->data(), n_);
   }
 
-  bool ThirdOrderProduct(const double* x,
-                         const double* y,
-                         const double* a,
-                         const double* b,
-                         double* out) {
+  bool ThirdOrderProduct(const std::vector<double>& z,
+                         const std::vector<double>& a,
+                         const std::vector<double>& b,
+                         std::vector<double>* out) {
     double norm_a = 0.0, norm_b = 0.0;
     for (int i = 0; i < n_; ++i) {
       norm_a += a[i] * a[i];
@@ -148,24 +163,17 @@ class AdolcTape::Impl {
     }
     norm_a = std::sqrt(norm_a);
     norm_b = std::sqrt(norm_b);
-    const std::vector<double> z = Pack(x, y);
+    out->assign(n_, 0.0);
     if (norm_a == 0.0 || norm_b == 0.0) {
       // Still evaluate g, so a point outside the domain is reported.
       double value = 0.0;
-      if (!Sweep(z, [&] {
-            return zos_forward(tag_, 1, n_, 0, z.data(), &value);
-          })) {
-        return false;
-      }
-      std::fill(out, out + n_, 0.0);
-      return std::isfinite(value);
+      return Value(z, &value);
     }
     Rows taylor(n_, 2);
     Rows adjoints(n_, 3);
     double value = 0.0, weight = 1.0;
     double image[2] = {0.0, 0.0};
     double* image_rows[1] = {image};
-    std::fill(out, out + n_, 0.0);
     for (const double sign : {1.0, -1.0}) {
       for (int i = 0; i < n_; ++i) {
         taylor[i][0] = a[i] / norm_a + sign * b[i] / norm_b;
@@ -178,22 +186,16 @@ class AdolcTape::Impl {
         return false;
       }
       hos_reverse(tag_, 1, n_, 2, &weight, adjoints.get());
-      for (int i = 0; i < n_; ++i) out[i] += sign * adjoints[i][2];
+      for (int i = 0; i < n_; ++i) (*out)[i] += sign * adjoints[i][2];
     }
     const double scale = 0.5 * norm_a * norm_b;
-    for (int i = 0; i < n_; ++i) out[i] *= scale;
-    return std::isfinite(value) && AllFinite(out, n_);
+    for (int i = 0; i < n_; ++i) (*out)[i] *= scale;
+    return std::isfinite(value) && AllFinite(out->data(), n_);
   }
 
   Statistics statistics() const { return statistics_; }
 
  private:
-  std::vector<double> Pack(const double* x, const double* y) const {
-    std::vector<double> z(x, x + nx_);
-    z.insert(z.end(), y, y + ny_);
-    return z;
-  }
-
   // Runs a forward sweep (which returns ADOL-C's code) on a tape valid at
   // z: records it first if there is none, and again at z when the sweep
   // reports a recorded comparison decided differently at z (negative
@@ -276,7 +278,7 @@ class AdolcTape::Impl {
   };
 
   const short tag_;
-  const int nx_, ny_, n_;
+  const int nx_, n_;
   const Recorder recorder_;
   bool recorded_ = false;       // a tape valid somewhere exists
   bool ever_recorded_ = false;  // ADOL-C holds (or held) a tape for tag_
@@ -284,7 +286,7 @@ class AdolcTape::Impl {
   Statistics statistics_;
 };
 
-AdolcTape::AdolcTape(int nx, int ny, Recorder recorder) {
+AdolcTape::AdolcTape(int nx, int ny, Recorder recorder) : nx_(nx), ny_(ny) {
   std::lock_guard<std::mutex> lock(AdolcMutex());
   std::vector<bool>& used = UsedTags();
   for (size_t i = 0; i < used.size(); ++i) {
@@ -314,30 +316,64 @@ AdolcTape::~AdolcTape() {
 }
 
 bool AdolcTape::Value(const double* x, const double* y, double* g) {
+  const std::vector<double> z = Pack(nx_, ny_, x, y);
   std::lock_guard<std::mutex> lock(AdolcMutex());
-  return impl_ != nullptr && impl_->Value(x, y, g);
+  return impl_ != nullptr && impl_->Value(z, g);
 }
 
-bool AdolcTape::Gradient(const double* x, const double* y, double* grad) {
-  std::lock_guard<std::mutex> lock(AdolcMutex());
-  return impl_ != nullptr && impl_->Gradient(x, y, grad);
+bool AdolcTape::Gradient(const double* x,
+                         const double* y,
+                         double* out_x,
+                         double* out_y) {
+  const std::vector<double> z = Pack(nx_, ny_, x, y);
+  std::vector<double> grad;
+  {
+    std::lock_guard<std::mutex> lock(AdolcMutex());
+    if (impl_ == nullptr || !impl_->Gradient(z, &grad)) return false;
+  }
+  Unpack(nx_, ny_, grad, out_x, out_y);
+  return true;
 }
 
 bool AdolcTape::HessianProduct(const double* x,
                                const double* y,
-                               const double* dir,
-                               double* out) {
-  std::lock_guard<std::mutex> lock(AdolcMutex());
-  return impl_ != nullptr && impl_->HessianProduct(x, y, dir, out);
+                               const double* d_x,
+                               const double* d_y,
+                               double* out_x,
+                               double* out_y) {
+  const std::vector<double> z = Pack(nx_, ny_, x, y);
+  std::vector<double> product;
+  {
+    std::lock_guard<std::mutex> lock(AdolcMutex());
+    if (impl_ == nullptr ||
+        !impl_->HessianProduct(z, Pack(nx_, ny_, d_x, d_y), &product)) {
+      return false;
+    }
+  }
+  Unpack(nx_, ny_, product, out_x, out_y);
+  return true;
 }
 
 bool AdolcTape::ThirdOrderProduct(const double* x,
                                   const double* y,
-                                  const double* a,
-                                  const double* b,
-                                  double* out) {
-  std::lock_guard<std::mutex> lock(AdolcMutex());
-  return impl_ != nullptr && impl_->ThirdOrderProduct(x, y, a, b, out);
+                                  const double* a_x,
+                                  const double* a_y,
+                                  const double* b_x,
+                                  const double* b_y,
+                                  double* out_x,
+                                  double* out_y) {
+  const std::vector<double> z = Pack(nx_, ny_, x, y);
+  const std::vector<double> a = Pack(nx_, ny_, a_x, a_y);
+  const std::vector<double> b = Pack(nx_, ny_, b_x, b_y);
+  std::vector<double> product;
+  {
+    std::lock_guard<std::mutex> lock(AdolcMutex());
+    if (impl_ == nullptr || !impl_->ThirdOrderProduct(z, a, b, &product)) {
+      return false;
+    }
+  }
+  Unpack(nx_, ny_, product, out_x, out_y);
+  return true;
 }
 
 AdolcTape::Statistics AdolcTape::statistics() const {

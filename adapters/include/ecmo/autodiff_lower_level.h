@@ -102,7 +102,6 @@
 
 #include <adolc/adouble.h>
 
-#include <algorithm>
 #include <functional>
 #include <memory>
 #include <string>
@@ -134,22 +133,30 @@ class AdolcTape {
   bool ok() const { return tag_ >= 0; }
   const std::string& error() const { return error_; }
 
+  // Vectors over z = (x, y) are passed as their x and y parts. A null
+  // input part is zero; a null output part is not written.
+
   // g(x, y).
   bool Value(const double* x, const double* y, double* g);
-  // grad g(x, y) in z = (x, y): nx + ny entries.
-  bool Gradient(const double* x, const double* y, double* grad);
-  // grad^2 g(x, y) dir, dir and out of size nx + ny.
+  // grad g(x, y).
+  bool Gradient(const double* x, const double* y, double* out_x, double* out_y);
+  // grad^2 g(x, y) (d_x, d_y).
   bool HessianProduct(const double* x,
                       const double* y,
-                      const double* dir,
-                      double* out);
+                      const double* d_x,
+                      const double* d_y,
+                      double* out_x,
+                      double* out_y);
   // The third derivative tensor of g at (x, y) applied to a and b:
-  // out = D^3 g [a, b, .], a, b and out of size nx + ny.
+  // D^3 g [(a_x, a_y), (b_x, b_y), .].
   bool ThirdOrderProduct(const double* x,
                          const double* y,
-                         const double* a,
-                         const double* b,
-                         double* out);
+                         const double* a_x,
+                         const double* a_y,
+                         const double* b_x,
+                         const double* b_y,
+                         double* out_x,
+                         double* out_y);
 
   // Statistics, for benchmarks: recordings so far (the first one plus one
   // per branch change or buffer resize), the wall time of the last one, and
@@ -164,6 +171,8 @@ class AdolcTape {
  private:
   class Impl;
   std::unique_ptr<Impl> impl_;
+  int nx_;
+  int ny_;
   int tag_ = -1;
   std::string error_;
 };
@@ -212,20 +221,28 @@ class AutoDiffLowerLevel final : public LowerLevel {
   bool Value(const double* x, const double* y, double* g) const override {
     return usable() && tape_->Value(x, y, g);
   }
-  bool GradY(const double* x, const double* y, double* h) const override;
-  bool GradX(const double* x, const double* y, double* out) const override;
+  bool GradY(const double* x, const double* y, double* h) const override {
+    return usable() && tape_->Gradient(x, y, nullptr, h);
+  }
+  bool GradX(const double* x, const double* y, double* out) const override {
+    return usable() && tape_->Gradient(x, y, out, nullptr);
+  }
   // out_x = H_xy v, out_y = H_yy v: the Hessian of g in (x, y) times (0, v).
   bool GradYJacobianTransposeProduct(const double* x,
                                      const double* y,
                                      const double* v,
                                      double* out_x,
-                                     double* out_y) const override;
+                                     double* out_y) const override {
+    return usable() && tape_->HessianProduct(x, y, nullptr, v, out_x, out_y);
+  }
   // The y rows of the Hessian of g times (w_x, w_y), exact.
   bool GradYJacobianProduct(const double* x,
                             const double* y,
                             const double* w_x,
                             const double* w_y,
-                            double* out) const override;
+                            double* out) const override {
+    return usable() && tape_->HessianProduct(x, y, w_x, w_y, nullptr, out);
+  }
   // D^3 g [(0, v), (d_x, d_y), .], exact (see the top of this file).
   bool GradYJacobianTransposeProductDerivative(const double* x,
                                                const double* y,
@@ -233,7 +250,10 @@ class AutoDiffLowerLevel final : public LowerLevel {
                                                const double* d_x,
                                                const double* d_y,
                                                double* out_x,
-                                               double* out_y) const override;
+                                               double* out_y) const override {
+    return usable() &&
+           tape_->ThirdOrderProduct(x, y, nullptr, v, d_x, d_y, out_x, out_y);
+  }
   bool HasExactThirdOrderProduct() const override { return true; }
 
   // Recordings, last recording time and tape length (for benchmarks).
@@ -244,8 +264,6 @@ class AutoDiffLowerLevel final : public LowerLevel {
 
  private:
   bool usable() const { return error_.empty(); }
-  // Packs (x, y) or (dx, dy) (either may be null: zeros) into one vector.
-  std::unique_ptr<double[]> Pack(const double* a, const double* b) const;
 
   std::unique_ptr<G> functor_;
   int nx_;
@@ -253,89 +271,6 @@ class AutoDiffLowerLevel final : public LowerLevel {
   std::string error_;
   std::unique_ptr<internal::AdolcTape> tape_;
 };
-
-// ------------------------------------------------- template implementation --
-
-template <typename G>
-std::unique_ptr<double[]> AutoDiffLowerLevel<G>::Pack(const double* a,
-                                                      const double* b) const {
-  std::unique_ptr<double[]> z(new double[nx_ + ny_]);
-  for (int i = 0; i < nx_; ++i) z[i] = a != nullptr ? a[i] : 0.0;
-  for (int i = 0; i < ny_; ++i) z[nx_ + i] = b != nullptr ? b[i] : 0.0;
-  return z;
-}
-
-template <typename G>
-bool AutoDiffLowerLevel<G>::GradY(const double* x,
-                                  const double* y,
-                                  double* h) const {
-  if (!usable()) return false;
-  std::unique_ptr<double[]> grad(new double[nx_ + ny_]);
-  if (!tape_->Gradient(x, y, grad.get())) return false;
-  std::copy(grad.get() + nx_, grad.get() + nx_ + ny_, h);
-  return true;
-}
-
-template <typename G>
-bool AutoDiffLowerLevel<G>::GradX(const double* x,
-                                  const double* y,
-                                  double* out) const {
-  if (!usable()) return false;
-  std::unique_ptr<double[]> grad(new double[nx_ + ny_]);
-  if (!tape_->Gradient(x, y, grad.get())) return false;
-  std::copy(grad.get(), grad.get() + nx_, out);
-  return true;
-}
-
-template <typename G>
-bool AutoDiffLowerLevel<G>::GradYJacobianTransposeProduct(const double* x,
-                                                          const double* y,
-                                                          const double* v,
-                                                          double* out_x,
-                                                          double* out_y) const {
-  if (!usable()) return false;
-  const std::unique_ptr<double[]> dir = Pack(nullptr, v);
-  std::unique_ptr<double[]> out(new double[nx_ + ny_]);
-  if (!tape_->HessianProduct(x, y, dir.get(), out.get())) return false;
-  std::copy(out.get(), out.get() + nx_, out_x);
-  std::copy(out.get() + nx_, out.get() + nx_ + ny_, out_y);
-  return true;
-}
-
-template <typename G>
-bool AutoDiffLowerLevel<G>::GradYJacobianProduct(const double* x,
-                                                 const double* y,
-                                                 const double* w_x,
-                                                 const double* w_y,
-                                                 double* out) const {
-  if (!usable()) return false;
-  const std::unique_ptr<double[]> dir = Pack(w_x, w_y);
-  std::unique_ptr<double[]> hw(new double[nx_ + ny_]);
-  if (!tape_->HessianProduct(x, y, dir.get(), hw.get())) return false;
-  std::copy(hw.get() + nx_, hw.get() + nx_ + ny_, out);
-  return true;
-}
-
-template <typename G>
-bool AutoDiffLowerLevel<G>::GradYJacobianTransposeProductDerivative(
-    const double* x,
-    const double* y,
-    const double* v,
-    const double* d_x,
-    const double* d_y,
-    double* out_x,
-    double* out_y) const {
-  if (!usable()) return false;
-  const std::unique_ptr<double[]> a = Pack(nullptr, v);
-  const std::unique_ptr<double[]> b = Pack(d_x, d_y);
-  std::unique_ptr<double[]> out(new double[nx_ + ny_]);
-  if (!tape_->ThirdOrderProduct(x, y, a.get(), b.get(), out.get())) {
-    return false;
-  }
-  std::copy(out.get(), out.get() + nx_, out_x);
-  std::copy(out.get() + nx_, out.get() + nx_ + ny_, out_y);
-  return true;
-}
 
 }  // namespace ecmo
 
