@@ -326,13 +326,10 @@ bool AdolcTape::Gradient(const double* x,
                          double* out_x,
                          double* out_y) {
   const std::vector<double> z = Pack(nx_, ny_, x, y);
-  std::vector<double> grad;
-  {
-    std::lock_guard<std::mutex> lock(AdolcMutex());
-    if (impl_ == nullptr || !impl_->Gradient(z, &grad)) return false;
-  }
-  Unpack(nx_, ny_, grad, out_x, out_y);
-  return true;
+  return SweepAndSplit(
+      [&](std::vector<double>* grad) { return impl_->Gradient(z, grad); },
+      out_x,
+      out_y);
 }
 
 bool AdolcTape::HessianProduct(const double* x,
@@ -342,16 +339,13 @@ bool AdolcTape::HessianProduct(const double* x,
                                double* out_x,
                                double* out_y) {
   const std::vector<double> z = Pack(nx_, ny_, x, y);
-  std::vector<double> product;
-  {
-    std::lock_guard<std::mutex> lock(AdolcMutex());
-    if (impl_ == nullptr ||
-        !impl_->HessianProduct(z, Pack(nx_, ny_, d_x, d_y), &product)) {
-      return false;
-    }
-  }
-  Unpack(nx_, ny_, product, out_x, out_y);
-  return true;
+  std::vector<double> d = Pack(nx_, ny_, d_x, d_y);
+  return SweepAndSplit(
+      [&](std::vector<double>* product) {
+        return impl_->HessianProduct(z, std::move(d), product);
+      },
+      out_x,
+      out_y);
 }
 
 bool AdolcTape::ThirdOrderProduct(const double* x,
@@ -365,14 +359,24 @@ bool AdolcTape::ThirdOrderProduct(const double* x,
   const std::vector<double> z = Pack(nx_, ny_, x, y);
   const std::vector<double> a = Pack(nx_, ny_, a_x, a_y);
   const std::vector<double> b = Pack(nx_, ny_, b_x, b_y);
-  std::vector<double> product;
+  return SweepAndSplit(
+      [&](std::vector<double>* product) {
+        return impl_->ThirdOrderProduct(z, a, b, product);
+      },
+      out_x,
+      out_y);
+}
+
+bool AdolcTape::SweepAndSplit(
+    const std::function<bool(std::vector<double>*)>& sweep,
+    double* out_x,
+    double* out_y) {
+  std::vector<double> result;
   {
     std::lock_guard<std::mutex> lock(AdolcMutex());
-    if (impl_ == nullptr || !impl_->ThirdOrderProduct(z, a, b, &product)) {
-      return false;
-    }
+    if (impl_ == nullptr || !sweep(&result)) return false;
   }
-  Unpack(nx_, ny_, product, out_x, out_y);
+  Unpack(nx_, ny_, result, out_x, out_y);
   return true;
 }
 

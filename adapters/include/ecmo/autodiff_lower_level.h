@@ -106,6 +106,7 @@
 #include <memory>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "ecmo/mtbl.h"
 
@@ -170,6 +171,12 @@ class AdolcTape {
 
  private:
   class Impl;
+  // Runs `sweep` (filling a vector over z) under the ADOL-C mutex and
+  // splits its result into out_x and out_y.
+  bool SweepAndSplit(const std::function<bool(std::vector<double>*)>& sweep,
+                     double* out_x,
+                     double* out_y);
+
   std::unique_ptr<Impl> impl_;
   int nx_;
   int ny_;
