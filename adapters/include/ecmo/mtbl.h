@@ -57,8 +57,8 @@
 //        function is not allowed in a local class) and must be const-callable
 //        and free of mutable state (it is shared by the derived cost function
 //        and the lower-level solves of the report).
-//    K<T> is also correct for T = double and single-level Jets, so the same
-//    functor works everywhere.
+//    K<T> is also correct for T = double, single-level Jets and ADOL-C's
+//    adouble (route 3 below), so the same functor works everywhere.
 //
 // 2. MtblEvaluator (large y, matrix-free): you implement LowerLevel with
 //    grad_y g and Hessian-vector products (d grad_y g / d(x, y))^T v; the
