@@ -19,8 +19,8 @@
 //
 // WHY. MtblProblem differentiates g twice by nested forward-mode Jets and
 // forms the dense ny x (nx + ny) Jacobian of grad_y g: fine for ny up to
-// about 30, prohibitive beyond (139 s per evaluation at ny = 640 for a
-// logistic regression). Reverse mode gives grad g and every Hessian-vector
+// about 30, prohibitive beyond (one evaluation takes minutes at ny = 640
+// for a logistic regression). Reverse mode gives grad g and every Hessian-vector
 // product at a cost of a small multiple of one evaluation of g, whatever ny.
 //
 // HOW. g is instantiated with T = adouble (ADOL-C's active type) and
@@ -35,7 +35,7 @@
 //   product               second-order reverse sweeps (polarization of
 //                         the third derivative tensor along (0, v) and d),
 //                         exact up to rounding: HasExactThirdOrderProduct()
-//                         is true. It costs about 2.8 Hessian-vector
+//                         is true. It costs about three Hessian-vector
 //                         products, against 2 for LowerLevel's default
 //                         central difference; it is kept because it is
 //                         exact and evaluates g only at (x, y), where the
@@ -86,16 +86,18 @@
 // concurrent products serialize: a threaded sweep (Sweep::Options::
 // num_threads) gains nothing on the lower level. For parallel sweeps over
 // AutoDiffLowerLevels use processes (MPI sweeps, docs/distributed.md).
-// Code of your own that calls ADOL-C concurrently with these objects must
-// not use tape tags from kFirstTapeTag up, and must not run concurrently
-// with them.
+// Your own ADOL-C code in the same process must not use tape tags from
+// kFirstTapeTag up, nor call ADOL-C while another thread uses an
+// AutoDiffLowerLevel (it does not take this mutex). Creating an instance
+// turns off ADOL-C's branch-switch warnings on stderr for the process
+// (switches are handled by recording again).
 //
 // Tape files: ADOL-C keeps a tape in memory when it fits its buffers. The
 // first recording uses ADOL-C's default buffers (524288 operations); a
 // larger g spills that first recording into ADOLC-*_<tag>.tap files in the
 // working directory, after which the tape is recorded again with buffers of
-// its measured size, so every later sweep runs in memory. The files are
-// removed with the tape (in the destructor).
+// its measured size, so every later sweep runs in memory. ADOL-C removes
+// the files with the tape, which the destructor releases.
 
 #ifndef ECMO_AUTODIFF_LOWER_LEVEL_H_
 #define ECMO_AUTODIFF_LOWER_LEVEL_H_
