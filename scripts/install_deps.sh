@@ -13,6 +13,11 @@ PACKAGES=(
   gnuplot-nox
   # Optional: NLopt's SLSQP, the small-k peer in benchmarks/small_problem_bench.
   libnlopt-dev
+  # Optional: ADOL-C's reverse mode for ecmo::AutoDiffLowerLevel (matrix-free
+  # Hessian-vector products of an MTBL lower level written once as a
+  # templated functor; ECMO_WITH_ADOLC). Forward-mode Jets cannot give those
+  # products at the cost of a few evaluations of g.
+  libadolc-dev
 )
 
 # --fuzz: also the clang toolchain with libFuzzer and the sanitizer runtimes

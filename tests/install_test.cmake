@@ -8,6 +8,8 @@
 #      fails to compile if a core header includes nlohmann/json.hpp);
 #      find_package(ecmo COMPONENTS sweep): builds and runs `consumer_sweep`
 #      with find_package(PkgConfig) disabled;
+#      find_package(ecmo COMPONENTS autodiff), when built with ADOL-C:
+#      builds and runs `consumer_autodiff` (a Hessian-vector product);
 #   3. find_package(ecmo COMPONENTS problems) imports the adapters and
 #      plugin it needs (configure only), and an unknown component among
 #      OPTIONAL_COMPONENTS is only reported not found;
@@ -64,6 +66,12 @@ consumer(sweep_only consumer_sweep -DECMO_COMPONENTS=sweep
          -DCMAKE_DISABLE_FIND_PACKAGE_PkgConfig=ON)
 consumer(problems_only "" -DECMO_COMPONENTS=problems
          -DECMO_OPTIONAL_COMPONENTS=gui)
+# ecmo::autodiff and its header are installed only by builds with ADOL-C.
+if(EXISTS "${WORK}/prefix/include/ecmo/autodiff_lower_level.h")
+  consumer(autodiff consumer_autodiff -DECMO_COMPONENTS=autodiff)
+else()
+  message(STATUS "autodiff: not built (no ADOL-C), not installed")
+endif()
 
 execute_process(COMMAND "${CMAKE_COMMAND}" -S "${SRC}/tests/install_consumer"
                         -B "${WORK}/unknown" "-DCMAKE_PREFIX_PATH=${WORK}/prefix"

@@ -8,7 +8,8 @@
 //
 // with g(x, .) convex, is the ECMO problem with the equality constraint
 // h(x, y) = grad_y g(x, y) = 0 (the paper's "Returning to MTBL Problems
-// through the Lens of ECMO"). This header provides two ways to build it.
+// through the Lens of ECMO"). This header provides two ways to build it;
+// ecmo/autodiff_lower_level.h adds a third.
 //
 // 1. MtblProblem (small and medium y): you write g ONCE as a templated
 //    functor; the adapter derives h = grad_y g and its exact Jacobian
@@ -56,14 +57,32 @@
 //        function is not allowed in a local class) and must be const-callable
 //        and free of mutable state (it is shared by the derived cost function
 //        and the lower-level solves of the report).
-//    K<T> is also correct for T = double and single-level Jets, so the same
-//    functor works everywhere.
+//    K<T> is also correct for T = double, single-level Jets and ADOL-C's
+//    adouble (route 3 below), so the same functor works everywhere.
 //
 // 2. MtblEvaluator (large y, matrix-free): you implement LowerLevel with
 //    grad_y g and Hessian-vector products (d grad_y g / d(x, y))^T v; the
 //    evaluator combines it with upper-level objectives given as Ceres cost
 //    functions into an ecmo::Evaluator, so the strategies never form the
 //    ny x (nx + ny) Jacobian. Use ecmo::Solve(options, &evaluator, ...).
+//
+// 3. AutoDiffLowerLevel (ecmo/autodiff_lower_level.h, target
+//    ecmo::autodiff; built with ADOL-C): write g once, as the functor of
+//    route 1, and get the matrix-free products of route 2 by ADOL-C's
+//    reverse mode: AutoDiffLowerLevel<LowerG> lower(new LowerG, nx, ny),
+//    then MtblEvaluator evaluator(&lower).
+//
+// Which to use. Route 1 forms the dense ny x (nx + ny) Jacobian of h by
+// nested Jets, about ny / 4 passes of Jets of width 4 over g per
+// evaluation: fine up to ny ~ 30, then prohibitive (minutes per evaluation
+// at ny = 640 for a logistic regression). Route 3 costs a small multiple of
+// one evaluation of g per product at any size, with no derivative code;
+// use it whenever writing the products by hand is not worth it. Route 2 is
+// the fast one: on the multinomial logistic lower level of mtbl_logistic a
+// hand-written product (Eigen matrix products) is about 40 times faster
+// than ADOL-C's at ny = 640 (benchmarks/README.md, "Automatic
+// Hessian-vector products"), so hand-write the lower level of a problem
+// you solve often.
 //
 // Results in bilevel language: MtblReport (upper objectives, ||grad_y g||,
 // the lower-level optimality gap g(x, y) - min_y g(x, .), warnings about a

@@ -45,13 +45,17 @@
 #ifndef ECMO_PROBLEMS_MTBL_LOGISTIC_H_
 #define ECMO_PROBLEMS_MTBL_LOGISTIC_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "Eigen/Core"
+#include "ceres/jet.h"
 #include "ecmo/mtbl.h"
 
 namespace ecmo {
@@ -121,6 +125,16 @@ class MtblLogisticLowerLevel final : public LowerLevel {
 
   int num_samples() const { return static_cast<int>(labels_.size()); }
   int num_features() const { return static_cast<int>(features_.cols()); }
+  int num_classes() const { return num_classes_; }
+  // The training data and the L2 weight g is built from (for
+  // MtblLogisticObjective).
+  const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>&
+  features() const {
+    return features_;
+  }
+  const std::vector<int>& labels() const { return labels_; }
+  const std::vector<int>& sources() const { return sources_; }
+  double l2() const { return l2_; }
 
  private:
   using RowMatrix =
@@ -146,6 +160,121 @@ class MtblLogisticLowerLevel final : public LowerLevel {
   mutable std::mutex cache_mutex_;
   mutable Eigen::VectorXd cached_y_;
   mutable std::shared_ptr<const RowMatrix> cached_p_;
+};
+
+// The same g as MtblLogisticLowerLevel::Value, on the same data, written
+// once as the templated functor that MtblProblem::SetDynamicLowerLevelObjective
+// and AutoDiffLowerLevel (ecmo/autodiff_lower_level.h) take: the reference
+// for automatic differentiation against the hand-written products, in tests
+// and benchmarks.
+//
+//   g(x, y) = sum_i omega_i (log sum_c exp(z_ic) - z_i,label_i)
+//             + l2/2 ||y||^2,   z_i = W a_i,   omega_i = w_j / n_j,
+//   w = softmax(x), j the source of sample i, n_j its size.
+//
+// Plain scalar loops (no Eigen reductions), constants as K<T>, so it runs
+// on doubles, nested Jets and ADOL-C's adouble alike. Unlike the
+// hand-written lower level it does not subtract the maximum logit before
+// exponentiating (that would add a comparison per sample to an ADOL-C tape,
+// each a branch that forces a new recording when it flips), so it overflows
+// for logits or x above about 700; the instances here stay far below.
+namespace internal {
+template <typename T>
+struct IsJet : std::false_type {};
+template <typename T, int N>
+struct IsJet<ceres::Jet<T, N>> : std::true_type {};
+// Whether T * double compiles (double, Jet, adouble; not nested Jets).
+template <typename T, typename = void>
+struct HasDoubleProduct : std::false_type {};
+template <typename T>
+struct HasDoubleProduct<T,
+                        std::void_t<decltype(std::declval<const T&>() * 1.0)>>
+    : std::true_type {};
+}  // namespace internal
+
+class MtblLogisticObjective {
+ public:
+  explicit MtblLogisticObjective(const MtblLogisticLowerLevel& lower_level)
+      : num_sources_(lower_level.NumUpperParameters()),
+        num_classes_(lower_level.num_classes()),
+        num_features_(lower_level.num_features()),
+        features_(lower_level.features()),
+        labels_(lower_level.labels()),
+        sources_(lower_level.sources()),
+        source_sizes_(num_sources_, 0),
+        l2_(lower_level.l2()) {
+    for (int j : sources_) ++source_sizes_[j];
+  }
+
+  int NumUpperParameters() const { return num_sources_; }
+  int NumLowerParameters() const { return num_classes_ * num_features_; }
+
+  template <typename T>
+  bool operator()(const T* x, const T* y, T* g) const {
+    std::vector<T> w(num_sources_);
+    T total = K<T>(0.0);
+    for (int j = 0; j < num_sources_; ++j) {
+      w[j] = exp(x[j]);
+      total += w[j];
+    }
+    for (int j = 0; j < num_sources_; ++j) {
+      w[j] = w[j] / (total * K<T>(std::max(1, source_sizes_[j])));
+    }
+    std::vector<T> logits(num_classes_);
+    // Types other than double and Jets (ADOL-C's adouble): the features as
+    // active constants, one per feature and sample, because ADOL-C records
+    // z += a * b of two adoubles as one operation with no intermediate,
+    // where a * double needs two (and two stored Taylor coefficients for
+    // the Hessian products): half the tape and half the time per product.
+    constexpr bool kActiveConstants =
+        !std::is_same_v<T, double> && !internal::IsJet<T>::value;
+    std::vector<T> active(kActiveConstants ? num_features_ : 0);
+    T value = K<T>(0.0);
+    for (int i = 0; i < static_cast<int>(labels_.size()); ++i) {
+      const double* a = features_.data() + i * num_features_;
+      if constexpr (kActiveConstants) {
+        for (int k = 0; k < num_features_; ++k) {
+          if constexpr (std::is_assignable_v<T&, double>) {
+            active[k] = a[k];  // one operation; K<T> would add a copy
+          } else {
+            active[k] = K<T>(a[k]);
+          }
+        }
+      }
+      T sum_exp = K<T>(0.0);
+      for (int c = 0; c < num_classes_; ++c) {
+        const T* row = y + c * num_features_;
+        T z = K<T>(0.0);
+        for (int k = 0; k < num_features_; ++k) {
+          if constexpr (kActiveConstants) {
+            z += row[k] * active[k];
+          } else if constexpr (internal::HasDoubleProduct<T>::value) {
+            z += row[k] * a[k];
+          } else {  // nested Jets take no double operand
+            z += row[k] * K<T>(a[k]);
+          }
+        }
+        logits[c] = z;
+        sum_exp += exp(z);
+      }
+      value += w[sources_[i]] * (log(sum_exp) - logits[labels_[i]]);
+    }
+    T square = K<T>(0.0);
+    for (int k = 0; k < NumLowerParameters(); ++k) square += y[k] * y[k];
+    *g = value + K<T>(0.5 * l2_) * square;
+    return true;
+  }
+
+ private:
+  int num_sources_;
+  int num_classes_;
+  int num_features_;
+  Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>
+      features_;
+  std::vector<int> labels_;
+  std::vector<int> sources_;
+  std::vector<int> source_sizes_;
+  double l2_;
 };
 
 struct MtblLogisticInstance {
