@@ -52,6 +52,10 @@ std::mutex& AdolcMutex() {
   return *mutex;
 }
 
+// Entries of each buffer (operations, locations, values) of a tape's first
+// recording; see AdolcTape::Impl::Record.
+constexpr size_t kFirstRecordingEntries = size_t{1} << 25;
+
 // Tape tags in use (tags are shorts in ADOL-C 2.7). Guarded by AdolcMutex.
 std::vector<bool>& UsedTags() {
   static std::vector<bool>* used =
@@ -211,11 +215,33 @@ class AdolcTape::Impl {
     return true;
   }
 
-  // Records g at z. When the tape did not fit ADOL-C's buffers (it spilled
-  // into files) or its Taylor stack would not (keep = 3 stores three
-  // coefficients per value), records it again with buffers of its measured
-  // size, so that every sweep runs in memory.
+  // Records g at z. The first recording gets buffers of
+  // kFirstRecordingEntries entries each: the C library backs a large
+  // allocation with pages only where it is written, so this costs the
+  // tape's real size in memory while keeping a g of up to that many
+  // operations from spilling into ADOLC-*.tap files in the working
+  // directory (where two processes using the same tag would share them).
+  // The tape is then recorded again with buffers of its measured size (25%
+  // headroom, at least ADOL-C's defaults), and again later whenever a
+  // recording spilled or its Taylor stack outgrew the buffer (keep = 3
+  // stores three coefficients per value), so every sweep runs in memory.
+  // Counts as one recording in the statistics, whatever the passes.
   bool Record(const std::vector<double>& z) {
+    const auto start = std::chrono::steady_clock::now();
+    ++statistics_.recordings;
+    const bool ok = RecordSized(z);
+    statistics_.last_recording_seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
+    return ok;
+  }
+
+  bool RecordSized(const std::vector<double>& z) {
+    const bool first = !sized_;
+    if (first) {
+      buffers_.op = buffers_.loc = buffers_.val = kFirstRecordingEntries;
+      buffers_.tay = TBUFSIZE;
+    }
     if (!RecordOnce(z)) return false;
     size_t stats[STAT_SIZE];
     tapestats(tag_, stats);
@@ -224,34 +250,25 @@ class AdolcTape::Impl {
                          stats[LOC_FILE_ACCESS] != 0 ||
                          stats[VAL_FILE_ACCESS] != 0;
     const size_t taylors = 3 * stats[TAY_STACK_SIZE] + 1024;
-    const size_t tay_buffer = buffers_.tay > 0 ? buffers_.tay : TBUFSIZE;
-    if (!spilled && taylors <= tay_buffer) return true;
-    // 25% headroom: a recording at another branch may be a little longer.
-    auto grow = [](size_t needed, size_t current) {
-      return std::max<size_t>(current, needed + needed / 4 + 1024);
+    if (!first && !spilled && taylors <= buffers_.tay) return true;
+    auto fit = [](size_t needed, size_t minimum) {
+      return std::max<size_t>(minimum, needed + needed / 4 + 1024);
     };
-    buffers_.op =
-        grow(stats[NUM_OPERATIONS], std::max<size_t>(buffers_.op, OBUFSIZE));
-    buffers_.loc =
-        grow(stats[NUM_LOCATIONS], std::max<size_t>(buffers_.loc, LBUFSIZE));
-    buffers_.val =
-        grow(stats[NUM_VALUES], std::max<size_t>(buffers_.val, VBUFSIZE));
-    buffers_.tay = grow(taylors, tay_buffer);
+    buffers_.op = fit(stats[NUM_OPERATIONS], OBUFSIZE);
+    buffers_.loc = fit(stats[NUM_LOCATIONS], LBUFSIZE);
+    buffers_.val = fit(stats[NUM_VALUES], VBUFSIZE);
+    buffers_.tay = fit(taylors, TBUFSIZE);
+    sized_ = true;
     return RecordOnce(z);
   }
 
   bool RecordOnce(const std::vector<double>& z) {
-    const auto start = std::chrono::steady_clock::now();
-    if (buffers_.op > 0) {
-      trace_on(tag_,
-               0,
-               static_cast<uint>(buffers_.op),
-               static_cast<uint>(buffers_.loc),
-               static_cast<uint>(buffers_.val),
-               static_cast<uint>(buffers_.tay));
-    } else {
-      trace_on(tag_);
-    }
+    trace_on(tag_,
+             0,
+             static_cast<uint>(buffers_.op),
+             static_cast<uint>(buffers_.loc),
+             static_cast<uint>(buffers_.val),
+             static_cast<uint>(buffers_.tay));
     bool ok = false;
     {
       std::vector<adouble> az(n_);
@@ -266,14 +283,10 @@ class AdolcTape::Impl {
     trace_off();
     ever_recorded_ = true;
     recorded_ = ok;
-    ++statistics_.recordings;
-    statistics_.last_recording_seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-            .count();
     return ok;
   }
 
-  struct Buffers {  // 0: ADOL-C's defaults (usrparms.h)
+  struct Buffers {
     size_t op = 0, loc = 0, val = 0, tay = 0;
   };
 
@@ -283,6 +296,7 @@ class AdolcTape::Impl {
   bool recorded_ = false;       // a tape valid somewhere exists
   bool ever_recorded_ = false;  // ADOL-C holds (or held) a tape for tag_
   Buffers buffers_;
+  bool sized_ = false;  // buffers_ fit a recorded tape
   Statistics statistics_;
 };
 

@@ -92,12 +92,14 @@
 // turns off ADOL-C's branch-switch warnings on stderr for the process
 // (switches are handled by recording again).
 //
-// Tape files: ADOL-C keeps a tape in memory when it fits its buffers. The
-// first recording uses ADOL-C's default buffers (524288 operations); a
-// larger g spills that first recording into ADOLC-*_<tag>.tap files in the
-// working directory, after which the tape is recorded again with buffers of
-// its measured size, so every later sweep runs in memory. ADOL-C removes
-// the files with the tape, which the destructor releases.
+// Tape files: ADOL-C keeps a tape in memory when it fits its buffers, and
+// otherwise spills it into ADOLC-*_<tag>.tap files in the working
+// directory. The first recording gets buffers for 2^25 operations (only the
+// part a tape uses is backed by memory), then the tape is recorded again
+// with buffers of its measured size; so a g of up to 2^25 (33 million)
+// elementary operations never touches the disk, and a larger one spills
+// only its first recording. ADOL-C removes such files with the tape, which
+// the destructor releases.
 
 #ifndef ECMO_AUTODIFF_LOWER_LEVEL_H_
 #define ECMO_AUTODIFF_LOWER_LEVEL_H_
@@ -162,8 +164,8 @@ class AdolcTape {
                          double* out_y);
 
   // Statistics, for benchmarks: recordings so far (the first one plus one
-  // per branch change or buffer resize), the wall time of the last one, and
-  // the operations on the tape.
+  // per branch change; a recording's sizing pass is part of it), the wall
+  // time of the last one, and the operations on the tape.
   struct Statistics {
     int recordings = 0;
     double last_recording_seconds = 0.0;
