@@ -54,7 +54,7 @@ std::mutex& AdolcMutex() {
 
 // Entries of each buffer (operations, locations, values) of a tape's first
 // recording; see AdolcTape::Impl::Record.
-constexpr size_t kFirstRecordingEntries = size_t{1} << 25;
+constexpr size_t kFirstRecordingEntries = size_t{1} << 23;
 
 // Tape tags in use (tags are shorts in ADOL-C 2.7). Guarded by AdolcMutex.
 std::vector<bool>& UsedTags() {

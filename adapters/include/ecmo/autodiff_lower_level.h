@@ -94,11 +94,12 @@
 //
 // Tape files: ADOL-C keeps a tape in memory when it fits its buffers, and
 // otherwise spills it into ADOLC-*_<tag>.tap files in the working
-// directory. The first recording gets buffers for 2^25 operations (only the
+// directory. The first recording gets buffers for 2^23 operations (only the
 // part a tape uses is backed by memory), then the tape is recorded again
-// with buffers of its measured size; so a g of up to 2^25 (33 million)
-// elementary operations never touches the disk, and a larger one spills
-// only its first recording. ADOL-C removes such files with the tape, which
+// with buffers of its measured size; so a g of up to 2^23 (8.4 million)
+// elementary operations never touches the disk (ny = 6400 in the logistic
+// benchmark: 6.4 million), and a larger one spills only its first
+// recording. ADOL-C removes such files with the tape, which
 // the destructor releases.
 
 #ifndef ECMO_AUTODIFF_LOWER_LEVEL_H_
