@@ -20,9 +20,13 @@
 #include "ecmo/problems/mtbl_logistic.h"
 #include "ecmo/solver.h"
 #include "gtest/gtest.h"
+#include "test_vectors.h"
 
 namespace ecmo {
 namespace {
+
+using testing::Random;
+using testing::RelativeError;
 
 // g = exp(x0 y0) + log(1 + y1^2) x1^2 + y0 y1 y2 + (y2 - x1)^4 / 4
 //     + 1/2 |y|^2: every kind of coupling, non-zero third derivatives.
@@ -70,16 +74,6 @@ struct DomainG {
   }
 };
 
-Eigen::VectorXd Random(int n, std::mt19937_64* rng) {
-  std::normal_distribution<double> normal(0.0, 1.0);
-  Eigen::VectorXd v(n);
-  for (int i = 0; i < n; ++i) v[i] = normal(*rng);
-  return v;
-}
-
-double RelativeError(const Eigen::VectorXd& a, const Eigen::VectorXd& b) {
-  return (a - b).norm() / std::max(1e-300, b.norm());
-}
 
 // All products of a lower level at (x, y) for directions (v, w, d).
 struct Products {

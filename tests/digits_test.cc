@@ -21,9 +21,13 @@
 
 #include "ecmo/mtbl.h"
 #include "gtest/gtest.h"
+#include "test_vectors.h"
 
 namespace ecmo {
 namespace {
+
+using testing::Random;
+using testing::RelativeError;
 
 using problems::BuildDigitsDataWeighting;
 using problems::BuildDigitsMetaLearning;
@@ -53,19 +57,6 @@ std::string ReadFile(const std::string& path) {
   return buffer.str();
 }
 
-Eigen::VectorXd Random(int n, std::mt19937_64* rng) {
-  std::normal_distribution<double> normal(0.0, 1.0);
-  Eigen::VectorXd v(n);
-  for (int i = 0; i < n; ++i) v[i] = normal(*rng);
-  return v;
-}
-
-double RelativeError(const Eigen::VectorXd& a, const Eigen::VectorXd& b) {
-  return (a - b).norm() / std::max(1e-300, b.norm());
-}
-double RelativeError(double a, double b) {
-  return std::abs(a - b) / std::max(1e-300, std::abs(b));
-}
 
 // A small meta-learning instance (the oracles' code paths are the same at
 // any size) and the default data-weighting one.

@@ -17,9 +17,13 @@
 #include "ecmo/problems/registry.h"
 #include "ecmo/solver.h"
 #include "gtest/gtest.h"
+#include "test_vectors.h"
 
 namespace ecmo {
 namespace {
+
+using testing::Random;
+using testing::RelativeError;
 
 using problems::BuildMtblLogistic;
 using problems::MtblLogisticInstance;
@@ -38,17 +42,6 @@ std::unique_ptr<MtblLogisticInstance> Build(int ny, double l2, int seed = 7) {
   return instance;
 }
 
-Eigen::VectorXd Random(int n, std::mt19937_64* rng) {
-  std::normal_distribution<double> normal(0.0, 1.0);
-  Eigen::VectorXd v(n);
-  for (int i = 0; i < n; ++i) v[i] = normal(*rng);
-  return v;
-}
-
-// Relative error ||a - b|| / max(1e-300, ||b||).
-double RelativeError(const Eigen::VectorXd& a, const Eigen::VectorXd& b) {
-  return (a - b).norm() / std::max(1e-300, b.norm());
-}
 
 // A random point with non-trivial weights and probabilities.
 struct Point {
