@@ -449,8 +449,6 @@ void RecordWcSummary(const ecmo::Solver::Summary& summary, Point* point) {
   }
 }
 
-// Runs the WC strategy from the instance's start; *z receives the final
-// point.
 // The utopia reference point and nadir - utopia scales of the seed's
 // instance (ecmo::ComputeScalarization: S single-objective solves from the
 // start). On the reduced form when the lower level is strongly convex (the
@@ -476,13 +474,8 @@ bool UtopiaScalarization(const ecmo::Solver::Options& wc_options,
       options, full, instance->start, scalarization, error);
 }
 
-bool IsWcMethod(const std::vector<Method>& methods, const std::string& name) {
-  for (const Method& m : methods) {
-    if (m.name == name) return m.wc;
-  }
-  return false;
-}
-
+// Runs the WC strategy from the instance's start; *z receives the final
+// point.
 void RunWc(const ecmo::Solver::Options& options,
            Instance* instance,
            Point* point,
@@ -720,6 +713,10 @@ nlohmann::json ToJson(const MeanError& m) {
   return j;
 }
 
+std::vector<double> AsStdVector(const Eigen::VectorXd& v) {
+  return std::vector<double>(v.data(), v.data() + v.size());
+}
+
 nlohmann::json Number(double v) {
   return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr);
 }
@@ -909,10 +906,9 @@ int main(int argc, char** argv) {
                   << ": the start point cannot be evaluated: " << error << "\n";
         return kExitFailure;
       }
-      start_losses.push_back(
-          {{"seed", seed},
-           {"losses", std::vector<double>(f.data(), f.data() + f.size())},
-           {"grad_y_g_norm", h.norm()}});
+      start_losses.push_back({{"seed", seed},
+                              {"losses", AsStdVector(f)},
+                              {"grad_y_g_norm", h.norm()}});
     }
     const double lambda_max = LargestLowerLevelEigenvalue(instance);
     lambda_max_per_seed.push_back(lambda_max);
@@ -935,16 +931,10 @@ int main(int argc, char** argv) {
       scalarizations.push_back(
           {{"seed", seed},
            {"seconds", scalarization_seconds},
-           {"reference_point",
-            std::vector<double>(scalarization->reference_point.data(),
-                                scalarization->reference_point.data() +
-                                    scalarization->reference_point.size())},
-           {"objective_scale",
-            std::vector<double>(scalarization->objective_scale.data(),
-                                scalarization->objective_scale.data() +
-                                    scalarization->objective_scale.size())}});
+           {"reference_point", AsStdVector(scalarization->reference_point)},
+           {"objective_scale", AsStdVector(scalarization->objective_scale)}});
     }
-    const size_t first_point_of_seed = points.size();
+    std::vector<size_t> wc_points_of_seed;  // indices into points
     for (const Method& method : methods) {
       const int runs =
           method.uses_preference ? static_cast<int>(preferences.size()) : 1;
@@ -988,20 +978,13 @@ int main(int argc, char** argv) {
                     << std::defaultfloat << "  ||K||^2 " << std::setprecision(3)
                     << point.kkt_residual_sq << std::setprecision(6) << "\n";
         }
+        if (method.wc) wc_points_of_seed.push_back(points.size());
         points.push_back(std::move(point));
       }
     }
     // The single-objective solves serve every WC point of the seed.
-    if (scalarization_seconds > 0.0) {
-      int wc_points = 0;
-      for (size_t i = first_point_of_seed; i < points.size(); ++i) {
-        if (IsWcMethod(methods, points[i].method)) ++wc_points;
-      }
-      for (size_t i = first_point_of_seed; i < points.size(); ++i) {
-        if (IsWcMethod(methods, points[i].method)) {
-          points[i].seconds += scalarization_seconds / wc_points;
-        }
-      }
+    for (size_t i : wc_points_of_seed) {
+      points[i].seconds += scalarization_seconds / wc_points_of_seed.size();
     }
   }
   const double study_seconds = Seconds(study_start);
@@ -1152,12 +1135,8 @@ int main(int argc, char** argv) {
     j["preference"] = p.preference;
     j["termination"] = p.termination;
     j["usable"] = p.usable;
-    std::vector<double> losses(p.losses.data(),
-                               p.losses.data() + p.losses.size());
-    j["losses"] = losses;
-    j["losses_as_returned"] = std::vector<double>(
-        p.losses_as_returned.data(),
-        p.losses_as_returned.data() + p.losses_as_returned.size());
+    j["losses"] = AsStdVector(p.losses);
+    j["losses_as_returned"] = AsStdVector(p.losses_as_returned);
     j["kkt_residual_sq"] = Number(p.kkt_residual_sq);
     j["grad_y_g_norm"] = Number(p.grad_y_g_norm);
     j["lower_level_gap"] = Number(p.lower_level_gap);
