@@ -16,6 +16,23 @@ namespace ecmo {
 namespace problems {
 namespace internal {
 
+namespace {
+
+// The instance at n_y = problem_size (0: the default); null with *error.
+std::shared_ptr<MtblLogisticInstance> BuildSized(int problem_size,
+                                                 std::string* error) {
+  MtblLogisticOptions options;
+  if (problem_size > 0) options.num_lower_parameters = problem_size;
+  if (options.num_lower_parameters < options.num_classes) {
+    *error = "mtbl_logistic: --problem_size = " + std::to_string(problem_size) +
+             " is below the number of classes (10); give n_y >= 10";
+    return nullptr;
+  }
+  return BuildMtblLogistic(options, error);
+}
+
+}  // namespace
+
 ProblemInfo MtblLogistic() {
   const MtblLogisticOptions defaults;
   ProblemInfo info;
@@ -32,8 +49,7 @@ ProblemInfo MtblLogistic() {
       "ecmo::MtblEvaluator), so n_y can be large. Evaluator-only. "
       "No analytic front; objectives are cross-entropies (positive).";
   info.num_objectives = defaults.num_tasks;
-  info.num_parameters =
-      defaults.num_sources + defaults.num_lower_parameters;
+  info.num_parameters = defaults.num_sources + defaults.num_lower_parameters;
   info.num_constraints = defaults.num_lower_parameters;
   info.objective_offset = std::vector<double>(defaults.num_tasks, 0.0);
   info.default_problem_size = defaults.num_lower_parameters;
@@ -42,16 +58,8 @@ ProblemInfo MtblLogistic() {
   info.build_evaluator =
       [](int problem_size,
          std::string* error) -> std::unique_ptr<EvaluatorInstance> {
-    MtblLogisticOptions options;
-    if (problem_size > 0) options.num_lower_parameters = problem_size;
-    if (options.num_lower_parameters < options.num_classes) {
-      *error = "mtbl_logistic: --problem_size = " +
-               std::to_string(problem_size) +
-               " is below the number of classes (10); give n_y >= 10";
-      return nullptr;
-    }
-    std::shared_ptr<MtblLogisticInstance> built(
-        BuildMtblLogistic(options, error).release());
+    std::shared_ptr<MtblLogisticInstance> built =
+        BuildSized(problem_size, error);
     if (built == nullptr) return nullptr;
     auto instance = std::make_unique<EvaluatorInstance>();
     instance->start = built->start;
@@ -83,19 +91,18 @@ ProblemInfo MtblLogisticReduced() {
   info.build_evaluator =
       [](int problem_size,
          std::string* error) -> std::unique_ptr<EvaluatorInstance> {
-    std::unique_ptr<EvaluatorInstance> full =
-        MtblLogistic().build_evaluator(problem_size, error);
-    if (full == nullptr) return nullptr;
-    auto* mtbl = static_cast<MtblEvaluator*>(full->evaluator.get());
-    const int nx = mtbl->NumUpperParameters();
-    const int ny = mtbl->NumLowerParameters();
+    std::shared_ptr<MtblLogisticInstance> built =
+        BuildSized(problem_size, error);
+    if (built == nullptr) return nullptr;
+    const int nx = built->evaluator->NumUpperParameters();
+    const int ny = built->evaluator->NumLowerParameters();
     auto instance = std::make_unique<EvaluatorInstance>();
-    instance->start = full->start.head(nx);
-    instance->evaluator =
-        std::make_unique<ReducedMtblEvaluator>(mtbl, full->start.tail(ny));
+    instance->start = built->start.head(nx);
+    instance->evaluator = std::make_unique<ReducedMtblEvaluator>(
+        built->evaluator.get(), built->start.tail(ny));
     // The full instance (its evaluator and the lower level it points into)
     // outlives the reduced evaluator, which points into it.
-    instance->storage = std::shared_ptr<EvaluatorInstance>(std::move(full));
+    instance->storage = built;
     return instance;
   };
   return info;
