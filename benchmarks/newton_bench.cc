@@ -1,8 +1,9 @@
 // Copyright 2026 The ceres-ecmo Authors.
 // SPDX-License-Identifier: BSD-3-Clause (see LICENSE).
-// ceres-ecmo: second-order inner solves (wc-newton) against the first-order
-// strategies (wc-augmented-lagrangian, the default, and wc-penalty-lbfgs)
-// and exact-Hessian Ipopt on an ill-conditioned family, in one run.
+// ceres-ecmo: second-order strategies (wc-newton, wc-sqp) against the
+// first-order ones (wc-augmented-lagrangian, the default, and
+// wc-penalty-lbfgs) and exact-Hessian Ipopt on an ill-conditioned family,
+// in one run.
 //
 // Rosenbrock-type family with one nonlinear equality, z in R^k:
 //
@@ -23,9 +24,11 @@
 // of the dense exact Hessian per iteration), median wall time per point,
 // and its ratio to the default's.
 //
-//   newton_bench [--max_k=1000]
+//   newton_bench [--max_k=1000] [--only=NAME]  (rows whose name contains
+//                                               NAME; the default's row is
+//                                               always run as the time base)
 //   newton_bench --smoke   (CTest: k = 10; exits 1 unless every wc-newton
-//                           point is certified)
+//                           and wc-sqp point is certified)
 
 #include <algorithm>
 #include <chrono>
@@ -161,11 +164,17 @@ Row RunPoints(int k,
 Row Run(int k, ecmo::StrategyType strategy, bool exact) {
   return RunPoints(k,
                    exact,
-                   [strategy](RosenbrockFamily* evaluator,
-                              const std::vector<double>& preference,
-                              Eigen::VectorXd* z) {
+                   [strategy, exact](RosenbrockFamily* evaluator,
+                                     const std::vector<double>& preference,
+                                     Eigen::VectorXd* z) {
                      ecmo::Solver::Options options;
                      options.strategy = strategy;
+                     // wc-sqp: BFGS in the "differences" rows (exact
+                     // products by gradient differences would cost 2k
+                     // gradients per iteration).
+                     options.sqp.hessian =
+                         exact ? ecmo::SqpHessianType::EXACT_PRODUCTS
+                               : ecmo::SqpHessianType::BFGS;
                      options.reference_point = {0.0, 0.0};
                      options.max_iterations = 100000;
                      ecmo::Solver::Summary summary;
@@ -209,15 +218,18 @@ Row RunIpopt(int k) {
 int main(int argc, char** argv) {
   bool smoke = false;
   int max_k = 1000;
+  std::string only;  // run only the rows whose name contains this
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--smoke") == 0) {
       smoke = true;
     } else if (std::strncmp(argv[i], "--max_k=", 8) == 0) {
       max_k = std::atoi(argv[i] + 8);
+    } else if (std::strncmp(argv[i], "--only=", 7) == 0) {
+      only = argv[i] + 7;
     } else {
       std::fprintf(stderr,
-                   "newton_bench: unknown argument '%s' (use --smoke or "
-                   "--max_k=N)\n",
+                   "newton_bench: unknown argument '%s' (use --smoke, "
+                   "--max_k=N or --only=NAME)\n",
                    argv[i]);
       return 2;
     }
@@ -243,6 +255,7 @@ int main(int argc, char** argv) {
               "time/AL");
   bool ok = true;
   for (int k : sizes) {
+    // The default's row is the time base of every other row.
     const Row al = Run(k, ecmo::StrategyType::WC_AUGMENTED_LAGRANGIAN, false);
     const double al_ms = 1e3 * Median(al.seconds);
     struct Config {
@@ -262,9 +275,20 @@ int main(int argc, char** argv) {
           Config{"wc-newton (gradient differences)",
                  ecmo::StrategyType::WC_NEWTON,
                  false},
+          Config{"wc-sqp (exact products)", ecmo::StrategyType::WC_SQP, true},
+          Config{"wc-sqp (BFGS)", ecmo::StrategyType::WC_SQP, false},
           Config{
               "ipopt (exact Hessian)", ecmo::StrategyType::WC_NEWTON, true}}) {
       const bool ipopt = std::strncmp(c.name, "ipopt", 5) == 0;
+      if (!only.empty() &&
+          std::string(c.name).find(only) == std::string::npos) {
+        continue;
+      }
+      // Dense BFGS needs about k iterations on this family at O(k^3) each
+      // (973 at k = 100): not run beyond.
+      if (c.strategy == ecmo::StrategyType::WC_SQP && !c.exact && k > 100) {
+        continue;
+      }
       if (smoke &&
           (ipopt || c.strategy == ecmo::StrategyType::WC_PENALTY_LBFGS)) {
         continue;
@@ -286,14 +310,18 @@ int main(int argc, char** argv) {
                   Median(row.inner),
                   ms,
                   ms / al_ms);
-      if (!ipopt && c.strategy == ecmo::StrategyType::WC_NEWTON &&
+      if (!ipopt &&
+          (c.strategy == ecmo::StrategyType::WC_NEWTON ||
+           c.strategy == ecmo::StrategyType::WC_SQP) &&
           row.certified != row.points) {
         ok = false;
       }
     }
   }
   if (smoke && !ok) {
-    std::fprintf(stderr, "newton_bench: a wc-newton point was not certified\n");
+    std::fprintf(stderr,
+                 "newton_bench: a wc-newton or wc-sqp point was not "
+                 "certified\n");
     return 1;
   }
   return 0;

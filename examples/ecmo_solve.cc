@@ -203,6 +203,10 @@ DEFINE_string(newton_linear_solver,
               "automatic",
               "wc-newton linear solver: automatic, sparse-cholesky, "
               "dense-cholesky or conjugate-gradients.");
+DEFINE_string(sqp_hessian,
+              "automatic",
+              "wc-sqp curvature: automatic (exact products when the problem "
+              "provides them, else BFGS), bfgs or exact-products.");
 DEFINE_string(objective_offset,
               "",
               "The paper's form: comma-separated offsets added to the "
@@ -482,6 +486,15 @@ int main(int argc, char** argv) {
                      FLAGS_strategy + "'; drop it or select wc-newton.");
       }
     }
+  }
+  if (!ecmo::StringToSqpHessianType(FLAGS_sqp_hessian, &options.sqp.hessian)) {
+    return Usage("unknown --sqp_hessian '" + FLAGS_sqp_hessian +
+                 "'; valid: automatic, bfgs, exact-products.");
+  }
+  if (options.strategy != ecmo::StrategyType::WC_SQP &&
+      FlagGiven("sqp_hessian")) {
+    return Usage("--sqp_hessian only applies to --strategy=wc-sqp, not '" +
+                 FLAGS_strategy + "'; drop it or select wc-sqp.");
   }
   options.max_iterations = FLAGS_max_iterations;
   options.kkt_tolerance = FLAGS_kkt_tolerance;

@@ -139,6 +139,39 @@ TEST(EcmoSolve, ReducedMtblFormSweepsFromTheCommandLine) {
   }
 }
 
+// wc-sqp from the command line: a warm-started sweep (the neighbours'
+// multipliers are passed on) on the registry's non-convex three-objective
+// problem, every point certified and on the unit sphere like the default
+// strategy's.
+TEST(EcmoSolve, SqpStrategySweepsFromTheCommandLine) {
+  const std::string dir = ::testing::TempDir();
+  const std::string sqp_path = dir + "/sqp.json";
+  const std::string al_path = dir + "/al.json";
+  for (const std::string& args :
+       {"--strategy=wc-sqp --sqp_hessian=bfgs --output=" + sqp_path,
+        "--output=" + al_path}) {
+    const RunResult run =
+        RunSolve("--problem=sphere_octant --preferences=das-dennis:3 " + args);
+    ASSERT_EQ(run.exit_code, 0) << run.output;
+  }
+  std::ifstream sqp_file(sqp_path), al_file(al_path);
+  const nlohmann::json sqp = nlohmann::json::parse(sqp_file);
+  const nlohmann::json al = nlohmann::json::parse(al_file);
+  ASSERT_EQ(sqp["points"].size(), 10u);  // das-dennis:3 for S = 3
+  ASSERT_EQ(al["points"].size(), 10u);
+  for (size_t i = 0; i < 10; ++i) {
+    const nlohmann::json& point = sqp["points"][i];
+    EXPECT_EQ(point["termination"].get<std::string>(), "CONVERGENCE") << i;
+    double norm_sq = 0.0;
+    for (size_t j = 0; j < point["z"].size(); ++j) {
+      const double zj = point["z"][j].get<double>();
+      norm_sq += zj * zj;
+      EXPECT_NEAR(zj, al["points"][i]["z"][j].get<double>(), 1e-5) << i;
+    }
+    EXPECT_NEAR(norm_sq, 1.0, 1e-8) << i;
+  }
+}
+
 TEST(EcmoSolve, PreferenceSpecSweepStreamsAndReportsIndicators) {
   const std::string dir = ::testing::TempDir();
   const std::string json_path = dir + "/spec.json";

@@ -371,6 +371,12 @@ TEST(TrustworthyResults, MeaninglessFlagsAreRefused) {
                2,
                "only applies to --strategy=wc-newton");
   }
+  EXPECT_RUN(RunSolve("--sweep=2 --sqp_hessian=bfgs"),
+             2,
+             "only applies to --strategy=wc-sqp");
+  EXPECT_RUN(RunSolve("--sweep=2 --strategy=wc-sqp --sqp_hessian=newton"),
+             2,
+             "valid: automatic, bfgs, exact-products");
   EXPECT_RUN(RunSolve("--sweep=2 --strategy=wc-newton --newton_hessian=exact"),
              2,
              "valid: automatic, gauss-newton, exact-products");

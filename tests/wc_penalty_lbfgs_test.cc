@@ -426,7 +426,7 @@ TEST(QuasiNewtonStrategy, StrategyNamesRoundTrip) {
   StrategyType parsed;
   EXPECT_TRUE(StringToStrategyType("WC_AUGMENTED_LAGRANGIAN", &parsed));
   EXPECT_EQ(parsed, StrategyType::WC_AUGMENTED_LAGRANGIAN);
-  EXPECT_EQ(StrategyTypeNames().size(), 4u);
+  EXPECT_EQ(StrategyTypeNames().size(), 5u);
 }
 
 TEST(QuasiNewtonStrategy, SweepLogsNothingToStderr) {

@@ -125,6 +125,17 @@ bool Solver::Options::IsValid(std::string* error) const {
                     quasi_newton.inner.max_lbfgs_rank > 0,
                     "> 0");
   ECMO_OPTION_CHECK(
+      kOptions, sqp.max_parameters, sqp.max_parameters > 0, "> 0");
+  ECMO_OPTION_CHECK(kOptions,
+                    sqp.armijo,
+                    sqp.armijo > 0.0 && sqp.armijo < 0.5,
+                    "in (0, 0.5)");
+  ECMO_OPTION_CHECK(kOptions,
+                    sqp.least_squares_certification_factor,
+                    sqp.least_squares_certification_factor >= 0.0 &&
+                        std::isfinite(sqp.least_squares_certification_factor),
+                    ">= 0 and finite");
+  ECMO_OPTION_CHECK(
       kOptions, newton.max_ceres_solves, newton.max_ceres_solves > 0, "> 0");
   ECMO_OPTION_CHECK(
       kOptions,
@@ -311,6 +322,22 @@ bool ValidateConstraintKinds(StrategyType strategy,
           "equality constraints only). Use strategy wc-augmented-lagrangian "
           "(the default), wc-penalty-lbfgs or wc-newton, or the Ipopt "
           "reference.";
+  }
+  if (p > 0 && strategy == StrategyType::WC_SQP) {
+    os << "The problem has " << p
+       << " inequality constraint residuals (c(z) <= 0), which the strategy "
+       << name
+       << " does not take (its quadratic programs have equality "
+          "constraints only). Use wc-augmented-lagrangian (the default) or "
+          "wc-newton, or the Ipopt reference.";
+  }
+  if (os.str().empty() && evaluator->HasBounds() &&
+      strategy == StrategyType::WC_SQP) {
+    os << "The problem has bounds on its parameters, which the strategy "
+       << name
+       << " does not take (its quadratic programs have equality "
+          "constraints only). Use wc-augmented-lagrangian (the default) or "
+          "wc-newton, or the Ipopt reference.";
   }
   if (os.str().empty() && evaluator->HasBounds()) {
     const int k = evaluator->NumParameters();
@@ -719,6 +746,9 @@ void Solve(const Solver::Options& options,
       break;
     case StrategyType::WC_NEWTON:
       internal::RunWcNewton(input, &output, summary);
+      break;
+    case StrategyType::WC_SQP:
+      internal::RunWcSqp(input, &output, summary);
       break;
   }
   summary->evaluations = evaluator->counts() - counts_before;

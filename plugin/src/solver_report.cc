@@ -135,6 +135,48 @@ std::string Solver::Summary::FullReport() const {
       }
     }
   }
+  if (strategy == StrategyType::WC_SQP && inner_iterations >= 0) {
+    report.Row("  SQP iterations", std::to_string(inner_iterations));
+    report.Row("  Curvature", inner_message);
+    if (!certified_by.empty()) report.Row("  Certified by", certified_by);
+    if (!history.empty()) {
+      report.Section("  Iterations (history)");
+      std::snprintf(line,
+                    sizeof(line),
+                    "  %5s %13s %12s %11s %11s %9s %11s %8s\n",
+                    "iter",
+                    "merit",
+                    "rho",
+                    "|h|",
+                    "|K|^2",
+                    "step",
+                    "|dz|",
+                    "grad_ev");
+      os << line;
+      // Long runs: the first 10 and the last 30 iterations.
+      const size_t n = history.size();
+      for (size_t i = 0; i < n; ++i) {
+        if (n > 40 && i == 10) {
+          os << "  ... (" << n - 40 << " iterations)\n";
+          i = n - 30;
+        }
+        const IterationSummary& it = history[i];
+        std::snprintf(line,
+                      sizeof(line),
+                      "  %5d % 13.6e % 12.5e %11.3e %11.3e %9.2e %11.3e "
+                      "%8lld\n",
+                      it.iteration,
+                      it.penalty,
+                      it.rho,
+                      it.constraint_norm,
+                      it.kkt_residual_sq,
+                      it.step_size,
+                      it.step_norm,
+                      static_cast<long long>(it.gradient_evaluations));
+        os << line;
+      }
+    }
+  }
   report.Section("Point");
   report.Row("  Initial rho", FormatNumber(initial_rho));
   report.Row("  Final rho", FormatNumber(final_rho));

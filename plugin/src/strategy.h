@@ -169,6 +169,18 @@ void RunWcAugmentedLagrangian(const StrategyInput& input,
 void RunWcNewton(const StrategyInput& input,
                  StrategyOutput* output,
                  Solver::Summary* summary);
+// StrategyType::WC_SQP (wc_sqp.cc). Fills summary->inner_iterations (= its
+// iterations), inner_message (the curvature used and the merit penalty),
+// certified_by and history (one entry per iteration; `penalty` is the
+// exact penalty, step_size the line search's step).
+void RunWcSqp(const StrategyInput& input,
+              StrategyOutput* output,
+              Solver::Summary* summary);
+// Maximizes p^T w - 1/2 w^T Q w over the unit simplex (Q symmetric positive
+// semidefinite): the dual of WC_SQP's quadratic program (exposed for its
+// test).
+Eigen::VectorXd MaximizeOnSimplex(const Eigen::MatrixXd& Q,
+                                  const Eigen::VectorXd& p);
 
 }  // namespace internal
 }  // namespace ecmo

@@ -129,9 +129,11 @@ bool SweepRunner::WarmStartFrom(const Solver::Summary& from,
   // near max_penalty), and starting there leaves it neither room to grow
   // nor two penalties to extrapolate from (measured: 1.6x the gradient
   // evaluations of cold starts on gebken_circle, and unconverged points).
-  // The faithful strategy has no use for the block.
+  // The faithful strategy has no use for the block. WC_SQP takes the
+  // multipliers (its first exact Hessian of the Lagrangian needs them).
   if (from.strategy != StrategyType::WC_AUGMENTED_LAGRANGIAN &&
-      from.strategy != StrategyType::WC_NEWTON) {
+      from.strategy != StrategyType::WC_NEWTON &&
+      from.strategy != StrategyType::WC_SQP) {
     return false;
   }
   const KktMultipliers& m = from.kkt.solver_multipliers;

@@ -28,6 +28,8 @@ const char* StrategyTypeToString(StrategyType type) {
       return "wc-augmented-lagrangian";
     case StrategyType::WC_NEWTON:
       return "wc-newton";
+    case StrategyType::WC_SQP:
+      return "wc-sqp";
   }
   return "unknown";
 }
@@ -36,7 +38,8 @@ std::vector<std::string> StrategyTypeNames() {
   return {StrategyTypeToString(StrategyType::WC_PENALTY_PGD),
           StrategyTypeToString(StrategyType::WC_PENALTY_LBFGS),
           StrategyTypeToString(StrategyType::WC_AUGMENTED_LAGRANGIAN),
-          StrategyTypeToString(StrategyType::WC_NEWTON)};
+          StrategyTypeToString(StrategyType::WC_NEWTON),
+          StrategyTypeToString(StrategyType::WC_SQP)};
 }
 
 bool StringToStrategyType(std::string value, StrategyType* type) {
@@ -44,7 +47,8 @@ bool StringToStrategyType(std::string value, StrategyType* type) {
   for (StrategyType candidate : {StrategyType::WC_PENALTY_PGD,
                                  StrategyType::WC_PENALTY_LBFGS,
                                  StrategyType::WC_AUGMENTED_LAGRANGIAN,
-                                 StrategyType::WC_NEWTON}) {
+                                 StrategyType::WC_NEWTON,
+                                 StrategyType::WC_SQP}) {
     if (Canonical(StrategyTypeToString(candidate)) == canonical) {
       *type = candidate;
       return true;
@@ -92,6 +96,31 @@ bool StringToNewtonHessianType(std::string value, NewtonHessianType* type) {
        {NewtonHessianType::AUTOMATIC, NewtonHessianType::GAUSS_NEWTON,
         NewtonHessianType::EXACT_PRODUCTS}) {
     if (Canonical(NewtonHessianTypeToString(candidate)) == canonical) {
+      *type = candidate;
+      return true;
+    }
+  }
+  return false;
+}
+
+const char* SqpHessianTypeToString(SqpHessianType type) {
+  switch (type) {
+    case SqpHessianType::AUTOMATIC:
+      return "automatic";
+    case SqpHessianType::BFGS:
+      return "bfgs";
+    case SqpHessianType::EXACT_PRODUCTS:
+      return "exact-products";
+  }
+  return "unknown";
+}
+
+bool StringToSqpHessianType(std::string value, SqpHessianType* type) {
+  const std::string canonical = Canonical(value);
+  for (SqpHessianType candidate : {SqpHessianType::AUTOMATIC,
+                                   SqpHessianType::BFGS,
+                                   SqpHessianType::EXACT_PRODUCTS}) {
+    if (Canonical(SqpHessianTypeToString(candidate)) == canonical) {
       *type = candidate;
       return true;
     }

@@ -407,6 +407,30 @@ class Solver {
       double ceres_phase_tolerance = 3e-2;
     } newton;
 
+    // Options of WC_SQP. Options::max_iterations bounds its iterations
+    // (one gradient evaluation each, plus the line search's value
+    // evaluations).
+    struct SqpOptions {
+      SqpHessianType hessian = SqpHessianType::AUTOMATIC;
+      // The strategy refuses problems with more parameters (a FAILURE
+      // naming the matrix-free strategies): it stores and factorizes a
+      // dense k x k matrix per iteration (2,000: 32 MB, about 0.1 s per
+      // factorization on one core). > 0.
+      int max_parameters = 2000;
+      // A step t d is accepted when the exact penalty decreases by at least
+      // this fraction of its piecewise-linear model's decrease. In (0, 0.5).
+      double armijo = 1e-4;
+      // When the full step is rejected, try it once more moved back onto
+      // the linearized constraints (h(z + d) + J d_c = 0, in the metric of
+      // B) before backtracking: avoids the short steps a nonsmooth merit
+      // forces near a solution (the Maratos effect).
+      bool second_order_correction = true;
+      // As quasi_newton.least_squares_certification_factor: when the QP's
+      // multipliers miss the stopping rule by less than this factor, the
+      // least-squares multipliers are tried. 0 disables it; >= 0.
+      double least_squares_certification_factor = 100.0;
+    } sqp;
+
     // Keep one IterationSummary per iteration in Summary::history. With
     // history_stride > 1 only every stride-th iteration (and the last) is
     // kept, to bound memory on long runs.
@@ -480,11 +504,13 @@ class Solver {
     // Quasi-Newton strategies: total inner (L-BFGS) iterations, number of
     // penalty increases, and the final penalties in penalty_u / penalty_v
     // above. inner_message is Ceres' message of the last inner solve.
+    // WC_SQP: inner_iterations = its iterations, inner_message the
+    // curvature it used and its largest merit weight.
     int inner_iterations = -1;
     int num_penalty_increases = 0;
     std::string inner_message;
     // How the point was certified: "strategy multipliers" or "least-squares
-    // multipliers" (quasi-Newton strategies; empty otherwise).
+    // multipliers" (quasi-Newton strategies and WC_SQP; empty otherwise).
     std::string certified_by;
 
     double initial_rho = 0.0;

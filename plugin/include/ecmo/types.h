@@ -71,6 +71,22 @@ enum class StrategyType {
   // inner solves stall. Options in Solver::Options::newton. Steps on the
   // manifold of z when there is one.
   WC_NEWTON,
+  // Sequential quadratic programming on the WC problem itself (no penalty
+  // or augmented-Lagrangian outer loop): each iteration solves
+  //   min_d max_s lambda_s (f_s + grad f_s^T d) + 1/2 d^T B d,
+  //   h + J_h d = 0,
+  // exactly (through its dual over the simplex of the objective weights),
+  // and backtracks on the exact penalty max_s lambda_s f_s + mu ||h||_1
+  // with a second-order correction. B is a damped BFGS approximation of
+  // the Hessian of the Lagrangian, or the exact one assembled from k
+  // Hessian products (Solver::Options::sqp). The QP's multipliers are the
+  // estimates, so the certificate is checked at every iterate for free.
+  // Few evaluations (like SLSQP: about 10-20 on small smooth problems) at
+  // O(k^2) memory and O(k^3) work per iteration: for small and medium
+  // problems (k up to sqp.max_parameters, 2,000 by default); matrix-free
+  // WC_NEWTON or WC_AUGMENTED_LAGRANGIAN beyond. Equality constraints in
+  // R^k only: refuses inequality constraints, bounds and manifolds.
+  WC_SQP,
 };
 
 // Inequality constraints c(z) <= 0 and bounds l <= z <= u (ecmo/problem.h):
@@ -85,7 +101,8 @@ enum class StrategyType {
 //                            quasi_newton.use_ceres_inner_solver);
 //   WC_NEWTON                both: inequalities as above (curvature for
 //                            the active rows only), bounds by projected
-//                            Newton steps (an epsilon-active set).
+//                            Newton steps (an epsilon-active set);
+//   WC_SQP                   neither (equality constraints only).
 // Bounds on a manifold block are refused everywhere. A refused combination
 // ends the solve with FAILURE and a message naming what does take it.
 
@@ -121,6 +138,23 @@ enum class NewtonLinearSolverType {
   CONJUGATE_GRADIENTS,
 };
 
+// Curvature used by StrategyType::WC_SQP (Solver::Options::sqp).
+enum class SqpHessianType {
+  // EXACT_PRODUCTS when the evaluator provides exact Hessian products
+  // (Evaluator::HasExactLagrangianHessian), otherwise BFGS.
+  AUTOMATIC,
+  // Damped BFGS (Powell) on the gradient of the Lagrangian: one gradient
+  // evaluation per iteration, superlinear near a solution.
+  BFGS,
+  // The Hessian of the Lagrangian from k products per iteration
+  // (Evaluator::LagrangianHessianMultiply: exact when the evaluator
+  // provides them, gradient differences otherwise), made positive definite
+  // by a multiple of J_h^T J_h and, if needed, a diagonal shift. Quadratic
+  // convergence, k products per iteration: pays off on ill-conditioned
+  // problems when the products are cheap.
+  EXACT_PRODUCTS,
+};
+
 // How the faithful strategy picks its step.
 enum class StepRule {
   // eta_t = eta for every t, exactly as Algorithm 1. Diverges when
@@ -142,6 +176,8 @@ bool StringToStepRule(std::string value, StepRule* rule);
 
 const char* NewtonHessianTypeToString(NewtonHessianType type);
 bool StringToNewtonHessianType(std::string value, NewtonHessianType* type);
+const char* SqpHessianTypeToString(SqpHessianType type);
+bool StringToSqpHessianType(std::string value, SqpHessianType* type);
 const char* NewtonLinearSolverTypeToString(NewtonLinearSolverType type);
 bool StringToNewtonLinearSolverType(std::string value,
                                     NewtonLinearSolverType* type);
