@@ -254,413 +254,483 @@ bool MakePositiveDefinite(const Eigen::MatrixXd& W,
   return false;
 }
 
-}  // namespace
+// One WC_SQP solve: the iteration of the file comment as named steps over
+// the state they share.
+class SqpSolver {
+ public:
+  SqpSolver(const StrategyInput& input, Solver::Summary* summary)
+      : input_(input),
+        options_(*input.options),
+        sqp_(input.options->sqp),
+        stop_(input.stop),
+        evaluator_(input.evaluator),
+        k_(evaluator_->NumParameters()),
+        S_(evaluator_->NumObjectives()),
+        q_(evaluator_->NumConstraints()),
+        summary_(summary) {}
 
-void RunWcSqp(const StrategyInput& input,
-              StrategyOutput* output,
-              Solver::Summary* summary) {
-  const Solver::Options& options = *input.options;
-  const Solver::Options::SqpOptions& sqp = options.sqp;
-  Evaluator* evaluator = input.evaluator;
-  const int k = evaluator->NumParameters();
-  const int S = evaluator->NumObjectives();
-  const int q = evaluator->NumConstraints();
-  const StopRule& stop = input.stop;
+  void Run(StrategyOutput* output);
+
+ private:
+  enum class Step { kContinue, kRetry, kStop };
+
+  // The refusals (manifold, size), the start's values and the first
+  // multipliers. False when the solve ends here.
+  bool Start();
+  // Gradients, J (q products) and the curvature at z_.
+  bool Linearize(int it);
+  void UpdateBfgs();
+  bool AssembleExactHessian(int it);
+  // The QP's step and multipliers; scores z_ with them (and with the
+  // least-squares multipliers when close). kStop when the point is
+  // certified (CONVERGENCE) or the QP failed (FAILURE).
+  Step SolveAndCertify(int it, IterationSummary* record);
+  // Backtracking with a second-order correction; kRetry after a BFGS
+  // restart, kStop with the message set when no step decreases the merit.
+  Step LineSearch(int it, IterationSummary* record);
+  // Shifted, weighted objectives a = lambda (F + offset) and h at `at`;
+  // false (with error_) on failure.
+  bool EvaluateValues(const Eigen::VectorXd& at,
+                      Eigen::VectorXd* a,
+                      Eigen::VectorXd* h);
+  double Merit(const Eigen::VectorXd& a, const Eigen::VectorXd& h) const {
+    return a.maxCoeff() + (q_ > 0 ? mu_.dot(h.cwiseAbs()) : 0.0);
+  }
+  void Finish(TerminationType type, const std::string& message) {
+    termination_ = type;
+    message_ = message;
+  }
+  void Record(const IterationSummary& record) {
+    if (options_.record_history) summary_->history.push_back(record);
+  }
+  // What the summary says about a solve that did not converge, and the
+  // curvature used.
+  void Explain();
+
+  const StrategyInput& input_;
+  const Solver::Options& options_;
+  const Solver::Options::SqpOptions& sqp_;
+  const StopRule& stop_;
+  Evaluator* evaluator_;
+  const int k_, S_, q_;
+  Solver::Summary* summary_;
+  bool exact_ = false;
+
+  Eigen::VectorXd z_, a_, h_;  // iterate, weighted objectives, constraints
+  KktMultipliers multipliers_;
+  KktSystem system_;
+  Eigen::MatrixXd G_, J_;  // grad F diag(lambda) (k x S), J_h (q x k)
+  Eigen::MatrixXd B_;      // curvature
+  Eigen::LLT<Eigen::MatrixXd> factor_;
+  QpStep qp_;
+  Eigen::VectorXd mu_;  // merit weights (q)
+  double delta_ = 0.0;  // exact Hessian: the last diagonal shift
+  bool bfgs_scaled_ = false;
+  bool have_previous_ = false;
+  Eigen::VectorXd previous_z_;
+  Eigen::MatrixXd previous_G_, previous_J_;
+  int line_search_failures_ = 0;
+  double first_nu_norm_ = 0.0;
+  double linearization_residual_ = 0.0;
+  double kkt_sum_ = 0.0;
+  KktCertificate last_certificate_;
+  std::string certified_by_;
+  std::string error_;
+  TerminationType termination_ = ceres::FAILURE;
+  std::string message_;
+};
+
+bool SqpSolver::EvaluateValues(const Eigen::VectorXd& at,
+                               Eigen::VectorXd* a,
+                               Eigen::VectorXd* h) {
+  if (!evaluator_->Evaluate(
+          at.data(), a->data(), h->data(), nullptr, &error_)) {
+    return false;
+  }
+  *a = input_.lambda.cwiseProduct(*a + input_.offset);
+  return true;
+}
+
+bool SqpSolver::Start() {
   const char* name = StrategyTypeToString(StrategyType::WC_SQP);
-
-  output->iterations = 0;
-  output->rho = input.rho0;
-  output->z = input.z0;
-  summary->inner_iterations = 0;
-  auto finish = [&](TerminationType type, const std::string& message) {
-    output->termination_type = type;
-    output->message = message;
-  };
-  if (evaluator->manifold() != nullptr) {
-    finish(ceres::FAILURE,
+  if (evaluator_->manifold() != nullptr) {
+    Finish(ceres::FAILURE,
            std::string("The strategy ") + name +
                " works in R^k and the problem's parameters live on a "
                "manifold. Use wc-newton or wc-augmented-lagrangian, which "
                "step on the manifold.");
-    return;
+    return false;
   }
-  if (k > sqp.max_parameters) {
+  if (k_ > sqp_.max_parameters) {
     std::ostringstream os;
-    os << "The strategy " << name << " factorizes a dense " << k << " x " << k
-       << " matrix per iteration and the problem has " << k
+    os << "The strategy " << name << " factorizes a dense " << k_ << " x " << k_
+       << " matrix per iteration and the problem has " << k_
        << " parameters, more than Solver::Options::sqp.max_parameters = "
-       << sqp.max_parameters
+       << sqp_.max_parameters
        << ". Use wc-newton (matrix-free Newton) or wc-augmented-lagrangian, "
           "or raise sqp.max_parameters.";
-    finish(ceres::FAILURE, os.str());
-    return;
+    Finish(ceres::FAILURE, os.str());
+    return false;
   }
-  const bool exact = sqp.hessian == SqpHessianType::EXACT_PRODUCTS ||
-                     (sqp.hessian == SqpHessianType::AUTOMATIC &&
-                      evaluator->HasExactLagrangianHessian());
-
-  const Eigen::VectorXd& lambda = input.lambda;
-  Eigen::VectorXd z = input.z0;
-  Eigen::VectorXd f(S), h(q), f_trial(S), h_trial(q);
-  std::string error;
-  // Shifted, weighted objectives a = lambda (F + offset) at a value
-  // evaluation; false (with `error`) on failure.
-  auto evaluate_values =
-      [&](const Eigen::VectorXd& at, Eigen::VectorXd* fv, Eigen::VectorXd* hv) {
-        if (!evaluator->Evaluate(
-                at.data(), fv->data(), hv->data(), nullptr, &error)) {
-          return false;
-        }
-        *fv = lambda.cwiseProduct(*fv + input.offset);
-        return true;
-      };
-  if (!evaluate_values(z, &f, &h)) {
-    finish(ceres::FAILURE, "At the start point: " + error);
-    return;
+  exact_ = sqp_.hessian == SqpHessianType::EXACT_PRODUCTS ||
+           (sqp_.hessian == SqpHessianType::AUTOMATIC &&
+            evaluator_->HasExactLagrangianHessian());
+  z_ = input_.z0;
+  a_.resize(S_);
+  h_.resize(q_);
+  if (!EvaluateValues(z_, &a_, &h_)) {
+    Finish(ceres::FAILURE, "At the start point: " + error_);
+    return false;
   }
-
-  // Multipliers: the warm start's, else the largest term's weight 1.
-  KktMultipliers multipliers;
-  multipliers.omega = Eigen::VectorXd::Zero(S);
-  multipliers.nu = Eigen::VectorXd::Zero(q);
-  if (options.warm_start.omega.size() == S &&
-      options.warm_start.omega.sum() > 0.0) {
-    multipliers.omega =
-        options.warm_start.omega / options.warm_start.omega.sum();
+  // Multipliers: the warm start's, else weight 1 on the largest term.
+  const Solver::Options::WarmStart& warm = options_.warm_start;
+  multipliers_.omega = Eigen::VectorXd::Zero(S_);
+  multipliers_.nu = Eigen::VectorXd::Zero(q_);
+  if (warm.omega.size() == S_ && warm.omega.sum() > 0.0) {
+    multipliers_.omega = warm.omega / warm.omega.sum();
   } else {
     Eigen::Index top = 0;
-    f.maxCoeff(&top);
-    multipliers.omega[top] = 1.0;
+    a_.maxCoeff(&top);
+    multipliers_.omega[top] = 1.0;
   }
-  if (options.warm_start.nu.size() == q) multipliers.nu = options.warm_start.nu;
+  if (warm.nu.size() == q_) multipliers_.nu = warm.nu;
+  B_ = Eigen::MatrixXd::Identity(k_, k_);
+  mu_ = Eigen::VectorXd::Zero(q_);
+  J_.resize(q_, k_);
+  return true;
+}
 
-  Eigen::MatrixXd B = Eigen::MatrixXd::Identity(k, k);
-  bool bfgs_scaled = false;
-  double delta = 0.0;  // exact Hessian: the last diagonal shift
-  Eigen::VectorXd mu = Eigen::VectorXd::Zero(q);  // merit weights
-  Eigen::MatrixXd J(q, k), G(k, S), previous_G, previous_J;
-  Eigen::VectorXd unit = Eigen::VectorXd::Zero(q), row(k);
-  Eigen::LLT<Eigen::MatrixXd> factor;
-  QpStep qp;
-  KktSystem system;
-  std::string certified_by;
-  double kkt_sum = 0.0;
-  int line_search_failures = 0;
-  double first_nu_norm = 0.0;
-  double linearization_residual = 0.0;
-  Eigen::VectorXd previous_z;
-  bool have_previous = false;
-  KktResidual last_residual;
-  KktCertificate last_certificate;
+bool SqpSolver::Linearize(int it) {
+  if (!system_.Linearize(evaluator_,
+                         input_.lambda,
+                         input_.offset,
+                         a_.maxCoeff(),
+                         z_,
+                         &error_)) {
+    Finish(ceres::FAILURE,
+           "At iteration " + std::to_string(it) + ": " + error_);
+    return false;
+  }
+  G_ = system_.grad_f() * input_.lambda.asDiagonal();
+  Eigen::VectorXd unit = Eigen::VectorXd::Zero(q_), row(k_);
+  for (int i = 0; i < q_; ++i) {
+    unit.setZero();
+    unit[i] = 1.0;
+    evaluator_->JacobianTransposeMultiply(unit.data(), row.data());
+    J_.row(i) = row.transpose();
+  }
+  if (exact_) return AssembleExactHessian(it);
+  UpdateBfgs();
+  return true;
+}
 
-  auto merit = [&](const Eigen::VectorXd& fv, const Eigen::VectorXd& hv) {
-    return fv.maxCoeff() + (q > 0 ? mu.dot(hv.cwiseAbs()) : 0.0);
+// Damped BFGS (Powell) on the Lagrangian's gradient, with the multipliers
+// of the last QP at both points.
+void SqpSolver::UpdateBfgs() {
+  if (have_previous_) {
+    Eigen::VectorXd y = (G_ - previous_G_) * multipliers_.omega;
+    if (q_ > 0) y.noalias() += (J_ - previous_J_).transpose() * multipliers_.nu;
+    const Eigen::VectorXd s = z_ - previous_z_;
+    double sy = s.dot(y);
+    if (!bfgs_scaled_ && sy > 0.0) {
+      // Shanno-Phua: the identity scaled to the curvature along s.
+      B_ = Eigen::MatrixXd::Identity(k_, k_) * (y.squaredNorm() / sy);
+      bfgs_scaled_ = true;
+    }
+    const Eigen::VectorXd Bs = B_ * s;
+    const double sBs = s.dot(Bs);
+    if (sBs > 0.0) {
+      if (sy < 0.2 * sBs) {
+        const double theta = 0.8 * sBs / (sBs - sy);
+        y = theta * y + (1.0 - theta) * Bs;
+        sy = s.dot(y);
+      }
+      if (sy > 0.0) {
+        B_.noalias() -= (Bs * Bs.transpose()) / sBs;
+        B_.noalias() += (y * y.transpose()) / sy;
+      }
+    }
+  }
+  factor_.compute(B_);
+  if (factor_.info() != Eigen::Success) {
+    B_ = Eigen::MatrixXd::Identity(k_, k_);
+    bfgs_scaled_ = false;
+    factor_.compute(B_);
+  }
+}
+
+bool SqpSolver::AssembleExactHessian(int it) {
+  Eigen::MatrixXd W(k_, k_);
+  const Eigen::VectorXd weights =
+      multipliers_.omega.cwiseProduct(input_.lambda);
+  Eigen::VectorXd column(k_), e = Eigen::VectorXd::Zero(k_);
+  for (int j = 0; j < k_; ++j) {
+    e.setZero();
+    e[j] = 1.0;
+    if (!evaluator_->LagrangianHessianMultiply(weights.data(),
+                                               multipliers_.nu.data(),
+                                               e.data(),
+                                               column.data(),
+                                               &error_)) {
+      Finish(ceres::FAILURE,
+             "Hessian of the Lagrangian at iteration " + std::to_string(it) +
+                 ": " + error_);
+      return false;
+    }
+    W.col(j) = column;
+  }
+  W = 0.5 * (W + W.transpose()).eval();
+  if (!W.allFinite() || !MakePositiveDefinite(W, J_, &delta_, &factor_)) {
+    Finish(ceres::FAILURE,
+           "The Hessian of the Lagrangian at iteration " + std::to_string(it) +
+               " is not finite or cannot be made positive definite.");
+    return false;
+  }
+  return true;
+}
+
+SqpSolver::Step SqpSolver::SolveAndCertify(int it, IterationSummary* record) {
+  if (!SolveQp(factor_, G_, a_, J_, h_, &qp_)) {
+    Finish(ceres::FAILURE,
+           "The quadratic program of iteration " + std::to_string(it) +
+               " has non-finite data (an objective gradient, the "
+               "constraint Jacobian or the curvature).");
+    return Step::kStop;
+  }
+  multipliers_.omega = qp_.omega;
+  multipliers_.nu = qp_.nu;
+  if (it == 0) first_nu_norm_ = qp_.nu.norm();
+  // Inconsistent linearized constraints (J_h rank-deficient along h): the
+  // step only reduces h in the least-squares sense.
+  linearization_residual_ =
+      q_ > 0 ? (J_ * qp_.d + h_).norm() / std::max(1e-300, h_.norm()) : 0.0;
+
+  // The QP's multipliers are O(||d||) from exact.
+  KktResidual residual = system_.Residual(multipliers_);
+  last_certificate_ = system_.Certificate(multipliers_, stop_.sigma);
+  const double kkt_sq = residual.SquaredNorm();
+  kkt_sum_ += kkt_sq;
+  record->iteration = it;
+  record->rho = a_.maxCoeff();
+  record->constraint_norm = h_.norm();
+  record->kkt_residual_sq = kkt_sq;
+  record->average_kkt_residual_sq = kkt_sum_ / (it + 1);
+  record->cumulative_time_in_seconds = input_.timer->Seconds();
+  record->gradient_evaluations = evaluator_->counts().gradient_evaluations;
+  record->penalty = Merit(a_, h_);
+
+  if (stop_.Met(residual, last_certificate_)) {
+    certified_by_ = "strategy multipliers";
+  } else if (stop_.IsClose(kkt_sq,
+                           last_certificate_,
+                           sqp_.least_squares_certification_factor)) {
+    const KktMultipliers ls = stop_.LeastSquaresMultipliers(system_);
+    const KktResidual ls_residual = system_.Residual(ls);
+    const KktCertificate ls_certificate = system_.Certificate(ls, stop_.sigma);
+    if (!stop_.Met(ls_residual, ls_certificate)) return Step::kContinue;
+    certified_by_ = "least-squares multipliers";
+    multipliers_ = ls;
+    residual = ls_residual;
+    last_certificate_ = ls_certificate;
+  } else {
+    return Step::kContinue;
+  }
+  Finish(ceres::CONVERGENCE,
+         "Converged: " + stop_.Describe(residual, last_certificate_) + ".");
+  Record(*record);
+  return Step::kStop;
+}
+
+SqpSolver::Step SqpSolver::LineSearch(int it, IterationSummary* record) {
+  // Powell's weights on phi = max a + sum_i mu_i |h_i|.
+  for (int i = 0; i < q_; ++i) {
+    const double needed = std::abs(qp_.nu[i]);
+    mu_[i] = it == 0 ? 2.0 * needed
+                     : std::max(1.01 * needed, 0.5 * (mu_[i] + needed));
+  }
+  const double phi0 = Merit(a_, h_);
+  record->penalty = phi0;
+  const double weighted_h = q_ > 0 ? mu_.dot(h_.cwiseAbs()) : 0.0;
+  const Eigen::VectorXd slope = G_.transpose() * qp_.d;
+  // Decrease of phi's piecewise-linear model along t d: concave in t,
+  // positive for small t.
+  auto predicted = [&](double t) {
+    return a_.maxCoeff() + t * weighted_h - (a_ + t * slope).maxCoeff();
   };
+  Eigen::VectorXd z_trial(k_), a_trial(S_), h_trial(q_);
+  double t = 1.0;
+  bool accepted = false;
+  for (int backtrack = 0; backtrack < 40 && !accepted; ++backtrack) {
+    if (backtrack > 0) t *= 0.5;
+    const double model = predicted(t);
+    if (!(model > 0.0)) break;  // not a descent direction
+    z_trial = z_ + t * qp_.d;
+    // A failed evaluation (NaN) rejects the step.
+    if (!EvaluateValues(z_trial, &a_trial, &h_trial)) continue;
+    accepted = phi0 - Merit(a_trial, h_trial) >= sqp_.armijo * model;
+    if (accepted || backtrack > 0 || q_ == 0 || !sqp_.second_order_correction) {
+      continue;
+    }
+    // Second-order correction: back onto the linearized constraints from
+    // the trial point, in the metric of B.
+    const Eigen::VectorXd z_soc =
+        z_trial - qp_.b_inverse_jt * qp_.m.solve(h_trial);
+    Eigen::VectorXd a_soc(S_), h_soc(q_);
+    if (z_soc.allFinite() && EvaluateValues(z_soc, &a_soc, &h_soc) &&
+        phi0 - Merit(a_soc, h_soc) >= sqp_.armijo * model) {
+      z_trial = z_soc;
+      a_trial = a_soc;
+      h_trial = h_soc;
+      accepted = true;
+    }
+  }
+  if (!accepted) {
+    Record(*record);
+    if (!exact_ && bfgs_scaled_ && line_search_failures_ == 0) {
+      // A stale quasi-Newton model: restart it once from the identity.
+      ++line_search_failures_;
+      B_ = Eigen::MatrixXd::Identity(k_, k_);
+      bfgs_scaled_ = false;
+      have_previous_ = false;
+      return Step::kRetry;
+    }
+    std::ostringstream os;
+    os << "The line search on the exact penalty max_s lambda_s f_s + "
+          "sum_i mu_i |h_i| found no decrease along the SQP step at "
+          "iteration "
+       << it << " (||d|| = " << qp_.d.norm()
+       << ", max mu_i = " << (q_ > 0 ? mu_.maxCoeff() : 0.0)
+       << "): the iterate is at a point the local model cannot improve "
+          "(a non-smooth or inconsistent problem, or one at the limit of "
+          "its precision).";
+    Finish(ceres::NO_CONVERGENCE, os.str());
+    return Step::kStop;
+  }
+  line_search_failures_ = 0;
+  record->step_size = t;
+  record->step_norm = (z_trial - z_).norm();
+  Record(*record);
+  previous_z_ = z_;
+  previous_G_ = G_;
+  previous_J_ = J_;
+  have_previous_ = true;
+  z_ = z_trial;
+  a_ = a_trial;
+  h_ = h_trial;
+  return Step::kContinue;
+}
 
+void SqpSolver::Run(StrategyOutput* output) {
+  summary_->inner_iterations = 0;
   int it = 0;
-  for (;; ++it) {
-    const double rho = f.maxCoeff();
-    if (!system.Linearize(evaluator, lambda, input.offset, rho, z, &error)) {
-      finish(ceres::FAILURE,
-             "At iteration " + std::to_string(it) + ": " + error);
-      break;
-    }
-    // G = grad F diag(lambda); J row by row.
-    G = system.grad_f() * lambda.asDiagonal();
-    for (int i = 0; i < q; ++i) {
-      unit.setZero();
-      unit[i] = 1.0;
-      evaluator->JacobianTransposeMultiply(unit.data(), row.data());
-      J.row(i) = row.transpose();
-    }
-    // Curvature.
-    if (exact) {
-      Eigen::MatrixXd W(k, k);
-      Eigen::VectorXd a_weights = multipliers.omega.cwiseProduct(lambda);
-      Eigen::VectorXd column(k);
-      Eigen::VectorXd e = Eigen::VectorXd::Zero(k);
-      bool ok = true;
-      for (int j = 0; j < k && ok; ++j) {
-        e.setZero();
-        e[j] = 1.0;
-        ok = evaluator->LagrangianHessianMultiply(a_weights.data(),
-                                                  multipliers.nu.data(),
-                                                  e.data(),
-                                                  column.data(),
-                                                  &error);
-        W.col(j) = column;
-      }
-      if (!ok) {
-        finish(ceres::FAILURE,
-               "Hessian of the Lagrangian at iteration " + std::to_string(it) +
-                   ": " + error);
+  if (Start()) {
+    for (;; ++it) {
+      IterationSummary record;
+      if (!Linearize(it)) break;
+      if (SolveAndCertify(it, &record) == Step::kStop) break;
+      const double rho = a_.maxCoeff();
+      const double h_inf = q_ > 0 ? h_.lpNorm<Eigen::Infinity>() : 0.0;
+      if (IsUnboundedEvidence(input_, rho, h_inf)) {
+        Finish(ceres::FAILURE, UnboundedMessage(rho, h_inf, input_.rho_floor));
         break;
       }
-      W = 0.5 * (W + W.transpose()).eval();
-      if (!W.allFinite() || !MakePositiveDefinite(W, J, &delta, &factor)) {
-        finish(ceres::FAILURE,
-               "The Hessian of the Lagrangian at iteration " +
-                   std::to_string(it) +
-                   " is not finite or cannot be made positive definite.");
+      if (it >= options_.max_iterations) {
+        Finish(ceres::NO_CONVERGENCE,
+               "Maximum number of iterations reached (max_iterations = " +
+                   std::to_string(options_.max_iterations) + ").");
         break;
       }
-    } else {
-      if (have_previous) {
-        // Damped BFGS (Powell) on the Lagrangian's gradient with the new
-        // multipliers at both points.
-        Eigen::VectorXd y = (G - previous_G) * multipliers.omega;
-        if (q > 0) {
-          y.noalias() += (J - previous_J).transpose() * multipliers.nu;
-        }
-        const Eigen::VectorXd s = z - previous_z;
-        double sy = s.dot(y);
-        if (!bfgs_scaled && sy > 0.0) {
-          B = Eigen::MatrixXd::Identity(k, k) * (y.squaredNorm() / sy);
-          bfgs_scaled = true;
-        }
-        const Eigen::VectorXd Bs = B * s;
-        const double sBs = s.dot(Bs);
-        if (sBs > 0.0) {
-          if (sy < 0.2 * sBs) {
-            const double theta = 0.8 * sBs / (sBs - sy);
-            y = theta * y + (1.0 - theta) * Bs;
-            sy = s.dot(y);
-          }
-          if (sy > 0.0) {
-            B.noalias() -= (Bs * Bs.transpose()) / sBs;
-            B.noalias() += (y * y.transpose()) / sy;
-          }
-        }
-      }
-      factor.compute(B);
-      if (factor.info() != Eigen::Success) {
-        B = Eigen::MatrixXd::Identity(k, k);
-        bfgs_scaled = false;
-        factor.compute(B);
-      }
-    }
-
-    if (!SolveQp(factor, G, f, J, h, &qp)) {
-      finish(ceres::FAILURE,
-             "The quadratic program of iteration " + std::to_string(it) +
-                 " has non-finite data (an objective gradient, the "
-                 "constraint Jacobian or the curvature).");
-      break;
-    }
-    multipliers.omega = qp.omega;
-    multipliers.nu = qp.nu;
-    if (it == 0) first_nu_norm = qp.nu.norm();
-    // Inconsistent linearized constraints (J_h rank-deficient along h): the
-    // step only reduces h in the least-squares sense.
-    linearization_residual =
-        q > 0 ? (J * qp.d + h).norm() / std::max(1e-300, h.norm()) : 0.0;
-
-    // Score the point with the QP's multipliers (O(||d||) from exact).
-    last_residual = system.Residual(multipliers);
-    last_certificate = system.Certificate(multipliers, stop.sigma);
-    const double kkt_sq = last_residual.SquaredNorm();
-    kkt_sum += kkt_sq;
-    const double h_inf = q > 0 ? h.lpNorm<Eigen::Infinity>() : 0.0;
-
-    IterationSummary summary_it;
-    summary_it.iteration = it;
-    summary_it.rho = rho;
-    summary_it.constraint_norm = h.norm();
-    summary_it.kkt_residual_sq = kkt_sq;
-    summary_it.average_kkt_residual_sq = kkt_sum / (it + 1);
-    summary_it.cumulative_time_in_seconds = input.timer->Seconds();
-    summary_it.gradient_evaluations = evaluator->counts().gradient_evaluations;
-
-    bool converged = stop.Met(last_residual, last_certificate);
-    if (converged) {
-      certified_by = "strategy multipliers";
-    } else if (stop.IsClose(kkt_sq,
-                            last_certificate,
-                            sqp.least_squares_certification_factor)) {
-      const KktMultipliers ls = stop.LeastSquaresMultipliers(system);
-      const KktResidual residual = system.Residual(ls);
-      const KktCertificate certificate = system.Certificate(ls, stop.sigma);
-      if (stop.Met(residual, certificate)) {
-        converged = true;
-        certified_by = "least-squares multipliers";
-        multipliers = ls;
-        last_residual = residual;
-        last_certificate = certificate;
-      }
-    }
-    if (converged) {
-      summary_it.penalty = merit(f, h);
-      if (options.record_history) summary->history.push_back(summary_it);
-      finish(
-          ceres::CONVERGENCE,
-          "Converged: " + stop.Describe(last_residual, last_certificate) + ".");
-      break;
-    }
-    if (IsUnboundedEvidence(input, rho, h_inf)) {
-      finish(ceres::FAILURE, UnboundedMessage(rho, h_inf, input.rho_floor));
-      break;
-    }
-    if (it >= options.max_iterations) {
-      finish(ceres::NO_CONVERGENCE,
-             "Maximum number of iterations reached (max_iterations = " +
-                 std::to_string(options.max_iterations) + ").");
-      break;
-    }
-    if (input.timer->Seconds() >= options.max_solver_time_in_seconds) {
-      finish(ceres::NO_CONVERGENCE, "Maximum solver time reached.");
-      break;
-    }
-
-    // Line search on phi = max a + sum_i mu_i |h_i|.
-    for (int i = 0; i < q; ++i) {
-      const double needed = std::abs(qp.nu[i]);
-      mu[i] = it == 0 ? 2.0 * needed
-                      : std::max(1.01 * needed, 0.5 * (mu[i] + needed));
-    }
-    const double phi0 = merit(f, h);
-    summary_it.penalty = phi0;
-    const double h1 = q > 0 ? mu.dot(h.cwiseAbs()) : 0.0;
-    const double max_a = f.maxCoeff();
-    // The piecewise-linear model of phi along t d: convex in t, decreasing
-    // at 0.
-    auto model_decrease = [&](double t) {
-      const Eigen::VectorXd linear = f + t * (G.transpose() * qp.d);
-      return max_a + h1 - (linear.maxCoeff() + (1.0 - t) * h1);
-    };
-    const Eigen::VectorXd d = qp.d;
-    double t = 1.0;
-    bool accepted = false;
-    Eigen::VectorXd z_trial(k);
-    for (int backtrack = 0; backtrack < 40; ++backtrack, t *= 0.5) {
-      const double predicted = model_decrease(t);
-      if (!(predicted > 0.0)) break;  // not a descent direction: give up
-      z_trial = z + t * d;
-      bool ok = evaluate_values(z_trial, &f_trial, &h_trial);
-      if (ok && phi0 - merit(f_trial, h_trial) >= sqp.armijo * predicted) {
-        accepted = true;
+      if (input_.timer->Seconds() >= options_.max_solver_time_in_seconds) {
+        Finish(ceres::NO_CONVERGENCE, "Maximum solver time reached.");
         break;
       }
-      if (ok && backtrack == 0 && q > 0 && sqp.second_order_correction) {
-        // Second-order correction: back onto the linearized constraints
-        // from the trial point, in the metric of B.
-        const Eigen::VectorXd correction =
-            -qp.b_inverse_jt * qp.m.solve(h_trial);
-        Eigen::VectorXd z_soc = z_trial + correction;
-        Eigen::VectorXd f_soc(S), h_soc(q);
-        if (correction.allFinite() && evaluate_values(z_soc, &f_soc, &h_soc) &&
-            phi0 - merit(f_soc, h_soc) >= sqp.armijo * predicted) {
-          z_trial = z_soc;
-          f_trial = f_soc;
-          h_trial = h_soc;
-          accepted = true;
-          break;
-        }
+      const Step step = LineSearch(it, &record);
+      if (step == Step::kStop) break;
+      if (step == Step::kRetry) continue;
+      const CallbackReturnType answer = RunCallbacks(options_, record);
+      if (answer == ceres::SOLVER_ABORT) {
+        Finish(ceres::USER_FAILURE, "User callback returned SOLVER_ABORT.");
+        ++it;
+        break;
+      }
+      if (answer == ceres::SOLVER_TERMINATE_SUCCESSFULLY) {
+        Finish(ceres::USER_SUCCESS,
+               "User callback returned SOLVER_TERMINATE_SUCCESSFULLY.");
+        ++it;
+        break;
       }
     }
-    if (!accepted) {
-      if (!exact && bfgs_scaled && line_search_failures == 0) {
-        // A stale quasi-Newton model: restart it once from the identity.
-        ++line_search_failures;
-        B = Eigen::MatrixXd::Identity(k, k);
-        bfgs_scaled = false;
-        have_previous = false;
-        if (options.record_history) summary->history.push_back(summary_it);
-        continue;
-      }
-      std::ostringstream os;
-      os << "The line search on the exact penalty max_s lambda_s f_s + "
-            "sum_i mu_i |h_i| found no decrease along the SQP step at "
-            "iteration "
-         << it << " (||d|| = " << d.norm()
-         << ", max mu_i = " << (q > 0 ? mu.maxCoeff() : 0.0)
-         << "): the iterate is at a point the local model cannot improve "
-            "(a non-smooth or inconsistent problem, or one at the limit of "
-            "its precision).";
-      finish(ceres::NO_CONVERGENCE, os.str());
-      if (options.record_history) summary->history.push_back(summary_it);
-      break;
-    }
-    line_search_failures = 0;
-    summary_it.step_size = t;
-    summary_it.step_norm = (z_trial - z).norm();
-    if (options.record_history) summary->history.push_back(summary_it);
-    const CallbackReturnType answer = RunCallbacks(options, summary_it);
-
-    previous_z = z;
-    previous_G = G;
-    previous_J = J;
-    have_previous = true;
-    z = z_trial;
-    f = f_trial;
-    h = h_trial;
-    if (answer == ceres::SOLVER_ABORT) {
-      finish(ceres::USER_FAILURE, "User callback returned SOLVER_ABORT.");
-      ++it;
-      break;
-    }
-    if (answer == ceres::SOLVER_TERMINATE_SUCCESSFULLY) {
-      finish(ceres::USER_SUCCESS,
-             "User callback returned SOLVER_TERMINATE_SUCCESSFULLY.");
-      ++it;
-      break;
-    }
+    Explain();
   }
+  output->termination_type = termination_;
+  output->message = message_;
   output->iterations = it;
-  summary->inner_iterations = it;
-  {
-    std::ostringstream os;
-    if (exact) {
-      os << "exact Hessian of the Lagrangian (" << k
-         << " products per iteration), last diagonal shift " << Sci(delta);
-    } else {
-      os << "damped BFGS";
-    }
-    if (q > 0) os << "; largest merit weight mu_i = " << Sci(mu.maxCoeff());
-    summary->inner_message = os.str();
+  summary_->inner_iterations = it;
+  if (!certified_by_.empty()) summary_->certified_by = certified_by_;
+  output->rho = a_.size() == S_ ? a_.maxCoeff() : input_.rho0;
+  output->z = z_.size() == k_ ? z_ : input_.z0;
+  output->multipliers = multipliers_;
+  output->average_kkt_residual_sq = it > 0 ? kkt_sum_ / (it + 1) : -1.0;
+}
+
+void SqpSolver::Explain() {
+  std::ostringstream curvature;
+  if (exact_) {
+    curvature << "exact Hessian of the Lagrangian (" << k_
+              << " products per iteration), last diagonal shift "
+              << Sci(delta_);
+  } else {
+    curvature << "damped BFGS";
   }
-  if (!certified_by.empty()) summary->certified_by = certified_by;
-  if (output->termination_type == ceres::NO_CONVERGENCE) {
+  if (q_ > 0) {
+    curvature << "; largest merit weight mu_i = " << Sci(mu_.maxCoeff());
+  }
+  summary_->inner_message = curvature.str();
+  if (termination_ == ceres::NO_CONVERGENCE) {
     std::ostringstream os;
-    const KktCertificate& c = last_certificate;
+    const KktCertificate& c = last_certificate_;
     os << " Last certificate blocks: simplex " << Sci(c.simplex)
        << ", stationarity " << Sci(c.stationarity) << " (tolerance "
-       << Sci(stop.stationarity_tolerance) << "), complementarity "
+       << Sci(stop_.stationarity_tolerance) << "), complementarity "
        << Sci(c.complementarity) << " (tolerance "
-       << Sci(stop.complementarity_tolerance) << "), ||h||_inf "
+       << Sci(stop_.complementarity_tolerance) << "), ||h||_inf "
        << Sci(c.feasibility) << " (tolerance "
-       << Sci(stop.feasibility_tolerance) << "), ||h|| = " << Sci(h.norm())
+       << Sci(stop_.feasibility_tolerance) << "), ||h|| = " << Sci(h_.norm())
        << ".";
-    if (linearization_residual > 1e-6) {
+    if (linearization_residual_ > 1e-6) {
       os << " The linearized constraints h + J_h d = 0 had no solution at "
             "the last iterate (||h + J_h d|| = "
-         << Sci(linearization_residual)
+         << Sci(linearization_residual_)
          << " ||h|| at the least-squares step): J_h is rank-deficient there "
             "(LICQ fails), or the constraints have no common solution. "
             "Check the constraints; wc-augmented-lagrangian reports the "
             "least-squares point.";
     }
-    output->message += os.str();
+    message_ += os.str();
   }
   // LICQ (and overflow) diagnosis, when the equality multipliers grew a
   // lot (wc_diagnosis.h), as for the outer-loop strategies.
-  if (q > 0 && output->termination_type != ceres::FAILURE &&
-      multipliers.nu.size() == q &&
-      multipliers.nu.norm() > 10.0 * std::max(1.0, first_nu_norm)) {
-    Eigen::VectorXd x(1 + k);
-    x[0] = f.maxCoeff();
-    x.tail(k) = z;
-    DiagnoseConstraintQualification(
-        input,
-        x,
-        multipliers,
-        first_nu_norm,
-        output->termination_type == ceres::CONVERGENCE,
-        &output->message);
+  if (q_ > 0 && termination_ != ceres::FAILURE &&
+      multipliers_.nu.size() == q_ &&
+      multipliers_.nu.norm() > 10.0 * std::max(1.0, first_nu_norm_)) {
+    Eigen::VectorXd x(1 + k_);
+    x[0] = a_.maxCoeff();
+    x.tail(k_) = z_;
+    DiagnoseConstraintQualification(input_,
+                                    x,
+                                    multipliers_,
+                                    first_nu_norm_,
+                                    termination_ == ceres::CONVERGENCE,
+                                    &message_);
   }
-  output->rho = f.maxCoeff();
-  output->z = z;
-  output->multipliers = multipliers;
-  output->average_kkt_residual_sq = it > 0 ? kkt_sum / (it + 1) : -1.0;
+}
+
+}  // namespace
+
+void RunWcSqp(const StrategyInput& input,
+              StrategyOutput* output,
+              Solver::Summary* summary) {
+  SqpSolver(input, summary).Run(output);
 }
 
 }  // namespace internal
