@@ -281,6 +281,7 @@ TEST(EcmoMtbl, BadInputsGiveClearErrors) {
            {"--preferences=grid:x", "--preferences=grid:x"},
            {"--seeds=0", "--seeds must be in [1, 1000]"},
            {"--strategy=nope", "unknown --strategy 'nope'"},
+           {"--reduced_strategy=nope", "unknown --reduced_strategy 'nope'"},
            {"--scalarization=nope", "unknown --scalarization 'nope'"},
            {"--l2=-2", "--l2 must be >= 0"},
            {"--l2=0 --method=wc-reduced",
