@@ -9,6 +9,7 @@
 #define ECMO_TESTS_SPHERE_LEAST_SQUARES_H_
 
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <string>
 #include <vector>
@@ -157,6 +158,23 @@ inline Eigen::VectorXd BruteForceWcPoint(Evaluator* evaluator,
   Eigen::VectorXd z(2);
   z << std::cos(0.5 * (lo + hi)), std::sin(0.5 * (lo + hi));
   return z;
+}
+
+// The random three-objective instance on the unit sphere in R^k of the
+// second-order tests: A_s (k + 5 x k) and b_s (k + 5) uniform in [-1, 1]
+// (b_s times 3) from std::srand(7).
+struct RandomSphereData {
+  std::vector<Eigen::MatrixXd> a;
+  std::vector<Eigen::VectorXd> b;
+};
+inline RandomSphereData MakeRandomSphereData(int k) {
+  RandomSphereData data;
+  std::srand(7);
+  for (int s = 0; s < 3; ++s) {
+    data.a.push_back(Eigen::MatrixXd::Random(k + 5, k));
+    data.b.push_back(Eigen::VectorXd::Random(k + 5) * 3.0);
+  }
+  return data;
 }
 
 // Solves MakeCircle(exact_products) at lambda_1 in {0.05, 0.3, 0.5, 0.8,

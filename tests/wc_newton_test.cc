@@ -89,13 +89,9 @@ TEST(WcNewton, ThreeObjectivesInHigherDimensionReachALocalWcMinimizer) {
   // (WC_AUGMENTED_LAGRANGIAN stalls on this instance: its L-BFGS inner
   // solves leave the stationarity at 0.27.)
   const int k = 30;
-  std::vector<Eigen::MatrixXd> a;
-  std::vector<Eigen::VectorXd> b;
-  std::srand(7);
-  for (int s = 0; s < 3; ++s) {
-    a.push_back(Eigen::MatrixXd::Random(k + 5, k));
-    b.push_back(Eigen::VectorXd::Random(k + 5) * 3.0);
-  }
+  const testing::RandomSphereData data = testing::MakeRandomSphereData(k);
+  const std::vector<Eigen::MatrixXd>& a = data.a;
+  const std::vector<Eigen::VectorXd>& b = data.b;
   SphereLeastSquares evaluator(a, b, false);
   const std::vector<double> preference = {0.2, 0.3, 0.5};
   Eigen::VectorXd z = Eigen::VectorXd::Zero(k);

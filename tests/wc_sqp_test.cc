@@ -142,13 +142,9 @@ TEST(WcSqp, AgreesWithIpoptOnThreeObjectivesInR30) {
   // S = 3 on the unit sphere in R^30 from the same start: the same local
   // WC point as the interior-point reference (both certified).
   const int k = 30;
-  std::vector<Eigen::MatrixXd> a;
-  std::vector<Eigen::VectorXd> b;
-  std::srand(7);
-  for (int s = 0; s < 3; ++s) {
-    a.push_back(Eigen::MatrixXd::Random(k + 5, k));
-    b.push_back(Eigen::VectorXd::Random(k + 5) * 3.0);
-  }
+  const testing::RandomSphereData data = testing::MakeRandomSphereData(k);
+  const std::vector<Eigen::MatrixXd>& a = data.a;
+  const std::vector<Eigen::VectorXd>& b = data.b;
   const std::vector<double> preference = {0.2, 0.3, 0.5};
   Eigen::VectorXd start = Eigen::VectorXd::Zero(k);
   start[0] = 1.0;
