@@ -15,8 +15,9 @@
 //        s.t. h + J d = 0
 //      exactly through its dual over the simplex (SolveQp): one Cholesky
 //      factorization of B gives d as an affine function of the weights
-//      omega, and the S-dimensional concave dual is maximized by
-//      enumerating supports. The QP's omega and nu are the multiplier
+//      omega, and the S-dimensional concave dual is maximized exactly
+//      (closed form for S = 2, enumeration of supports beyond; see
+//      MaximizeOnSimplex). The QP's omega and nu are the multiplier
 //      estimates; the point is scored with them (and, when close, with the
 //      least-squares multipliers) before any step, so a converged point
 //      costs no extra evaluation;
@@ -37,6 +38,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <sstream>
 #include <string>
 #include <vector>
