@@ -148,8 +148,11 @@ DEFINE_int32(history_entries,
              "log-spaced (0: all recorded).");
 DEFINE_string(strategy,
               "wc-augmented-lagrangian",
-              "Solver strategy: wc-augmented-lagrangian (fastest, default), "
-              "wc-penalty-lbfgs, or wc-penalty-pgd (the paper's Algorithm 1).");
+              "Solver strategy: wc-augmented-lagrangian (default), "
+              "wc-newton (second-order inner solves: ill-conditioned and "
+              "large problems), wc-sqp (dense SQP: small problems, equality "
+              "constraints only), wc-penalty-lbfgs, or wc-penalty-pgd (the "
+              "paper's Algorithm 1).");
 DEFINE_int32(max_iterations,
              10000,
              "Iteration budget: T of wc-penalty-pgd (also sets its "
