@@ -12,7 +12,6 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <functional>
 #include <sstream>
 #include <utility>
 
@@ -95,21 +94,6 @@ bool SolveSmallQpByEnumeration(const MatrixXd& P,
   return found;
 }
 
-// Euclidean projection onto the probability simplex (sort-based).
-VectorXd ProjectOntoSimplex(const VectorXd& v) {
-  const int n = static_cast<int>(v.size());
-  std::vector<double> sorted(v.data(), v.data() + n);
-  std::sort(sorted.begin(), sorted.end(), std::greater<double>());
-  double cumulative = 0.0;
-  double theta = 0.0;
-  for (int i = 0; i < n; ++i) {
-    cumulative += sorted[i];
-    const double t = (cumulative - 1.0) / (i + 1);
-    if (sorted[i] - t > 0.0) theta = t;
-  }
-  return (v.array() - theta).max(0.0).matrix();
-}
-
 VectorXd Softmax(const VectorXd& v) {
   VectorXd e = (v.array() - v.maxCoeff()).exp().matrix();
   return e / e.sum();
@@ -149,7 +133,7 @@ VectorXd SolveForumQp(const MatrixXd& G,
   if (!SolveSmallQpByEnumeration(P, q, E, e, C, c, &u)) {
     return VectorXd::Constant(S, 1.0 / S);
   }
-  return ProjectOntoSimplex(u.head(S));  // removes round-off only
+  return internal::ProjectOntoSimplex(u.head(S));  // removes round-off only
 }
 
 // ----------------------------------------------------------- the minimizer --
@@ -874,7 +858,7 @@ Eigen::VectorXd MinNormWeights(const Eigen::MatrixXd& gram) {
     const MatrixXd C = MatrixXd::Identity(S, S);
     const VectorXd c = VectorXd::Zero(S);
     if (SolveSmallQpByEnumeration(M, VectorXd::Zero(S), E, e, C, c, &lambda)) {
-      return ProjectOntoSimplex(lambda);  // removes round-off only
+      return internal::ProjectOntoSimplex(lambda);  // removes round-off only
     }
     return uniform;
   }
@@ -884,7 +868,7 @@ Eigen::VectorXd MinNormWeights(const Eigen::MatrixXd& gram) {
   VectorXd lambda = uniform;
   for (int iteration = 0; iteration < 20000; ++iteration) {
     const VectorXd next =
-        ProjectOntoSimplex(lambda - step * 2.0 * (M * lambda));
+        internal::ProjectOntoSimplex(lambda - step * 2.0 * (M * lambda));
     const double change = (next - lambda).lpNorm<1>();
     lambda = next;
     if (change < 1e-13) break;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 
 namespace ecmo {
 namespace internal {
@@ -14,6 +15,19 @@ bool AllFinite(const double* values, size_t n) {
     if (!std::isfinite(values[i])) return false;
   }
   return true;
+}
+
+Eigen::VectorXd ProjectOntoSimplex(const Eigen::VectorXd& v) {
+  std::vector<double> sorted(v.data(), v.data() + v.size());
+  std::sort(sorted.begin(), sorted.end(), std::greater<double>());
+  double cumulative = 0.0;
+  double theta = 0.0;
+  for (size_t i = 0; i < sorted.size(); ++i) {
+    cumulative += sorted[i];
+    const double t = (cumulative - 1.0) / static_cast<double>(i + 1);
+    if (sorted[i] - t > 0.0) theta = t;
+  }
+  return (v.array() - theta).max(0.0).matrix();
 }
 
 std::string FormatNumber(double x) {

@@ -323,18 +323,14 @@ bool ValidateConstraintKinds(StrategyType strategy,
           "(the default), wc-penalty-lbfgs or wc-newton, or the Ipopt "
           "reference.";
   }
-  if (p > 0 && strategy == StrategyType::WC_SQP) {
-    os << "The problem has " << p
-       << " inequality constraint residuals (c(z) <= 0), which the strategy "
-       << name
-       << " does not take (its quadratic programs have equality "
-          "constraints only). Use wc-augmented-lagrangian (the default) or "
-          "wc-newton, or the Ipopt reference.";
-  }
-  if (os.str().empty() && evaluator->HasBounds() &&
-      strategy == StrategyType::WC_SQP) {
-    os << "The problem has bounds on its parameters, which the strategy "
-       << name
+  if (strategy == StrategyType::WC_SQP && (p > 0 || evaluator->HasBounds())) {
+    if (p > 0) {
+      os << "The problem has " << p
+         << " inequality constraint residuals (c(z) <= 0), which";
+    } else {
+      os << "The problem has bounds on its parameters, which";
+    }
+    os << " the strategy " << name
        << " does not take (its quadratic programs have equality "
           "constraints only). Use wc-augmented-lagrangian (the default) or "
           "wc-newton, or the Ipopt reference.";

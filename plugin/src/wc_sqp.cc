@@ -38,7 +38,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <functional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -46,6 +45,7 @@
 #include "Eigen/Cholesky"
 #include "Eigen/Core"
 #include "Eigen/QR"
+#include "ecmo/internal/report.h"
 #include "ecmo/kkt.h"
 #include "strategy.h"
 #include "wc_diagnosis.h"
@@ -58,19 +58,6 @@ namespace {
 // beyond, projected gradient (2^12 small systems is still cheap next to a
 // k x k factorization).
 constexpr int kMaxEnumeratedObjectives = 12;
-
-// The Euclidean projection of v onto the unit simplex.
-Eigen::VectorXd ProjectOntoSimplex(const Eigen::VectorXd& v) {
-  std::vector<double> sorted(v.data(), v.data() + v.size());
-  std::sort(sorted.begin(), sorted.end(), std::greater<double>());
-  double sum = 0.0, theta = 0.0;
-  for (size_t i = 0; i < sorted.size(); ++i) {
-    sum += sorted[i];
-    const double t = (sum - 1.0) / static_cast<double>(i + 1);
-    if (sorted[i] - t > 0.0) theta = t;
-  }
-  return (v.array() - theta).max(0.0).matrix();
-}
 
 }  // namespace
 
@@ -236,7 +223,6 @@ bool MakePositiveDefinite(const Eigen::MatrixXd& W,
   double shift = shifted_before ? *delta / 3.0 : 1e-4 * scale;
   if (shifted_before && shift < 1e-20 * scale) {
     // Decayed to nothing: back to the unshifted attempts next time.
-    shift = 0.0;
     factor->compute(shifted);
     if (factor->info() == Eigen::Success) {
       *delta = 0.0;
@@ -279,8 +265,11 @@ class SqpSolver {
   // The refusals (manifold, size), the start's values and the first
   // multipliers. False when the solve ends here.
   bool Start();
-  // Gradients, J (q products) and the curvature at z_.
+  // Gradients and J at z_ (J from the KKT system when it formed it, else
+  // q products).
   bool Linearize(int it);
+  // B and its Cholesky factor at z_.
+  bool UpdateCurvature(int it);
   void UpdateBfgs();
   bool AssembleExactHessian(int it);
   // The QP's step and multipliers; scores z_ with them (and with the
@@ -288,7 +277,8 @@ class SqpSolver {
   // certified (CONVERGENCE) or the QP failed (FAILURE).
   Step SolveAndCertify(int it, IterationSummary* record);
   // Backtracking with a second-order correction; kRetry after a BFGS
-  // restart, kStop with the message set when no step decreases the merit.
+  // restart (z_ unchanged: the next iteration keeps its linearization),
+  // kStop with the message set when no step decreases the merit.
   Step LineSearch(int it, IterationSummary* record);
   // Shifted, weighted objectives a = lambda (F + offset) and h at `at`;
   // false (with error_) on failure.
@@ -414,6 +404,11 @@ bool SqpSolver::Linearize(int it) {
     return false;
   }
   G_ = system_.grad_f() * input_.lambda.asDiagonal();
+  if (q_ == 0) return true;
+  if (system_.dense_jacobian().rows() == q_) {
+    J_ = system_.dense_jacobian();  // formed by Linearize (small q)
+    return true;
+  }
   Eigen::VectorXd unit = Eigen::VectorXd::Zero(q_), row(k_);
   for (int i = 0; i < q_; ++i) {
     unit.setZero();
@@ -421,6 +416,10 @@ bool SqpSolver::Linearize(int it) {
     evaluator_->JacobianTransposeMultiply(unit.data(), row.data());
     J_.row(i) = row.transpose();
   }
+  return true;
+}
+
+bool SqpSolver::UpdateCurvature(int it) {
   if (exact_) return AssembleExactHessian(it);
   UpdateBfgs();
   return true;
@@ -626,9 +625,12 @@ void SqpSolver::Run(StrategyOutput* output) {
   summary_->inner_iterations = 0;
   int it = 0;
   if (Start()) {
+    bool relinearize = true;
     for (;; ++it) {
       IterationSummary record;
-      if (!Linearize(it)) break;
+      if (relinearize && !Linearize(it)) break;
+      relinearize = true;
+      if (!UpdateCurvature(it)) break;
       if (SolveAndCertify(it, &record) == Step::kStop) break;
       const double rho = a_.maxCoeff();
       const double h_inf = q_ > 0 ? h_.lpNorm<Eigen::Infinity>() : 0.0;
@@ -648,7 +650,10 @@ void SqpSolver::Run(StrategyOutput* output) {
       }
       const Step step = LineSearch(it, &record);
       if (step == Step::kStop) break;
-      if (step == Step::kRetry) continue;
+      if (step == Step::kRetry) {
+        relinearize = false;  // same z_: only the curvature restarts
+        continue;
+      }
       const CallbackReturnType answer = RunCallbacks(options_, record);
       if (answer == ceres::SOLVER_ABORT) {
         Finish(ceres::USER_FAILURE, "User callback returned SOLVER_ABORT.");

@@ -283,6 +283,10 @@ class KktSystem {
   const Eigen::MatrixXd& grad_f() const { return grad_f_; }
   // The constraint vector g = (h, c) (size m).
   const Eigen::VectorXd& h() const { return h_; }
+  // J_g (m x k, or m x k_t in tangent coordinates with a manifold) when
+  // Linearize formed it densely (m up to 2,000 and m k_t up to 4e6 entries,
+  // from m Jacobian products), else empty.
+  const Eigen::MatrixXd& dense_jacobian() const { return dense_jacobian_; }
   const Eigen::VectorXd& lambda() const { return lambda_; }
   int num_inequalities() const { return p_; }
   bool has_bounds() const { return lower_.size() > 0; }

@@ -59,6 +59,10 @@ void Fail(const WallTimer& timer,
 // True when all n values are finite (no NaN, no inf).
 bool AllFinite(const double* values, size_t n);
 
+// The Euclidean projection of v onto the unit simplex {w >= 0, sum w = 1}
+// (sort-based, O(n log n)).
+Eigen::VectorXd ProjectOntoSimplex(const Eigen::VectorXd& v);
+
 // "%.6e": how every report prints a real number.
 std::string FormatNumber(double x);
 
