@@ -96,12 +96,19 @@ DEFINE_string(strategy,
               "The WC strategy of the wc-penalty method (see ecmo_solve "
               "--strategy).");
 DEFINE_string(reduced_strategy,
-              "wc-newton",
+              "automatic",
               "The WC strategy of the wc-reduced method and of the utopia "
               "point's single-objective solves on the reduced form (see "
-              "ecmo_solve --strategy). wc-sqp needs 2x fewer hypergradients "
-              "there (x has a few entries and the reduced Hessian products "
-              "are exact).");
+              "ecmo_solve --strategy), or automatic: wc-sqp when x has at "
+              "most Solver::Options::sqp.max_parameters (2,000) entries "
+              "(the reduced Hessian products are exact there and it needs "
+              "2-3x fewer hypergradients than wc-newton), else wc-newton.");
+DEFINE_string(lower_preconditioner,
+              "automatic",
+              "Preconditioner of the conjugate-gradient solves on "
+              "grad^2_yy g (lower-level Newton steps, hypergradients of "
+              "wc-reduced, scoring): automatic (a factorized Hessian of g "
+              "when n_y <= 2000), dense-hessian or identity (plain CG).");
 DEFINE_double(kkt_tolerance,
               -1.0,
               "wc-penalty: stop once ||K||^2 <= this (absolute); -1: the "
@@ -186,7 +193,24 @@ struct Instance {
   Eigen::VectorXd start;
   std::vector<std::string> objective_names;
   std::string description;
+  // The reduced form of `evaluator`, one per seed for every wc-reduced
+  // solve (utopia point, then each preference), as a sweep keeps one: its
+  // lower-level preconditioner and warm starts carry over between points
+  // (each WC solve still starts from `start`).
+  std::unique_ptr<ecmo::ReducedMtblEvaluator> reduced;
 };
+
+// The seed's reduced evaluator, made on first use.
+ecmo::ReducedMtblEvaluator* ReducedForm(
+    const ecmo::ReducedMtblEvaluator::Options& options, Instance* instance) {
+  if (instance->reduced == nullptr) {
+    const int nx = instance->evaluator->NumUpperParameters();
+    const int ny = instance->evaluator->NumLowerParameters();
+    instance->reduced = std::make_unique<ecmo::ReducedMtblEvaluator>(
+        instance->evaluator, instance->start.segment(nx, ny), options);
+  }
+  return instance->reduced.get();
+}
 
 const std::vector<std::string>& TaskNames() {
   static const std::vector<std::string> names = {
@@ -463,6 +487,7 @@ void RecordWcSummary(const ecmo::Solver::Summary& summary, Point* point) {
 // on the full space with wc_options' strategy.
 bool UtopiaScalarization(const ecmo::Solver::Options& wc_options,
                          ecmo::StrategyType reduced_strategy,
+                         const ecmo::ReducedMtblEvaluator::Options& reduced,
                          double l2,
                          Instance* instance,
                          ecmo::Scalarization* scalarization,
@@ -473,12 +498,9 @@ bool UtopiaScalarization(const ecmo::Solver::Options& wc_options,
   ecmo::MtblEvaluator* full = instance->evaluator;
   if (l2 > 0.0) {
     options.strategy = reduced_strategy;
-    const int nx = full->NumUpperParameters();
-    const int ny = full->NumLowerParameters();
-    ecmo::ReducedMtblEvaluator reduced(full, instance->start.segment(nx, ny));
-    const Eigen::VectorXd x = instance->start.head(nx);
+    const Eigen::VectorXd x = instance->start.head(full->NumUpperParameters());
     return ecmo::ComputeScalarization(
-        options, &reduced, x, scalarization, error);
+        options, ReducedForm(reduced, instance), x, scalarization, error);
   }
   return ecmo::ComputeScalarization(
       options, full, instance->start, scalarization, error);
@@ -509,6 +531,7 @@ void RunWc(const ecmo::Solver::Options& options,
 // by Newton-CG, hypergradients by the implicit function theorem): defined
 // for a strongly convex lower level only. *z receives (x, y*(x)).
 void RunWcReduced(const ecmo::Solver::Options& options,
+                  const ecmo::ReducedMtblEvaluator::Options& reduced_options,
                   Instance* instance,
                   Point* point,
                   Eigen::VectorXd* z) {
@@ -516,7 +539,8 @@ void RunWcReduced(const ecmo::Solver::Options& options,
   const int nx = full->NumUpperParameters();
   const int ny = full->NumLowerParameters();
   const Clock::time_point start = Clock::now();
-  ecmo::ReducedMtblEvaluator reduced(full, instance->start.segment(nx, ny));
+  ecmo::ReducedMtblEvaluator& reduced = *ReducedForm(reduced_options, instance);
+  reduced.ResetWork();
   Eigen::VectorXd x = instance->start.head(nx);
   ecmo::Solver::Summary summary;
   ecmo::Solve(options, &reduced, point->preference, &x, &summary);
@@ -564,7 +588,10 @@ void RunBaseline(const ecmo::MtblBaseline::Options& options,
 // ||K||^2 is taken at the returned z with least-squares multipliers at the
 // point's preference (at lambda proportional to 1/f for preference-free
 // methods).
-void ScorePoint(Instance* instance, const Eigen::VectorXd& z, Point* point) {
+void ScorePoint(const ecmo::LowerLevelSolver::Options& lower_options,
+                Instance* instance,
+                const Eigen::VectorXd& z,
+                Point* point) {
   ecmo::MtblEvaluator* evaluator = instance->evaluator;
   const int S = evaluator->NumObjectives();
   const int q = evaluator->NumConstraints();
@@ -622,7 +649,7 @@ void ScorePoint(Instance* instance, const Eigen::VectorXd& z, Point* point) {
   Eigen::VectorXd y = z.segment(nx, ny);
   double g_here = std::numeric_limits<double>::quiet_NaN();
   lower->Value(x, y.data(), &g_here);
-  ecmo::LowerLevelSolver::Options options;
+  ecmo::LowerLevelSolver::Options options = lower_options;
   options.max_iterations = 50;
   options.gradient_tolerance = 1e-9;
   ecmo::LowerLevelSolver::Summary summary;
@@ -793,10 +820,21 @@ int main(int argc, char** argv) {
     return kExitUsage;
   }
   ecmo::StrategyType reduced_strategy = ecmo::StrategyType::WC_NEWTON;
-  if (!ecmo::StringToStrategyType(FLAGS_reduced_strategy, &reduced_strategy)) {
+  const bool automatic_reduced_strategy = FLAGS_reduced_strategy == "automatic";
+  if (!automatic_reduced_strategy &&
+      !ecmo::StringToStrategyType(FLAGS_reduced_strategy, &reduced_strategy)) {
     std::cerr << "ecmo_mtbl: unknown --reduced_strategy '"
               << FLAGS_reduced_strategy
               << "' (see ecmo_solve --help for the strategies)\n";
+    return kExitUsage;
+  }
+  ecmo::ReducedMtblEvaluator::Options reduced_evaluator_options;
+  if (!ecmo::StringToLowerLevelPreconditionerType(
+          FLAGS_lower_preconditioner,
+          &reduced_evaluator_options.lower_level.preconditioner_type)) {
+    std::cerr << "ecmo_mtbl: unknown --lower_preconditioner '"
+              << FLAGS_lower_preconditioner
+              << "' (automatic, dense-hessian or identity)\n";
     return kExitUsage;
   }
   if (FLAGS_kkt_tolerance >= 0.0) {
@@ -891,6 +929,12 @@ int main(int argc, char** argv) {
     }
     if (k == 0) {
       S = instance.evaluator->NumObjectives();
+      if (automatic_reduced_strategy) {
+        reduced_strategy = instance.evaluator->NumUpperParameters() <=
+                                   wc_options.sqp.max_parameters
+                               ? ecmo::StrategyType::WC_SQP
+                               : ecmo::StrategyType::WC_NEWTON;
+      }
       objective_names = instance.objective_names;
       // The paper's scalarization: reference point r = 0 below the
       // front (cross-entropies are positive), so no single-objective
@@ -939,6 +983,7 @@ int main(int argc, char** argv) {
       auto scalarization = std::make_shared<ecmo::Scalarization>();
       if (!UtopiaScalarization(wc_options,
                                reduced_strategy,
+                               reduced_evaluator_options,
                                l2,
                                &instance,
                                scalarization.get(),
@@ -975,7 +1020,11 @@ int main(int argc, char** argv) {
         if (method.name == "wc-reduced") {
           ecmo::Solver::Options reduced_options = seed_options;
           reduced_options.strategy = reduced_strategy;
-          RunWcReduced(reduced_options, &instance, &point, &z);
+          RunWcReduced(reduced_options,
+                       reduced_evaluator_options,
+                       &instance,
+                       &point,
+                       &z);
         } else if (method.wc) {
           RunWc(seed_options, &instance, &point, &z);
         } else {
@@ -985,7 +1034,8 @@ int main(int argc, char** argv) {
                       &z);
         }
         if (z.size() == instance.start.size() && z.allFinite()) {
-          ScorePoint(&instance, z, &point);
+          ScorePoint(
+              reduced_evaluator_options.lower_level, &instance, z, &point);
         } else {
           point.usable = false;
         }
@@ -1095,7 +1145,9 @@ int main(int argc, char** argv) {
   study["first_seed"] = FLAGS_first_seed;
   study["smoke"] = smoke;
   study["strategy"] = FLAGS_strategy;
-  study["reduced_strategy"] = FLAGS_reduced_strategy;
+  study["reduced_strategy"] = ecmo::StrategyTypeToString(reduced_strategy);
+  study["lower_preconditioner"] = ecmo::LowerLevelPreconditionerTypeToString(
+      reduced_evaluator_options.lower_level.preconditioner_type);
   study["kkt_tolerance"] = FLAGS_kkt_tolerance;
   study["objective_names"] = objective_names;
   study["total_time_in_seconds"] = study_seconds;

@@ -267,6 +267,247 @@ TEST(MtblLogisticTest, SolveLowerLevelReachesTheGradientTolerance) {
   EXPECT_NE(summary.message.find("ny = 100"), std::string::npos);
 }
 
+// grad^2_yy g(x, y) by ny products: the independent reference for the
+// preconditioner's factorization.
+Eigen::MatrixXd HessianByProducts(const LowerLevel& lower,
+                                  const Eigen::VectorXd& x,
+                                  const Eigen::VectorXd& y) {
+  const int ny = lower.NumLowerParameters();
+  Eigen::MatrixXd hessian(ny, ny);
+  Eigen::VectorXd unit = Eigen::VectorXd::Zero(ny), out_x(x.size());
+  for (int j = 0; j < ny; ++j) {
+    unit[j] = 1.0;
+    EXPECT_TRUE(lower.GradYJacobianTransposeProduct(
+        x.data(), y.data(), unit.data(), out_x.data(), hessian.col(j).data()));
+    unit[j] = 0.0;
+  }
+  return hessian;
+}
+
+TEST(MtblLogisticTest, DensePreconditionerInvertsTheLowerLevelHessian) {
+  auto instance = Build(100, 1e-3);
+  const LowerLevel& lower = *instance->lower_level;
+  std::mt19937_64 rng(3);
+  const Point p = RandomPoint(lower, &rng);
+  LowerLevelSolver::Options options;
+  options.preconditioner_type = LowerLevelPreconditionerType::DENSE_HESSIAN;
+  LowerLevelPreconditioner preconditioner(options, 100);
+  EXPECT_TRUE(preconditioner.enabled());
+  EXPECT_FALSE(preconditioner.ready());
+  // Without a factorization it is the identity.
+  const Eigen::VectorXd v = Random(100, &rng);
+  Eigen::VectorXd z;
+  preconditioner.Apply(v, &z);
+  EXPECT_EQ(z, v);
+  std::string error;
+  ASSERT_TRUE(preconditioner.Refresh(lower, p.x.data(), p.y.data(), &error))
+      << error;
+  EXPECT_TRUE(preconditioner.ready());
+  EXPECT_EQ(preconditioner.refreshes(), 1);
+  EXPECT_EQ(preconditioner.products(), 100);
+  // M^{-1} (H v) = v for the Hessian formed independently.
+  const Eigen::MatrixXd hessian = HessianByProducts(lower, p.x, p.y);
+  preconditioner.Apply(hessian * v, &z);
+  EXPECT_LT(RelativeError(z, v), 1e-8);
+  // AUTOMATIC resolves against ny; IDENTITY never factorizes.
+  options.preconditioner_type = LowerLevelPreconditionerType::AUTOMATIC;
+  options.max_dense_preconditioner_size = 99;
+  EXPECT_FALSE(LowerLevelPreconditioner(options, 100).enabled());
+  EXPECT_TRUE(LowerLevelPreconditioner(options, 99).enabled());
+  options.preconditioner_type = LowerLevelPreconditionerType::IDENTITY;
+  LowerLevelPreconditioner identity(options, 100);
+  EXPECT_FALSE(identity.Refresh(lower, p.x.data(), p.y.data(), &error));
+  EXPECT_FALSE(identity.ready());
+}
+
+TEST(MtblLogisticTest, DensePreconditionerShiftsASingularHessian) {
+  // l2 = 0 with more classifier weights than samples: grad^2_yy g is
+  // singular. The factorization shifts it and still inverts it on the
+  // range to the shift's accuracy; the preconditioner stays usable.
+  auto instance = Build(400, 0.0);
+  const LowerLevel& lower = *instance->lower_level;
+  std::mt19937_64 rng(5);
+  const Point p = RandomPoint(lower, &rng);
+  LowerLevelSolver::Options options;
+  options.preconditioner_type = LowerLevelPreconditionerType::DENSE_HESSIAN;
+  LowerLevelPreconditioner preconditioner(options, 400);
+  std::string error;
+  ASSERT_TRUE(preconditioner.Refresh(lower, p.x.data(), p.y.data(), &error))
+      << error;
+  EXPECT_TRUE(preconditioner.ready());
+  const Eigen::MatrixXd hessian = HessianByProducts(lower, p.x, p.y);
+  const Eigen::VectorXd v = hessian * Random(400, &rng);  // in the range
+  Eigen::VectorXd z;
+  preconditioner.Apply(v, &z);
+  EXPECT_TRUE(z.allFinite());
+  EXPECT_LT(RelativeError(hessian * z, v), 1e-3);
+}
+
+// A lower level whose Hessian-vector products fail after `good` calls.
+class FailingProducts final : public LowerLevel {
+ public:
+  FailingProducts(const LowerLevel* inner, int good)
+      : inner_(inner), good_(good) {}
+  int NumUpperParameters() const override {
+    return inner_->NumUpperParameters();
+  }
+  int NumLowerParameters() const override {
+    return inner_->NumLowerParameters();
+  }
+  bool GradY(const double* x, const double* y, double* h) const override {
+    return inner_->GradY(x, y, h);
+  }
+  bool GradYJacobianTransposeProduct(const double* x,
+                                     const double* y,
+                                     const double* v,
+                                     double* out_x,
+                                     double* out_y) const override {
+    if (calls_++ >= good_) return false;
+    return inner_->GradYJacobianTransposeProduct(x, y, v, out_x, out_y);
+  }
+
+ private:
+  const LowerLevel* inner_;
+  int good_;
+  mutable int calls_ = 0;
+};
+
+TEST(MtblLogisticTest, DensePreconditionerFailureFallsBackToPlainCg) {
+  auto instance = Build(60, 1e-3);
+  FailingProducts failing(instance->lower_level.get(), 10);
+  std::mt19937_64 rng(9);
+  const Point p = RandomPoint(failing, &rng);
+  LowerLevelSolver::Options options;
+  options.preconditioner_type = LowerLevelPreconditionerType::DENSE_HESSIAN;
+  LowerLevelPreconditioner preconditioner(options, 60);
+  std::string error;
+  EXPECT_FALSE(preconditioner.Refresh(failing, p.x.data(), p.y.data(), &error));
+  EXPECT_NE(error.find("Hessian-vector product failed"), std::string::npos)
+      << error;
+  EXPECT_NE(error.find("without a preconditioner"), std::string::npos);
+  EXPECT_FALSE(preconditioner.enabled());
+  EXPECT_FALSE(preconditioner.ready());
+  EXPECT_FALSE(preconditioner.refresh_due());
+}
+
+TEST(MtblLogisticTest,
+     PreconditionedSolvesAlongAPathAgreeAndNeedFewerProducts) {
+  // A path of x, each lower-level solve warm-started from the last, as
+  // ReducedMtblEvaluator does: once the plain CG iterations beyond the
+  // expected count add up to ny, the preconditioner is formed, and from
+  // then on the solves reach the same y* with far fewer products.
+  auto instance = Build(200, 1e-3);
+  const LowerLevel& lower = *instance->lower_level;
+  LowerLevelSolver::Options plain, dense;
+  plain.gradient_tolerance = dense.gradient_tolerance = 1e-10;
+  plain.cg_relative_tolerance = dense.cg_relative_tolerance = 1e-6;
+  plain.preconditioner_type = LowerLevelPreconditionerType::IDENTITY;
+  dense.preconditioner_type = LowerLevelPreconditionerType::AUTOMATIC;
+  LowerLevelPreconditioner none(plain, 200), preconditioner(dense, 200);
+  EXPECT_FALSE(none.enabled());
+  EXPECT_TRUE(preconditioner.enabled());
+  Eigen::VectorXd y_plain = Eigen::VectorXd::Zero(200), y_dense = y_plain;
+  int64_t plain_products = 0, dense_products = 0, refreshes = 0;
+  int late_plain_cg = 0, late_dense_cg = 0;
+  for (int i = 0; i < 20; ++i) {
+    const Eigen::Vector3d x(0.1 * i, -0.05 * i, 0.2);
+    LowerLevelSolver::Summary a, b;
+    ASSERT_TRUE(SolveLowerLevel(plain, lower, x.data(), &y_plain, &none, &a))
+        << a.message;
+    ASSERT_TRUE(
+        SolveLowerLevel(dense, lower, x.data(), &y_dense, &preconditioner, &b))
+        << b.message;
+    EXPECT_EQ(a.preconditioner_refreshes, 0);
+    EXPECT_LT((y_plain - y_dense).norm(), 1e-8 * (1.0 + y_plain.norm())) << i;
+    plain_products += a.hessian_products;
+    dense_products += b.hessian_products;
+    refreshes += b.preconditioner_refreshes;
+    if (i >= 10) {
+      late_plain_cg += a.cg_iterations;
+      late_dense_cg += b.cg_iterations;
+    }
+  }
+  EXPECT_GE(refreshes, 1);
+  EXPECT_EQ(refreshes, preconditioner.refreshes());
+  // The refreshes' products are counted, and still the total is lower.
+  EXPECT_LT(dense_products, plain_products);
+  EXPECT_LT(2 * late_dense_cg, late_plain_cg);
+}
+
+TEST(MtblLogisticTest, PreconditionerTypeNamesAndOptions) {
+  for (LowerLevelPreconditionerType type :
+       {LowerLevelPreconditionerType::IDENTITY,
+        LowerLevelPreconditionerType::DENSE_HESSIAN,
+        LowerLevelPreconditionerType::AUTOMATIC}) {
+    LowerLevelPreconditionerType parsed =
+        LowerLevelPreconditionerType::IDENTITY;
+    ASSERT_TRUE(StringToLowerLevelPreconditionerType(
+        LowerLevelPreconditionerTypeToString(type), &parsed));
+    EXPECT_EQ(parsed, type);
+  }
+  LowerLevelPreconditionerType parsed = LowerLevelPreconditionerType::IDENTITY;
+  EXPECT_TRUE(StringToLowerLevelPreconditionerType("DENSE_HESSIAN", &parsed));
+  EXPECT_EQ(parsed, LowerLevelPreconditionerType::DENSE_HESSIAN);
+  EXPECT_FALSE(StringToLowerLevelPreconditionerType("jacobi", &parsed));
+  LowerLevelSolver::Options options;
+  std::string error;
+  EXPECT_TRUE(options.IsValid(&error)) << error;
+  options.max_dense_preconditioner_size = -1;
+  EXPECT_FALSE(options.IsValid(&error));
+  EXPECT_NE(error.find("max_dense_preconditioner_size"), std::string::npos);
+  options = LowerLevelSolver::Options();
+  options.preconditioned_cg_iterations = -2;
+  EXPECT_FALSE(options.IsValid(&error));
+  EXPECT_NE(error.find("preconditioned_cg_iterations"), std::string::npos);
+  // A null preconditioner is refused with a message, not a crash.
+  auto instance = Build(30, 1e-3);
+  const Eigen::Vector3d x(0.1, 0.2, 0.3);
+  Eigen::VectorXd y = Eigen::VectorXd::Zero(30);
+  LowerLevelSolver::Summary summary;
+  EXPECT_FALSE(SolveLowerLevel(LowerLevelSolver::Options(),
+                               *instance->lower_level,
+                               x.data(),
+                               &y,
+                               nullptr,
+                               &summary));
+  EXPECT_NE(summary.message.find("preconditioner is null"), std::string::npos);
+}
+
+TEST(MtblLogisticTest, ReducedEvaluatorGivesTheSameGradientsWithEitherCg) {
+  // Plain and preconditioned CG give the same hypergradients along a
+  // sequence of evaluations (the preconditioner changes only the work).
+  auto instance = Build(150, 1e-3);
+  const int ny = 150;
+  ReducedMtblEvaluator::Options plain, dense;
+  plain.lower_level.gradient_tolerance = dense.lower_level.gradient_tolerance =
+      1e-12;
+  plain.lower_level.preconditioner_type =
+      LowerLevelPreconditionerType::IDENTITY;
+  dense.lower_level.preconditioner_type =
+      LowerLevelPreconditionerType::DENSE_HESSIAN;
+  ReducedMtblEvaluator a(
+      instance->evaluator.get(), instance->start.tail(ny), plain);
+  ReducedMtblEvaluator b(
+      instance->evaluator.get(), instance->start.tail(ny), dense);
+  std::string error;
+  Eigen::VectorXd fa(3), fb(3);
+  Eigen::MatrixXd ga(3, 3), gb(3, 3);
+  for (int i = 0; i < 12; ++i) {
+    const Eigen::Vector3d x(0.05 * i, 0.3 - 0.04 * i, -0.1);
+    ASSERT_TRUE(a.Evaluate(x.data(), fa.data(), nullptr, ga.data(), &error))
+        << error;
+    ASSERT_TRUE(b.Evaluate(x.data(), fb.data(), nullptr, gb.data(), &error))
+        << error;
+    // Both lower-level solves stop at ||grad_y g|| <= 1e-12: F agrees to
+    // about 1e-12 / l2.
+    EXPECT_LT(RelativeError(fb, fa), 1e-10) << i;
+    EXPECT_LT((gb - ga).norm(), 1e-7 * (1.0 + ga.norm())) << i;
+  }
+  EXPECT_EQ(a.work().preconditioner_refreshes, 0);
+  EXPECT_GE(b.work().preconditioner_refreshes, 1);
+  EXPECT_LT(b.work().cg_iterations, a.work().cg_iterations);
+}
+
 TEST(MtblLogisticTest, MerelyConvexLowerLevelIsReportedNonUnique) {
   // d = 6 features, 10 classes: with l2 = 0 the null space of the Hessian
   // holds (at least) the d directions that add one vector to every row of
@@ -432,7 +673,10 @@ TEST(MtblLogisticTest, ReducedEvaluatorAdjointModeMatchesFiniteDifferences) {
   ASSERT_TRUE(
       reduced.Evaluate(x.data(), f.data(), nullptr, grad.data(), &error))
       << error;
-  const double t = 1e-5;
+  // Central differences of F, whose values carry the lower-level solve's
+  // error (about gradient_tolerance / l2): t = 1e-4 keeps that noise and
+  // the O(t^2) truncation both near 1e-7 of the gradients.
+  const double t = 1e-4;
   for (int c = 0; c < 5; ++c) {
     Eigen::VectorXd xp = x, xm = x, fp(3), fm(3);
     xp[c] += t;

@@ -11,6 +11,7 @@
 #include <sstream>
 #include <vector>
 
+#include "Eigen/Cholesky"
 #include "Eigen/Eigenvalues"
 #include "ecmo/internal/report.h"
 #include "ecmo/mtbl.h"
@@ -47,13 +48,17 @@ bool SameVector(const Eigen::VectorXd& a, const Eigen::VectorXd& b) {
 
 enum class CgOutcome { CONVERGED, MAX_ITERATIONS, NEGATIVE_CURVATURE, FAILED };
 
-// Conjugate gradients on H s = rhs from *s, until ||r|| <= tolerance.
-CgOutcome ConjugateGradients(HessianOperator* op,
-                             const Eigen::VectorXd& rhs,
-                             double tolerance,
-                             int max_iterations,
-                             Eigen::VectorXd* s,
-                             int* iterations) {
+// Conjugate gradients on H s = rhs from *s, until ||r|| <= tolerance (the
+// residual of H s = rhs itself, whatever the preconditioner), with
+// z = M^{-1} r from `preconditioner` (identity when it holds no
+// factorization).
+CgOutcome PreconditionedCg(HessianOperator* op,
+                           const LowerLevelPreconditioner& preconditioner,
+                           const Eigen::VectorXd& rhs,
+                           double tolerance,
+                           int max_iterations,
+                           Eigen::VectorXd* s,
+                           int* iterations) {
   Eigen::VectorXd hs;
   *iterations = 0;
   if (s->squaredNorm() > 0.0) {
@@ -62,28 +67,172 @@ CgOutcome ConjugateGradients(HessianOperator* op,
     hs.setZero(rhs.size());
   }
   Eigen::VectorXd r = rhs - hs;
-  double rr = r.squaredNorm();
-  if (std::sqrt(rr) <= tolerance) return CgOutcome::CONVERGED;
-  Eigen::VectorXd p = r, hp;
+  if (r.norm() <= tolerance) return CgOutcome::CONVERGED;
+  Eigen::VectorXd z, hp;
+  preconditioner.Apply(r, &z);
+  double rz = r.dot(z);
+  Eigen::VectorXd p = z;
   for (int it = 0; it < max_iterations; ++it) {
     if (!op->Apply(p, &hp)) return CgOutcome::FAILED;
     ++*iterations;
     const double curvature = p.dot(hp);
     if (!(curvature > 0.0)) return CgOutcome::NEGATIVE_CURVATURE;
-    const double alpha = rr / curvature;
+    const double alpha = rz / curvature;
     *s += alpha * p;
     r -= alpha * hp;
-    const double rr_new = r.squaredNorm();
-    if (std::sqrt(rr_new) <= tolerance) return CgOutcome::CONVERGED;
-    p = r + (rr_new / rr) * p;
-    rr = rr_new;
+    if (r.norm() <= tolerance) return CgOutcome::CONVERGED;
+    preconditioner.Apply(r, &z);
+    const double rz_new = r.dot(z);
+    p = z + (rz_new / rz) * p;
+    rz = rz_new;
   }
   return CgOutcome::MAX_ITERATIONS;
+}
+
+// One preconditioned CG solve at (x, y): refreshes the preconditioner there
+// first when it asks for it, and records the solve's iterations.
+CgOutcome SolveWithPreconditioner(const LowerLevel& lower,
+                                  const double* x,
+                                  const double* y,
+                                  LowerLevelPreconditioner* preconditioner,
+                                  const Eigen::VectorXd& rhs,
+                                  double tolerance,
+                                  int max_iterations,
+                                  Eigen::VectorXd* s,
+                                  int* iterations,
+                                  int64_t* products) {
+  if (preconditioner->enabled() && preconditioner->refresh_due()) {
+    const int64_t before = preconditioner->products();
+    preconditioner->Refresh(lower, x, y, nullptr);
+    *products += preconditioner->products() - before;
+  }
+  HessianOperator op(lower, x, y);
+  const CgOutcome outcome = PreconditionedCg(
+      &op, *preconditioner, rhs, tolerance, max_iterations, s, iterations);
+  *products += op.products();
+  preconditioner->RecordSolve(*iterations);
+  return outcome;
 }
 
 }  // namespace
 
 // ------------------------------------------------------ SolveLowerLevel --
+
+const char* LowerLevelPreconditionerTypeToString(
+    LowerLevelPreconditionerType type) {
+  switch (type) {
+    case LowerLevelPreconditionerType::IDENTITY:
+      return "identity";
+    case LowerLevelPreconditionerType::DENSE_HESSIAN:
+      return "dense-hessian";
+    case LowerLevelPreconditionerType::AUTOMATIC:
+      return "automatic";
+  }
+  return "unknown";
+}
+
+bool StringToLowerLevelPreconditionerType(std::string value,
+                                          LowerLevelPreconditionerType* type) {
+  for (LowerLevelPreconditionerType candidate :
+       {LowerLevelPreconditionerType::IDENTITY,
+        LowerLevelPreconditionerType::DENSE_HESSIAN,
+        LowerLevelPreconditionerType::AUTOMATIC}) {
+    if (internal::SameEnumName(LowerLevelPreconditionerTypeToString(candidate),
+                               value)) {
+      *type = candidate;
+      return true;
+    }
+  }
+  return false;
+}
+
+class LowerLevelPreconditioner::Factorization {
+ public:
+  Eigen::LLT<Eigen::MatrixXd> llt;
+};
+
+LowerLevelPreconditioner::LowerLevelPreconditioner(
+    const LowerLevelSolver::Options& options, int ny)
+    : ny_(ny),
+      enabled_(options.preconditioner_type ==
+                   LowerLevelPreconditionerType::DENSE_HESSIAN ||
+               (options.preconditioner_type ==
+                    LowerLevelPreconditionerType::AUTOMATIC &&
+                ny <= options.max_dense_preconditioner_size)),
+      expected_iterations_(options.preconditioned_cg_iterations) {}
+
+LowerLevelPreconditioner::~LowerLevelPreconditioner() = default;
+
+bool LowerLevelPreconditioner::enabled() const { return enabled_; }
+
+bool LowerLevelPreconditioner::ready() const {
+  return factorization_ != nullptr;
+}
+
+bool LowerLevelPreconditioner::refresh_due() const {
+  return enabled_ && excess_iterations_ >= ny_;
+}
+
+void LowerLevelPreconditioner::RecordSolve(int iterations) {
+  excess_iterations_ += std::max(0, iterations - expected_iterations_);
+}
+
+bool LowerLevelPreconditioner::Refresh(const LowerLevel& lower_level,
+                                       const double* x,
+                                       const double* y,
+                                       std::string* error) {
+  if (!enabled_) return false;
+  excess_iterations_ = 0;
+  factorization_.reset();
+  auto disable = [&](const char* why) {
+    enabled_ = false;
+    if (error != nullptr) {
+      *error = std::string("LowerLevelPreconditioner: ") + why +
+               "; CG continues without a preconditioner.";
+    }
+    return false;
+  };
+  Eigen::MatrixXd hessian(ny_, ny_);
+  Eigen::VectorXd unit = Eigen::VectorXd::Zero(ny_);
+  Eigen::VectorXd scratch_x(lower_level.NumUpperParameters());
+  for (int j = 0; j < ny_; ++j) {
+    unit[j] = 1.0;
+    ++products_;
+    if (!lower_level.GradYJacobianTransposeProduct(
+            x, y, unit.data(), scratch_x.data(), hessian.col(j).data())) {
+      return disable("a Hessian-vector product failed");
+    }
+    unit[j] = 0.0;
+  }
+  if (!hessian.allFinite()) return disable("grad^2_yy g is not finite");
+  ++refreshes_;
+  // Symmetrize (the products are exact only to rounding).
+  hessian = 0.5 * (hessian + hessian.transpose()).eval();
+  auto factorization = std::make_unique<Factorization>();
+  const double scale = std::max(hessian.diagonal().cwiseAbs().maxCoeff(),
+                                std::numeric_limits<double>::min());
+  double shift = 0.0;
+  for (int attempt = 0; attempt < 8; ++attempt) {
+    if (shift > 0.0) hessian.diagonal().array() += shift;
+    factorization->llt.compute(hessian);
+    if (factorization->llt.info() == Eigen::Success) {
+      factorization_ = std::move(factorization);
+      return true;
+    }
+    if (shift > 0.0) hessian.diagonal().array() -= shift;
+    shift = shift == 0.0 ? 1e-10 * scale : 100.0 * shift;
+  }
+  return disable("grad^2_yy g could not be factorized (not positive definite)");
+}
+
+void LowerLevelPreconditioner::Apply(const Eigen::VectorXd& r,
+                                     Eigen::VectorXd* z) const {
+  if (factorization_ == nullptr) {
+    *z = r;
+    return;
+  }
+  *z = factorization_->llt.solve(r);
+}
 
 bool LowerLevelSolver::Options::IsValid(std::string* error) const {
   static constexpr char kOptions[] = "LowerLevelSolver::Options";
@@ -104,6 +253,14 @@ bool LowerLevelSolver::Options::IsValid(std::string* error) const {
                     armijo_coefficient,
                     armijo_coefficient > 0.0 && armijo_coefficient < 0.5,
                     "in (0, 0.5)");
+  ECMO_OPTION_CHECK(kOptions,
+                    max_dense_preconditioner_size,
+                    max_dense_preconditioner_size >= 0,
+                    ">= 0");
+  ECMO_OPTION_CHECK(kOptions,
+                    preconditioned_cg_iterations,
+                    preconditioned_cg_iterations >= 0,
+                    ">= 0");
   return true;
 }
 
@@ -126,6 +283,17 @@ bool SolveLowerLevel(const LowerLevelSolver::Options& options,
                      const double* x,
                      Eigen::VectorXd* y,
                      LowerLevelSolver::Summary* summary) {
+  LowerLevelPreconditioner preconditioner(options,
+                                          lower_level.NumLowerParameters());
+  return SolveLowerLevel(options, lower_level, x, y, &preconditioner, summary);
+}
+
+bool SolveLowerLevel(const LowerLevelSolver::Options& options,
+                     const LowerLevel& lower_level,
+                     const double* x,
+                     Eigen::VectorXd* y,
+                     LowerLevelPreconditioner* preconditioner,
+                     LowerLevelSolver::Summary* summary) {
   if (summary == nullptr) return false;
   *summary = LowerLevelSolver::Summary();
   std::string error;
@@ -141,6 +309,11 @@ bool SolveLowerLevel(const LowerLevelSolver::Options& options,
     summary->message = os.str();
     return false;
   }
+  if (preconditioner == nullptr) {
+    summary->message = "SolveLowerLevel: the preconditioner is null.";
+    return false;
+  }
+  const int64_t refreshes_before = preconditioner->refreshes();
   // Value (or, without Value, ||grad||^2 / 2) and gradient at a point.
   bool has_value = true;
   auto value_at = [&](const Eigen::VectorXd& point,
@@ -185,19 +358,22 @@ bool SolveLowerLevel(const LowerLevelSolver::Options& options,
     }
     // Newton step by truncated CG (y is fixed during the step, so the
     // operator reads it directly).
-    HessianOperator op(lower_level, x, y->data());
     step.setZero();
     int cg_iterations = 0;
     const double forcing =
         std::min(options.cg_relative_tolerance, std::sqrt(gradient_norm));
-    const CgOutcome outcome = ConjugateGradients(&op,
-                                                 -gradient,
-                                                 forcing * gradient_norm,
-                                                 options.max_cg_iterations,
-                                                 &step,
-                                                 &cg_iterations);
+    const CgOutcome outcome =
+        SolveWithPreconditioner(lower_level,
+                                x,
+                                y->data(),
+                                preconditioner,
+                                -gradient,
+                                forcing * gradient_norm,
+                                options.max_cg_iterations,
+                                &step,
+                                &cg_iterations,
+                                &summary->hessian_products);
     summary->cg_iterations += cg_iterations;
-    summary->hessian_products += op.products();
     if (outcome == CgOutcome::FAILED) {
       stop = "a Hessian-vector product failed";
       break;
@@ -245,6 +421,8 @@ bool SolveLowerLevel(const LowerLevelSolver::Options& options,
     value = trial_value;
   }
   if (has_value) summary->value = value;
+  summary->preconditioner_refreshes =
+      static_cast<int>(preconditioner->refreshes() - refreshes_before);
   std::ostringstream os;
   os.precision(3);
   os << "SolveLowerLevel: " << stop << " after " << summary->iterations
@@ -406,6 +584,8 @@ ReducedMtblEvaluator::ReducedMtblEvaluator(MtblEvaluator* full,
   } else {
     nx_ = full_->NumUpperParameters();
     ny_ = full_->NumLowerParameters();
+    preconditioner_ =
+        std::make_unique<LowerLevelPreconditioner>(options_.lower_level, ny_);
     if (y0.size() != ny_) {
       std::ostringstream os;
       os << "ReducedMtblEvaluator: y0 has " << y0.size()
@@ -442,9 +622,14 @@ bool ReducedMtblEvaluator::SolveAt(const Eigen::VectorXd& x,
     y = y_sensitivity_ + sensitivity_ * (x - x_sensitivity_);
   }
   LowerLevelSolver::Summary summary;
-  SolveLowerLevel(
-      options_.lower_level, *full_->lower_level(), x.data(), &y, &summary);
+  SolveLowerLevel(options_.lower_level,
+                  *full_->lower_level(),
+                  x.data(),
+                  &y,
+                  preconditioner_.get(),
+                  &summary);
   ++work_.lower_level_solves;
+  work_.preconditioner_refreshes += summary.preconditioner_refreshes;
   work_.newton_iterations += summary.iterations;
   work_.cg_iterations += summary.cg_iterations;
   work_.lower_gradient_evaluations += summary.gradient_evaluations;
@@ -469,24 +654,32 @@ bool ReducedMtblEvaluator::SolveAt(const Eigen::VectorXd& x,
 bool ReducedMtblEvaluator::SolveHessian(const Eigen::VectorXd& rhs,
                                         Eigen::VectorXd* s,
                                         std::string* error) {
-  HessianOperator op(*full_->lower_level(), x_.data(), y_.data());
+  const LowerLevel& lower = *full_->lower_level();
   int iterations = 0;
   // Keep the warm start only when it is better than zero: a large stale
   // start would limit the attainable relative accuracy (rounding of
   // rhs - H s is about eps ||H|| ||s||).
   if (s->squaredNorm() > 0.0) {
+    HessianOperator op(lower, x_.data(), y_.data());
     Eigen::VectorXd hs;
     if (!op.Apply(*s, &hs) || (rhs - hs).norm() >= rhs.norm()) s->setZero();
+    work_.hessian_vector_products += op.products();
   }
+  const int64_t refreshes_before = preconditioner_->refreshes();
   const CgOutcome outcome =
-      ConjugateGradients(&op,
-                         rhs,
-                         options_.cg_relative_tolerance * rhs.norm(),
-                         options_.max_cg_iterations,
-                         s,
-                         &iterations);
+      SolveWithPreconditioner(lower,
+                              x_.data(),
+                              y_.data(),
+                              preconditioner_.get(),
+                              rhs,
+                              options_.cg_relative_tolerance * rhs.norm(),
+                              options_.max_cg_iterations,
+                              s,
+                              &iterations,
+                              &work_.hessian_vector_products);
+  work_.preconditioner_refreshes +=
+      preconditioner_->refreshes() - refreshes_before;
   work_.cg_iterations += iterations;
-  work_.hessian_vector_products += op.products();
   if (outcome == CgOutcome::CONVERGED) return true;
   if (error != nullptr) {
     *error = outcome == CgOutcome::NEGATIVE_CURVATURE

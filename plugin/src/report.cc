@@ -3,6 +3,7 @@
 #include "ecmo/internal/report.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <functional>
@@ -15,6 +16,16 @@ bool AllFinite(const double* values, size_t n) {
     if (!std::isfinite(values[i])) return false;
   }
   return true;
+}
+
+bool SameEnumName(const std::string& a, const std::string& b) {
+  auto canonical = [](char c) {
+    return c == '-' ? '_' : static_cast<char>(std::toupper(c));
+  };
+  return a.size() == b.size() &&
+         std::equal(a.begin(), a.end(), b.begin(), [&](char x, char y) {
+           return canonical(x) == canonical(y);
+         });
 }
 
 Eigen::VectorXd ProjectOntoSimplex(const Eigen::VectorXd& v) {

@@ -3,20 +3,10 @@
 #include "ecmo/types.h"
 
 #include <algorithm>
-#include <cctype>
+
+#include "ecmo/internal/report.h"
 
 namespace ecmo {
-namespace {
-
-// Upper-cases and maps '-' to '_' so "wc-penalty-pgd" == "WC_PENALTY_PGD".
-std::string Canonical(std::string value) {
-  for (char& c : value) {
-    c = (c == '-') ? '_' : static_cast<char>(std::toupper(c));
-  }
-  return value;
-}
-
-}  // namespace
 
 const char* StrategyTypeToString(StrategyType type) {
   switch (type) {
@@ -43,13 +33,12 @@ std::vector<std::string> StrategyTypeNames() {
 }
 
 bool StringToStrategyType(std::string value, StrategyType* type) {
-  const std::string canonical = Canonical(value);
   for (StrategyType candidate : {StrategyType::WC_PENALTY_PGD,
                                  StrategyType::WC_PENALTY_LBFGS,
                                  StrategyType::WC_AUGMENTED_LAGRANGIAN,
                                  StrategyType::WC_NEWTON,
                                  StrategyType::WC_SQP}) {
-    if (Canonical(StrategyTypeToString(candidate)) == canonical) {
+    if (internal::SameEnumName(StrategyTypeToString(candidate), value)) {
       *type = candidate;
       return true;
     }
@@ -68,9 +57,8 @@ const char* StepRuleToString(StepRule rule) {
 }
 
 bool StringToStepRule(std::string value, StepRule* rule) {
-  const std::string canonical = Canonical(value);
   for (StepRule candidate : {StepRule::FIXED, StepRule::BACKTRACKING}) {
-    if (Canonical(StepRuleToString(candidate)) == canonical) {
+    if (internal::SameEnumName(StepRuleToString(candidate), value)) {
       *rule = candidate;
       return true;
     }
@@ -91,11 +79,10 @@ const char* NewtonHessianTypeToString(NewtonHessianType type) {
 }
 
 bool StringToNewtonHessianType(std::string value, NewtonHessianType* type) {
-  const std::string canonical = Canonical(value);
   for (NewtonHessianType candidate :
        {NewtonHessianType::AUTOMATIC, NewtonHessianType::GAUSS_NEWTON,
         NewtonHessianType::EXACT_PRODUCTS}) {
-    if (Canonical(NewtonHessianTypeToString(candidate)) == canonical) {
+    if (internal::SameEnumName(NewtonHessianTypeToString(candidate), value)) {
       *type = candidate;
       return true;
     }
@@ -116,11 +103,10 @@ const char* SqpHessianTypeToString(SqpHessianType type) {
 }
 
 bool StringToSqpHessianType(std::string value, SqpHessianType* type) {
-  const std::string canonical = Canonical(value);
   for (SqpHessianType candidate : {SqpHessianType::AUTOMATIC,
                                    SqpHessianType::BFGS,
                                    SqpHessianType::EXACT_PRODUCTS}) {
-    if (Canonical(SqpHessianTypeToString(candidate)) == canonical) {
+    if (internal::SameEnumName(SqpHessianTypeToString(candidate), value)) {
       *type = candidate;
       return true;
     }
@@ -144,13 +130,13 @@ const char* NewtonLinearSolverTypeToString(NewtonLinearSolverType type) {
 
 bool StringToNewtonLinearSolverType(std::string value,
                                     NewtonLinearSolverType* type) {
-  const std::string canonical = Canonical(value);
   for (NewtonLinearSolverType candidate :
        {NewtonLinearSolverType::AUTOMATIC,
         NewtonLinearSolverType::SPARSE_CHOLESKY,
         NewtonLinearSolverType::DENSE_CHOLESKY,
         NewtonLinearSolverType::CONJUGATE_GRADIENTS}) {
-    if (Canonical(NewtonLinearSolverTypeToString(candidate)) == canonical) {
+    if (internal::SameEnumName(NewtonLinearSolverTypeToString(candidate),
+                               value)) {
       *type = candidate;
       return true;
     }

@@ -7,7 +7,9 @@
 //
 //   1. SolveLowerLevel: y*(x) = argmin_y g(x, y) by Newton-CG (truncated
 //      conjugate gradients on grad^2_yy g, Armijo line search on g),
-//      stopping on ||grad_y g||_2.
+//      stopping on ||grad_y g||_2. Every CG solve here may be
+//      preconditioned by a factorized grad^2_yy g kept from an earlier
+//      point (LowerLevelPreconditioner).
 //   2. EstimateLowerLevelSpectrum: the extreme eigenvalues of
 //      grad^2_yy g and the dimension of its (numerical) null space by
 //      Lanczos on Hessian-vector products, i.e. whether y* is unique.
@@ -39,6 +41,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <string>
 
 #include "Eigen/Core"
@@ -51,6 +54,34 @@ class LowerLevel;     // ecmo/mtbl.h
 class MtblEvaluator;  // ecmo/mtbl.h
 
 // ------------------------------------------------------ SolveLowerLevel --
+
+// How the conjugate-gradient solves on grad^2_yy g (Newton steps of the
+// lower level, implicit-function solves of ReducedMtblEvaluator) are
+// preconditioned.
+enum class LowerLevelPreconditionerType {
+  // Plain CG on Hessian-vector products: O(ny) memory, and an iteration
+  // count that grows with the square root of the condition number of
+  // grad^2_yy g (hundreds per solve for a weakly regularized softmax
+  // regression on correlated features).
+  IDENTITY,
+  // CG preconditioned by a Cholesky factorization of grad^2_yy g formed by
+  // ny Hessian-vector products at some earlier (x, y) and kept across
+  // solves; refreshed at the current point once the solves since the last
+  // refresh have spent about ny CG iterations beyond
+  // preconditioned_cg_iterations each (the products a refresh costs, so at
+  // most about twice the better of refreshing and not refreshing).
+  // ny^2 doubles of memory and ny^3 / 3 flops per refresh.
+  DENSE_HESSIAN,
+  // DENSE_HESSIAN when ny <= max_dense_preconditioner_size, else IDENTITY.
+  AUTOMATIC,
+};
+
+const char* LowerLevelPreconditionerTypeToString(
+    LowerLevelPreconditionerType type);
+// Accepts "identity", "dense-hessian", "automatic" (case-insensitive,
+// '_' for '-'); false for anything else.
+bool StringToLowerLevelPreconditionerType(std::string value,
+                                          LowerLevelPreconditionerType* type);
 
 class LowerLevelSolver {
  public:
@@ -69,6 +100,16 @@ class LowerLevelSolver {
     // ||grad_y g|| when the lower level has no Value).
     int max_line_search_steps = 40;
     double armijo_coefficient = 1e-4;
+    // Preconditioning of every CG solve on grad^2_yy g (see
+    // LowerLevelPreconditionerType). The dense preconditioner is used under
+    // AUTOMATIC up to this ny (2,000: 32 MB, a refresh of about 2,000
+    // products and 3 GFlop).
+    LowerLevelPreconditionerType preconditioner_type =
+        LowerLevelPreconditionerType::AUTOMATIC;
+    int max_dense_preconditioner_size = 2000;
+    // The CG iterations per solve a fresh dense preconditioner is expected
+    // to need; iterations beyond it count towards the next refresh.
+    int preconditioned_cg_iterations = 10;
 
     bool IsValid(std::string* error) const;
   };
@@ -95,18 +136,82 @@ class LowerLevelSolver {
     double value = std::numeric_limits<double>::quiet_NaN();
     // A CG step met non-positive curvature (g(x, .) is not convex there).
     bool negative_curvature = false;
+    // Dense preconditioner refreshes in this call (their ny products each
+    // are counted in hessian_products).
+    int preconditioner_refreshes = 0;
   };
+};
+
+// The state of the dense preconditioner, kept across CG solves and across
+// calls of SolveLowerLevel (ReducedMtblEvaluator keeps one for its
+// lifetime; a caller that solves the lower level repeatedly, e.g. along a
+// path of x, can do the same). Not thread-safe.
+class LowerLevelPreconditioner {
+ public:
+  // The type and sizes are taken from `options` (AUTOMATIC is resolved
+  // against ny here). No factorization is formed before the solves have
+  // spent about ny iterations beyond the expected count, so a caller with
+  // few or easy solves never pays for one.
+  LowerLevelPreconditioner(const LowerLevelSolver::Options& options, int ny);
+  ~LowerLevelPreconditioner();
+  LowerLevelPreconditioner(const LowerLevelPreconditioner&) = delete;
+  LowerLevelPreconditioner& operator=(const LowerLevelPreconditioner&) = delete;
+
+  // True when CG solves may be preconditioned (DENSE_HESSIAN resolved).
+  bool enabled() const;
+  // True when a factorization is held.
+  bool ready() const;
+  // Factorizes grad^2_yy g(x, y) now, by ny products of lower_level (one
+  // of them failing, or a non-finite Hessian, disables the preconditioner:
+  // identity from then on; error, if not null, says why). A Hessian that
+  // is not positive definite is shifted by a multiple of its largest
+  // diagonal entry until Cholesky succeeds.
+  bool Refresh(const LowerLevel& lower_level,
+               const double* x,
+               const double* y,
+               std::string* error);
+  // z = M^{-1} r with the factorization held (z = r when none is).
+  void Apply(const Eigen::VectorXd& r, Eigen::VectorXd* z) const;
+  // Records a finished CG solve of `iterations` iterations.
+  void RecordSolve(int iterations);
+  // True when the solves since the last refresh have spent about ny
+  // iterations beyond the expected count: refresh before the next solve.
+  bool refresh_due() const;
+
+  int64_t refreshes() const { return refreshes_; }
+  // Hessian-vector products spent on refreshes.
+  int64_t products() const { return products_; }
+
+ private:
+  class Factorization;
+  int ny_ = 0;
+  bool enabled_ = false;
+  int expected_iterations_ = 10;
+  std::unique_ptr<Factorization> factorization_;
+  int64_t excess_iterations_ = 0;
+  int64_t refreshes_ = 0;
+  int64_t products_ = 0;
 };
 
 // Minimizes g(x, .) from *y (size ny; overwritten with the result). x has
 // size nx. Newton-CG: each iteration solves grad^2_yy g d = -grad_y g by
 // truncated CG (at negative curvature it keeps the CG iterate so far, or
 // takes -grad), then halves the step until g decreases by the Armijo
-// amount. Returns summary->IsSolutionUsable().
+// amount. Returns summary->IsSolutionUsable(). The CG solves are
+// preconditioned as options.preconditioner_type says, with a
+// preconditioner that lives for this call only.
 bool SolveLowerLevel(const LowerLevelSolver::Options& options,
                      const LowerLevel& lower_level,
                      const double* x,
                      Eigen::VectorXd* y,
+                     LowerLevelSolver::Summary* summary);
+// The same with a caller-owned preconditioner (not null; built from the
+// same options and ny), reused and refreshed across calls.
+bool SolveLowerLevel(const LowerLevelSolver::Options& options,
+                     const LowerLevel& lower_level,
+                     const double* x,
+                     Eigen::VectorXd* y,
+                     LowerLevelPreconditioner* preconditioner,
                      LowerLevelSolver::Summary* summary);
 
 // ------------------------------------------- EstimateLowerLevelSpectrum --
@@ -181,7 +286,9 @@ class ReducedMtblEvaluator final : public Evaluator {
  public:
   struct Options {
     // The lower-level solves (gradient_tolerance bounds the error of the
-    // returned F and of the hypergradients).
+    // returned F and of the hypergradients). Its preconditioner settings
+    // also govern the solves below: one LowerLevelPreconditioner serves
+    // every CG solve of this evaluator for its lifetime.
     LowerLevelSolver::Options lower_level;
     // The sensitivity / adjoint CG solves: relative residual and budget.
     double cg_relative_tolerance = 1e-9;
@@ -194,7 +301,8 @@ class ReducedMtblEvaluator final : public Evaluator {
     int64_t newton_iterations = 0;
     int64_t cg_iterations = 0;  // Newton steps and sensitivity solves
     int64_t lower_gradient_evaluations = 0;
-    int64_t hessian_vector_products = 0;
+    int64_t hessian_vector_products = 0;  // including preconditioner refreshes
+    int64_t preconditioner_refreshes = 0;
   };
 
   // y0 (size ny) starts the first lower-level solve.
@@ -266,6 +374,9 @@ class ReducedMtblEvaluator final : public Evaluator {
   // the last adjoint solve and its solution.
   Eigen::MatrixXd grad_full_lin_;
   Eigen::VectorXd adjoint_weights_, adjoint_;
+  // Preconditions every CG solve on grad^2_yy g (lower-level Newton steps
+  // and the solves above); kept across evaluations.
+  std::unique_ptr<LowerLevelPreconditioner> preconditioner_;
   Work work_;
 };
 

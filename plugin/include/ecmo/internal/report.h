@@ -63,6 +63,10 @@ bool AllFinite(const double* values, size_t n);
 // (sort-based, O(n log n)).
 Eigen::VectorXd ProjectOntoSimplex(const Eigen::VectorXd& v);
 
+// True when two enum names are the same up to case and '-' vs '_'
+// ("wc-penalty-pgd" == "WC_PENALTY_PGD"): how every StringToX parses.
+bool SameEnumName(const std::string& a, const std::string& b);
+
 // "%.6e": how every report prints a real number.
 std::string FormatNumber(double x);
 
