@@ -176,5 +176,52 @@ TEST(CeresPhase, PoseGraphSameCertifiedPointWithAndWithoutThePhase) {
   }
 }
 
+// The phase's solves stop at a loose function tolerance (they only locate
+// the weights and a start): the Newton polish still reaches the point the
+// phase at Ceres' own tolerance reaches, and the phase spends fewer
+// Levenberg-Marquardt iterations on it.
+TEST(CeresPhase, LooseFunctionToleranceSamePointFewerCeresIterations) {
+  problems::PoseGraph2d::Options graph_options;
+  graph_options.num_poses = 200;
+  std::string error;
+  auto graph = problems::PoseGraph2d::Create(graph_options, &error);
+  ASSERT_NE(graph, nullptr) << error;
+  CeresProblemAdapter adapter(&graph->problem, graph->ObjectiveGroups(), {});
+  ASSERT_TRUE(adapter.IsValid(&error)) << error;
+  const Eigen::VectorXd start = adapter.GetParameters();
+  int64_t iterations[2] = {0, 0};
+  for (double t : {0.3, 0.5, 0.7}) {
+    const std::vector<double> preference = {t, 1.0 - t};
+    Eigen::Vector2d objectives[2];
+    for (int loose = 0; loose < 2; ++loose) {
+      Solver::Options options;
+      options.strategy = StrategyType::WC_NEWTON;
+      options.newton.ceres_phase_function_tolerance = loose == 1 ? 1e-2 : 0.0;
+      options.reference_point = {0.0, 0.0};
+      options.objective_scale = {1.0, 1.0};
+      options.normalize_objectives = false;
+      Eigen::VectorXd z = start;
+      Solver::Summary summary;
+      Solve(options, &adapter, preference, &z, &summary);
+      SCOPED_TRACE("t = " + std::to_string(t) + ", loose " +
+                   std::to_string(loose) + ": " + summary.message);
+      ASSERT_EQ(summary.termination_type, ceres::CONVERGENCE);
+      EXPECT_GT(summary.evaluations.least_squares_solves, 0);
+      iterations[loose] += summary.evaluations.least_squares_iterations;
+      objectives[loose] = summary.objectives;
+    }
+    EXPECT_LE((objectives[1] - objectives[0]).norm(),
+              1e-5 * objectives[0].norm())
+        << objectives[0].transpose() << " vs " << objectives[1].transpose();
+  }
+  EXPECT_LT(iterations[1], iterations[0]);
+  // Bad values are refused with the option's name.
+  Solver::Options options;
+  options.newton.ceres_phase_function_tolerance = 1.0;
+  EXPECT_FALSE(options.IsValid(&error));
+  EXPECT_NE(error.find("ceres_phase_function_tolerance"), std::string::npos)
+      << error;
+}
+
 }  // namespace
 }  // namespace ecmo

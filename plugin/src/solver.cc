@@ -143,6 +143,11 @@ bool Solver::Options::IsValid(std::string* error) const {
       newton.ceres_phase_tolerance > 0.0 && newton.ceres_phase_tolerance < 1.0,
       "in (0, 1)");
   ECMO_OPTION_CHECK(kOptions,
+                    newton.ceres_phase_function_tolerance,
+                    newton.ceres_phase_function_tolerance < 1.0 &&
+                        !std::isnan(newton.ceres_phase_function_tolerance),
+                    "< 1 (<= 0: the nested options' own)");
+  ECMO_OPTION_CHECK(kOptions,
                     newton.max_inner_iterations,
                     newton.max_inner_iterations > 0,
                     "> 0");

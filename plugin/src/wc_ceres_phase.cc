@@ -134,6 +134,8 @@ class CeresPhase {
   // ends) when Ceres fails or the time is up.
   bool Solve(const Eigen::VectorXd& omega) {
     ceres::Solver::Options options = newton_.ceres;
+    options.function_tolerance = std::max(
+        options.function_tolerance, newton_.ceres_phase_function_tolerance);
     const double remaining =
         input_.options->max_solver_time_in_seconds - input_.timer->Seconds();
     if (remaining <= 0.0) {
