@@ -13,7 +13,9 @@
 //     WC point as without it (the Newton loop alone), at each of three
 //     preferences, and the phase's Ceres solves are counted.
 
+#include <array>
 #include <cmath>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -135,31 +137,48 @@ TEST(CeresPhase, RefusalsNameTheCause) {
       << error;
 }
 
-TEST(CeresPhase, PoseGraphSameCertifiedPointWithAndWithoutThePhase) {
+// WC points of a generated pose graph at lambda = (t, 1 - t) for each t,
+// each solved twice from the odometry start (variant 0 and 1, configured by
+// `configure`) with one reference point and scale; result[t][variant].
+std::vector<std::array<Solver::Summary, 2>> SolvePoseGraphTwice(
+    int num_poses,
+    const std::vector<double>& ts,
+    const std::function<void(int, Solver::Options*)>& configure) {
   problems::PoseGraph2d::Options graph_options;
-  graph_options.num_poses = 60;
+  graph_options.num_poses = num_poses;
   std::string error;
   auto graph = problems::PoseGraph2d::Create(graph_options, &error);
-  ASSERT_NE(graph, nullptr) << error;
+  EXPECT_NE(graph, nullptr) << error;
+  if (graph == nullptr) return {};
   CeresProblemAdapter adapter(&graph->problem, graph->ObjectiveGroups(), {});
-  ASSERT_TRUE(adapter.IsValid(&error)) << error;
+  EXPECT_TRUE(adapter.IsValid(&error)) << error;
   const Eigen::VectorXd start = adapter.GetParameters();
-  for (double t : {0.2, 0.5, 0.8}) {
-    const std::vector<double> preference = {t, 1.0 - t};
-    Eigen::Vector2d objectives[2];
-    for (int with_phase = 0; with_phase < 2; ++with_phase) {
+  std::vector<std::array<Solver::Summary, 2>> result(ts.size());
+  for (size_t i = 0; i < ts.size(); ++i) {
+    for (int variant = 0; variant < 2; ++variant) {
       Solver::Options options;
       options.strategy = StrategyType::WC_NEWTON;
-      options.newton.ceres_phase = with_phase == 1;
-      // One reference point and scale for both runs.
       options.reference_point = {0.0, 0.0};
       options.objective_scale = {1.0, 1.0};
       options.normalize_objectives = false;
+      configure(variant, &options);
       Eigen::VectorXd z = start;
-      Solver::Summary summary;
-      Solve(options, &adapter, preference, &z, &summary);
-      SCOPED_TRACE("t = " + std::to_string(t) + ", phase " +
-                   std::to_string(with_phase) + ": " + summary.message);
+      Solve(options, &adapter, {ts[i], 1.0 - ts[i]}, &z, &result[i][variant]);
+    }
+  }
+  return result;
+}
+
+TEST(CeresPhase, PoseGraphSameCertifiedPointWithAndWithoutThePhase) {
+  const auto summaries = SolvePoseGraphTwice(
+      60, {0.2, 0.5, 0.8}, [](int with_phase, Solver::Options* options) {
+        options->newton.ceres_phase = with_phase == 1;
+      });
+  for (const auto& pair : summaries) {
+    for (int with_phase = 0; with_phase < 2; ++with_phase) {
+      const Solver::Summary& summary = pair[with_phase];
+      SCOPED_TRACE("phase " + std::to_string(with_phase) + ": " +
+                   summary.message);
       ASSERT_EQ(summary.termination_type, ceres::CONVERGENCE);
       EXPECT_EQ(summary.evaluations.least_squares_solves > 0, with_phase == 1);
       // The JSON result carries the Ceres phase's work.
@@ -168,11 +187,11 @@ TEST(CeresPhase, PoseGraphSameCertifiedPointWithAndWithoutThePhase) {
                 summary.evaluations.least_squares_solves);
       EXPECT_EQ(json["least_squares_iterations"].get<int64_t>(),
                 summary.evaluations.least_squares_iterations);
-      objectives[with_phase] = summary.objectives;
     }
-    EXPECT_LE((objectives[1] - objectives[0]).norm(),
-              1e-5 * objectives[0].norm())
-        << objectives[0].transpose() << " vs " << objectives[1].transpose();
+    EXPECT_LE((pair[1].objectives - pair[0].objectives).norm(),
+              1e-5 * pair[0].objectives.norm())
+        << pair[0].objectives.transpose() << " vs "
+        << pair[1].objectives.transpose();
   }
 }
 
@@ -181,43 +200,30 @@ TEST(CeresPhase, PoseGraphSameCertifiedPointWithAndWithoutThePhase) {
 // phase at Ceres' own tolerance reaches, and the phase spends fewer
 // Levenberg-Marquardt iterations on it.
 TEST(CeresPhase, LooseFunctionToleranceSamePointFewerCeresIterations) {
-  problems::PoseGraph2d::Options graph_options;
-  graph_options.num_poses = 200;
-  std::string error;
-  auto graph = problems::PoseGraph2d::Create(graph_options, &error);
-  ASSERT_NE(graph, nullptr) << error;
-  CeresProblemAdapter adapter(&graph->problem, graph->ObjectiveGroups(), {});
-  ASSERT_TRUE(adapter.IsValid(&error)) << error;
-  const Eigen::VectorXd start = adapter.GetParameters();
+  const auto summaries = SolvePoseGraphTwice(
+      200, {0.3, 0.5, 0.7}, [](int loose, Solver::Options* options) {
+        options->newton.ceres_phase_function_tolerance =
+            loose == 1 ? 1e-2 : 0.0;
+      });
   int64_t iterations[2] = {0, 0};
-  for (double t : {0.3, 0.5, 0.7}) {
-    const std::vector<double> preference = {t, 1.0 - t};
-    Eigen::Vector2d objectives[2];
+  for (const auto& pair : summaries) {
     for (int loose = 0; loose < 2; ++loose) {
-      Solver::Options options;
-      options.strategy = StrategyType::WC_NEWTON;
-      options.newton.ceres_phase_function_tolerance = loose == 1 ? 1e-2 : 0.0;
-      options.reference_point = {0.0, 0.0};
-      options.objective_scale = {1.0, 1.0};
-      options.normalize_objectives = false;
-      Eigen::VectorXd z = start;
-      Solver::Summary summary;
-      Solve(options, &adapter, preference, &z, &summary);
-      SCOPED_TRACE("t = " + std::to_string(t) + ", loose " +
-                   std::to_string(loose) + ": " + summary.message);
+      const Solver::Summary& summary = pair[loose];
+      SCOPED_TRACE("loose " + std::to_string(loose) + ": " + summary.message);
       ASSERT_EQ(summary.termination_type, ceres::CONVERGENCE);
       EXPECT_GT(summary.evaluations.least_squares_solves, 0);
       iterations[loose] += summary.evaluations.least_squares_iterations;
-      objectives[loose] = summary.objectives;
     }
-    EXPECT_LE((objectives[1] - objectives[0]).norm(),
-              1e-5 * objectives[0].norm())
-        << objectives[0].transpose() << " vs " << objectives[1].transpose();
+    EXPECT_LE((pair[1].objectives - pair[0].objectives).norm(),
+              1e-5 * pair[0].objectives.norm())
+        << pair[0].objectives.transpose() << " vs "
+        << pair[1].objectives.transpose();
   }
   EXPECT_LT(iterations[1], iterations[0]);
   // Bad values are refused with the option's name.
   Solver::Options options;
   options.newton.ceres_phase_function_tolerance = 1.0;
+  std::string error;
   EXPECT_FALSE(options.IsValid(&error));
   EXPECT_NE(error.find("ceres_phase_function_tolerance"), std::string::npos)
       << error;
