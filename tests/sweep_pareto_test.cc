@@ -15,6 +15,7 @@
 
 #include "ceres/autodiff_cost_function.h"
 #include "ecmo/indicators.h"
+#include "ecmo/kkt.h"
 #include "ecmo/preference_grid.h"
 #include "ecmo/problems/registry.h"
 #include "ecmo/result_writer.h"
@@ -598,6 +599,77 @@ TEST(WarmStart, WrongSizesAndValuesFailWithAClearMessage) {
   EXPECT_FALSE(options.warm_start.IsSet());
   summary = solve(penalties_only);
   EXPECT_TRUE(summary.IsSolutionUsable()) << summary.message;
+}
+
+// The neighbour's multipliers carried over to a new preference keep the
+// neighbour's point stationary (checked on the KKT system itself), where
+// the multipliers as given do not; across a change of more than a factor 4
+// nothing is carried; Solve takes the field and checks it.
+TEST(WarmStart, CarriedMultipliersKeepTheNeighbourStationary) {
+  Solver::Options options;
+  options.strategy = StrategyType::WC_NEWTON;
+  options.objective_offset = Gebken().objective_offset;
+  std::unique_ptr<problems::ProblemInstance> instance = Gebken().build();
+  Solver::Summary neighbour;
+  Solve(options, instance->problem, {0.4, 0.6}, &neighbour);
+  ASSERT_EQ(neighbour.termination_type, ceres::CONVERGENCE)
+      << neighbour.message;
+  const Eigen::VectorXd scale = neighbour.scalarization.objective_scale;
+  const Eigen::VectorXd offset = Eigen::Map<const Eigen::VectorXd>(
+      neighbour.objective_offset_used.data(), 2);
+  const Eigen::Vector2d preference(0.55, 0.45);
+  Solver::Options::WarmStart warm;
+  warm.omega = neighbour.kkt.solver_multipliers.omega;
+  warm.nu = neighbour.kkt.solver_multipliers.nu;
+  warm.preference = {0.4, 0.6};
+  Solver::Options::WarmStart carried = warm;
+  ASSERT_TRUE(CarryWarmStartOver(preference, &carried));
+  EXPECT_NEAR(carried.omega.sum(), warm.omega.sum(), 1e-14);
+  ProblemEvaluator evaluator(&instance->problem);
+  auto stationarity = [&](const Solver::Options::WarmStart& w) {
+    KktMultipliers m;
+    m.omega = w.omega;
+    m.nu = w.nu;
+    KktReport report;
+    std::string error;
+    EXPECT_TRUE(ComputeKktReport(&evaluator,
+                                 preference.cwiseQuotient(scale),
+                                 offset,
+                                 neighbour.final_rho,
+                                 neighbour.z,
+                                 m,
+                                 &report,
+                                 &error))
+        << error;
+    return report.with_solver_multipliers.stationarity.norm();
+  };
+  EXPECT_LT(stationarity(carried), 1e-6);
+  EXPECT_GT(stationarity(warm), 1e-2);
+  // A change by more than a factor 4: nothing is carried.
+  Solver::Options::WarmStart far = warm;
+  EXPECT_FALSE(CarryWarmStartOver(Eigen::Vector2d(0.05, 0.95), &far));
+  EXPECT_EQ(far.omega, warm.omega);
+  // Solve with the field reaches the cold point, and refuses bad values.
+  options.warm_start = warm;
+  std::unique_ptr<problems::ProblemInstance> again = Gebken().build();
+  again->problem.SetParameters(neighbour.z.data());
+  Solver::Summary summary;
+  Solve(options, again->problem, {0.55, 0.45}, &summary);
+  ASSERT_EQ(summary.termination_type, ceres::CONVERGENCE) << summary.message;
+  std::unique_ptr<problems::ProblemInstance> cold_instance = Gebken().build();
+  Solver::Options cold_options;
+  cold_options.strategy = StrategyType::WC_NEWTON;
+  cold_options.objective_offset = Gebken().objective_offset;
+  Solver::Summary cold;
+  Solve(cold_options, cold_instance->problem, {0.55, 0.45}, &cold);
+  ASSERT_EQ(cold.termination_type, ceres::CONVERGENCE) << cold.message;
+  EXPECT_LT((summary.z - cold.z).norm(), 1e-6);
+  options.warm_start.preference = {0.4, -0.6};
+  std::unique_ptr<problems::ProblemInstance> bad = Gebken().build();
+  Solve(options, bad->problem, {0.55, 0.45}, &summary);
+  EXPECT_EQ(summary.termination_type, ceres::FAILURE);
+  EXPECT_NE(summary.message.find("warm_start.preference[1]"), std::string::npos)
+      << summary.message;
 }
 
 // A warm sweep passes the neighbour's multipliers and penalties on (with the

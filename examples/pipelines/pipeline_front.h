@@ -266,6 +266,7 @@ bool TraceFront(
       // z is already in the blocks (the previous solution).
       options.warm_start.omega = previous->kkt.solver_multipliers.omega;
       options.warm_start.nu = previous->kkt.solver_multipliers.nu;
+      options.warm_start.preference = previous->preference;
       options.warm_start.penalty_u = previous->penalty_u;
       options.warm_start.penalty_v = previous->penalty_v;
     } else {
@@ -337,6 +338,7 @@ bool TraceFront(
       ecmo::Solver::Options options = solver;
       options.warm_start.omega = summaries[by].kkt.solver_multipliers.omega;
       options.warm_start.nu = summaries[by].kkt.solver_multipliers.nu;
+      options.warm_start.preference = summaries[by].preference;
       ecmo::Solver::Summary summary;
       const Clock::time_point start = Clock::now();
       ecmo::Solve(options, &adapter, point.preference, &summary);

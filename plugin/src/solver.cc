@@ -377,6 +377,41 @@ bool ValidateConstraintKinds(StrategyType strategy,
 
 }  // namespace
 
+// Solver::Options::WarmStart::preference: omega and nu were found for that
+// preference. At their point, sum_s omega_s lambda_s grad f_s + J^T nu = 0
+// (lambda = preference / scales, the scales shared); the multipliers that
+// keep it for the new preference `lambda` (normalized) are omega_s
+// lambda_old_s / lambda_s and nu, divided by one factor that keeps
+// sum omega. Only for changes of at most a factor 4 per entry.
+bool CarryWarmStartOver(const Eigen::VectorXd& lambda,
+                        Solver::Options::WarmStart* warm) {
+  if (warm == nullptr ||
+      warm->preference.size() != static_cast<size_t>(lambda.size()) ||
+      warm->omega.size() != lambda.size() || !(lambda.array() > 0.0).all()) {
+    return false;
+  }
+  constexpr double kMaxChange = 4.0;
+  const int S = static_cast<int>(lambda.size());
+  Eigen::VectorXd old =
+      Eigen::Map<const Eigen::VectorXd>(warm->preference.data(), S);
+  old /= old.sum();
+  const Eigen::VectorXd lambda_normalized = lambda / lambda.sum();
+  const Eigen::VectorXd ratio = old.cwiseQuotient(lambda_normalized);
+  if (!(ratio.maxCoeff() <= kMaxChange) ||
+      !(ratio.minCoeff() >= 1.0 / kMaxChange)) {
+    return false;  // a large change: the multipliers as given
+  }
+  const Eigen::VectorXd carried = warm->omega.cwiseProduct(ratio);
+  const double total = warm->omega.sum();
+  const double factor = total > 0.0 ? carried.sum() / total : 0.0;
+  if (!(factor > 0.0) || !std::isfinite(factor) || !carried.allFinite()) {
+    return false;  // keep the multipliers as given
+  }
+  warm->omega = carried / factor;
+  if (warm->nu.size() > 0) warm->nu /= factor;
+  return true;
+}
+
 bool Solver::Summary::IsSolutionUsable() const {
   return ecmo::IsSolutionUsable(termination_type);
 }
@@ -596,6 +631,25 @@ void Solve(const Solver::Options& options,
         }
       }
     }
+    if (os.str().empty() && !warm.preference.empty()) {
+      if (static_cast<int>(warm.preference.size()) != S ||
+          warm.omega.size() != S) {
+        os << "Solver::Options::warm_start.preference has "
+           << warm.preference.size() << " entries (omega " << warm.omega.size()
+           << ") but the problem has " << S
+           << " objectives; give the preference the multipliers belong to, "
+              "with omega, or leave it empty.";
+      } else {
+        for (int s = 0; s < S; ++s) {
+          if (!(warm.preference[s] > 0.0) ||
+              !std::isfinite(warm.preference[s])) {
+            os << "Solver::Options::warm_start.preference[" << s
+               << "] = " << warm.preference[s] << "; entries must be > 0.";
+            break;
+          }
+        }
+      }
+    }
     if (!os.str().empty()) return fail(os.str());
   }
   {
@@ -715,6 +769,12 @@ void Solve(const Solver::Options& options,
       scaled_options.warm_start.nu *= s_scale;
     }
     input.options = &scaled_options;
+  }
+  if (!options.warm_start.preference.empty()) {
+    Solver::Options::WarmStart carried = options.warm_start;
+    if (CarryWarmStartOver(lambda, &carried)) {
+      input.ceres_phase_omega = carried.omega;
+    }
   }
 
   const Eigen::VectorXd weighted0 =

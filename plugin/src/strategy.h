@@ -92,6 +92,11 @@ struct StrategyInput {
   // evidence of unboundedness.
   bool reference_is_lower_bound = false;
   double rho0 = 0.0;
+  // Solver::Options::warm_start.omega carried over to this preference
+  // (WarmStart::preference, CarryWarmStartOver), or empty: the weights at
+  // which z0 minimizes the weighted sum, where wc-newton's Ceres phase
+  // starts.
+  Eigen::VectorXd ceres_phase_omega;
   Eigen::VectorXd z0;      // k
   const WallTimer* timer = nullptr;
 };

@@ -71,6 +71,13 @@ class CeresPhase {
       omega = warm.omega.cwiseMax(1e-8 * warm.omega.sum());
       omega /= omega.sum();
     }
+    if (input_.ceres_phase_omega.size() == S_ &&
+        input_.ceres_phase_omega.sum() > 0.0) {
+      // The weighted sum that z0 (the neighbour's point) minimizes.
+      omega = input_.ceres_phase_omega.cwiseMax(1e-8 *
+                                                input_.ceres_phase_omega.sum());
+      omega /= omega.sum();
+    }
     if (warm.nu.size() == q_ && q_ > 0) result_->nu = warm.nu;
     if (!EvaluateTerms()) return;
     const Solver::Options::QuasiNewtonOptions& qn =

@@ -195,6 +195,21 @@ class Solver {
       // >= 0 and finite.
       double penalty_u = 0.0;
       double penalty_v = 0.0;
+      // Optional: the preference omega and nu were found for (a
+      // neighbour's, size S, entries > 0). When no entry of it differs
+      // from this solve's preference by more than a factor 4,
+      // wc-newton's Ceres phase starts from the weights at which the warm
+      // start's z minimizes the weighted sum: at a point z that is
+      // stationary for sum_s omega_s lambda_s f_s + nu^T h, the multipliers
+      // that keep it stationary for the new lambda are omega'_s
+      // proportional to omega_s lambda_s / lambda'_s (CarryWarmStartOver).
+      // Across larger changes (e.g. to a preference at an end of the
+      // front) that first-order argument misleads and the phase starts
+      // from omega as given; the other strategies always take omega as
+      // given (measured: the carried multipliers made the augmented
+      // Lagrangian's warm sweep dearer). Sweeps set it from the
+      // neighbour's Summary::preference.
+      std::vector<double> preference;
 
       // True when any multiplier or penalty is given.
       bool IsSet() const {
@@ -559,6 +574,14 @@ class Solver {
     std::vector<IterationSummary> history;
   };
 };
+
+// Carries warm->omega and warm->nu over from warm->preference to
+// `preference` (size S, entries > 0) as Solve does (see
+// Solver::Options::WarmStart::preference): true when it did; false, with
+// *warm unchanged, when a size does not match or an entry changes by more
+// than a factor 4.
+bool CarryWarmStartOver(const Eigen::VectorXd& preference,
+                        Solver::Options::WarmStart* warm);
 
 // Solves the WC subproblem for `preference` (size S, entries > 0, sum 1 up
 // to 1e-9 relative; it is renormalized to sum exactly 1). Reads the start
