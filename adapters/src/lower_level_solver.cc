@@ -90,7 +90,8 @@ CgOutcome PreconditionedCg(HessianOperator* op,
 }
 
 // One preconditioned CG solve at (x, y): refreshes the preconditioner there
-// first when it asks for it, and records the solve's iterations.
+// first when it asks for it (adding the refresh and its products to the
+// counts), and records the solve's iterations.
 CgOutcome SolveWithPreconditioner(const LowerLevel& lower,
                                   const double* x,
                                   const double* y,
@@ -100,11 +101,14 @@ CgOutcome SolveWithPreconditioner(const LowerLevel& lower,
                                   int max_iterations,
                                   Eigen::VectorXd* s,
                                   int* iterations,
-                                  int64_t* products) {
-  if (preconditioner->enabled() && preconditioner->refresh_due()) {
-    const int64_t before = preconditioner->products();
+                                  int64_t* products,
+                                  int64_t* refreshes) {
+  if (preconditioner->refresh_due()) {
+    const int64_t products_before = preconditioner->products();
+    const int64_t refreshes_before = preconditioner->refreshes();
     preconditioner->Refresh(lower, x, y, nullptr);
-    *products += preconditioner->products() - before;
+    *products += preconditioner->products() - products_before;
+    *refreshes += preconditioner->refreshes() - refreshes_before;
   }
   HessianOperator op(lower, x, y);
   const CgOutcome outcome = PreconditionedCg(
@@ -313,7 +317,6 @@ bool SolveLowerLevel(const LowerLevelSolver::Options& options,
     summary->message = "SolveLowerLevel: the preconditioner is null.";
     return false;
   }
-  const int64_t refreshes_before = preconditioner->refreshes();
   // Value (or, without Value, ||grad||^2 / 2) and gradient at a point.
   bool has_value = true;
   auto value_at = [&](const Eigen::VectorXd& point,
@@ -372,7 +375,8 @@ bool SolveLowerLevel(const LowerLevelSolver::Options& options,
                                 options.max_cg_iterations,
                                 &step,
                                 &cg_iterations,
-                                &summary->hessian_products);
+                                &summary->hessian_products,
+                                &summary->preconditioner_refreshes);
     summary->cg_iterations += cg_iterations;
     if (outcome == CgOutcome::FAILED) {
       stop = "a Hessian-vector product failed";
@@ -421,8 +425,6 @@ bool SolveLowerLevel(const LowerLevelSolver::Options& options,
     value = trial_value;
   }
   if (has_value) summary->value = value;
-  summary->preconditioner_refreshes =
-      static_cast<int>(preconditioner->refreshes() - refreshes_before);
   std::ostringstream os;
   os.precision(3);
   os << "SolveLowerLevel: " << stop << " after " << summary->iterations
@@ -665,7 +667,6 @@ bool ReducedMtblEvaluator::SolveHessian(const Eigen::VectorXd& rhs,
     if (!op.Apply(*s, &hs) || (rhs - hs).norm() >= rhs.norm()) s->setZero();
     work_.hessian_vector_products += op.products();
   }
-  const int64_t refreshes_before = preconditioner_->refreshes();
   const CgOutcome outcome =
       SolveWithPreconditioner(lower,
                               x_.data(),
@@ -676,9 +677,8 @@ bool ReducedMtblEvaluator::SolveHessian(const Eigen::VectorXd& rhs,
                               options_.max_cg_iterations,
                               s,
                               &iterations,
-                              &work_.hessian_vector_products);
-  work_.preconditioner_refreshes +=
-      preconditioner_->refreshes() - refreshes_before;
+                              &work_.hessian_vector_products,
+                              &work_.preconditioner_refreshes);
   work_.cg_iterations += iterations;
   if (outcome == CgOutcome::CONVERGED) return true;
   if (error != nullptr) {

@@ -144,14 +144,9 @@ bool SweepRunner::WarmStartFrom(const Solver::Summary& from,
   if (omega_ok && nu_ok) {
     warm->omega = m.omega;
     warm->nu = num_constraints_ > 0 ? m.nu : Eigen::VectorXd();
-    // The multipliers belong to the neighbour's preference; Solve carries
-    // them over to this point's.
-    if (static_cast<int>(from.preference.size()) == num_objectives_ &&
-        std::all_of(from.preference.begin(),
-                    from.preference.end(),
-                    [](double p) { return p > 0.0 && std::isfinite(p); })) {
-      warm->preference = from.preference;
-    }
+    // The multipliers belong to the neighbour's preference (valid: its
+    // Solve checked it before finding them); Solve carries them over.
+    warm->preference = from.preference;
   }
   auto penalty = [](double p) { return std::isfinite(p) && p > 0.0 ? p : 0.0; };
   warm->penalty_u = penalty(from.penalty_u);

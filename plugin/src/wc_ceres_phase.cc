@@ -67,15 +67,14 @@ class CeresPhase {
     result_->nu = Eigen::VectorXd::Zero(q_);
     const Solver::Options::WarmStart& warm = input_.options->warm_start;
     Eigen::VectorXd omega = Eigen::VectorXd::Constant(S_, 1.0 / S_);
-    if (warm.omega.size() == S_ && warm.omega.sum() > 0.0) {
-      omega = warm.omega.cwiseMax(1e-8 * warm.omega.sum());
-      omega /= omega.sum();
-    }
-    if (input_.ceres_phase_omega.size() == S_ &&
-        input_.ceres_phase_omega.sum() > 0.0) {
-      // The weighted sum that z0 (the neighbour's point) minimizes.
-      omega = input_.ceres_phase_omega.cwiseMax(1e-8 *
-                                                input_.ceres_phase_omega.sum());
+    // The weighted sum that z0 (the neighbour's point) minimizes when the
+    // warm start's preference let Solve carry omega over, else omega as
+    // given.
+    const Eigen::VectorXd& given = input_.ceres_phase_omega.size() == S_
+                                       ? input_.ceres_phase_omega
+                                       : warm.omega;
+    if (given.size() == S_ && given.sum() > 0.0) {
+      omega = given.cwiseMax(1e-8 * given.sum());
       omega /= omega.sum();
     }
     if (warm.nu.size() == q_ && q_ > 0) result_->nu = warm.nu;

@@ -138,7 +138,7 @@ class LowerLevelSolver {
     bool negative_curvature = false;
     // Dense preconditioner refreshes in this call (their ny products each
     // are counted in hessian_products).
-    int preconditioner_refreshes = 0;
+    int64_t preconditioner_refreshes = 0;
   };
 };
 
