@@ -229,5 +229,65 @@ TEST(CeresPhase, LooseFunctionToleranceSamePointFewerCeresIterations) {
       << error;
 }
 
+// A warm start from a neighbour's certified point, the neighbour's
+// multipliers carried over (Solver::Options::WarmStart::preference):
+//   - at the neighbour's own preference the point already minimizes the
+//     weighted sum at the carried weights, so the phase calls no
+//     ceres::Solve (it checks stationarity instead) and the point is
+//     certified (CONVERGENCE) again where it is;
+//   - at a new preference the point is the cold solve's, and a penalty
+//     carried from the neighbour, however large, does not change the Newton
+//     polish (it sizes v from the terms at the phase's point).
+TEST(CeresPhase, WarmStartFromTheNeighbourSkipsTheRedundantSolve) {
+  problems::PoseGraph2d::Options graph_options;
+  graph_options.num_poses = 60;
+  std::string error;
+  auto graph = problems::PoseGraph2d::Create(graph_options, &error);
+  ASSERT_NE(graph, nullptr) << error;
+  CeresProblemAdapter adapter(&graph->problem, graph->ObjectiveGroups(), {});
+  ASSERT_TRUE(adapter.IsValid(&error)) << error;
+  const Eigen::VectorXd start = adapter.GetParameters();
+  Solver::Options options;
+  options.strategy = StrategyType::WC_NEWTON;
+  options.reference_point = {0.0, 0.0};
+  options.objective_scale = {1.0, 1.0};
+  options.normalize_objectives = false;
+  auto solve = [&](const Solver::Options& o,
+                   const Eigen::VectorXd& z0,
+                   const std::vector<double>& preference) {
+    Eigen::VectorXd z = z0;
+    Solver::Summary summary;
+    Solve(o, &adapter, preference, &z, &summary);
+    EXPECT_EQ(summary.termination_type, ceres::CONVERGENCE) << summary.message;
+    return summary;
+  };
+  const Solver::Summary neighbour = solve(options, start, {0.5, 0.5});
+  ASSERT_EQ(neighbour.termination_type, ceres::CONVERGENCE);
+  Solver::Options warm = options;
+  warm.warm_start.omega = neighbour.kkt.solver_multipliers.omega;
+  warm.warm_start.nu = neighbour.kkt.solver_multipliers.nu;
+  warm.warm_start.preference = {0.5, 0.5};
+
+  const Solver::Summary same = solve(warm, neighbour.z, {0.5, 0.5});
+  EXPECT_EQ(same.evaluations.least_squares_solves, 0) << same.message;
+  EXPECT_LE((same.z - neighbour.z).norm(), 1e-6 * neighbour.z.norm());
+
+  const std::vector<double> next = {0.6, 0.4};
+  const Solver::Summary cold = solve(options, start, next);
+  int newton_iterations[2] = {0, 0};
+  for (int big_penalty = 0; big_penalty < 2; ++big_penalty) {
+    Solver::Options o = warm;
+    o.warm_start.penalty_v = big_penalty == 1 ? 1e7 : 0.0;
+    o.warm_start.penalty_u = o.warm_start.penalty_v;
+    const Solver::Summary summary = solve(o, neighbour.z, next);
+    EXPECT_LE((summary.objectives - cold.objectives).norm(),
+              1e-5 * cold.objectives.norm())
+        << summary.objectives.transpose() << " vs "
+        << cold.objectives.transpose();
+    newton_iterations[big_penalty] = summary.inner_iterations;
+  }
+  EXPECT_EQ(newton_iterations[1], newton_iterations[0]);
+}
+
 }  // namespace
 }  // namespace ecmo

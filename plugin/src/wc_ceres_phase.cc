@@ -88,7 +88,19 @@ class CeresPhase {
       mu_ = std::min(std::max(mu_, 1e-2), 1e8);
     }
     mu_ = std::min(mu_, qn.max_penalty);
-    if (!Solve(omega)) return;
+    if (input_.ceres_phase_omega.size() == S_ && q_ == 0 &&
+        MinimizesWeightedSum(omega)) {
+      // The neighbour's point already minimizes the weighted sum at the
+      // carried weights (CarryWarmStartOver): a ceres::Solve would stop at
+      // its first gradient check after paying its preprocessing.
+      result_->omega = omega;
+      result_->mu = mu_;
+      result_->max_term = c_.cwiseAbs().maxCoeff();
+      VLOG(1) << "Ceres phase: the start minimizes the weighted sum at omega "
+              << omega.transpose() << " c " << c_.transpose();
+    } else if (!Solve(omega)) {
+      return;
+    }
     result_->used = true;
     if (S_ == 2) {
       SecantOnLogRatio(omega);
@@ -162,6 +174,7 @@ class CeresPhase {
     }
     ++result_->solves;
     result_->z = z;
+    gradients_current_ = false;
     const double previous_h = q_ > 0 ? h_.norm() : 0.0;
     if (!EvaluateTerms()) return false;
     result_->omega = omega;
@@ -252,14 +265,10 @@ class CeresPhase {
     return omega;
   }
 
-  // dg/dt at result_->z (a weighted-sum minimizer) by the implicit
-  // function theorem on the Gauss-Newton matrix G of the weighted sum:
-  //   G dz/dt = -omega_1 omega_2 (lambda_1 grad f_1 - lambda_2 grad f_2)
-  // (tangent coordinates), dc_s/dt = lambda_s grad f_s^T dz/dt. Keeps
-  // dz/dt in predictor_ for Predict. False when the evaluator has no
-  // Gauss-Newton matrix or a step fails (the secant is used instead).
-  bool Sensitivity(const Eigen::VectorXd& omega, double* slope) {
-    if (!evaluator_->HasGaussNewtonMatrix()) return false;
+  // w_ = [lambda_s P^T grad f_s] (tangent coordinates, P the manifold's
+  // PlusJacobian) at result_->z, evaluated once per point z.
+  bool ObjectiveGradients() {
+    if (gradients_current_) return true;
     const int k = evaluator_->NumParameters();
     const int kt = evaluator_->NumTangentParameters();
     Eigen::VectorXd f(S_), h(q_);
@@ -269,17 +278,46 @@ class CeresPhase {
             result_->z.data(), f.data(), h.data(), grad_f.data(), &error)) {
       return false;
     }
-    Eigen::MatrixXd w(kt, S_);
+    w_.resize(kt, S_);
     const ceres::Manifold* manifold = evaluator_->manifold();
     for (int s = 0; s < S_; ++s) {
       const Eigen::VectorXd column = input_.lambda[s] * grad_f.col(s);
       if (manifold == nullptr) {
-        w.col(s) = column;
+        w_.col(s) = column;
       } else if (!manifold->RightMultiplyByPlusJacobian(
-                     result_->z.data(), 1, column.data(), w.col(s).data())) {
+                     result_->z.data(), 1, column.data(), w_.col(s).data())) {
         return false;
       }
     }
+    gradients_current_ = true;
+    return true;
+  }
+
+  // True when result_->z is stationary for sum_s omega_s lambda_s f_s to
+  // 1e-3 relative (the phase's own solves stop at a relative cost change
+  // of ceres_phase_function_tolerance, far looser). Unbounded problems
+  // only: at a bound the gradient need not vanish.
+  bool MinimizesWeightedSum(const Eigen::VectorXd& omega) {
+    if (evaluator_->HasBounds() || !ObjectiveGradients()) return false;
+    double scale = 0.0;
+    for (int s = 0; s < S_; ++s) {
+      scale = std::max(scale, omega[s] * w_.col(s).norm());
+    }
+    return scale > 0.0 && (w_ * omega).norm() <= 1e-3 * scale;
+  }
+
+  // dg/dt at result_->z (a weighted-sum minimizer) by the implicit
+  // function theorem on the Gauss-Newton matrix G of the weighted sum:
+  //   G dz/dt = -omega_1 omega_2 (lambda_1 grad f_1 - lambda_2 grad f_2)
+  // (tangent coordinates), dc_s/dt = lambda_s grad f_s^T dz/dt. Keeps
+  // dz/dt in predictor_ for Predict. False when the evaluator has no
+  // Gauss-Newton matrix or a step fails (the secant is used instead).
+  bool Sensitivity(const Eigen::VectorXd& omega, double* slope) {
+    if (!evaluator_->HasGaussNewtonMatrix() || !ObjectiveGradients()) {
+      return false;
+    }
+    const Eigen::MatrixXd& w = w_;
+    std::string error;
     const Eigen::VectorXd a = omega.cwiseProduct(input_.lambda);
     Eigen::SparseMatrix<double> lower;
     if (!evaluator_->GaussNewtonMatrix(a.data(), mu_, &lower, &error)) {
@@ -302,6 +340,7 @@ class CeresPhase {
   // result_->z <- Plus(z, dt dz/dt): the first-order prediction of the
   // next minimizer, the start of the next Ceres solve.
   void Predict(double dt) {
+    gradients_current_ = false;
     const ceres::Manifold* manifold = evaluator_->manifold();
     const Eigen::VectorXd step = dt * predictor_;
     if (manifold == nullptr) {
@@ -411,6 +450,8 @@ class CeresPhase {
   CeresPhaseResult* result_;
   Eigen::VectorXd c_, h_;
   Eigen::VectorXd predictor_;  // dz/dt (tangent), or empty
+  Eigen::MatrixXd w_;          // ObjectiveGradients at result_->z
+  bool gradients_current_ = false;
   double mu_ = 1.0;
 };
 

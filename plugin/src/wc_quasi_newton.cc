@@ -710,13 +710,19 @@ void RunWcNewton(const StrategyInput& input,
   // order 1 crawls when the terms are small (normalized objectives times
   // small preferences: c ~ 1e-2). Size it from the terms at the phase's
   // point, as the multipliers are already good (no risk of the penalty
-  // dominating a poor start).
-  if (options.warm_start.penalty_v <= 0.0 && phase.max_term > 0.0) {
+  // dominating a poor start). Also when a warm start carries a penalty:
+  // the neighbour's outer loop may have raised it tenfold, and with the
+  // phase's terms a few per mille apart such a v makes the first Newton
+  // steps close the gap in one long Gauss-Newton step along the front,
+  // where the objectives are far from their linearization (measured on the
+  // generated pose graphs: several rejected steps per point, each a
+  // factorization). The given penalty is used without the phase.
+  if (phase.max_term > 0.0) {
     options.warm_start.penalty_v =
         std::min(100.0 / phase.max_term, options.quasi_newton.max_penalty);
-    if (options.warm_start.penalty_u <= 0.0) {
-      options.warm_start.penalty_u = options.warm_start.penalty_v;
-    }
+    options.warm_start.penalty_u = input.evaluator->NumConstraints() > 0
+                                       ? phase.mu
+                                       : options.warm_start.penalty_v;
   }
   StrategyInput polish = input;
   polish.options = &options;

@@ -192,7 +192,8 @@ class Solver {
       Eigen::VectorXd nu;
       // Initial penalties u (for h) and v (for the inequalities); 0 means
       // automatic. When only one is given (> 0), the other takes its value.
-      // >= 0 and finite.
+      // >= 0 and finite. wc-newton with its Ceres phase sizes them from the
+      // phase's point instead (NewtonOptions::ceres_phase).
       double penalty_u = 0.0;
       double penalty_v = 0.0;
       // Optional: the preference omega and nu were found for (a
@@ -396,16 +397,23 @@ class Solver {
       // for S > 2; nu by the augmented-Lagrangian rule. It stops when the
       // terms agree within ceres_phase_tolerance (relative to the largest),
       // after max_ceres_solves solves, or when omega reaches the simplex's
-      // boundary (the WC point then minimizes one objective). The Newton
+      // boundary (the WC point then minimizes one objective). When a warm
+      // start's multipliers were carried over (WarmStart::preference) and
+      // its z is already stationary for the carried weighted sum (to 1e-3
+      // relative, no bounds, no equality constraints), the first solve is
+      // skipped: it would stop at its first gradient check. The Newton
       // outer loop then starts from that point with multipliers (omega,
-      // nu) and polishes it to the certificate: on convex parts of a front
-      // the WC point IS that weighted-sum point, so the polish is short; on
-      // non-convex parts (no weighted sum reaches the point) the Newton
-      // loop does the work. Why: far from a solution Ceres' Levenberg-
-      // Marquardt on the user's own problem is what a Ceres user would run
-      // (it copes, as plain Ceres does, with residuals that are only
-      // piecewise smooth, e.g. an angle normalized to [-pi, pi)), and its
-      // cost per iteration is the plain solve's.
+      // nu) and a Chebyshev penalty v = 100 / max_s |c_s| sized from the
+      // phase's terms (a warm start's penalties are not used after the
+      // phase: a neighbour's raised v made the first Newton steps long and
+      // rejected), and polishes it to the certificate: on convex parts of
+      // a front the WC point IS that weighted-sum point, so the polish is
+      // short; on non-convex parts (no weighted sum reaches the point) the
+      // Newton loop does the work. Why: far from a solution Ceres'
+      // Levenberg-Marquardt on the user's own problem is what a Ceres user
+      // would run (it copes, as plain Ceres does, with residuals that are
+      // only piecewise smooth, e.g. an angle normalized to [-pi, pi)), and
+      // its cost per iteration is the plain solve's.
       bool ceres_phase = true;
       // The nested ceres::Solver::Options of the Ceres phase, used as given
       // (Ceres validates them and its message is passed through), except
