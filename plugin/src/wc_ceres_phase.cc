@@ -88,14 +88,11 @@ class CeresPhase {
       mu_ = std::min(std::max(mu_, 1e-2), 1e8);
     }
     mu_ = std::min(mu_, qn.max_penalty);
-    if (input_.ceres_phase_omega.size() == S_ && q_ == 0 &&
-        MinimizesWeightedSum(omega)) {
+    if (input_.ceres_phase_omega.size() == S_ && MinimizesWeightedSum(omega)) {
       // The neighbour's point already minimizes the weighted sum at the
       // carried weights (CarryWarmStartOver): a ceres::Solve would stop at
       // its first gradient check after paying its preprocessing.
-      result_->omega = omega;
-      result_->mu = mu_;
-      result_->max_term = c_.cwiseAbs().maxCoeff();
+      RecordWeights(omega);
       VLOG(1) << "Ceres phase: the start minimizes the weighted sum at omega "
               << omega.transpose() << " c " << c_.transpose();
     } else if (!Solve(omega)) {
@@ -147,6 +144,14 @@ class CeresPhase {
     return false;
   }
 
+  // The phase's point is result_->z, a minimizer of the weighted sum at
+  // omega, with terms c_ and penalty mu_.
+  void RecordWeights(const Eigen::VectorXd& omega) {
+    result_->omega = omega;
+    result_->mu = mu_;
+    result_->max_term = c_.cwiseAbs().maxCoeff();
+  }
+
   // One ceres::Solve of the weighted sum at omega from result_->z; then
   // the augmented-Lagrangian update of nu (and mu). False (and the phase
   // ends) when Ceres fails or the time is up.
@@ -177,9 +182,7 @@ class CeresPhase {
     gradients_current_ = false;
     const double previous_h = q_ > 0 ? h_.norm() : 0.0;
     if (!EvaluateTerms()) return false;
-    result_->omega = omega;
-    result_->mu = mu_;
-    result_->max_term = c_.cwiseAbs().maxCoeff();
+    RecordWeights(omega);
     if (q_ > 0) {
       result_->nu += mu_ * h_;
       if (h_.norm() > 0.25 * previous_h) {
@@ -295,10 +298,13 @@ class CeresPhase {
 
   // True when result_->z is stationary for sum_s omega_s lambda_s f_s to
   // 1e-3 relative (the phase's own solves stop at a relative cost change
-  // of ceres_phase_function_tolerance, far looser). Unbounded problems
-  // only: at a bound the gradient need not vanish.
+  // of ceres_phase_function_tolerance, far looser). Only without bounds
+  // (at a bound the gradient need not vanish) and without equality
+  // constraints (the test leaves out J_h^T nu and the feasibility of z).
   bool MinimizesWeightedSum(const Eigen::VectorXd& omega) {
-    if (evaluator_->HasBounds() || !ObjectiveGradients()) return false;
+    if (q_ > 0 || evaluator_->HasBounds() || !ObjectiveGradients()) {
+      return false;
+    }
     double scale = 0.0;
     for (int s = 0; s < S_; ++s) {
       scale = std::max(scale, omega[s] * w_.col(s).norm());

@@ -694,10 +694,6 @@ void RunWcNewton(const StrategyInput& input,
   Solver::Options options = *input.options;
   options.warm_start.omega = phase.omega;
   options.warm_start.nu = phase.nu;
-  if (input.evaluator->NumConstraints() > 0 &&
-      options.warm_start.penalty_u <= 0.0) {
-    options.warm_start.penalty_u = phase.mu;
-  }
   // The phase's point is a minimizer of a nearby weighted sum: start the
   // Newton trust region wide (nearly undamped Gauss-Newton steps); a
   // rejected step shrinks it as usual.
@@ -716,13 +712,17 @@ void RunWcNewton(const StrategyInput& input,
   // steps close the gap in one long Gauss-Newton step along the front,
   // where the objectives are far from their linearization (measured on the
   // generated pose graphs: several rejected steps per point, each a
-  // factorization). The given penalty is used without the phase.
+  // factorization). The given penalty is used without the phase. u, with
+  // equality constraints: the phase's last penalty mu (it started from the
+  // warm start's u).
+  const bool equalities = input.evaluator->NumConstraints() > 0;
   if (phase.max_term > 0.0) {
     options.warm_start.penalty_v =
         std::min(100.0 / phase.max_term, options.quasi_newton.max_penalty);
-    options.warm_start.penalty_u = input.evaluator->NumConstraints() > 0
-                                       ? phase.mu
-                                       : options.warm_start.penalty_v;
+    options.warm_start.penalty_u =
+        equalities ? phase.mu : options.warm_start.penalty_v;
+  } else if (equalities && options.warm_start.penalty_u <= 0.0) {
+    options.warm_start.penalty_u = phase.mu;
   }
   StrategyInput polish = input;
   polish.options = &options;
