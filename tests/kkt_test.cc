@@ -278,5 +278,121 @@ TEST(Kkt, MatrixFreePathAgreesWithBruteForce) {
   }
 }
 
+
+// A solver that certified its point hands its KktSystem to the report
+// instead of linearizing again: the report must be the one a fresh
+// linearization gives, whatever the system computed before (the scaled
+// least-squares multipliers are cached per sigma).
+TEST(Kkt, ReportFromTheSolversSystemEqualsAFreshOne) {
+  double z[2] = {0.0, 0.0};
+  Problem problem;
+  testing::BuildGebken(z, &problem);
+  ProblemEvaluator evaluator(&problem);
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<double> uniform(-1.5, 1.5);
+  std::uniform_real_distribution<double> positive(0.1, 2.0);
+  for (int trial = 0; trial < 20; ++trial) {
+    const Eigen::Vector2d point(uniform(rng), uniform(rng));
+    const double l1 = 0.05 + 0.9 * positive(rng) / 2.0;
+    const Eigen::Vector2d lambda(l1, 1.0 - l1);
+    const Eigen::Vector2d offset(0.1, -0.2);
+    const double rho = 2.0 * positive(rng);
+    const Eigen::Vector2d sigma(positive(rng), positive(rng));
+    const Eigen::Vector2d other_sigma(positive(rng), positive(rng));
+    KktMultipliers solver;
+    solver.omega = Eigen::Vector2d(positive(rng), positive(rng)) / 2.0;
+    solver.nu = Eigen::VectorXd::Constant(1, uniform(rng));
+
+    KktReport fresh;
+    std::string error;
+    ASSERT_TRUE(ComputeKktReport(&evaluator, lambda, offset, rho, point,
+                                 solver, &fresh, &error, sigma))
+        << error;
+
+    KktSystem system = Linearized(&evaluator, lambda, offset, rho, point);
+    // What a solver may have asked for first: another scaling, then this
+    // one (both cached in turn).
+    const KktMultipliers other = system.LeastSquaresMultipliers(other_sigma);
+    system.LeastSquaresMultipliers(sigma);
+    KktReport reused;
+    ASSERT_TRUE(ComputeKktReport(system, solver, &reused, &error, sigma))
+        << error;
+
+    EXPECT_EQ(reused.with_solver_multipliers.SquaredNorm(),
+              fresh.with_solver_multipliers.SquaredNorm());
+    EXPECT_EQ(reused.least_squares_multipliers.omega,
+              fresh.least_squares_multipliers.omega);
+    EXPECT_EQ(reused.least_squares_multipliers.nu,
+              fresh.least_squares_multipliers.nu);
+    EXPECT_EQ(reused.scaled_least_squares_multipliers.omega,
+              fresh.scaled_least_squares_multipliers.omega);
+    EXPECT_EQ(reused.scaled_least_squares_multipliers.nu,
+              fresh.scaled_least_squares_multipliers.nu);
+    const KktCertificate& a = reused.certificate_with_least_squares_multipliers;
+    const KktCertificate& b = fresh.certificate_with_least_squares_multipliers;
+    EXPECT_EQ(a.stationarity, b.stationarity);
+    EXPECT_EQ(a.complementarity, b.complementarity);
+    EXPECT_EQ(reused.certificate_with_solver_multipliers.stationarity,
+              fresh.certificate_with_solver_multipliers.stationarity);
+    // The other scaling, asked for again, is recomputed, not the cache of
+    // the last one.
+    KktSystem again = Linearized(&evaluator, lambda, offset, rho, point);
+    EXPECT_EQ(system.LeastSquaresMultipliers(other_sigma).omega,
+              again.LeastSquaresMultipliers(other_sigma).omega);
+    EXPECT_EQ(other.omega, again.LeastSquaresMultipliers(other_sigma).omega);
+  }
+}
+
+// Objectives beyond the small fixed-size path of the least-squares
+// multipliers (S = 9 > 8 takes the heap path): they still beat random
+// multipliers and their perturbations, and an objective with slack gets
+// omega = 0.
+TEST(Kkt, LeastSquaresMultipliersWithManyObjectivesBeatRandomOnes) {
+  const int S = 9;
+  std::vector<double> x = {0.3};
+  std::vector<double> y = {0.7};
+  Problem problem;
+  for (int s = 0; s < S; ++s) {
+    problem.AddObjective(new ceres::AutoDiffCostFunction<ShiftedSquare, 1, 1>(
+                             new ShiftedSquare(0.25 * s)),
+                         {x.data()});
+  }
+  problem.AddConstraint(
+      new ceres::AutoDiffCostFunction<Follow, 1, 1, 1>(new Follow),
+      {x.data(), y.data()});
+  ProblemEvaluator evaluator(&problem);
+  Eigen::VectorXd z(2);
+  problem.GetParameters(z.data());
+  const Eigen::VectorXd lambda = Eigen::VectorXd::Constant(S, 1.0 / S);
+  Eigen::VectorXd f(S), h(1);
+  std::string error;
+  ASSERT_TRUE(evaluator.Evaluate(z.data(), f.data(), h.data(), nullptr,
+                                 &error));
+  // rho at the largest weighted objective: that one is active, the others
+  // have slack.
+  const double rho = (lambda.cwiseProduct(f)).maxCoeff();
+  KktSystem system = Linearized(&evaluator, lambda, Eigen::VectorXd(), rho, z);
+  const KktMultipliers ls = system.LeastSquaresMultipliers();
+  ASSERT_EQ(ls.omega.size(), S);
+  ASSERT_GE(ls.omega.minCoeff(), 0.0);
+  const double best = system.Residual(ls).SquaredNorm();
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<double> positive(0.0, 0.3);
+  std::uniform_real_distribution<double> uniform(-1.0, 1.0);
+  for (int j = 0; j < 300; ++j) {
+    KktMultipliers m;
+    m.omega.resize(S);
+    for (int s = 0; s < S; ++s) m.omega[s] = positive(rng);
+    m.nu = Eigen::VectorXd::Constant(1, uniform(rng));
+    ASSERT_LE(best, system.Residual(m).SquaredNorm() + 1e-12);
+    KktMultipliers p = ls;
+    for (int s = 0; s < S; ++s) {
+      p.omega[s] = std::max(0.0, p.omega[s] + 1e-3 * uniform(rng));
+    }
+    p.nu[0] += 1e-3 * uniform(rng);
+    ASSERT_LE(best, system.Residual(p).SquaredNorm() + 1e-12);
+  }
+}
+
 }  // namespace
 }  // namespace ecmo

@@ -108,31 +108,53 @@ constexpr int kMaxDenseConstraints = 2000;
 // with rho - lambda_s f_s > 0; the rest are fixed to the small-omega branch.
 constexpr int kMaxEnumeratedBranches = 12;
 
+// Small dense types for the S-dimensional problems below: with a fixed
+// maximum size Eigen keeps them (and its decompositions' workspaces) on the
+// stack. At small k these few-by-few problems run once per certificate and
+// their heap allocations were a fifth of a solve.
+template <int kMax>
+struct SmallTypes {
+  using Matrix =
+      Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, kMax, kMax>;
+  using Vector = Eigen::Matrix<double, Eigen::Dynamic, 1, 0, kMax, 1>;
+  using Index = Eigen::Matrix<int, Eigen::Dynamic, 1, 0, kMax, 1>;
+};
+struct DynamicTypes {
+  using Matrix = Eigen::MatrixXd;
+  using Vector = Eigen::VectorXd;
+  using Index = Eigen::VectorXi;
+};
+// Objectives up to this many take the stack path.
+constexpr int kSmallObjectives = 8;
+
 // min x^T H x - 2 b^T x  s.t.  lo <= x <= hi (hi may be +inf), for small n,
 // by a primal active-set method: fix variables at bounds (the working set),
 // solve the equality-constrained problem on the free ones, step to the
 // first blocking bound, and release the bound with the most negative
 // multiplier once the free subproblem is solved. Exact up to rounding;
 // finite for strictly convex H, capped for safety otherwise.
-Eigen::VectorXd SolveBoxQp(const Eigen::MatrixXd& H,
-                           const Eigen::VectorXd& b,
-                           const Eigen::VectorXd& lo,
-                           const Eigen::VectorXd& hi) {
+template <typename T>
+typename T::Vector SolveBoxQp(const typename T::Matrix& H,
+                              const typename T::Vector& b,
+                              const typename T::Vector& lo,
+                              const typename T::Vector& hi) {
   const int n = static_cast<int>(b.size());
-  Eigen::VectorXd x = lo;
+  typename T::Vector x = lo;
   // at_bound: 0 free, -1 at lo, +1 at hi.
-  std::vector<int> at_bound(n, -1);
+  typename T::Index at_bound = T::Index::Constant(n, -1);
+  typename T::Index free(n);
+  typename T::Matrix hff;
+  typename T::Vector rhs, y, g;
   const int max_iterations = 20 * n + 50;
   for (int iter = 0; iter < max_iterations; ++iter) {
-    std::vector<int> free;
+    int nf = 0;
     for (int i = 0; i < n; ++i) {
-      if (at_bound[i] == 0) free.push_back(i);
+      if (at_bound[i] == 0) free[nf++] = i;
     }
     bool moved_to_bound = false;
-    if (!free.empty()) {
-      const int nf = static_cast<int>(free.size());
-      Eigen::MatrixXd hff(nf, nf);
-      Eigen::VectorXd rhs(nf);
+    if (nf > 0) {
+      hff.resize(nf, nf);
+      rhs.resize(nf);
       for (int a = 0; a < nf; ++a) {
         rhs[a] = b[free[a]];
         for (int j = 0; j < n; ++j) {
@@ -140,8 +162,7 @@ Eigen::VectorXd SolveBoxQp(const Eigen::MatrixXd& H,
         }
         for (int c = 0; c < nf; ++c) hff(a, c) = H(free[a], free[c]);
       }
-      const Eigen::VectorXd y =
-          hff.completeOrthogonalDecomposition().solve(rhs);
+      y = hff.completeOrthogonalDecomposition().solve(rhs);
       // Largest step toward y that stays feasible.
       double alpha = 1.0;
       int blocking = -1;
@@ -170,7 +191,8 @@ Eigen::VectorXd SolveBoxQp(const Eigen::MatrixXd& H,
     }
     if (moved_to_bound) continue;
     // Free subproblem solved: release the most violated bound, if any.
-    const Eigen::VectorXd g = 2.0 * (H * x - b);
+    g.noalias() = H * x;
+    g = 2.0 * (g - b);
     int release = -1;
     double worst = 0.0;
     for (int i = 0; i < n; ++i) {
@@ -196,27 +218,36 @@ Eigen::VectorXd SolveBoxQp(const Eigen::MatrixXd& H,
 // the constant c_s^2 on [max(c_s, 0), inf) (branch B). Each choice of
 // branches is a convex box QP; the best over all choices is the global
 // minimum.
-Eigen::VectorXd BestOmega(const Eigen::MatrixXd& R, const Eigen::VectorXd& c) {
+template <typename T>
+Eigen::VectorXd BestOmegaWith(const Eigen::MatrixXd& R,
+                              const Eigen::VectorXd& c) {
   const int S = static_cast<int>(c.size());
-  const Eigen::MatrixXd M = R.transpose() * R;
-  std::vector<int> ambiguous;  // s with c_s > 0, nearest-to-active first
+  typename T::Matrix M(S, S);
+  M.noalias() = R.transpose() * R;
+  // s with c_s > 0, nearest-to-active first.
+  typename T::Index ambiguous(S);
+  int num_ambiguous = 0;
   for (int s = 0; s < S; ++s) {
-    if (c[s] > 0.0) ambiguous.push_back(s);
+    if (c[s] > 0.0) ambiguous[num_ambiguous++] = s;
   }
-  std::sort(ambiguous.begin(), ambiguous.end(), [&](int a, int b) {
-    return c[a] < c[b];
-  });
-  const int enumerated =
-      std::min<int>(static_cast<int>(ambiguous.size()), kMaxEnumeratedBranches);
+  std::sort(ambiguous.data(),
+            ambiguous.data() + num_ambiguous,
+            [&](int a, int b) { return c[a] < c[b]; });
+  // position[s]: where s sits among the ambiguous ones (its bit in the
+  // enumeration mask), or -1.
+  typename T::Index position = T::Index::Constant(S, -1);
+  for (int i = 0; i < num_ambiguous; ++i) position[ambiguous[i]] = i;
+  const int enumerated = std::min(num_ambiguous, kMaxEnumeratedBranches);
 
-  const Eigen::MatrixXd ones = Eigen::MatrixXd::Ones(S, S);
-  const Eigen::VectorXd b = Eigen::VectorXd::Ones(S);
+  const typename T::Vector b = T::Vector::Ones(S);
   const double inf = std::numeric_limits<double>::infinity();
   // ||R w||^2 rather than w^T M w: the quadratic form can cancel to a
   // negative number when the gradients are huge and nearly opposite, and a
   // negative "residual" would win the comparison below.
-  auto objective = [&](const Eigen::VectorXd& w) {
-    double value = (w.sum() - 1.0) * (w.sum() - 1.0) + (R * w).squaredNorm();
+  Eigen::VectorXd rw(R.rows());
+  auto objective = [&](const typename T::Vector& w) {
+    rw.noalias() = R * w;
+    double value = (w.sum() - 1.0) * (w.sum() - 1.0) + rw.squaredNorm();
     for (int s = 0; s < S; ++s) {
       const double m = std::min(w[s], c[s]);
       value += m * m;
@@ -224,17 +255,19 @@ Eigen::VectorXd BestOmega(const Eigen::MatrixXd& R, const Eigen::VectorXd& c) {
     return value;
   };
 
-  Eigen::VectorXd best_w = Eigen::VectorXd::Zero(S);
+  typename T::Vector best_w = T::Vector::Zero(S);
   double best_value = objective(best_w);
+  typename T::Matrix H(S, S);
+  typename T::Vector lo(S), hi(S), w(S);
   for (long mask = 0; mask < (1L << enumerated); ++mask) {
-    Eigen::MatrixXd H = ones + M;
-    Eigen::VectorXd lo = Eigen::VectorXd::Zero(S);
-    Eigen::VectorXd hi = Eigen::VectorXd::Constant(S, inf);
+    H = M;
+    H.array() += 1.0;  // the (1^T w - 1)^2 term
+    lo.setZero();
+    hi.setConstant(inf);
     for (int s = 0; s < S; ++s) {
       if (c[s] <= 0.0) continue;  // only branch B: w >= 0, constant term
       // Position of s among the ambiguous ones decides its branch.
-      const int pos = static_cast<int>(
-          std::find(ambiguous.begin(), ambiguous.end(), s) - ambiguous.begin());
+      const int pos = position[s];
       const bool branch_a = pos >= enumerated || ((mask >> pos) & 1L) == 0;
       if (branch_a) {
         hi[s] = c[s];
@@ -243,15 +276,20 @@ Eigen::VectorXd BestOmega(const Eigen::MatrixXd& R, const Eigen::VectorXd& c) {
         lo[s] = c[s];
       }
     }
-    const Eigen::VectorXd w = SolveBoxQp(H, b, lo, hi);
+    w = SolveBoxQp<T>(H, b, lo, hi);
     const double value = objective(w);
     if (value < best_value) {
       best_value = value;
       best_w = w;
     }
   }
+  return Eigen::VectorXd(best_w);
+}
 
-  return best_w;
+Eigen::VectorXd BestOmega(const Eigen::MatrixXd& R, const Eigen::VectorXd& c) {
+  return c.size() <= kSmallObjectives
+             ? BestOmegaWith<SmallTypes<kSmallObjectives>>(R, c)
+             : BestOmegaWith<DynamicTypes>(R, c);
 }
 
 }  // namespace
@@ -267,6 +305,7 @@ bool KktSystem::Linearize(Evaluator* evaluator,
   const int q = evaluator->NumConstraints();
   nu_elimination_.valid = false;
   have_raw_least_squares_ = false;
+  scaled_sigma_.resize(0);
   if (z.size() != k || lambda.size() != S ||
       (offset.size() != 0 && offset.size() != S)) {
     // The stream only on failure: it costs a locale set-up per call.
@@ -498,26 +537,29 @@ KktMultipliers KktSystem::MinimizeOverMultipliers(
   // ill-conditioned J_h, where g + J^T nu cancels to noise): score the
   // answer exactly as Residual() will, and never return something worse
   // than dropping nu or both multipliers.
-  auto score_of = [&](const KktMultipliers& m) {
-    const KktResidual r = Residual(m);
-    const double sum = m.omega.sum() - 1.0;
-    double value = sum * sum + stationarity_weight * stationarity_weight *
-                                   r.StationaritySq();
+  auto score_of = [&](const Eigen::VectorXd& omega, double stationarity_sq) {
+    const double sum = omega.sum() - 1.0;
+    double value =
+        sum * sum + stationarity_weight * stationarity_weight * stationarity_sq;
     for (int s = 0; s < S; ++s) {
-      const double t = std::min(m.omega[s], c[s]);
+      const double t = std::min(omega[s], c[s]);
       value += t * t;
     }
     return value;
   };
-  double best_score = score_of(result);
+  double best_score = score_of(result.omega, Residual(result).StationaritySq());
+  // The fallbacks have nu = 0, where Residual's stationarity block is
+  // exactly grad f (lambda omega) (these problems have neither bounds nor
+  // inequalities): no Jacobian product needed.
   KktMultipliers fallback;
   fallback.nu = Eigen::VectorXd::Zero(q);
   for (const Eigen::VectorXd& omega :
        {Eigen::VectorXd(best_w), Eigen::VectorXd(Eigen::VectorXd::Zero(S))}) {
-    fallback.omega = omega;
-    const double score = score_of(fallback);
+    const double score =
+        score_of(omega, (grad_f_ * lambda_.cwiseProduct(omega)).squaredNorm());
     if (score < best_score || !std::isfinite(best_score)) {
       best_score = score;
+      fallback.omega = omega;
       result = fallback;
     }
   }
@@ -794,6 +836,9 @@ KktMultipliers KktSystem::LeastSquaresMultipliers() const {
 KktMultipliers KktSystem::LeastSquaresMultipliers(
     const Eigen::VectorXd& sigma) const {
   const int S = static_cast<int>(f_.size());
+  if (scaled_sigma_.size() == S && scaled_sigma_ == sigma) {
+    return scaled_least_squares_;
+  }
   Eigen::VectorXd comp_scale(S);
   for (int s = 0; s < S; ++s) comp_scale[s] = 1.0 / (lambda_[s] * sigma[s]);
   // m = sum omega lambda sigma depends on omega: take it at the raw answer,
@@ -815,15 +860,25 @@ KktMultipliers KktSystem::LeastSquaresMultipliers(
             ? MinimizeOverConstrainedMultipliers(comp_scale, 1.0 / weight_sum)
             : MinimizeOverMultipliers(comp_scale, 1.0 / weight_sum);
   }
+  scaled_sigma_ = sigma;
+  scaled_least_squares_ = m;
   return m;
 }
 
 KktCertificate KktSystem::Certificate(const KktMultipliers& multipliers,
                                       const Eigen::VectorXd& sigma) const {
+  return Certificate(multipliers, sigma, Residual(multipliers));
+}
+
+KktCertificate KktSystem::Certificate(const KktMultipliers& multipliers,
+                                      const Eigen::VectorXd& sigma,
+                                      const KktResidual& residual) const {
   if (p_ == 0 && lower_.size() == 0) {
     return ComputeKktCertificate(
-        rho_, lambda_, f_, sigma, multipliers.omega, Residual(multipliers));
+        rho_, lambda_, f_, sigma, multipliers.omega, residual);
   }
+  // Residual() completes missing bound multipliers the same way, so
+  // `residual` is that of the completed multipliers.
   KktMultipliers completed = multipliers;
   CompleteBoundMultipliers(&completed);
   return ComputeKktCertificate(rho_,
@@ -836,7 +891,7 @@ KktCertificate KktSystem::Certificate(const KktMultipliers& multipliers,
                                z_,
                                lower_,
                                upper_,
-                               Residual(completed));
+                               residual);
 }
 
 double KktCertificate::Ratio(double stationarity_tolerance,
@@ -964,9 +1019,18 @@ bool ComputeKktReport(Evaluator* evaluator,
   if (!system.Linearize(evaluator, lambda, offset, rho, z, error)) {
     return false;
   }
-  const int S = evaluator->NumObjectives();
-  const int q = evaluator->NumConstraints();
-  const int k = evaluator->NumParameters();
+  return ComputeKktReport(
+      system, solver_multipliers, report, error, objective_scale);
+}
+
+bool ComputeKktReport(const KktSystem& system,
+                      const KktMultipliers& solver_multipliers,
+                      KktReport* report,
+                      std::string* error,
+                      const Eigen::VectorXd& objective_scale) {
+  const int S = static_cast<int>(system.f().size());
+  const int q = static_cast<int>(system.h().size());
+  const int k = static_cast<int>(system.z().size());
   auto bad_bound_size = [k](const Eigen::VectorXd& v) {
     return v.size() != 0 && v.size() != k;
   };
@@ -995,7 +1059,9 @@ bool ComputeKktReport(Evaluator* evaluator,
   report->objective_scale = objective_scale;
   if (objective_scale.size() == S) {
     report->certificate_with_solver_multipliers =
-        system.Certificate(report->solver_multipliers, objective_scale);
+        system.Certificate(report->solver_multipliers,
+                           objective_scale,
+                           report->with_solver_multipliers);
     report->scaled_least_squares_multipliers =
         system.LeastSquaresMultipliers(objective_scale);
     report->certificate_with_least_squares_multipliers = system.Certificate(

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <functional>
@@ -41,10 +42,17 @@ Eigen::VectorXd ProjectOntoSimplex(const Eigen::VectorXd& v) {
   return (v.array() - theta).max(0.0).matrix();
 }
 
-std::string FormatNumber(double x) {
+std::string FormatNumber(double x) { return FormatScientific(x, 6); }
+
+std::string FormatScientific(double x, int precision) {
   char buffer[64];
-  std::snprintf(buffer, sizeof(buffer), "%.6e", x);
-  return buffer;
+  const std::to_chars_result result =
+      std::to_chars(buffer,
+                    buffer + sizeof(buffer),
+                    x,
+                    std::chars_format::scientific,
+                    precision);
+  return std::string(buffer, result.ptr);
 }
 
 std::string FormatVector(const Eigen::VectorXd& v,

@@ -468,29 +468,18 @@ double StopRule::RawEquivalent(const Eigen::VectorXd& lambda) const {
 
 std::string StopRule::Describe(const KktResidual& residual,
                                const KktCertificate& c) const {
-  char buffer[256];
   if (absolute) {
-    std::snprintf(buffer,
-                  sizeof(buffer),
-                  "||K||^2 = %.3e <= kkt_tolerance = %.3e",
-                  residual.SquaredNorm(),
-                  kkt_tolerance);
-  } else {
-    std::snprintf(buffer,
-                  sizeof(buffer),
-                  "certificate: simplex %.1e, stationarity %.1e <= %.1e, "
-                  "complementarity %.1e <= %.1e, ||h||_inf %.1e <= %.1e "
-                  "(||K||^2 = %.3e)",
-                  c.simplex,
-                  c.stationarity,
-                  stationarity_tolerance,
-                  c.complementarity,
-                  complementarity_tolerance,
-                  c.feasibility,
-                  feasibility_tolerance,
-                  residual.SquaredNorm());
+    return "||K||^2 = " + FormatScientific(residual.SquaredNorm(), 3) +
+           " <= kkt_tolerance = " + FormatScientific(kkt_tolerance, 3);
   }
-  return buffer;
+  return "certificate: simplex " + FormatScientific(c.simplex, 1) +
+         ", stationarity " + FormatScientific(c.stationarity, 1) +
+         " <= " + FormatScientific(stationarity_tolerance, 1) +
+         ", complementarity " + FormatScientific(c.complementarity, 1) +
+         " <= " + FormatScientific(complementarity_tolerance, 1) +
+         ", ||h||_inf " + FormatScientific(c.feasibility, 1) +
+         " <= " + FormatScientific(feasibility_tolerance, 1) +
+         " (||K||^2 = " + FormatScientific(residual.SquaredNorm(), 3) + ")";
 }
 
 bool IsUnboundedEvidence(const StrategyInput& input,
@@ -598,59 +587,64 @@ void Solve(const Solver::Options& options,
     // Warm-start multipliers: both empty, or omega of size S (finite,
     // >= 0) and nu of size q (empty allowed when q = 0).
     const Solver::Options::WarmStart& warm = options.warm_start;
-    std::ostringstream os;
     const bool any = warm.omega.size() > 0 || warm.nu.size() > 0;
-    if (any && warm.omega.size() != S) {
-      os << "Solver::Options::warm_start.omega has " << warm.omega.size()
-         << " entries but the problem has " << S
-         << " objectives; give one multiplier per objective (and nu with "
-            "one per constraint), or leave both empty for a cold start.";
-    } else if (any && warm.nu.size() != q && !(q == 0 && warm.nu.size() == 0)) {
-      os << "Solver::Options::warm_start.nu has " << warm.nu.size()
-         << " entries but the problem has " << q
-         << " constraints; give one multiplier per constraint (with omega), "
-            "or leave both empty for a cold start.";
-    } else {
-      for (int s = 0; s < warm.omega.size(); ++s) {
-        if (!std::isfinite(warm.omega[s]) || warm.omega[s] < 0.0) {
-          os << "Solver::Options::warm_start.omega[" << s
-             << "] = " << warm.omega[s]
-             << "; inequality multipliers must be finite and >= 0.";
-          break;
-        }
-      }
-      const int first_inequality = q - evaluator->NumInequalityConstraints();
-      for (int i = 0; i < warm.nu.size() && os.str().empty(); ++i) {
-        if (!std::isfinite(warm.nu[i])) {
-          os << "Solver::Options::warm_start.nu[" << i << "] = " << warm.nu[i]
-             << "; equality multipliers must be finite.";
-        } else if (i >= first_inequality && warm.nu[i] < 0.0) {
-          os << "Solver::Options::warm_start.nu[" << i << "] = " << warm.nu[i]
-             << " is the multiplier of an inequality constraint; it must be "
-                ">= 0.";
-        }
-      }
-    }
-    if (os.str().empty() && !warm.preference.empty()) {
-      if (static_cast<int>(warm.preference.size()) != S ||
-          warm.omega.size() != S) {
-        os << "Solver::Options::warm_start.preference has "
-           << warm.preference.size() << " entries (omega " << warm.omega.size()
-           << ") but the problem has " << S
-           << " objectives; give the preference the multipliers belong to, "
-              "with omega, or leave it empty.";
+    // Nothing to check for a cold start (the stream costs a locale set-up
+    // per solve, which shows at small k).
+    if (any || !warm.preference.empty()) {
+      std::ostringstream os;
+      if (any && warm.omega.size() != S) {
+        os << "Solver::Options::warm_start.omega has " << warm.omega.size()
+           << " entries but the problem has " << S
+           << " objectives; give one multiplier per objective (and nu with "
+              "one per constraint), or leave both empty for a cold start.";
+      } else if (any && warm.nu.size() != q &&
+                 !(q == 0 && warm.nu.size() == 0)) {
+        os << "Solver::Options::warm_start.nu has " << warm.nu.size()
+           << " entries but the problem has " << q
+           << " constraints; give one multiplier per constraint (with omega), "
+              "or leave both empty for a cold start.";
       } else {
-        for (int s = 0; s < S; ++s) {
-          if (!(warm.preference[s] > 0.0) ||
-              !std::isfinite(warm.preference[s])) {
-            os << "Solver::Options::warm_start.preference[" << s
-               << "] = " << warm.preference[s] << "; entries must be > 0.";
+        for (int s = 0; s < warm.omega.size(); ++s) {
+          if (!std::isfinite(warm.omega[s]) || warm.omega[s] < 0.0) {
+            os << "Solver::Options::warm_start.omega[" << s
+               << "] = " << warm.omega[s]
+               << "; inequality multipliers must be finite and >= 0.";
             break;
           }
         }
+        const int first_inequality = q - evaluator->NumInequalityConstraints();
+        for (int i = 0; i < warm.nu.size() && os.str().empty(); ++i) {
+          if (!std::isfinite(warm.nu[i])) {
+            os << "Solver::Options::warm_start.nu[" << i << "] = " << warm.nu[i]
+               << "; equality multipliers must be finite.";
+          } else if (i >= first_inequality && warm.nu[i] < 0.0) {
+            os << "Solver::Options::warm_start.nu[" << i << "] = " << warm.nu[i]
+               << " is the multiplier of an inequality constraint; it must be "
+                  ">= 0.";
+          }
+        }
       }
+      if (os.str().empty() && !warm.preference.empty()) {
+        if (static_cast<int>(warm.preference.size()) != S ||
+            warm.omega.size() != S) {
+          os << "Solver::Options::warm_start.preference has "
+             << warm.preference.size() << " entries (omega "
+             << warm.omega.size() << ") but the problem has " << S
+             << " objectives; give the preference the multipliers belong to, "
+                "with omega, or leave it empty.";
+        } else {
+          for (int s = 0; s < S; ++s) {
+            if (!(warm.preference[s] > 0.0) ||
+                !std::isfinite(warm.preference[s])) {
+              os << "Solver::Options::warm_start.preference[" << s
+                 << "] = " << warm.preference[s] << "; entries must be > 0.";
+              break;
+            }
+          }
+        }
+      }
+      if (!os.str().empty()) return fail(os.str());
     }
-    if (!os.str().empty()) return fail(os.str());
   }
   {
     // What WC_NEWTON's Gauss-Newton path needs (the one place this is
@@ -837,18 +831,23 @@ void Solve(const Solver::Options& options,
     if (multipliers.omega.size() != S)
       multipliers.omega = Eigen::VectorXd::Zero(S);
     if (multipliers.nu.size() != q) multipliers.nu = Eigen::VectorXd::Zero(q);
+    // The strategy's own linearization at the point serves when the
+    // objectives were not rescaled (it was made with the scaled lambda).
+    const bool reuse = output.system != nullptr && s_scale == 1.0;
     Eigen::VectorXd f(S), h(q);
     if (evaluator->Evaluate(
             output.z.data(), f.data(), h.data(), nullptr, &error) &&
-        ComputeKktReport(evaluator,
-                         input.lambda,
-                         input.offset,
-                         output.rho,
-                         output.z,
-                         multipliers,
-                         &summary->kkt,
-                         &error,
-                         sigma)) {
+        (reuse ? ComputeKktReport(
+                     *output.system, multipliers, &summary->kkt, &error, sigma)
+               : ComputeKktReport(evaluator,
+                                  input.lambda,
+                                  input.offset,
+                                  output.rho,
+                                  output.z,
+                                  multipliers,
+                                  &summary->kkt,
+                                  &error,
+                                  sigma))) {
       summary->objectives = f;
       const Eigen::VectorXd violation = evaluator->ConstraintViolation(h);
       summary->constraint_norm = violation.norm();

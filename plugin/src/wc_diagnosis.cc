@@ -56,11 +56,7 @@ double JacobianScale(Evaluator* evaluator,
 
 }  // namespace
 
-std::string Sci(double x) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof(buffer), "%.3e", x);
-  return buffer;
-}
+std::string Sci(double x) { return FormatScientific(x, 3); }
 
 // LICQ diagnosis, when the equality multipliers grew a lot: if the gain
 // ||J_h^T nu|| / ||nu|| of the Jacobian along nu is tiny next to its

@@ -38,6 +38,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -144,15 +145,37 @@ Eigen::VectorXd MaximizeOnSimplex(const Eigen::MatrixXd& Q,
 
 namespace {
 
-// The QP of one iteration and its solution.
+// The QP of one iteration and its solution, with the workspace SolveQp
+// reuses across iterations (at small k the QP's few-by-few temporaries,
+// allocated afresh, cost more than its arithmetic).
 struct QpStep {
   Eigen::VectorXd d;      // k
   Eigen::VectorXd omega;  // S, on the simplex
   Eigen::VectorXd nu;     // q
-  // For the second-order correction: B^-1 J^T and a solver for
-  // M = J B^-1 J^T.
+  // For the second-order correction: B^-1 J^T and SolveM.
   Eigen::MatrixXd b_inverse_jt;
+  // M = J B^-1 J^T (q x q) and its complete orthogonal decomposition
+  // (minimum-norm solutions if J lacks rank), or for q = 1 its one entry.
   Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd> m;
+  double m_scalar = 0.0;
+  // M^-1 x in place (the minimum-norm least-squares solution).
+  template <typename Matrix>
+  void SolveM(Matrix* x) const {
+    if (b_inverse_jt.cols() == 1) {
+      // What the decomposition gives for 1 x 1: rank 0 only for M = 0.
+      *x *= m_scalar != 0.0 ? 1.0 / m_scalar : 0.0;
+    } else {
+      *x = m.solve(*x);
+    }
+  }
+  // Workspace.
+  Eigen::MatrixXd pg;   // P G (k x S)
+  Eigen::MatrixXd jx;   // J B^-1 G, then M^-1 J B^-1 G (q x S)
+  Eigen::MatrixXd jbj;  // M (q x q)
+  Eigen::VectorXd m_h;  // M^-1 h (q)
+  Eigen::VectorXd d0;   // k
+  Eigen::MatrixXd Q;    // S x S
+  Eigen::VectorXd p;    // S
 };
 
 // Solves the QP of the file comment for the Cholesky factor of B, the
@@ -169,26 +192,40 @@ bool SolveQp(const Eigen::LLT<Eigen::MatrixXd>& b_factor,
   // d(omega) = d0 - P G omega with P = B^-1 - B^-1 J^T M^-1 J B^-1, and the
   // dual max_omega p^T omega - 1/2 omega^T (G^T P G) omega with
   // p = a + G^T d0 (see the file comment).
-  const Eigen::MatrixXd X = b_factor.solve(G);  // B^-1 G
-  Eigen::MatrixXd PG = X;
-  Eigen::VectorXd d0 = Eigen::VectorXd::Zero(G.rows());
-  Eigen::MatrixXd m_jx;  // M^-1 J X
-  Eigen::VectorXd m_h;   // M^-1 h
+  qp->pg = G;
+  b_factor.solveInPlace(qp->pg);  // B^-1 G
   if (q > 0) {
-    qp->b_inverse_jt = b_factor.solve(J.transpose());
-    qp->m.compute(J * qp->b_inverse_jt);  // minimum norm if J lacks rank
-    m_jx = qp->m.solve(J * X);
-    m_h = qp->m.solve(h);
-    PG.noalias() -= qp->b_inverse_jt * m_jx;
-    d0.noalias() = -qp->b_inverse_jt * m_h;
+    qp->b_inverse_jt = J.transpose();
+    b_factor.solveInPlace(qp->b_inverse_jt);
+    qp->jbj.noalias() = J * qp->b_inverse_jt;
+    if (q == 1) {
+      qp->m_scalar = qp->jbj(0, 0);
+    } else {
+      qp->m.compute(qp->jbj);
+    }
+    qp->jx.noalias() = J * qp->pg;
+    qp->SolveM(&qp->jx);
+    qp->m_h = h;
+    qp->SolveM(&qp->m_h);
+    qp->pg.noalias() -= qp->b_inverse_jt * qp->jx;
+    qp->d0.noalias() = -qp->b_inverse_jt * qp->m_h;
+  } else {
+    qp->d0.setZero(G.rows());
   }
-  Eigen::MatrixXd Q = G.transpose() * PG;
-  Q = 0.5 * (Q + Q.transpose()).eval();
-  const Eigen::VectorXd p = a + G.transpose() * d0;
-  if (!Q.allFinite() || !p.allFinite()) return false;
-  qp->omega = MaximizeOnSimplex(Q, p);
-  qp->d = d0 - PG * qp->omega;
-  qp->nu = q > 0 ? Eigen::VectorXd(m_h - m_jx * qp->omega) : Eigen::VectorXd();
+  qp->Q.noalias() = G.transpose() * qp->pg;
+  qp->Q = 0.5 * (qp->Q + qp->Q.transpose()).eval();
+  qp->p = a;
+  qp->p.noalias() += G.transpose() * qp->d0;
+  if (!qp->Q.allFinite() || !qp->p.allFinite()) return false;
+  qp->omega = MaximizeOnSimplex(qp->Q, qp->p);
+  qp->d = qp->d0;
+  qp->d.noalias() -= qp->pg * qp->omega;
+  if (q > 0) {
+    qp->nu = qp->m_h;
+    qp->nu.noalias() -= qp->jx * qp->omega;
+  } else {
+    qp->nu.resize(0);
+  }
   return qp->d.allFinite() && (q == 0 || qp->nu.allFinite());
 }
 
@@ -276,6 +313,9 @@ class SqpSolver {
   // least-squares multipliers when close). kStop when the point is
   // certified (CONVERGENCE) or the QP failed (FAILURE).
   Step SolveAndCertify(int it, IterationSummary* record);
+  // K at z_ with the QP's multipliers, its stationarity block from the
+  // QP's optimality conditions (-B d).
+  KktResidual EstimateResidual() const;
   // Backtracking with a second-order correction; kRetry after a BFGS
   // restart (z_ unchanged: the next iteration keeps its linearization),
   // kStop with the message set when no step decreases the merit.
@@ -310,7 +350,9 @@ class SqpSolver {
 
   Eigen::VectorXd z_, a_, h_;  // iterate, weighted objectives, constraints
   KktMultipliers multipliers_;
-  KktSystem system_;
+  // Linearized at z_ while system_at_z_ (handed to Solve() at the end).
+  std::unique_ptr<KktSystem> system_ = std::make_unique<KktSystem>();
+  bool system_at_z_ = false;
   Eigen::MatrixXd G_, J_;  // grad F diag(lambda) (k x S), J_h (q x k)
   Eigen::MatrixXd B_;      // curvature
   Eigen::LLT<Eigen::MatrixXd> factor_;
@@ -393,20 +435,21 @@ bool SqpSolver::Start() {
 }
 
 bool SqpSolver::Linearize(int it) {
-  if (!system_.Linearize(evaluator_,
-                         input_.lambda,
-                         input_.offset,
-                         a_.maxCoeff(),
-                         z_,
-                         &error_)) {
+  if (!system_->Linearize(evaluator_,
+                          input_.lambda,
+                          input_.offset,
+                          a_.maxCoeff(),
+                          z_,
+                          &error_)) {
     Finish(ceres::FAILURE,
            "At iteration " + std::to_string(it) + ": " + error_);
     return false;
   }
-  G_ = system_.grad_f() * input_.lambda.asDiagonal();
+  system_at_z_ = true;
+  G_ = system_->grad_f() * input_.lambda.asDiagonal();
   if (q_ == 0) return true;
-  if (system_.dense_jacobian().rows() == q_) {
-    J_ = system_.dense_jacobian();  // formed by Linearize (small q)
+  if (system_->dense_jacobian().rows() == q_) {
+    J_ = system_->dense_jacobian();  // formed by Linearize (small q)
     return true;
   }
   Eigen::VectorXd unit = Eigen::VectorXd::Zero(q_), row(k_);
@@ -447,8 +490,8 @@ void SqpSolver::UpdateBfgs() {
         sy = s.dot(y);
       }
       if (sy > 0.0) {
-        B_.noalias() -= (Bs * Bs.transpose()) / sBs;
-        B_.noalias() += (y * y.transpose()) / sy;
+        B_.noalias() -= (1.0 / sBs) * Bs * Bs.transpose();
+        B_.noalias() += (1.0 / sy) * y * y.transpose();
       }
     }
   }
@@ -490,6 +533,20 @@ bool SqpSolver::AssembleExactHessian(int it) {
   return true;
 }
 
+KktResidual SqpSolver::EstimateResidual() const {
+  KktResidual k;
+  k.simplex = qp_.omega.sum() - 1.0;
+  const auto L = factor_.matrixL();
+  k.stationarity = -(L * (L.transpose() * qp_.d));
+  k.feasibility = h_;
+  const double rho = a_.maxCoeff();
+  k.complementarity.resize(S_);
+  for (int s = 0; s < S_; ++s) {
+    k.complementarity[s] = std::min(qp_.omega[s], rho - a_[s]);
+  }
+  return k;
+}
+
 SqpSolver::Step SqpSolver::SolveAndCertify(int it, IterationSummary* record) {
   if (!SolveQp(factor_, G_, a_, J_, h_, &qp_)) {
     Finish(ceres::FAILURE,
@@ -506,9 +563,20 @@ SqpSolver::Step SqpSolver::SolveAndCertify(int it, IterationSummary* record) {
   linearization_residual_ =
       q_ > 0 ? (J_ * qp_.d + h_).norm() / std::max(1e-300, h_.norm()) : 0.0;
 
-  // The QP's multipliers are O(||d||) from exact.
-  KktResidual residual = system_.Residual(multipliers_);
-  last_certificate_ = system_.Certificate(multipliers_, stop_.sigma);
+  // The QP's multipliers are O(||d||) from exact. Their stationarity block
+  // is -B d by the QP's optimality conditions (B d + G omega + J^T nu = 0),
+  // so K is estimated without a Jacobian product; only an estimate close
+  // to the stopping rule is replaced by the exact K (through the
+  // evaluator, as every strategy is scored), and only that can certify.
+  KktResidual residual = EstimateResidual();
+  last_certificate_ = system_->Certificate(multipliers_, stop_.sigma, residual);
+  if (stop_.IsClose(residual.SquaredNorm(),
+                    last_certificate_,
+                    sqp_.least_squares_certification_factor)) {
+    residual = system_->Residual(multipliers_);
+    last_certificate_ =
+        system_->Certificate(multipliers_, stop_.sigma, residual);
+  }
   const double kkt_sq = residual.SquaredNorm();
   kkt_sum_ += kkt_sq;
   record->iteration = it;
@@ -525,9 +593,10 @@ SqpSolver::Step SqpSolver::SolveAndCertify(int it, IterationSummary* record) {
   } else if (stop_.IsClose(kkt_sq,
                            last_certificate_,
                            sqp_.least_squares_certification_factor)) {
-    const KktMultipliers ls = stop_.LeastSquaresMultipliers(system_);
-    const KktResidual ls_residual = system_.Residual(ls);
-    const KktCertificate ls_certificate = system_.Certificate(ls, stop_.sigma);
+    const KktMultipliers ls = stop_.LeastSquaresMultipliers(*system_);
+    const KktResidual ls_residual = system_->Residual(ls);
+    const KktCertificate ls_certificate =
+        system_->Certificate(ls, stop_.sigma, ls_residual);
     if (!stop_.Met(ls_residual, ls_certificate)) return Step::kContinue;
     certified_by_ = "least-squares multipliers";
     multipliers_ = ls;
@@ -574,8 +643,9 @@ SqpSolver::Step SqpSolver::LineSearch(int it, IterationSummary* record) {
     }
     // Second-order correction: back onto the linearized constraints from
     // the trial point, in the metric of B.
-    const Eigen::VectorXd z_soc =
-        z_trial - qp_.b_inverse_jt * qp_.m.solve(h_trial);
+    Eigen::VectorXd correction = h_trial;
+    qp_.SolveM(&correction);
+    const Eigen::VectorXd z_soc = z_trial - qp_.b_inverse_jt * correction;
     Eigen::VectorXd a_soc(S_), h_soc(q_);
     if (z_soc.allFinite() && EvaluateValues(z_soc, &a_soc, &h_soc) &&
         phi0 - Merit(a_soc, h_soc) >= sqp_.armijo * model) {
@@ -616,6 +686,7 @@ SqpSolver::Step SqpSolver::LineSearch(int it, IterationSummary* record) {
   previous_J_ = J_;
   have_previous_ = true;
   z_ = z_trial;
+  system_at_z_ = false;
   a_ = a_trial;
   h_ = h_trial;
   return Step::kContinue;
@@ -678,21 +749,19 @@ void SqpSolver::Run(StrategyOutput* output) {
   output->z = z_.size() == k_ ? z_ : input_.z0;
   output->multipliers = multipliers_;
   output->average_kkt_residual_sq = it > 0 ? kkt_sum_ / (it + 1) : -1.0;
+  if (system_at_z_) output->system = std::move(system_);
 }
 
 void SqpSolver::Explain() {
-  std::ostringstream curvature;
-  if (exact_) {
-    curvature << "exact Hessian of the Lagrangian (" << k_
-              << " products per iteration), last diagonal shift "
-              << Sci(delta_);
-  } else {
-    curvature << "damped BFGS";
-  }
+  std::string curvature =
+      exact_
+          ? "exact Hessian of the Lagrangian (" + std::to_string(k_) +
+                " products per iteration), last diagonal shift " + Sci(delta_)
+          : std::string("damped BFGS");
   if (q_ > 0) {
-    curvature << "; largest merit weight mu_i = " << Sci(mu_.maxCoeff());
+    curvature += "; largest merit weight mu_i = " + Sci(mu_.maxCoeff());
   }
-  summary_->inner_message = curvature.str();
+  summary_->inner_message = curvature;
   if (termination_ == ceres::NO_CONVERGENCE) {
     std::ostringstream os;
     const KktCertificate& c = last_certificate_;

@@ -276,8 +276,14 @@ class KktSystem {
   // KktCertificate of the given multipliers at this point.
   KktCertificate Certificate(const KktMultipliers& multipliers,
                              const Eigen::VectorXd& sigma) const;
+  // The same from Residual(multipliers), already computed by the caller.
+  KktCertificate Certificate(const KktMultipliers& multipliers,
+                             const Eigen::VectorXd& sigma,
+                             const KktResidual& residual) const;
 
   double rho() const { return rho_; }
+  // The point of the last Linearize (size k).
+  const Eigen::VectorXd& z() const { return z_; }
   const Eigen::VectorXd& f() const { return f_; }
   // k x S, or k_t x S (tangent gradients) with a manifold.
   const Eigen::MatrixXd& grad_f() const { return grad_f_; }
@@ -360,6 +366,11 @@ class KktSystem {
   mutable NuElimination nu_elimination_;
   mutable bool have_raw_least_squares_ = false;
   mutable KktMultipliers raw_least_squares_;
+  // The last LeastSquaresMultipliers(sigma) and its sigma (empty: none):
+  // a strategy certifies with them and ComputeKktReport reports them at
+  // the same point.
+  mutable Eigen::VectorXd scaled_sigma_;
+  mutable KktMultipliers scaled_least_squares_;
   // The elimination of nu for every objective (fills nu_elimination_).
   void EliminateNu() const;
 };
@@ -395,6 +406,16 @@ bool ComputeKktReport(
     const Eigen::VectorXd& offset,
     double rho,
     const Eigen::VectorXd& z,
+    const KktMultipliers& solver_multipliers,
+    KktReport* report,
+    std::string* error,
+    const Eigen::VectorXd& objective_scale = Eigen::VectorXd());
+// The same at the point where `system` was linearized (its rho, z, lambda
+// and offset), reusing what it has computed there: a solver that certified
+// its point with a KktSystem hands it over instead of linearizing again.
+// The evaluator the system holds must still be linearized at that point.
+bool ComputeKktReport(
+    const KktSystem& system,
     const KktMultipliers& solver_multipliers,
     KktReport* report,
     std::string* error,

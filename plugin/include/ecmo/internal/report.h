@@ -69,6 +69,10 @@ bool SameEnumName(const std::string& a, const std::string& b);
 
 // "%.6e": how every report prints a real number.
 std::string FormatNumber(double x);
+// printf's "%.<precision>e", by std::to_chars: a solver's closing message
+// is built once per point, and at small k snprintf's locale handling was a
+// visible part of a solve.
+std::string FormatScientific(double x, int precision);
 
 // "[a, b, c]" with `precision` significant digits; vectors longer than
 // max_entries (> 0) end in ", ... (n entries)". max_entries <= 0 prints all.
