@@ -278,6 +278,20 @@ bool Solver::Options::IsValid(std::string* error) const {
 bool ValidatePreference(const std::vector<double>& preference,
                         int num_objectives,
                         std::string* error) {
+  // A valid preference passes without building the message stream (a
+  // locale set-up, visible in a solve at small k).
+  if (static_cast<int>(preference.size()) == num_objectives) {
+    double sum = 0.0;
+    bool valid = true;
+    for (double w : preference) {
+      valid = valid && std::isfinite(w) && w > 0.0;
+      sum += w;
+    }
+    if (valid && std::abs(sum - 1.0) <= 1e-9) {
+      if (error != nullptr) error->clear();
+      return true;
+    }
+  }
   std::ostringstream os;
   if (static_cast<int>(preference.size()) != num_objectives) {
     os << "The preference has " << preference.size()
@@ -317,6 +331,11 @@ bool ValidateConstraintKinds(StrategyType strategy,
                              Eigen::VectorXd* z,
                              std::string* error) {
   const int p = evaluator->NumInequalityConstraints();
+  if (p == 0 && !evaluator->HasBounds()) {
+    // Nothing to check (and no message stream to build).
+    if (error != nullptr) error->clear();
+    return true;
+  }
   const char* name = StrategyTypeToString(strategy);
   std::ostringstream os;
   if (p > 0 && strategy == StrategyType::WC_PENALTY_PGD) {
