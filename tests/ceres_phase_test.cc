@@ -229,6 +229,34 @@ TEST(CeresPhase, LooseFunctionToleranceSamePointFewerCeresIterations) {
       << error;
 }
 
+// Chord steps (NewtonOptions::chord_steps): the first step of an inner
+// solve after a multiplier update reuses the last factorization. The
+// certified points are those of a factorization per step, with fewer
+// Gauss-Newton matrices and hardly more Newton iterations.
+TEST(CeresPhase, ChordStepsSamePointFewerGaussNewtonMatrices) {
+  const auto summaries = SolvePoseGraphTwice(
+      200, {0.2, 0.5, 0.8}, [](int chord, Solver::Options* options) {
+        options->newton.chord_steps = chord == 1;
+      });
+  int64_t matrices[2] = {0, 0};
+  int iterations[2] = {0, 0};
+  for (const auto& pair : summaries) {
+    for (int chord = 0; chord < 2; ++chord) {
+      const Solver::Summary& summary = pair[chord];
+      SCOPED_TRACE("chord " + std::to_string(chord) + ": " + summary.message);
+      ASSERT_EQ(summary.termination_type, ceres::CONVERGENCE);
+      matrices[chord] += summary.evaluations.gauss_newton_matrices;
+      iterations[chord] += summary.inner_iterations;
+    }
+    EXPECT_LE((pair[1].objectives - pair[0].objectives).norm(),
+              1e-6 * pair[0].objectives.norm())
+        << pair[0].objectives.transpose() << " vs "
+        << pair[1].objectives.transpose();
+  }
+  EXPECT_LT(matrices[1], matrices[0]);
+  EXPECT_LE(iterations[1], iterations[0] + 3);
+}
+
 // A warm start from a neighbour's certified point, the neighbour's
 // multipliers carried over (Solver::Options::WarmStart::preference):
 //   - at the neighbour's own preference the point already minimizes the

@@ -173,6 +173,9 @@ class NewtonInnerMinimizer final : public InnerMinimizer {
     double decrease_factor = 2.0;
     Eigen::VectorXd x_trial(1 + k_), step(kt_);
     int tiny_decreases = 0;
+    // A chord step (see ChordPossible) for the first step of this solve.
+    bool try_chord = ChordPossible(x);
+    last_step_ratio_ = 0.0;
     for (;;) {
       ceres::IterationSummary iteration;
       iteration.cost = cost;
@@ -206,6 +209,8 @@ class NewtonInnerMinimizer final : public InnerMinimizer {
         return result;
       }
       std::string error;
+      chord_ = try_chord;
+      try_chord = false;
       if (!BuildModel(x, &error)) {
         result.termination_type = ceres::FAILURE;
         result.message = "cannot build the Newton model: " + error;
@@ -241,9 +246,9 @@ class NewtonInnerMinimizer final : public InnerMinimizer {
               x_trial.data(), &trial_cost, gradient_.data());
         }
         const double ratio = good ? (cost - trial_cost) / predicted : -1.0;
-        VLOG(2) << "Newton " << result.iterations << ": Q " << cost << " trial "
-                << trial_cost << " predicted " << predicted << " ratio "
-                << ratio << " radius "
+        VLOG(2) << "Newton " << result.iterations << (chord_ ? " (chord)" : "")
+                << ": Q " << cost << " trial " << trial_cost << " predicted "
+                << predicted << " ratio " << ratio << " radius "
                 << (gauss_newton_ ? radius_ : step_radius_) << " |g| "
                 << gradient_t_.norm() << " |d| " << step.norm();
         // Near the solution the predicted decrease can fall below what
@@ -260,11 +265,27 @@ class NewtonInnerMinimizer final : public InnerMinimizer {
                                     trial_cost <= cost + rounding;
         const bool decreased = good && std::isfinite(trial_cost) &&
                                ratio > options_.min_relative_decrease;
+        if (chord_ && !decreased && !below_rounding) {
+          // The old matrix was not good enough here: the region stays as
+          // it is, and the step is computed again from a fresh model at x
+          // (the evaluator has moved to the trial point).
+          chord_ = false;
+          if (!EvaluateWithGradient(x, &cost) || !TangentGradient(x) ||
+              !BuildModel(x, &error)) {
+            result.termination_type = ceres::FAILURE;
+            result.message = "cannot rebuild the Newton model: " +
+                             (error.empty() ? function_->last_error() : error);
+            return result;
+          }
+          continue;
+        }
         if (decreased || below_rounding) {
           const double change = cost - trial_cost;
           x = x_trial;
           cost = trial_cost;
           ++result.iterations;
+          last_step_norm_ = step.norm();
+          last_step_ratio_ = decreased ? ratio : 1.0;
           if (!decreased) {
             // Accepted at rounding level: the ratio carries no information
             // about the region, which stays as it is.
@@ -474,6 +495,7 @@ class NewtonInnerMinimizer final : public InnerMinimizer {
         rest_gradient_[i] = on_bound ? 0.0 : gi;
       }
     }
+    if (chord_) return true;  // G, D and the factorization as they were
     diagonal_.resize(kt_);
     if (gauss_newton_) {
       if (!evaluator_->GaussNewtonMatrix(
@@ -521,8 +543,9 @@ class NewtonInnerMinimizer final : public InnerMinimizer {
   // the Woodbury identity on one factorization of G + mu D (Gauss-Newton)
   // or by Steihaug-Toint CG (products); it stops when the active set repeats.
   bool ComputeStep(Eigen::VectorXd* d, double* predicted, std::string* error) {
-    const double mu = gauss_newton_ ? 1.0 / radius_ : 0.0;
-    if (gauss_newton_ && !Factorize(mu, error)) return false;
+    const double mu =
+        chord_ ? factored_mu_ : (gauss_newton_ ? 1.0 / radius_ : 0.0);
+    if (gauss_newton_ && !chord_ && !Factorize(mu, error)) return false;
     d->setZero(kt_);
     Eigen::VectorXd omega, c_trial, gd(kt_), grad, delta;
     std::vector<bool> previous_active;
@@ -614,6 +637,8 @@ class NewtonInnerMinimizer final : public InnerMinimizer {
 
   // Factorizes M = G + mu D (its symbolic analysis once).
   bool Factorize(double mu, std::string* error) {
+    factored_ = false;
+    factored_mu_ = mu;
     if (solver_ == NewtonLinearSolverType::DENSE_CHOLESKY) {
       Eigen::MatrixXd m = Eigen::MatrixXd(gn_);
       m.triangularView<Eigen::StrictlyUpper>() =
@@ -624,6 +649,7 @@ class NewtonInnerMinimizer final : public InnerMinimizer {
         *error = "the damped Gauss-Newton matrix is not positive definite";
         return false;
       }
+      factored_ = true;
       return true;
     }
     if (diagonal_matrix_.rows() != kt_) {
@@ -644,7 +670,26 @@ class NewtonInnerMinimizer final : public InnerMinimizer {
       *error = "the sparse LDL^T of the damped Gauss-Newton matrix failed";
       return false;
     }
+    factored_ = true;
     return true;
+  }
+
+  // Whether the first step of an inner solve may be a chord step: the
+  // factorization of the last Gauss-Newton model is reused (only the
+  // gradient, the objective columns W and the active set are new). After
+  // an outer iteration's multiplier update the inner solves near a
+  // solution take one Newton step of a few 1e-5 relative, and the
+  // factorization is most of a step's cost. Only after a last step that
+  // the model predicted well (ratio in [0.5, 2]) and that was small
+  // (<= kChordStep max(1, ||z||)), so the point has hardly moved since the
+  // factorization; a rejected chord step is recomputed from a fresh model
+  // without shrinking the region. Not with bounds (held components change
+  // the matrix).
+  bool ChordPossible(const Eigen::Map<Eigen::VectorXd>& x) const {
+    constexpr double kChordStep = 1e-4;
+    return options_.chord_steps && gauss_newton_ && !bounded_ && factored_ &&
+           last_step_ratio_ >= 0.5 && last_step_ratio_ <= 2.0 &&
+           last_step_norm_ <= kChordStep * std::max(1.0, x.tail(k_).norm());
   }
 
   Eigen::VectorXd SolveM(const Eigen::VectorXd& r) const {
@@ -816,6 +861,16 @@ class NewtonInnerMinimizer final : public InnerMinimizer {
       sparse_ldlt_;
   bool analyzed_ = false;
   Eigen::Index analyzed_nonzeros_ = -1;
+  // The last factorization succeeded, with damping factored_mu_.
+  bool factored_ = false;
+  double factored_mu_ = 0.0;
+  // This step reuses that factorization (ChordPossible).
+  bool chord_ = false;
+  // The last accepted step of the current inner solve: its length and its
+  // ratio of actual to predicted decrease (1 at rounding level; 0 before
+  // any step).
+  double last_step_norm_ = kInfinity;
+  double last_step_ratio_ = 0.0;
   Eigen::LDLT<Eigen::MatrixXd> dense_ldlt_;
 };
 

@@ -377,6 +377,16 @@ class Solver {
       // A step is accepted when the actual decrease of L_A is at least this
       // fraction of the model's. In (0, 1).
       double min_relative_decrease = 1e-3;
+      // Gauss-Newton with a factorizing linear solver, no bounds: the first
+      // step of an inner solve reuses the previous step's factorization (a
+      // chord step: new gradient and objective columns, old matrix) when
+      // that step was small (<= 1e-4 max(1, ||z||)) and its model good
+      // (ratio of actual to predicted decrease in [0.5, 2]). After an outer
+      // iteration's multiplier update near a solution the inner solve takes
+      // one tiny step, and the factorization is most of a step's cost; a
+      // rejected chord step is recomputed from a fresh model at once,
+      // without shrinking the trust region.
+      bool chord_steps = true;
       // CONJUGATE_GRADIENTS: at most this many iterations per step, and the
       // relative residual at which CG stops (the forcing term is
       // min(cg_relative_tolerance, sqrt(||grad||)), Eisenstat-Walker). > 0.
