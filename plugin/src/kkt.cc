@@ -266,9 +266,11 @@ Eigen::VectorXd BestOmegaWith(const Eigen::MatrixXd& R,
     hi.setConstant(inf);
     for (int s = 0; s < S; ++s) {
       if (c[s] <= 0.0) continue;  // only branch B: w >= 0, constant term
-      // Position of s among the ambiguous ones decides its branch.
+      // Position of s among the ambiguous ones decides its branch; a NaN
+      // c_s (not ambiguous, not skipped) takes branch A.
       const int pos = position[s];
-      const bool branch_a = pos >= enumerated || ((mask >> pos) & 1L) == 0;
+      const bool branch_a =
+          pos < 0 || pos >= enumerated || ((mask >> pos) & 1L) == 0;
       if (branch_a) {
         hi[s] = c[s];
         H(s, s) += 1.0;
