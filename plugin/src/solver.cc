@@ -278,47 +278,41 @@ bool Solver::Options::IsValid(std::string* error) const {
 bool ValidatePreference(const std::vector<double>& preference,
                         int num_objectives,
                         std::string* error) {
-  // A valid preference passes without building the message stream (a
-  // locale set-up, visible in a solve at small k).
-  if (static_cast<int>(preference.size()) == num_objectives) {
-    double sum = 0.0;
-    bool valid = true;
-    for (double w : preference) {
-      valid = valid && std::isfinite(w) && w > 0.0;
-      sum += w;
+  // One pass finds the first bad entry and the sum; the message stream (a
+  // locale set-up, visible in a solve at small k) only for an invalid one.
+  const bool sized = static_cast<int>(preference.size()) == num_objectives;
+  int bad = -1;
+  double sum = 0.0;
+  for (int s = 0; sized && s < num_objectives; ++s) {
+    if (bad < 0 && !(std::isfinite(preference[s]) && preference[s] > 0.0)) {
+      bad = s;
     }
-    if (valid && std::abs(sum - 1.0) <= 1e-9) {
-      if (error != nullptr) error->clear();
-      return true;
-    }
+    sum += preference[s];
+  }
+  if (sized && bad < 0 && std::abs(sum - 1.0) <= 1e-9) {
+    if (error != nullptr) error->clear();
+    return true;
   }
   std::ostringstream os;
-  if (static_cast<int>(preference.size()) != num_objectives) {
+  if (!sized) {
     os << "The preference has " << preference.size()
        << " entries but the problem has " << num_objectives
        << " objectives; give one weight per objective.";
+  } else if (bad >= 0 && !std::isfinite(preference[bad])) {
+    os << "Preference entry " << bad << " is " << preference[bad]
+       << "; weights must be finite numbers.";
+  } else if (bad >= 0) {
+    os << "Preference entry " << bad << " is " << preference[bad]
+       << "; the weighted-Chebyshev theory needs the open simplex "
+          "(every weight > 0). Use a small positive weight such as 1e-4 "
+          "instead of 0.";
   } else {
-    double sum = 0.0;
-    for (size_t s = 0; s < preference.size() && os.str().empty(); ++s) {
-      if (!std::isfinite(preference[s])) {
-        os << "Preference entry " << s << " is " << preference[s]
-           << "; weights must be finite numbers.";
-      } else if (preference[s] <= 0.0) {
-        os << "Preference entry " << s << " is " << preference[s]
-           << "; the weighted-Chebyshev theory needs the open simplex "
-              "(every weight > 0). Use a small positive weight such as 1e-4 "
-              "instead of 0.";
-      }
-      sum += preference[s];
-    }
-    if (os.str().empty() && std::abs(sum - 1.0) > 1e-9) {
-      os.precision(12);
-      os << "The preference sums to " << sum
-         << "; weights must sum to 1 (divide each by " << sum << ").";
-    }
+    os.precision(12);
+    os << "The preference sums to " << sum
+       << "; weights must sum to 1 (divide each by " << sum << ").";
   }
   if (error != nullptr) *error = os.str();
-  return os.str().empty();
+  return false;
 }
 
 namespace {
