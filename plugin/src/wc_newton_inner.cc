@@ -498,6 +498,7 @@ class NewtonInnerMinimizer final : public InnerMinimizer {
     if (chord_) return true;  // G, D and the factorization as they were
     diagonal_.resize(kt_);
     if (gauss_newton_) {
+      factored_ = false;  // the factorization is of the previous gn_
       if (!evaluator_->GaussNewtonMatrix(
               lagrangian_a_.data(), row_weights_.data(), &gn_, error)) {
         return false;
@@ -861,7 +862,8 @@ class NewtonInnerMinimizer final : public InnerMinimizer {
       sparse_ldlt_;
   bool analyzed_ = false;
   Eigen::Index analyzed_nonzeros_ = -1;
-  // The last factorization succeeded, with damping factored_mu_.
+  // The last factorization succeeded, is of the current gn_ (and
+  // diagonal_), with damping factored_mu_.
   bool factored_ = false;
   double factored_mu_ = 0.0;
   // This step reuses that factorization (ChordPossible).
