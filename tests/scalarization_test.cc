@@ -14,6 +14,8 @@
 //     kkt_tolerance switch;
 //   * validation of the scalarization options (message names the field).
 
+#include "ecmo/scalarization.h"
+
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -24,7 +26,7 @@
 #include "ecmo/kkt.h"
 #include "ecmo/problem.h"
 #include "ecmo/problems/registry.h"
-#include "ecmo/scalarization.h"
+#include "ecmo/result_writer.h"
 #include "ecmo/solver.h"
 #include "gtest/gtest.h"
 #include "single_objective_problems.h"
@@ -515,6 +517,72 @@ TEST(Scalarization, ReturnedPointsCarryTheCertificate) {
               options.kkt_tolerance)
         << summary.FullReport();
   }
+}
+
+// Without the normalization the certificate measures objective s by
+// |f_s - r_s| at the start; from a start 300-400 times the front's size
+// that is as much looser. Given scales cap it: the same solve with w = 1
+// reports sigma = (1, 1) and lands within 1e-7 of the exact WC point, where
+// the start's scales only promise about 1e-8 * 400.
+TEST(Scalarization, GivenScalesCapTheCertificateScalesOfAFarStart) {
+  // (wc-penalty-lbfgs stalls near 2e-4 from this start at sigma = 1: its
+  // penalty's conditioning, not the scales.)
+  for (StrategyType strategy :
+       {StrategyType::WC_AUGMENTED_LAGRANGIAN, StrategyType::WC_SQP}) {
+    SCOPED_TRACE(StrategyTypeToString(strategy));
+    for (const bool given : {false, true}) {
+      SCOPED_TRACE(given ? "scales given" : "no scales");
+      double z[2] = {300.0, 400.0};  // f(z0) - r = (302, 402)
+      Problem problem;
+      BuildScaledCircle(z, 1.0, 1.0, &problem);
+      Solver::Options options;
+      options.strategy = strategy;
+      options.reference_point = {-2.0, -2.0};
+      if (given) options.objective_scale = {1.0, 1.0};
+      Solver::Summary summary;
+      Solve(options, problem, {0.3, 0.7}, &summary);
+      ASSERT_EQ(summary.termination_type, ceres::CONVERGENCE)
+          << summary.message;
+      EXPECT_EQ(summary.scalarization.scale_given, given);
+      ASSERT_EQ(summary.kkt.objective_scale.size(), 2);
+      EXPECT_DOUBLE_EQ(summary.kkt.objective_scale[0], given ? 1.0 : 302.0);
+      EXPECT_DOUBLE_EQ(summary.kkt.objective_scale[1], given ? 1.0 : 402.0);
+      if (given) {
+        const Eigen::VectorXd exact = ExactCircleZ(
+            {0.3, 0.7}, Eigen::Vector2d(1.0, 1.0), summary.scalarization);
+        EXPECT_NEAR(z[0], exact[0], 1e-7);
+        EXPECT_NEAR(z[1], exact[1], 1e-7);
+      }
+    }
+  }
+  // A scale larger than the start's size does not loosen it.
+  double z[2] = {0.6, -0.8};
+  Problem problem;
+  BuildScaledCircle(z, 1.0, 1.0, &problem);
+  Solver::Options options;
+  options.reference_point = {-2.0, -2.0};
+  options.objective_scale = {10.0, 10.0};
+  Solver::Summary summary;
+  Solve(options, problem, {0.5, 0.5}, &summary);
+  ASSERT_EQ(summary.termination_type, ceres::CONVERGENCE) << summary.message;
+  EXPECT_DOUBLE_EQ(summary.kkt.objective_scale[0], 2.6);  // |0.6 + 2|
+  EXPECT_DOUBLE_EQ(summary.kkt.objective_scale[1], 1.2);  // |-0.8 + 2|
+
+  // The flag survives the result files (resume reads it back).
+  Scalarization written;
+  written.reference_point = Eigen::Vector2d(-2.0, -2.0);
+  written.objective_scale = Eigen::Vector2d(1.0, 3.0);
+  written.scale_given = true;
+  Scalarization read;
+  std::string error;
+  ASSERT_TRUE(
+      ScalarizationFromJson(ScalarizationToJson(written), &read, &error))
+      << error;
+  EXPECT_TRUE(read.scale_given);
+  nlohmann::json bad = ScalarizationToJson(written);
+  bad["scale_given"] = "yes";
+  EXPECT_FALSE(ScalarizationFromJson(bad, &read, &error));
+  EXPECT_TRUE(Contains(error, "scalarization.scale_given")) << error;
 }
 
 TEST(Scalarization, CertificateOfAHandBuiltResidual) {

@@ -61,7 +61,9 @@ namespace ecmo_pipelines {
 
 struct FrontSettings {
   // Preferences (t, 1 - t), t = 0, 1/(n-1), ..., 1, moved into the open
-  // simplex by ecmo::ToOpenSimplex. >= 2.
+  // simplex by ecmo::ToOpenSimplex with the floor m / (1 + m), m the
+  // utopia margin (1e-2 by default: ends (0.0099, 0.9901)), so that the
+  // end preferences select the corners of the payoff box (see Trace). >= 2.
   int num_points = 11;
   bool warm_start = true;
   // Options of every WC point; scalarization, reference_point,
@@ -76,9 +78,14 @@ struct FrontSettings {
   double dominance_tolerance = 1e-6;
   // How the reference point and the objective scales are found (unless
   // solver.scalarization is given). true: from the two ends of the front
-  // as plain Ceres finds them, the weighted sums with weights (1, 1e-6) and
-  // (1e-6, 1) from the start: ideal_s and nadir_s from that payoff table,
-  // scales nadir - ideal, reference point ideal - utopia_margin * scale.
+  // as plain Ceres finds them, the weighted sums with weights (1 - e, e)
+  // and (e, 1 - e) from the start, e = ecmo::kDefaultPreferenceFloor
+  // (1e-4): ideal_s and nadir_s from that payoff table, scales nadir -
+  // ideal, reference point ideal - utopia_margin * scale. (Weights of 1e-6
+  // were measured and not kept: Levenberg-Marquardt stops at its function
+  // tolerance before the small term moves, so the 3,500-pose graph's end
+  // landed 50 times beyond the front's and the normalized front filled 2%
+  // of the payoff box.)
   // false: ecmo::ComputeScalarization (single-objective WC solves with the
   // strategy); where an objective's minimizers are not unique its payoff
   // row is an arbitrary minimizer, whose other objective can be far worse
@@ -200,7 +207,9 @@ bool TraceFront(
     Eigen::Matrix2d payoff;
     for (int s = 0; s < 2; ++s) {
       typename Workload::Options weighted = workload_options;
-      set_weights(&weighted, s == 0 ? 1.0 : 1e-6, s == 0 ? 1e-6 : 1.0);
+      const double tiny = ecmo::kDefaultPreferenceFloor;
+      set_weights(
+          &weighted, s == 0 ? 1.0 - tiny : tiny, s == 0 ? tiny : 1.0 - tiny);
       std::unique_ptr<Workload> end = Workload::Create(weighted, error);
       if (end == nullptr) return false;
       ceres::Solver::Summary summary;
@@ -247,6 +256,26 @@ bool TraceFront(
   const Eigen::VectorXd scale = result->scalarization.objective_scale;
   workload->ResetToStart();
 
+  // The end preferences (1 - e, e) select the corners of the payoff box:
+  // at f_1 = ideal_1 the WC point balances e (f_2 - r_2) / w_2 with
+  // (1 - e) m (m the utopia margin), so e = m / (1 + m) puts f_2 at the
+  // nadir. ToOpenSimplex's default floor (1e-4) with m = 1e-2 would put it
+  // 99 ranges beyond, far outside the front the weighted sums trace.
+  // The margin is read off the scalarization (ideal - r) / w; without an
+  // ideal point the default floor stays.
+  double floor = ecmo::kDefaultPreferenceFloor;
+  {
+    const ecmo::Scalarization& sc = result->scalarization;
+    if (sc.ideal_point.size() == 2 && sc.reference_point.size() == 2 &&
+        sc.objective_scale.size() == 2) {
+      const double margin = ((sc.ideal_point - sc.reference_point)
+                                 .cwiseQuotient(sc.objective_scale))
+                                .minCoeff();
+      if (std::isfinite(margin) && margin > 0.0) {
+        floor = std::clamp(margin / (1.0 + margin), floor, 0.25);
+      }
+    }
+  }
   const std::vector<std::vector<double>> grid =
       ecmo::EvenlySpaced2(settings.num_points, error);
   if (grid.empty()) return false;
@@ -256,10 +285,9 @@ bool TraceFront(
   const ecmo::Solver::Summary* previous = nullptr;
   std::vector<ecmo::Solver::Summary> summaries(grid.size());
   for (size_t i = 0; i < grid.size(); ++i) {
-    result->points[i].preference = ecmo::ToOpenSimplex(grid[i]);
+    result->points[i].preference = ecmo::ToOpenSimplex(grid[i], floor);
     if (!settings.wc_points) continue;
     FrontPoint& point = result->points[i];
-    point.preference = ecmo::ToOpenSimplex(grid[i]);
     ecmo::Solver::Options options = solver;
     const bool warm = settings.warm_start && previous != nullptr;
     if (warm) {

@@ -491,13 +491,17 @@ bool ScalarizationFromJson(const nlohmann::json& j,
     *error = "unknown scalarization.reference_point_type \"" + type + "\"";
     return false;
   }
-  const auto normalized = j.find("normalized");
-  if (normalized != j.end()) {
-    if (!normalized->is_boolean()) {
-      *error = "\"scalarization.normalized\" is not a boolean";
+  // Optional flags (files written before scale_given existed lack it).
+  for (const auto& [key, flag] :
+       {std::make_pair("normalized", &s.normalized),
+        std::make_pair("scale_given", &s.scale_given)}) {
+    const auto it = j.find(key);
+    if (it == j.end()) continue;
+    if (!it->is_boolean()) {
+      *error = std::string("\"scalarization.") + key + "\" is not a boolean";
       return false;
     }
-    s.normalized = normalized->get<bool>();
+    *flag = it->get<bool>();
   }
   if (!ReadVector(j, "reference_point", &s.reference_point, error) ||
       !ReadVector(j, "objective_scale", &s.objective_scale, error) ||

@@ -56,6 +56,7 @@ nlohmann::json ScalarizationToJson(const Scalarization& s) {
       {"reference_point", ToVector(s.reference_point)},
       {"objective_scale", ToVector(s.objective_scale)},
       {"normalized", s.normalized},
+      {"scale_given", s.scale_given},
       {"ideal", ToVector(s.ideal_point)},
       {"nadir", ToVector(s.nadir_point)},
       {"single_objective_solves", s.num_single_objective_solves},

@@ -241,6 +241,7 @@ bool ComputeScalarization(const Solver::Options& options,
     out->reference_point = utopia;
   }
   if (given_scale) {
+    out->scale_given = true;
     out->objective_scale =
         Eigen::Map<const Eigen::VectorXd>(options.objective_scale.data(), S);
   } else if (options.normalize_objectives && need_table) {

@@ -730,7 +730,10 @@ void Solve(const Solver::Options& options,
 
   // Objective scales of the certificate: the range when the payoff table
   // gave one (the normalization uses the same), otherwise the size of
-  // f_s - r_s at the start, at least 1.
+  // f_s - r_s at the start, at least 1; capped by the caller's scale. A
+  // poor start (an objective 1e6 times its value on the front) loosens the
+  // certificate by as much; a caller's scale may come from such a start,
+  // so the smaller of the two is taken: never looser than either.
   Eigen::VectorXd sigma(S);
   for (int s = 0; s < S; ++s) {
     if (scalarization.normalized) {
@@ -745,6 +748,9 @@ void Solve(const Solver::Options& options,
                            std::abs(scalarization.nadir_point[s])}));
     } else {
       sigma[s] = std::max(1.0, std::abs(f0[s] + input.offset[s]));
+    }
+    if (scalarization.scale_given) {
+      sigma[s] = std::min(sigma[s], scalarization.objective_scale[s]);
     }
   }
   input.reference_is_lower_bound =

@@ -58,7 +58,8 @@ std::string Solver::Summary::FullReport() const {
                    " " + FormatVector(scalarization.reference_point));
     report.Row(scalarization.normalized
                    ? "  Objective scales w (nadir - utopia)"
-                   : "  Objective scales w",
+               : scalarization.scale_given ? "  Objective scales w (given)"
+                                           : "  Objective scales w",
                FormatVector(scalarization.objective_scale));
     if (scalarization.ideal_point.size() > 0) {
       report.Row("  Ideal point", FormatVector(scalarization.ideal_point));

@@ -64,8 +64,9 @@ std::string ParetoSweep::Summary::FullReport() const {
                std::string(ReferencePointTypeToString(
                    scalarization.reference_point_type)) +
                    " " + FormatVector(scalarization.reference_point));
-    report.Row(scalarization.normalized ? "Objective scales (nadir - utopia)"
-                                        : "Objective scales",
+    report.Row(scalarization.normalized    ? "Objective scales (nadir - utopia)"
+               : scalarization.scale_given ? "Objective scales (given)"
+                                           : "Objective scales",
                FormatVector(scalarization.objective_scale));
     if (scalarization.num_single_objective_solves > 0) {
       report.Row(

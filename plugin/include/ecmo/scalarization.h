@@ -69,6 +69,9 @@ struct Scalarization {
   Eigen::VectorXd objective_scale;
   // True when objective_scale = nadir - utopia.
   bool normalized = false;
+  // True when objective_scale is Solver::Options::objective_scale (it then
+  // caps the certificate's objective scales; ecmo/solver.h).
+  bool scale_given = false;
 
   // From the single-objective solves (empty when none ran): the ideal point
   // (min of each objective found), the payoff-table nadir estimate, and

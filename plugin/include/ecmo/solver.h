@@ -155,7 +155,10 @@ class Solver {
     bool normalize_objectives = false;
     // Explicit objective scales w (size S, finite, > 0); overrides
     // normalize_objectives. Empty: ones, or the normalization. A sweep sets
-    // reference_point and objective_scale once for all its points.
+    // reference_point and objective_scale once for all its points. Without
+    // the normalization the certificate measures objective s by
+    // max(1, |f_s - r_s|) at the start, which a poor start inflates; given
+    // scales cap it (the smaller of the two is used).
     std::vector<double> objective_scale;
     // A scalarization computed beforehand by ComputeScalarization, used as
     // is instead of the fields above (which must then be left empty):
