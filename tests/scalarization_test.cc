@@ -585,6 +585,38 @@ TEST(Scalarization, GivenScalesCapTheCertificateScalesOfAFarStart) {
   EXPECT_TRUE(Contains(error, "scalarization.scale_given")) << error;
 }
 
+// Scales 1e3 .. 1e6 times the objectives' size leave weighted gradients
+// of 5e-4 .. 5e-7 at the start; the strategies' penalties start from O(1)
+// constants and stalled at max_penalty. Solve scales such objectives up to
+// a largest weighted gradient of 0.1 (Summary::objective_scaling), and the
+// point is the exact WC point whatever the scale.
+TEST(Scalarization, ScalesFarAboveTheObjectivesStillReachTheExactPoint) {
+  for (StrategyType strategy : {StrategyType::WC_AUGMENTED_LAGRANGIAN,
+                                StrategyType::WC_SQP,
+                                StrategyType::WC_PENALTY_LBFGS}) {
+    SCOPED_TRACE(StrategyTypeToString(strategy));
+    for (const double w : {1e3, 1e6}) {
+      SCOPED_TRACE(::testing::Message() << "w = " << w);
+      double z[2] = {0.6, -0.8};
+      Problem problem;
+      BuildScaledCircle(z, 1.0, 1.0, &problem);
+      Solver::Options options;
+      options.strategy = strategy;
+      options.reference_point = {-2.0, -2.0};
+      options.objective_scale = {w, w};
+      Solver::Summary summary;
+      Solve(options, problem, {0.5, 0.5}, &summary);
+      ASSERT_EQ(summary.termination_type, ceres::CONVERGENCE)
+          << summary.message;
+      // largest |lambda_s / w_s grad f_s| = 0.5 / w.
+      EXPECT_NEAR(summary.objective_scaling, 0.2 * w, 1e-9 * w);
+      const double inv_sqrt2 = 1.0 / std::sqrt(2.0);
+      EXPECT_NEAR(z[0], -inv_sqrt2, 1e-7);
+      EXPECT_NEAR(z[1], -inv_sqrt2, 1e-7);
+    }
+  }
+}
+
 TEST(Scalarization, CertificateOfAHandBuiltResidual) {
   // S = 2, k = 2, q = 2.
   const double rho = 0.5;

@@ -317,6 +317,13 @@ bool ValidatePreference(const std::vector<double>& preference,
 
 namespace {
 
+// Below this largest weighted objective gradient |lambda_s / w_s grad f_s|
+// at the start, Solve scales the objectives up to it: the strategies'
+// penalties and multiplier estimates start from O(1) constants, and
+// objective scales 1e3 times the objectives' size (weighted gradients of
+// 5e-4) left the augmented Lagrangian stalled at max_penalty.
+constexpr double kSmallestWeightedGradient = 1e-1;
+
 // Inequality constraints and bounds: which strategies take them, whether
 // the bounds are consistent, and the start point moved inside them.
 bool ValidateConstraintKinds(StrategyType strategy,
@@ -772,6 +779,9 @@ void Solve(const Solver::Options& options,
           largest, input.lambda[s] * grad0.col(s).lpNorm<Eigen::Infinity>());
     }
     if (std::isfinite(largest) && largest > 100.0) s_scale = 100.0 / largest;
+    if (largest > 0.0 && largest < kSmallestWeightedGradient) {
+      s_scale = kSmallestWeightedGradient / largest;
+    }
   }
   summary->objective_scaling = s_scale;
   Solver::Options scaled_options;

@@ -582,13 +582,14 @@ class Solver {
 
     double total_time_in_seconds = -1.0;
 
-    // The internal objective scaling s <= 1 the quasi-Newton strategies
-    // solved with (lambda multiplied by s so that the largest weighted
-    // objective gradient at the start is at most 100, as in Ipopt's
-    // gradient-based scaling; 1 for the faithful strategy and with
-    // kkt_tolerance > 0). rho, nu and the KKT numbers above are of the
-    // problem as posed; penalty_u / penalty_v and the history's penalty
-    // values are internal.
+    // The internal objective scaling s the quasi-Newton strategies solved
+    // with: lambda multiplied by s so that the largest weighted objective
+    // gradient at the start is at most 100 (as in Ipopt's gradient-based
+    // scaling) and at least 0.1 (objective scales far above the
+    // objectives' size, whose tiny weighted gradients stalled the
+    // penalties); 1 for the faithful strategy and with kkt_tolerance > 0.
+    // rho, nu and the KKT numbers above are of the problem as posed;
+    // penalty_u / penalty_v and the history's penalty values are internal.
     double objective_scaling = 1.0;
 
     // Kept when Options::record_history is true.
