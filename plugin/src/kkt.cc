@@ -220,10 +220,13 @@ typename T::Vector SolveBoxQp(const typename T::Matrix& H,
 // minimum.
 template <typename T>
 Eigen::VectorXd BestOmegaWith(const Eigen::MatrixXd& R,
-                              const Eigen::VectorXd& c) {
+                              double weight,
+                              const Eigen::VectorXd& c,
+                              Eigen::VectorXd* rw_scratch) {
   const int S = static_cast<int>(c.size());
   typename T::Matrix M(S, S);
   M.noalias() = R.transpose() * R;
+  M *= weight * weight;
   // s with c_s > 0, nearest-to-active first.
   typename T::Index ambiguous(S);
   int num_ambiguous = 0;
@@ -244,10 +247,12 @@ Eigen::VectorXd BestOmegaWith(const Eigen::MatrixXd& R,
   // ||R w||^2 rather than w^T M w: the quadratic form can cancel to a
   // negative number when the gradients are huge and nearly opposite, and a
   // negative "residual" would win the comparison below.
-  Eigen::VectorXd rw(R.rows());
+  Eigen::VectorXd& rw = *rw_scratch;
+  rw.resize(R.rows());
   auto objective = [&](const typename T::Vector& w) {
     rw.noalias() = R * w;
-    double value = (w.sum() - 1.0) * (w.sum() - 1.0) + rw.squaredNorm();
+    double value =
+        (w.sum() - 1.0) * (w.sum() - 1.0) + weight * weight * rw.squaredNorm();
     for (int s = 0; s < S; ++s) {
       const double m = std::min(w[s], c[s]);
       value += m * m;
@@ -288,10 +293,15 @@ Eigen::VectorXd BestOmegaWith(const Eigen::MatrixXd& R,
   return Eigen::VectorXd(best_w);
 }
 
-Eigen::VectorXd BestOmega(const Eigen::MatrixXd& R, const Eigen::VectorXd& c) {
+// R scaled by `weight` (not copied); rw_scratch holds R w (size k).
+Eigen::VectorXd BestOmega(const Eigen::MatrixXd& R,
+                          double weight,
+                          const Eigen::VectorXd& c,
+                          Eigen::VectorXd* rw_scratch) {
   return c.size() <= kSmallObjectives
-             ? BestOmegaWith<SmallTypes<kSmallObjectives>>(R, c)
-             : BestOmegaWith<DynamicTypes>(R, c);
+             ? BestOmegaWith<SmallTypes<kSmallObjectives>>(
+                   R, weight, c, rw_scratch)
+             : BestOmegaWith<DynamicTypes>(R, weight, c, rw_scratch);
 }
 
 }  // namespace
@@ -384,6 +394,19 @@ void KktSystem::TangentJacobianTransposeMultiply(const double* v,
   evaluator_->JacobianTransposeMultiply(v, ambient_scratch_.data());
   manifold_->RightMultiplyByPlusJacobian(
       z_.data(), 1, ambient_scratch_.data(), out);
+}
+
+double KktSystem::StationaritySquaredNorm(const Eigen::VectorXd& omega,
+                                          const Eigen::VectorXd& nu) const {
+  const Eigen::Index k = grad_f_.rows();
+  stationarity_scratch_.resize(k);
+  stationarity_scratch_.noalias() = grad_f_ * lambda_.cwiseProduct(omega);
+  if (nu.size() > 0 && nu.size() == h_.size()) {
+    jt_nu_scratch_.resize(k);
+    TangentJacobianTransposeMultiply(nu.data(), jt_nu_scratch_.data());
+    stationarity_scratch_ += jt_nu_scratch_;
+  }
+  return stationarity_scratch_.squaredNorm();
 }
 
 void KktSystem::TangentJacobianMultiply(const double* x, double* out) const {
@@ -525,12 +548,13 @@ KktMultipliers KktSystem::MinimizeOverMultipliers(
 
   if (!nu_elimination_.valid) EliminateNu();
   const Eigen::MatrixXd& N = nu_elimination_.N;
-  const Eigen::MatrixXd R = nu_elimination_.R * stationarity_weight;
+  const Eigen::MatrixXd& R = nu_elimination_.R;
   Eigen::VectorXd c(S);
   for (int s = 0; s < S; ++s) {
     c[s] = comp_scale[s] * (rho_ - lambda_[s] * f_[s]);
   }
-  const Eigen::VectorXd best_w = BestOmega(R, c);
+  const Eigen::VectorXd best_w =
+      BestOmega(R, stationarity_weight, c, &stationarity_scratch_);
 
   KktMultipliers result;
   result.omega = best_w;
@@ -549,16 +573,20 @@ KktMultipliers KktSystem::MinimizeOverMultipliers(
     }
     return value;
   };
-  double best_score = score_of(result.omega, Residual(result).StationaritySq());
+  const bool plain = p_ == 0 && lower_.size() == 0;
+  double best_score =
+      score_of(result.omega,
+               plain ? StationaritySquaredNorm(result.omega, result.nu)
+                     : Residual(result).StationaritySq());
   // The fallbacks have nu = 0, where Residual's stationarity block is
   // exactly grad f (lambda omega) (these problems have neither bounds nor
   // inequalities): no Jacobian product needed.
   KktMultipliers fallback;
   fallback.nu = Eigen::VectorXd::Zero(q);
+  const Eigen::VectorXd no_nu;
   for (const Eigen::VectorXd& omega :
        {Eigen::VectorXd(best_w), Eigen::VectorXd(Eigen::VectorXd::Zero(S))}) {
-    const double score =
-        score_of(omega, (grad_f_ * lambda_.cwiseProduct(omega)).squaredNorm());
+    const double score = score_of(omega, StationaritySquaredNorm(omega, no_nu));
     if (score < best_score || !std::isfinite(best_score)) {
       best_score = score;
       fallback.omega = omega;
@@ -711,7 +739,8 @@ KktMultipliers KktSystem::MinimizeWithActiveSet(
     c[s] = comp_scale[s] * (rho_ - lambda_[s] * f_[s]);
   }
   KktMultipliers result;
-  result.omega = BestOmega(R, c);
+  Eigen::VectorXd rw;
+  result.omega = BestOmega(R, 1.0, c, &rw);
   result.nu = N * result.omega;
   if (lower_.size() > 0) {
     const Eigen::VectorXd r = unmasked * result.omega;

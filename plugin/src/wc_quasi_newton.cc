@@ -198,10 +198,14 @@ void RunOuterLoop(Method method,
   std::string certified_by;
   std::string certified_description;
 
+  // The linearizations of the certification steps below, kept across
+  // outer iterations so that their k-sized storage is reused (freed and
+  // re-allocated it was faulted in again on every outer iteration).
+  KktSystem certify_system, extrapolation_system;
   // Scores the point with the least-squares multipliers; on success the
   // solve ends with them as the strategy's multipliers.
   auto certify_least_squares = [&](double* kkt_ls) {
-    KktSystem system;
+    KktSystem& system = certify_system;
     std::string error;
     *kkt_ls = -1.0;
     if (diverging) return false;
@@ -211,7 +215,8 @@ void RunOuterLoop(Method method,
     }
     const KktMultipliers ls = stop_rule.LeastSquaresMultipliers(system);
     const KktResidual residual = system.Residual(ls);
-    const KktCertificate certificate = system.Certificate(ls, stop_rule.sigma);
+    const KktCertificate certificate =
+        system.Certificate(ls, stop_rule.sigma, residual);
     *kkt_ls = residual.SquaredNorm();
     if (stop_rule.Met(residual, certificate)) {
       multipliers = ls;
@@ -408,7 +413,7 @@ void RunOuterLoop(Method method,
       extrapolated.nu = q > 0 ? Eigen::VectorXd(a * multipliers.nu -
                                                 b * previous_multipliers.nu)
                               : Eigen::VectorXd();
-      KktSystem system;
+      KktSystem& system = extrapolation_system;
       std::string error;
       if (extrapolated_ok && system.Linearize(evaluator,
                                               input.lambda,
@@ -419,7 +424,7 @@ void RunOuterLoop(Method method,
         have_extrapolated = true;
         KktResidual residual_e = system.Residual(extrapolated);
         KktCertificate certificate_e =
-            system.Certificate(extrapolated, stop_rule.sigma);
+            system.Certificate(extrapolated, stop_rule.sigma, residual_e);
         std::string how = "extrapolated multipliers";
         bool met = stop_rule.Met(residual_e, certificate_e);
         const double kkt_e0 = residual_e.SquaredNorm();
@@ -429,7 +434,7 @@ void RunOuterLoop(Method method,
           const KktMultipliers ls = stop_rule.LeastSquaresMultipliers(system);
           const KktResidual residual_ls = system.Residual(ls);
           const KktCertificate certificate_ls =
-              system.Certificate(ls, stop_rule.sigma);
+              system.Certificate(ls, stop_rule.sigma, residual_ls);
           if (stop_rule.Met(residual_ls, certificate_ls)) {
             residual_e = residual_ls;
             certificate_e = certificate_ls;
