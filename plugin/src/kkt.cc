@@ -573,14 +573,12 @@ KktMultipliers KktSystem::MinimizeOverMultipliers(
     }
     return value;
   };
-  const bool plain = p_ == 0 && lower_.size() == 0;
+  // Only reached without bounds and inequalities (the constrained case is
+  // MinimizeOverConstrainedMultipliers), where Residual's stationarity
+  // block is exactly what StationaritySquaredNorm computes; the fallbacks
+  // have nu = 0: no Jacobian product needed.
   double best_score =
-      score_of(result.omega,
-               plain ? StationaritySquaredNorm(result.omega, result.nu)
-                     : Residual(result).StationaritySq());
-  // The fallbacks have nu = 0, where Residual's stationarity block is
-  // exactly grad f (lambda omega) (these problems have neither bounds nor
-  // inequalities): no Jacobian product needed.
+      score_of(result.omega, StationaritySquaredNorm(result.omega, result.nu));
   KktMultipliers fallback;
   fallback.nu = Eigen::VectorXd::Zero(q);
   const Eigen::VectorXd no_nu;

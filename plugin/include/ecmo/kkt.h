@@ -353,7 +353,8 @@ class KktSystem {
   Eigen::VectorXd lower_, upper_;  // empty without bounds
   int p_ = 0;                      // inequality constraints (last of h_)
   mutable Eigen::VectorXd ambient_scratch_;
-  // StationaritySquaredNorm's k-vectors.
+  // StationaritySquaredNorm's k-vectors (the first also holds R w inside
+  // MinimizeOverMultipliers' enumeration, which ends before the scores).
   mutable Eigen::VectorXd stationarity_scratch_, jt_nu_scratch_;
   double rho_ = 0.0;
   Eigen::VectorXd lambda_;
