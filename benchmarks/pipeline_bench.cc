@@ -7,7 +7,9 @@
 //   * by plain ceres::Solve of the weighted sum (Levenberg-Marquardt,
 //     SPARSE_NORMAL_CHOLESKY, group weights lambda_s / w_s via
 //     ceres::ScaledLoss, Ceres' default tolerances, same start),
-// both cold (every point from the odometry start) and as a warm-started
+// both cold (every point from the graph's initial guess: the odometry
+// start, or with --initial_guess=linear the linear estimate of
+// ecmo/problems/pose_graph.h) and as a warm-started
 // sweep (each point from the previous one; see
 // examples/pipelines/pipeline_front.h for the rules). Reported per size and
 // mode: mean wall time per point of each and their ratio, certified and
@@ -19,6 +21,7 @@
 //   pipeline_bench [--poses=334,3334,33334] [--points=11]
 //                  [--modes=cold,warm] [--max_point_seconds=600]
 //                  [--strategy=wc-newton] [--wall=0]
+//                  [--initial_guess=odometry|linear]
 //
 // --wall=Q (0 < Q < 1) bounds every moving pose's x from above by the
 // Q-quantile of the start's x coordinates (a wall the map may not cross;
@@ -63,6 +66,7 @@ struct Config {
   double max_point_seconds = 600.0;
   std::string strategy = "wc-newton";
   double wall = 0.0;
+  PoseGraph2d::InitialGuess initial_guess = PoseGraph2d::InitialGuess::ODOMETRY;
   bool smoke = false;
 };
 
@@ -165,6 +169,7 @@ bool TracePoseGraphFront(const Config& config,
   }
   PoseGraph2d::Options graph;
   graph.num_poses = num_poses;
+  graph.initial_guess = config.initial_guess;
   return ecmo_pipelines::TraceFront<PoseGraph2d>(
       settings, graph, set_weights, result, message);
 }
@@ -299,6 +304,14 @@ int main(int argc, char** argv) {
       config.max_point_seconds = std::atof(v);
     } else if (const char* v = value("--strategy=")) {
       config.strategy = v;
+    } else if (const char* v = value("--initial_guess=")) {
+      if (!ecmo::problems::StringToInitialGuess(v, &config.initial_guess)) {
+        std::fprintf(stderr,
+                     "pipeline_bench: --initial_guess=%s is not odometry or "
+                     "linear.\n",
+                     v);
+        return 1;
+      }
     } else if (const char* v = value("--wall=")) {
       config.wall = std::atof(v);
       if (!(config.wall >= 0.0 && config.wall < 1.0)) {
@@ -313,17 +326,18 @@ int main(int argc, char** argv) {
                    "usage: pipeline_bench [--smoke] [--poses=334,3334,33334] "
                    "[--points=11] [--modes=cold,warm] "
                    "[--max_point_seconds=600] [--strategy=wc-newton] "
-                   "[--wall=0]\n");
+                   "[--wall=0] [--initial_guess=odometry|linear]\n");
       return 1;
     }
   }
 
   std::printf(
       "pose graph fronts: %d points, strategy %s vs plain ceres::Solve "
-      "(LM, SPARSE_NORMAL_CHOLESKY), per-point budget %.0f s%s\n",
+      "(LM, SPARSE_NORMAL_CHOLESKY), per-point budget %.0f s, %s start%s\n",
       config.points,
       config.strategy.c_str(),
       config.max_point_seconds,
+      ecmo::problems::InitialGuessToString(config.initial_guess),
       config.wall > 0.0 ? ", x of every pose bounded by the wall" : "");
   if (config.wall > 0.0) {
     std::printf("wall: x <= the %.2f-quantile of the start's x coordinates\n",

@@ -1,14 +1,17 @@
 // Copyright 2026 The ceres-ecmo Authors.
 // SPDX-License-Identifier: BSD-3-Clause (see LICENSE).
 // The generated least-squares workloads (ecmo/problems/pose_graph.h,
-// bundle_adjustment.h): sizes, determinism, the odometry-composed start,
-// the weighted-sum form, and refusals of bad options.
+// bundle_adjustment.h): sizes, determinism, the odometry-composed and the
+// linear starts, the weighted-sum form, and refusals of bad options.
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "ceres/problem.h"
+#include "ceres/solver.h"
 #include "ecmo/ceres_problem_adapter.h"
 #include "ecmo/problems/bundle_adjustment.h"
 #include "ecmo/problems/pose_graph.h"
@@ -93,6 +96,100 @@ TEST(PoseGraph2d, SameSeedSameGraphAndWeightsScaleTheGroups) {
       *PoseGraph2d::Create(PoseGraph2d::Options(), nullptr)));
   a->ResetToStart();
   EXPECT_LT(a->Costs()[0], 1e-16);
+}
+
+// Largest heading and position errors of the graph's poses against the
+// truth.
+Eigen::Vector2d StartError(PoseGraph2d* graph) {
+  Eigen::Vector2d error(0.0, 0.0);
+  for (int i = 0; i < graph->num_poses(); ++i) {
+    const Eigen::Vector3d& truth = graph->ground_truth()[i];
+    error[0] = std::max(
+        error[0],
+        std::abs(problems::NormalizeAngle(graph->heading(i)[0] - truth[2])));
+    error[1] = std::max(error[1],
+                        std::hypot(graph->position(i)[0] - truth[0],
+                                   graph->position(i)[1] - truth[1]));
+  }
+  return error;
+}
+
+// Levenberg-Marquardt on the graph's own (unweighted) problem: final cost
+// and iterations.
+std::pair<double, int> SolveGraph(PoseGraph2d* graph) {
+  ceres::Solver::Options options;
+  options.linear_solver_type = ceres::SPARSE_NORMAL_CHOLESKY;
+  options.max_num_iterations = 200;
+  ceres::Solver::Summary summary;
+  ceres::Solve(options, &graph->problem, &summary);
+  return {summary.final_cost, static_cast<int>(summary.iterations.size())};
+}
+
+TEST(PoseGraph2d, LinearStartRecoversExactMeasurementsExactly) {
+  // Measurements with negligible noise: both linear least-squares steps
+  // then have the truth as their exact solution (the headings unwrapped
+  // along the chain agree with every loop closure).
+  PoseGraph2d::Options options;
+  options.num_poses = 1500;
+  options.odometry_min_information = options.odometry_max_information = 1e14;
+  options.loop_closure_min_information = 1e14;
+  options.loop_closure_max_information = 1e14;
+  options.initial_guess = PoseGraph2d::InitialGuess::LINEAR;
+  auto graph = PoseGraph2d::Create(options, nullptr);
+  ASSERT_NE(graph, nullptr);
+  const Eigen::Vector2d error = StartError(graph.get());
+  EXPECT_LT(error[0], 1e-6);
+  EXPECT_LT(error[1], 1e-5);
+}
+
+TEST(PoseGraph2d, LinearStartLandsInTheBasinOfTheTruth) {
+  PoseGraph2d::Options options;
+  options.num_poses = 2500;
+  auto odometry = PoseGraph2d::Create(options, nullptr);
+  options.initial_guess = PoseGraph2d::InitialGuess::LINEAR;
+  auto linear = PoseGraph2d::Create(options, nullptr);
+  options.odometry_weight = 3.0;
+  auto weighted = PoseGraph2d::Create(options, nullptr);
+  ASSERT_TRUE(odometry && linear && weighted);
+  // The same measurements; the start does not depend on the weights.
+  ASSERT_EQ(odometry->edges().size(), linear->edges().size());
+  EXPECT_EQ(linear->Costs(), weighted->Costs());
+
+  // Odometry composed over 2,500 poses drifts by a large fraction of a
+  // radian; the linear estimate stays close to the truth.
+  const Eigen::Vector2d odometry_error = StartError(odometry.get());
+  const Eigen::Vector2d linear_error = StartError(linear.get());
+  EXPECT_GT(odometry_error[0], 0.3);
+  EXPECT_LT(linear_error[0], 0.2);
+  EXPECT_LT(linear_error[1], 0.5 * odometry_error[1]);
+  EXPECT_LT(linear->Costs().sum(), 1e-3 * odometry->Costs().sum());
+
+  // From the linear start Levenberg-Marquardt reaches the minimum it
+  // reaches from the truth, in fewer iterations than from the odometry.
+  const std::pair<double, int> from_linear = SolveGraph(linear.get());
+  const std::pair<double, int> from_odometry = SolveGraph(odometry.get());
+  for (int i = 1; i < linear->num_poses(); ++i) {
+    const Eigen::Vector3d& truth = linear->ground_truth()[i];
+    linear->position(i)[0] = truth[0];
+    linear->position(i)[1] = truth[1];
+    linear->heading(i)[0] = truth[2];
+  }
+  const std::pair<double, int> from_truth = SolveGraph(linear.get());
+  EXPECT_NEAR(from_linear.first, from_truth.first, 1e-6 * from_truth.first);
+  EXPECT_LT(from_linear.second, from_odometry.second);
+  linear->ResetToStart();
+  EXPECT_LT(StartError(linear.get())[0], 0.2);
+}
+
+TEST(PoseGraph2d, InitialGuessNames) {
+  PoseGraph2d::InitialGuess guess = PoseGraph2d::InitialGuess::ODOMETRY;
+  ASSERT_TRUE(problems::StringToInitialGuess("linear", &guess));
+  EXPECT_EQ(guess, PoseGraph2d::InitialGuess::LINEAR);
+  EXPECT_STREQ(problems::InitialGuessToString(guess), "linear");
+  ASSERT_TRUE(problems::StringToInitialGuess("odometry", &guess));
+  EXPECT_STREQ(problems::InitialGuessToString(guess), "odometry");
+  EXPECT_FALSE(problems::StringToInitialGuess("lago", &guess));
+  EXPECT_EQ(guess, PoseGraph2d::InitialGuess::ODOMETRY);
 }
 
 TEST(PoseGraph2d, BadOptionsAreRefusedWithTheFieldNamed) {

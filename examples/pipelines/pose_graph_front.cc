@@ -41,6 +41,11 @@ DEFINE_int32(seed, 1, "Seed of the generated graph.");
 DEFINE_bool(warm_start,
             true,
             "Start each point from the previous one (both fronts).");
+DEFINE_string(initial_guess,
+              "odometry",
+              "Start of every cold solve: odometry (composed along the "
+              "chain) or linear (linear estimate of headings, then "
+              "positions; see ecmo/problems/pose_graph.h).");
 DEFINE_bool(progress, false, "Print every finished solve to stderr.");
 DEFINE_bool(full_reports,
             false,
@@ -55,6 +60,13 @@ int main(int argc, char** argv) {
   ecmo::problems::PoseGraph2d::Options graph;
   graph.num_poses = FLAGS_num_poses;
   graph.seed = static_cast<uint32_t>(FLAGS_seed);
+  if (!ecmo::problems::StringToInitialGuess(FLAGS_initial_guess,
+                                            &graph.initial_guess)) {
+    std::fprintf(stderr,
+                 "Unknown --initial_guess=%s (odometry or linear).\n",
+                 FLAGS_initial_guess.c_str());
+    return 1;
+  }
 
   ecmo_pipelines::FrontSettings settings;
   settings.num_points = FLAGS_num_points;
@@ -84,11 +96,13 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "pose_graph_front: %s\n", error.c_str());
     return 1;
   }
-  std::printf("pose graph: %d poses, %d parameters, strategy %s, %s\n",
-              FLAGS_num_poses,
-              result.num_parameters,
-              FLAGS_strategy.c_str(),
-              FLAGS_warm_start ? "warm-started sweep" : "cold points");
+  std::printf(
+      "pose graph: %d poses, %d parameters, strategy %s, %s, %s start\n",
+      FLAGS_num_poses,
+      result.num_parameters,
+      FLAGS_strategy.c_str(),
+      FLAGS_warm_start ? "warm-started sweep" : "cold points",
+      FLAGS_initial_guess.c_str());
   ecmo_pipelines::PrintFront(result, "odometry", "loop_closure");
 
   return ecmo_pipelines::CheckFront(result, FLAGS_num_points) ? 0 : 1;

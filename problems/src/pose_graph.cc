@@ -10,7 +10,10 @@
 #include <utility>
 
 #include "Eigen/Cholesky"
+#include "Eigen/LU"
 #include "Eigen/QR"
+#include "Eigen/SparseCholesky"
+#include "Eigen/SparseCore"
 #include "ceres/autodiff_cost_function.h"
 #include "ceres/autodiff_manifold.h"
 #include "ceres/loss_function.h"
@@ -243,8 +246,134 @@ void PoseGraph2d::Generate() {
     start_positions_[2 * edge.b + 1] = pose[1];
     start_headings_[edge.b] = pose[2];
   }
+  if (options_.initial_guess == InitialGuess::LINEAR) LinearStart();
   positions_ = start_positions_;
   headings_ = start_headings_;
+}
+
+void PoseGraph2d::LinearStart() {
+  const int n = num_poses();
+  constexpr double kTwoPi = 6.283185307179586476925286766559;
+  // Marginal covariances of the measurements: Omega = S^T S with S the
+  // upper-triangular square root.
+  std::vector<Eigen::Matrix3d> covariance(edges_.size());
+  for (size_t e = 0; e < edges_.size(); ++e) {
+    const Eigen::Matrix3d& s = edges_[e].sqrt_information;
+    covariance[e] = (s.transpose() * s).inverse();
+  }
+  // Headings unwrapped along the odometry chain: the reference for k_ab.
+  std::vector<double> chain(n, 0.0);
+  chain[0] = truth_[0][2];
+  for (const Edge& edge : edges_) {
+    if (!edge.loop_closure) {
+      chain[edge.b] = chain[edge.a] + edge.measurement[2];
+    }
+  }
+
+  // (1) Headings: unknowns theta_1 .. theta_{n-1} (index i - 1).
+  using Triplet = Eigen::Triplet<double>;
+  std::vector<Triplet> triplets;
+  triplets.reserve(4 * edges_.size());
+  Eigen::VectorXd rhs = Eigen::VectorXd::Zero(n - 1);
+  std::vector<double> target(edges_.size());
+  for (size_t e = 0; e < edges_.size(); ++e) {
+    const Edge& edge = edges_[e];
+    const double wrap = std::round(
+        (chain[edge.b] - chain[edge.a] - edge.measurement[2]) / kTwoPi);
+    target[e] = edge.measurement[2] + kTwoPi * wrap;
+    const double w = 1.0 / covariance[e](2, 2);
+    const int a = edge.a - 1, b = edge.b - 1;  // -1: pose 0, fixed
+    if (a >= 0) {
+      triplets.emplace_back(a, a, w);
+      rhs[a] -= w * target[e];
+    } else {
+      rhs[b] += w * chain[0];
+    }
+    if (b >= 0) {
+      triplets.emplace_back(b, b, w);
+      rhs[b] += w * target[e];
+    } else {
+      rhs[a] += w * chain[0];
+    }
+    if (a >= 0 && b >= 0) {
+      triplets.emplace_back(a, b, -w);
+      triplets.emplace_back(b, a, -w);
+    }
+  }
+  Eigen::SparseMatrix<double> normal(n - 1, n - 1);
+  normal.setFromTriplets(triplets.begin(), triplets.end());
+  Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>> headings(normal);
+  if (headings.info() != Eigen::Success) return;  // keep the odometry start
+  const Eigen::VectorXd theta_free = headings.solve(rhs);
+  std::vector<double> theta(n);
+  theta[0] = chain[0];
+  for (int i = 1; i < n; ++i) theta[i] = theta_free[i - 1];
+
+  // (2) Positions: unknowns p_1 .. p_{n-1} (2 (i - 1), 2 (i - 1) + 1).
+  triplets.clear();
+  rhs = Eigen::VectorXd::Zero(2 * (n - 1));
+  const Eigen::Vector2d p0 = truth_[0].head<2>();
+  for (size_t e = 0; e < edges_.size(); ++e) {
+    const Edge& edge = edges_[e];
+    const double c = std::cos(theta[edge.a]), s = std::sin(theta[edge.a]);
+    Eigen::Matrix2d rotation;
+    rotation << c, -s, s, c;
+    const Eigen::Vector2d t = rotation * edge.measurement.head<2>();
+    const Eigen::Matrix2d w =
+        (rotation * covariance[e].topLeftCorner<2, 2>() * rotation.transpose())
+            .inverse();
+    const int a = edge.a - 1, b = edge.b - 1;
+    auto add = [&](int row, int col, const Eigen::Matrix2d& m) {
+      for (int r = 0; r < 2; ++r) {
+        for (int q = 0; q < 2; ++q) {
+          triplets.emplace_back(2 * row + r, 2 * col + q, m(r, q));
+        }
+      }
+    };
+    // w (p_b - p_a - t): the normal equations' blocks and right-hand side.
+    if (a >= 0) {
+      add(a, a, w);
+      rhs.segment<2>(2 * a) -= w * t;
+    } else {
+      rhs.segment<2>(2 * b) += w * p0;
+    }
+    if (b >= 0) {
+      add(b, b, w);
+      rhs.segment<2>(2 * b) += w * t;
+    } else {
+      rhs.segment<2>(2 * a) += w * p0;
+    }
+    if (a >= 0 && b >= 0) {
+      add(a, b, -w);
+      add(b, a, -w);
+    }
+  }
+  Eigen::SparseMatrix<double> normal_xy(2 * (n - 1), 2 * (n - 1));
+  normal_xy.setFromTriplets(triplets.begin(), triplets.end());
+  Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>> positions(normal_xy);
+  if (positions.info() != Eigen::Success) return;
+  const Eigen::VectorXd p = positions.solve(rhs);
+  for (int i = 1; i < n; ++i) {
+    start_positions_[2 * i] = p[2 * (i - 1)];
+    start_positions_[2 * i + 1] = p[2 * (i - 1) + 1];
+    start_headings_[i] = NormalizeAngle(theta[i]);
+  }
+}
+
+const char* InitialGuessToString(PoseGraph2d::InitialGuess guess) {
+  return guess == PoseGraph2d::InitialGuess::LINEAR ? "linear" : "odometry";
+}
+
+bool StringToInitialGuess(const std::string& name,
+                          PoseGraph2d::InitialGuess* guess) {
+  if (name == "odometry") {
+    *guess = PoseGraph2d::InitialGuess::ODOMETRY;
+  } else if (name == "linear") {
+    *guess = PoseGraph2d::InitialGuess::LINEAR;
+  } else {
+    return false;
+  }
+  return true;
 }
 
 void PoseGraph2d::BuildProblem() {

@@ -44,7 +44,25 @@
 // kind's weight, see below). The initial guess is the odometry-composed
 // trajectory (pose 0 at the origin, every later pose its predecessor
 // composed with the measured odometry), the usual start of pose-graph
-// solvers; ResetToStart() restores it.
+// solvers, or with Options::initial_guess = LINEAR the linear estimate
+// below; ResetToStart() restores it.
+//
+// The linear initial guess (the two linear steps of LAGO: Carlone,
+// Aragues, Castellanos and Bona, "A fast and accurate approximation for
+// planar pose graph optimization", IJRR 33(7), 2014). Odometry composed
+// over tens of thousands of poses drifts by radians in heading, and from
+// there Levenberg-Marquardt (plain Ceres as much as any ECMO strategy)
+// ends in a poor local minimum: on the 33,334-pose graph the weighted
+// sums from the odometry start keep odometry costs of 4e6 .. 4e8, where
+// the 3,500-pose graph's are 5e1 .. 6e5. The linear guess avoids that by
+// two sparse linear least-squares solves: (1) the headings, from every
+// edge's relative heading theta_b - theta_a = m_theta + 2 pi k_ab, the
+// integer k_ab unwrapped along the odometry chain, weighted by the
+// inverse marginal variance of the heading; (2) the positions, from
+// p_b - p_a = R(theta_a) m_xy with those headings, weighted by the inverse
+// of the marginal x/y covariance rotated into the world frame. Pose 0 keeps
+// its pose. Both weighted sums of the objectives are then minimized from
+// the same, nearly right, start.
 //
 // Two objectives for ecmo::CeresProblemAdapter: ObjectiveGroups() returns
 // {"odometry", odometry} and {"loop_closures", loop_closures}.
@@ -86,6 +104,12 @@ namespace problems {
 
 class PoseGraph2d {
  public:
+  // The start every solve begins from (see the top of this file).
+  enum class InitialGuess {
+    ODOMETRY,  // odometry composed along the chain
+    LINEAR,    // linear estimate of headings, then positions (LAGO)
+  };
+
   struct Options {
     // Poses, >= 2 (3 (num_poses - 1) parameters: 1e3 parameters at 334
     // poses, 1e4 at 3,334, 1e5 at 33,334). At most 10,000,000.
@@ -113,6 +137,7 @@ class PoseGraph2d {
     // [-pi, pi) without harm), which solvers that work in R^k (the Ipopt
     // reference) need.
     bool angle_manifold = true;
+    InitialGuess initial_guess = InitialGuess::ODOMETRY;
 
     bool IsValid(std::string* error) const;
   };
@@ -148,7 +173,7 @@ class PoseGraph2d {
   // The true poses (x, y, theta), for reference.
   const std::vector<Eigen::Vector3d>& ground_truth() const { return truth_; }
 
-  // Restores the odometry-composed initial guess.
+  // Restores the initial guess (Options::initial_guess).
   void ResetToStart();
   // Copies every pose from `other`, a graph of the same size (e.g. the same
   // options with other weights); false otherwise.
@@ -168,6 +193,8 @@ class PoseGraph2d {
  private:
   explicit PoseGraph2d(const Options& options);
   void Generate();
+  // Replaces the odometry-composed start by the linear estimate.
+  void LinearStart();
   void BuildProblem();
 
   Options options_;
@@ -181,6 +208,12 @@ class PoseGraph2d {
 
 // Angle in [-pi, pi): a - 2 pi floor((a + pi) / (2 pi)). Works on doubles
 // and on ceres::Jet.
+// "odometry" / "linear" to and from PoseGraph2d::InitialGuess; false for
+// an unknown name.
+const char* InitialGuessToString(PoseGraph2d::InitialGuess guess);
+bool StringToInitialGuess(const std::string& name,
+                          PoseGraph2d::InitialGuess* guess);
+
 template <typename T>
 T NormalizeAngle(const T& angle) {
   using std::floor;
