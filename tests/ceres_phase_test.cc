@@ -257,6 +257,49 @@ TEST(CeresPhase, ChordStepsSamePointFewerGaussNewtonMatrices) {
   EXPECT_LE(iterations[1], iterations[0] + 3);
 }
 
+// Backtracking (NewtonOptions::backtracking_steps): a rejected Gauss-Newton
+// step is halved before the region shrinks and the matrix is factorized
+// again. The certified points are those of Levenberg-Marquardt's rule
+// alone; some steps are taken shortened, and the count reaches the report
+// and the JSON result.
+TEST(CeresPhase, BacktrackingSamePointWithShortenedSteps) {
+  const auto summaries = SolvePoseGraphTwice(
+      200, {0.2, 0.5, 0.8}, [](int backtracking, Solver::Options* options) {
+        options->newton.backtracking_steps = backtracking == 1 ? 2 : 0;
+        // The Newton loop from the odometry start, where steps get
+        // rejected (after the phase few are).
+        options->newton.ceres_phase = false;
+      });
+  int shortened[2] = {0, 0};
+  for (const auto& pair : summaries) {
+    for (int backtracking = 0; backtracking < 2; ++backtracking) {
+      const Solver::Summary& summary = pair[backtracking];
+      SCOPED_TRACE("backtracking " + std::to_string(backtracking) + ": " +
+                   summary.message);
+      ASSERT_EQ(summary.termination_type, ceres::CONVERGENCE);
+      shortened[backtracking] += summary.num_shortened_steps;
+      EXPECT_LE(summary.num_shortened_steps, summary.inner_iterations);
+      const nlohmann::json json = SummaryToJson(summary, "pose_graph");
+      EXPECT_EQ(json["quasi_newton"]["shortened_steps"].get<int>(),
+                summary.num_shortened_steps);
+    }
+    EXPECT_LE((pair[1].objectives - pair[0].objectives).norm(),
+              1e-6 * pair[0].objectives.norm())
+        << pair[0].objectives.transpose() << " vs "
+        << pair[1].objectives.transpose();
+  }
+  EXPECT_EQ(shortened[0], 0);
+  EXPECT_GT(shortened[1], 0);
+  EXPECT_NE(summaries[0][1].FullReport().find("Steps shortened by halving"),
+            std::string::npos);
+  // A negative count is refused with the option's name.
+  Solver::Options options;
+  options.newton.backtracking_steps = -1;
+  std::string error;
+  EXPECT_FALSE(options.IsValid(&error));
+  EXPECT_NE(error.find("backtracking_steps"), std::string::npos) << error;
+}
+
 // A warm start from a neighbour's certified point, the neighbour's
 // multipliers carried over (Solver::Options::WarmStart::preference):
 //   - at the neighbour's own preference the point already minimizes the

@@ -317,7 +317,8 @@ bool SummaryFromJsonImpl(const nlohmann::json& j,
         !ReadDouble(*qn, "u", &s->penalty_u, error) ||
         !ReadDouble(*qn, "v", &s->penalty_v, error) ||
         !ReadString(*qn, "certified_by", &s->certified_by, error) ||
-        !ReadString(*qn, "inner_message", &s->inner_message, error)) {
+        !ReadString(*qn, "inner_message", &s->inner_message, error) ||
+        !ReadInt(*qn, "shortened_steps", &s->num_shortened_steps, error)) {
       return false;
     }
   }

@@ -139,6 +139,9 @@ nlohmann::json SummaryToJson(const Solver::Summary& summary,
                          {"v", summary.penalty_v},
                          {"certified_by", summary.certified_by},
                          {"inner_message", summary.inner_message}};
+    if (summary.strategy == StrategyType::WC_NEWTON) {
+      j["quasi_newton"]["shortened_steps"] = summary.num_shortened_steps;
+    }
   }
   if (!summary.history.empty()) {
     std::vector<int> iteration;

@@ -183,6 +183,10 @@ bool Solver::Options::IsValid(std::string* error) const {
       "in (0, 1)");
   ECMO_OPTION_CHECK(
       kOptions, newton.max_cg_iterations, newton.max_cg_iterations > 0, "> 0");
+  ECMO_OPTION_CHECK(kOptions,
+                    newton.backtracking_steps,
+                    newton.backtracking_steps >= 0,
+                    ">= 0");
   ECMO_OPTION_CHECK(
       kOptions,
       newton.cg_relative_tolerance,

@@ -101,6 +101,10 @@ std::string Solver::Summary::FullReport() const {
     report.Row("  Final penalty v (for lambda f <= rho)",
                FormatNumber(penalty_v));
     report.Row("  Penalty increases", std::to_string(num_penalty_increases));
+    if (strategy == StrategyType::WC_NEWTON) {
+      report.Row("  Steps shortened by halving",
+                 std::to_string(num_shortened_steps));
+    }
     if (!certified_by.empty()) report.Row("  Certified by", certified_by);
     report.Row("  Last inner solve", inner_message);
     if (!history.empty()) {

@@ -44,8 +44,9 @@ struct InnerResult {
   // ended it), NO_CONVERGENCE (budget, or no further decrease possible) or
   // FAILURE.
   ceres::TerminationType termination_type = ceres::FAILURE;
-  // Accepted steps.
+  // Accepted steps, and those of them shortened by backtracking.
   int iterations = 0;
+  int shortened_steps = 0;
   std::string message;
   // False when Q could not be evaluated at the start point.
   bool evaluated_start = false;

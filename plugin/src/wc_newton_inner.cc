@@ -44,12 +44,15 @@
 // step is accepted when Qr falls by at least min_relative_decrease of the
 // model's prediction, then the radius grows by 1/max(1/10, 1 - (2 ratio -
 // 1)^3) (Ceres: 1/3, too slow to recover from early rejections);
-// otherwise it shrinks by a factor that doubles on every rejection in
-// a row. Hessian products (B may be indefinite away from a minimizer):
-// Steihaug-Toint, a Euclidean radius on the step (starting at
-// max(1, ||z||)), doubled after a good step that reached it, cut to a
-// quarter of the step after a poor or rejected one. Both radii carry over
-// between the inner solves of one outer loop.
+// otherwise it is first halved along the same direction up to
+// backtracking_steps times (an evaluation each, no new factorization, the
+// same ratio test against the model at the shorter step; the region stays
+// as it is), and only then shrinks by a factor that doubles on every
+// rejection in a row and the matrix is factorized again. Hessian products (B
+// may be indefinite away from a minimizer): Steihaug-Toint, a Euclidean radius
+// on the step (starting at max(1, ||z||)), doubled after a good step that
+// reached it, cut to a quarter of the step after a poor or rejected one. Both
+// radii carry over between the inner solves of one outer loop.
 //
 // Inequality constraints c_j <= 0 (the last p rows of the constraint
 // vector g = (h, c)) enter Q slack-eliminated, u/2 max(0, c_j +
@@ -245,7 +248,7 @@ class NewtonInnerMinimizer final : public InnerMinimizer {
           good = function_->EvaluateAtBestRho(
               x_trial.data(), &trial_cost, gradient_.data());
         }
-        const double ratio = good ? (cost - trial_cost) / predicted : -1.0;
+        double ratio = good ? (cost - trial_cost) / predicted : -1.0;
         VLOG(2) << "Newton " << result.iterations << (chord_ ? " (chord)" : "")
                 << ": Q " << cost << " trial " << trial_cost << " predicted "
                 << predicted << " ratio " << ratio << " radius "
@@ -263,8 +266,14 @@ class NewtonInnerMinimizer final : public InnerMinimizer {
         const bool below_rounding = good && std::isfinite(trial_cost) &&
                                     predicted <= rounding &&
                                     trial_cost <= cost + rounding;
-        const bool decreased = good && std::isfinite(trial_cost) &&
-                               ratio > options_.min_relative_decrease;
+        bool decreased = good && std::isfinite(trial_cost) &&
+                         ratio > options_.min_relative_decrease;
+        bool shortened = false;
+        if (!decreased && !below_rounding && good && !chord_ && gauss_newton_ &&
+            !bounded_) {
+          shortened = Backtrack(x, cost, &step, &x_trial, &trial_cost, &ratio);
+          decreased = shortened;
+        }
         if (chord_ && !decreased && !below_rounding) {
           // The old matrix was not good enough here: the region stays as
           // it is, and the step is computed again from a fresh model at x
@@ -284,11 +293,13 @@ class NewtonInnerMinimizer final : public InnerMinimizer {
           x = x_trial;
           cost = trial_cost;
           ++result.iterations;
+          if (shortened) ++result.shortened_steps;
           last_step_norm_ = step.norm();
           last_step_ratio_ = decreased ? ratio : 1.0;
-          if (!decreased) {
-            // Accepted at rounding level: the ratio carries no information
-            // about the region, which stays as it is.
+          if (!decreased || shortened) {
+            // Accepted at rounding level, or after halving: the region
+            // stays as it is (a halved step says the full one was too long
+            // for the model, not that the region may grow).
           } else if (gauss_newton_) {
             // Ceres' rule, but growing by up to 10x (Ceres: 3x) when the
             // model is nearly exact: after early rejections far from the
@@ -339,6 +350,47 @@ class NewtonInnerMinimizer final : public InnerMinimizer {
   }
 
  private:
+  // A rejected Gauss-Newton step d from x (where Qr = cost) halved up to
+  // backtracking_steps times: the first d / 2^j whose actual decrease of Qr
+  // passes the ratio test against the model's prediction at that step
+  // replaces *step, *x_trial, *trial_cost and *ratio (true). False if none does
+  // (the evaluator may then have moved; the Gauss-Newton model does not need it
+  // again).
+  bool Backtrack(const Eigen::Map<Eigen::VectorXd>& x,
+                 double cost,
+                 Eigen::VectorXd* step,
+                 Eigen::VectorXd* x_trial,
+                 double* trial_cost,
+                 double* ratio) {
+    std::string error;
+    Eigen::VectorXd shorter = *step;
+    for (int halving = 0; halving < options_.backtracking_steps; ++halving) {
+      shorter *= 0.5;
+      double predicted = 0.0;
+      if (!ModelDecrease(shorter, &predicted, &error) ||
+          !(predicted > 0.0 && std::isfinite(predicted)) ||
+          !Retract(x, shorter, x_trial)) {
+        return false;
+      }
+      double value = 0.0;
+      if (!function_->EvaluateAtBestRho(
+              x_trial->data(), &value, gradient_.data()) ||
+          !std::isfinite(value)) {
+        return false;
+      }
+      const double r = (cost - value) / predicted;
+      VLOG(2) << "  halved " << halving + 1 << ": trial " << value
+              << " predicted " << predicted << " ratio " << r;
+      if (r > options_.min_relative_decrease) {
+        *step = shorter;
+        *trial_cost = value;
+        *ratio = r;
+        return true;
+      }
+    }
+    return false;
+  }
+
   bool EvaluateWithGradient(const Eigen::Map<Eigen::VectorXd>& x,
                             double* cost) {
     return function_->Evaluate(x.data(), cost, gradient_.data());

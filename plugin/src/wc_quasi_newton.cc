@@ -105,6 +105,7 @@ void RunOuterLoop(Method method,
   output->z = input.z0;
   summary->inner_iterations = 0;
   summary->num_penalty_increases = 0;
+  summary->num_shortened_steps = 0;
 
   auto finish = [&](TerminationType type, const std::string& message) {
     output->termination_type = type;
@@ -257,6 +258,7 @@ void RunOuterLoop(Method method,
         inner_minimizer->Minimize(limits, &stop, x.data());
     const int inner_iterations = inner_result.iterations;
     summary->inner_iterations += inner_iterations;
+    summary->num_shortened_steps += inner_result.shortened_steps;
     summary->inner_message = inner_result.message;
     if (!inner_result.evaluated_start) {
       // The inner solver could not even evaluate its start point.
