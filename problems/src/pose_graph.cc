@@ -87,6 +87,61 @@ Eigen::Vector3d Compose(const Eigen::Vector3d& a, const Eigen::Vector3d& d) {
                          NormalizeAngle(a[2] + d[2]));
 }
 
+// The normal equations of sum_e |x_b - x_a - t_e|^2_{W_e} over poses
+// 1 .. n-1 (blocks of size D), pose 0 fixed at x0: the sparse weighted
+// linear least-squares problems of the linear initial guess.
+template <int D>
+class AnchoredNormalEquations {
+ public:
+  using Vector = Eigen::Matrix<double, D, 1>;
+  using Matrix = Eigen::Matrix<double, D, D>;
+
+  explicit AnchoredNormalEquations(int num_poses)
+      : size_(D * (num_poses - 1)), rhs_(Eigen::VectorXd::Zero(size_)) {}
+
+  // The term of edge a -> b (a < b).
+  void Add(int a, int b, const Matrix& w, const Vector& t, const Vector& x0) {
+    --a;  // unknown index; -1 is pose 0
+    --b;
+    if (a >= 0) {
+      AddBlock(a, a, w);
+      rhs_.template segment<D>(D * a) -= w * t;
+    } else {
+      rhs_.template segment<D>(D * b) += w * x0;
+    }
+    AddBlock(b, b, w);
+    rhs_.template segment<D>(D * b) += w * t;
+    if (a >= 0) {
+      AddBlock(a, b, -w);
+      AddBlock(b, a, -w);
+    }
+  }
+
+  // The solution for poses 1 .. n-1 into x[0 .. D (n - 1) - 1]; false if
+  // the factorization fails.
+  bool Solve(double* x) const {
+    Eigen::SparseMatrix<double> normal(size_, size_);
+    normal.setFromTriplets(triplets_.begin(), triplets_.end());
+    const Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>> ldlt(normal);
+    if (ldlt.info() != Eigen::Success) return false;
+    Eigen::Map<Eigen::VectorXd>(x, size_) = ldlt.solve(rhs_);
+    return true;
+  }
+
+ private:
+  void AddBlock(int row, int col, const Matrix& m) {
+    for (int r = 0; r < D; ++r) {
+      for (int c = 0; c < D; ++c) {
+        triplets_.emplace_back(D * row + r, D * col + c, m(r, c));
+      }
+    }
+  }
+
+  int size_;
+  Eigen::VectorXd rhs_;
+  std::vector<Eigen::Triplet<double>> triplets_;
+};
+
 }  // namespace
 
 bool PoseGraph2d::Options::IsValid(std::string* error) const {
@@ -270,92 +325,45 @@ void PoseGraph2d::LinearStart() {
     }
   }
 
-  // (1) Headings: unknowns theta_1 .. theta_{n-1} (index i - 1).
-  using Triplet = Eigen::Triplet<double>;
-  std::vector<Triplet> triplets;
-  triplets.reserve(4 * edges_.size());
-  Eigen::VectorXd rhs = Eigen::VectorXd::Zero(n - 1);
-  std::vector<double> target(edges_.size());
+  // (1) Headings.
+  AnchoredNormalEquations<1> headings(n);
+  const Eigen::Matrix<double, 1, 1> theta0(chain[0]);
   for (size_t e = 0; e < edges_.size(); ++e) {
     const Edge& edge = edges_[e];
     const double wrap = std::round(
         (chain[edge.b] - chain[edge.a] - edge.measurement[2]) / kTwoPi);
-    target[e] = edge.measurement[2] + kTwoPi * wrap;
-    const double w = 1.0 / covariance[e](2, 2);
-    const int a = edge.a - 1, b = edge.b - 1;  // -1: pose 0, fixed
-    if (a >= 0) {
-      triplets.emplace_back(a, a, w);
-      rhs[a] -= w * target[e];
-    } else {
-      rhs[b] += w * chain[0];
-    }
-    if (b >= 0) {
-      triplets.emplace_back(b, b, w);
-      rhs[b] += w * target[e];
-    } else {
-      rhs[a] += w * chain[0];
-    }
-    if (a >= 0 && b >= 0) {
-      triplets.emplace_back(a, b, -w);
-      triplets.emplace_back(b, a, -w);
-    }
+    headings.Add(
+        edge.a,
+        edge.b,
+        Eigen::Matrix<double, 1, 1>(1.0 / covariance[e](2, 2)),
+        Eigen::Matrix<double, 1, 1>(edge.measurement[2] + kTwoPi * wrap),
+        theta0);
   }
-  Eigen::SparseMatrix<double> normal(n - 1, n - 1);
-  normal.setFromTriplets(triplets.begin(), triplets.end());
-  Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>> headings(normal);
-  if (headings.info() != Eigen::Success) return;  // keep the odometry start
-  const Eigen::VectorXd theta_free = headings.solve(rhs);
   std::vector<double> theta(n);
   theta[0] = chain[0];
-  for (int i = 1; i < n; ++i) theta[i] = theta_free[i - 1];
+  if (!headings.Solve(theta.data() + 1)) return;  // keep the odometry start
 
-  // (2) Positions: unknowns p_1 .. p_{n-1} (2 (i - 1), 2 (i - 1) + 1).
-  triplets.clear();
-  rhs = Eigen::VectorXd::Zero(2 * (n - 1));
+  // (2) Positions, with those headings.
+  AnchoredNormalEquations<2> positions(n);
   const Eigen::Vector2d p0 = truth_[0].head<2>();
   for (size_t e = 0; e < edges_.size(); ++e) {
     const Edge& edge = edges_[e];
     const double c = std::cos(theta[edge.a]), s = std::sin(theta[edge.a]);
     Eigen::Matrix2d rotation;
     rotation << c, -s, s, c;
-    const Eigen::Vector2d t = rotation * edge.measurement.head<2>();
-    const Eigen::Matrix2d w =
+    positions.Add(
+        edge.a,
+        edge.b,
         (rotation * covariance[e].topLeftCorner<2, 2>() * rotation.transpose())
-            .inverse();
-    const int a = edge.a - 1, b = edge.b - 1;
-    auto add = [&](int row, int col, const Eigen::Matrix2d& m) {
-      for (int r = 0; r < 2; ++r) {
-        for (int q = 0; q < 2; ++q) {
-          triplets.emplace_back(2 * row + r, 2 * col + q, m(r, q));
-        }
-      }
-    };
-    // w (p_b - p_a - t): the normal equations' blocks and right-hand side.
-    if (a >= 0) {
-      add(a, a, w);
-      rhs.segment<2>(2 * a) -= w * t;
-    } else {
-      rhs.segment<2>(2 * b) += w * p0;
-    }
-    if (b >= 0) {
-      add(b, b, w);
-      rhs.segment<2>(2 * b) += w * t;
-    } else {
-      rhs.segment<2>(2 * a) += w * p0;
-    }
-    if (a >= 0 && b >= 0) {
-      add(a, b, -w);
-      add(b, a, -w);
-    }
+            .inverse(),
+        rotation * edge.measurement.head<2>(),
+        p0);
   }
-  Eigen::SparseMatrix<double> normal_xy(2 * (n - 1), 2 * (n - 1));
-  normal_xy.setFromTriplets(triplets.begin(), triplets.end());
-  Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>> positions(normal_xy);
-  if (positions.info() != Eigen::Success) return;
-  const Eigen::VectorXd p = positions.solve(rhs);
+  std::vector<double> p(2 * n);
+  if (!positions.Solve(p.data() + 2)) return;
   for (int i = 1; i < n; ++i) {
-    start_positions_[2 * i] = p[2 * (i - 1)];
-    start_positions_[2 * i + 1] = p[2 * (i - 1) + 1];
+    start_positions_[2 * i] = p[2 * i];
+    start_positions_[2 * i + 1] = p[2 * i + 1];
     start_headings_[i] = NormalizeAngle(theta[i]);
   }
 }

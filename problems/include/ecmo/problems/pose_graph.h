@@ -206,14 +206,14 @@ class PoseGraph2d {
   std::vector<Edge> edges_;
 };
 
-// Angle in [-pi, pi): a - 2 pi floor((a + pi) / (2 pi)). Works on doubles
-// and on ceres::Jet.
 // "odometry" / "linear" to and from PoseGraph2d::InitialGuess; false for
 // an unknown name.
 const char* InitialGuessToString(PoseGraph2d::InitialGuess guess);
 bool StringToInitialGuess(const std::string& name,
                           PoseGraph2d::InitialGuess* guess);
 
+// Angle in [-pi, pi): a - 2 pi floor((a + pi) / (2 pi)). Works on doubles
+// and on ceres::Jet.
 template <typename T>
 T NormalizeAngle(const T& angle) {
   using std::floor;
