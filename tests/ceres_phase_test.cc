@@ -15,6 +15,7 @@
 
 #include <array>
 #include <cmath>
+#include <cstdio>
 #include <functional>
 #include <string>
 #include <vector>
@@ -298,6 +299,36 @@ TEST(CeresPhase, BacktrackingSamePointWithShortenedSteps) {
   std::string error;
   EXPECT_FALSE(options.IsValid(&error));
   EXPECT_NE(error.find("backtracking_steps"), std::string::npos) << error;
+}
+
+// NewtonOptions::inactive_objective_curvature: an objective inactive at
+// the point enters the Gauss-Newton matrix with the outer loop's weight
+// estimate instead of 0. The certified points are the same; the first
+// steps after the Ceres phase are no longer rejected over and over, so
+// fewer Gauss-Newton matrices are built and factorized.
+TEST(CeresPhase, InactiveObjectiveCurvatureSamePointFewerGaussNewtonMatrices) {
+  const auto summaries = SolvePoseGraphTwice(
+      334, {0.02, 0.1, 0.5, 0.9}, [](int weighted, Solver::Options* options) {
+        options->newton.inactive_objective_curvature = weighted == 1;
+      });
+  int64_t matrices[2] = {0, 0};
+  for (const auto& pair : summaries) {
+    for (int weighted = 0; weighted < 2; ++weighted) {
+      const Solver::Summary& summary = pair[weighted];
+      SCOPED_TRACE("weighted " + std::to_string(weighted) + ": " +
+                   summary.message);
+      ASSERT_EQ(summary.termination_type, ceres::CONVERGENCE);
+      matrices[weighted] += summary.evaluations.gauss_newton_matrices;
+    }
+    EXPECT_LE((pair[1].objectives - pair[0].objectives).norm(),
+              1e-6 * pair[0].objectives.norm())
+        << pair[0].objectives.transpose() << " vs "
+        << pair[1].objectives.transpose();
+  }
+  EXPECT_LT(matrices[1], matrices[0]);
+  std::printf("Gauss-Newton matrices: %lld without, %lld with\n",
+              static_cast<long long>(matrices[0]),
+              static_cast<long long>(matrices[1]));
 }
 
 // A warm start from a neighbour's certified point, the neighbour's

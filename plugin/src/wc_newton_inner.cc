@@ -26,7 +26,9 @@
 // two forms:
 //   - Gauss-Newton (Evaluator::GaussNewtonMatrix): the sparse matrix
 //     sum_s omega+_s lambda_s Jr_s^T Jr_s + u J_h^T J_h of the residuals,
-//     as Ceres' Levenberg-Marquardt uses. The step solves
+//     as Ceres' Levenberg-Marquardt uses (an objective inactive at the
+//     point weighted by the outer loop's estimate of omega_s instead of 0;
+//     see CurvatureWeights). The step solves
 //     (B + mu D) d = -grad Qr with M = G + mu D sparse, factorized by a
 //     sparse LDL^T whose symbolic analysis (ordering and elimination tree)
 //     is computed once per solve; the low-rank part C = v Pi is added by
@@ -548,37 +550,75 @@ class NewtonInnerMinimizer final : public InnerMinimizer {
       }
     }
     if (chord_) return true;  // G, D and the factorization as they were
-    diagonal_.resize(kt_);
-    if (gauss_newton_) {
-      factored_ = false;  // the factorization is of the previous gn_
-      if (!evaluator_->GaussNewtonMatrix(
-              lagrangian_a_.data(), row_weights_.data(), &gn_, error)) {
-        return false;
-      }
-      if (gn_.rows() != kt_ || gn_.cols() != kt_) {
-        *error = "the evaluator's Gauss-Newton matrix is " +
-                 std::to_string(gn_.rows()) + " x " +
-                 std::to_string(gn_.cols()) + ", expected " +
-                 std::to_string(kt_) + " x " + std::to_string(kt_);
-        return false;
-      }
-      if (bounded_) HoldInMatrix();
-      // D: the diagonal of the model's Hessian at d = 0, G + W_A C_A W_A^T
-      // (the reduced Chebyshev part, zero when one objective is active; the
-      // unreduced v w_s w_s^T would over-damp every step by the penalty).
-      std::vector<bool> active(S_);
-      for (int s = 0; s < S_; ++s) active[s] = omega[s] > 0.0;
-      SelectActive(active);
-      diagonal_ = gn_.diagonal();
-      if (w_active_.cols() > 1) {
-        diagonal_ +=
-            ((w_active_ * low_rank_).cwiseProduct(w_active_)).rowwise().sum();
-      }
-      diagonal_ = diagonal_.cwiseMax(options_.min_diagonal)
-                      .cwiseMin(options_.max_diagonal);
-    } else {
-      diagonal_.setOnes();
+    if (!gauss_newton_) {
+      diagonal_.setOnes(kt_);
+      return true;
     }
+    return BuildGaussNewton(CurvatureWeights(omega, shift), error);
+  }
+
+  // The objective weights of G: omega+_s for an objective active at the
+  // model's point, the outer loop's estimate omega_s (the shift of Q) for
+  // an inactive one (NewtonOptions::inactive_objective_curvature). Q's own
+  // Hessian has no curvature of an inactive objective, but the model's step may
+  // activate it (the objectives are linearized inside the max), and G then
+  // misses exactly the curvature that stops the step: a Gauss-Newton step along
+  // directions that only f_s's residuals pin down runs far and raises f_s
+  // beyond its linearization. Measured on the generated pose graphs: after the
+  // Ceres phase the terms are a few per cent apart, one objective is inactive
+  // (omega+ = (0, 1) against the phase's weights (0.30, 0.70)), and the
+  // first step was rejected with ratios of -1e3 .. -1e6 until the region
+  // had shrunk by 1e11, a factorization each. The outer estimate is the
+  // weight the objective carries at the WC point; for an active objective
+  // omega+ is the better one (it is what the inner solve converges to;
+  // max(omega+, omega) over-weights a falling multiplier and turned the
+  // quadratic convergence at the end of a front linear).
+  Eigen::VectorXd CurvatureWeights(const Eigen::VectorXd& omega_plus,
+                                   const Eigen::VectorXd& estimate) const {
+    Eigen::VectorXd weights = omega_plus;
+    if (!options_.inactive_objective_curvature || estimate.size() != S_) {
+      return weights;
+    }
+    for (int s = 0; s < S_; ++s) {
+      if (omega_plus[s] == 0.0) weights[s] = std::max(0.0, estimate[s]);
+    }
+    return weights;
+  }
+
+  // gn_ = G with the objective weights omega_s lambda_s (and the
+  // constraint rows' row_weights_), held components, and the damping
+  // diagonal D of G + W_A C_A W_A^T, A = {s : omega_s > 0}. Needs the
+  // evaluator linearized at the model's point.
+  bool BuildGaussNewton(const Eigen::VectorXd& omega, std::string* error) {
+    factored_ = false;  // the factorization is of the previous gn_
+    const Eigen::VectorXd weights = omega.cwiseProduct(function_->lambda());
+    if (!evaluator_->GaussNewtonMatrix(
+            weights.data(), row_weights_.data(), &gn_, error)) {
+      return false;
+    }
+    if (gn_.rows() != kt_ || gn_.cols() != kt_) {
+      *error = "the evaluator's Gauss-Newton matrix is " +
+               std::to_string(gn_.rows()) + " x " + std::to_string(gn_.cols()) +
+               ", expected " + std::to_string(kt_) + " x " +
+               std::to_string(kt_);
+      return false;
+    }
+    if (bounded_) HoldInMatrix();
+    // D: the diagonal of the model's Hessian at d = 0, G + W_A C_A W_A^T
+    // (the reduced Chebyshev part, zero when one objective is active; the
+    // unreduced v w_s w_s^T would over-damp every step by the penalty).
+    std::vector<bool> active(S_);
+    for (int s = 0; s < S_; ++s) {
+      active[s] = function_->last_omega_plus()[s] > 0.0;
+    }
+    SelectActive(active);
+    diagonal_ = gn_.diagonal();
+    if (w_active_.cols() > 1) {
+      diagonal_ +=
+          ((w_active_ * low_rank_).cwiseProduct(w_active_)).rowwise().sum();
+    }
+    diagonal_ = diagonal_.cwiseMax(options_.min_diagonal)
+                    .cwiseMin(options_.max_diagonal);
     return true;
   }
 
