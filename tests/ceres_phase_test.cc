@@ -331,6 +331,66 @@ TEST(CeresPhase, InactiveObjectiveCurvatureSamePointFewerGaussNewtonMatrices) {
               static_cast<long long>(matrices[1]));
 }
 
+// NewtonOptions::ceres_phase_on_warm_starts: on a warm start that carries
+// the neighbour's multipliers over, the phase is skipped by default (the
+// Newton loop starts at the neighbour's point). Along a warm-started
+// 200-pose sweep, each point is the cold solve's either way; without the
+// phase no ceres::Solve runs and the report says why.
+TEST(CeresPhase, WarmStartsSkipThePhaseSamePoints) {
+  problems::PoseGraph2d::Options graph_options;
+  graph_options.num_poses = 200;
+  std::string error;
+  auto graph = problems::PoseGraph2d::Create(graph_options, &error);
+  ASSERT_NE(graph, nullptr) << error;
+  CeresProblemAdapter adapter(&graph->problem, graph->ObjectiveGroups(), {});
+  ASSERT_TRUE(adapter.IsValid(&error)) << error;
+  const Eigen::VectorXd start = adapter.GetParameters();
+  Solver::Options options;
+  options.strategy = StrategyType::WC_NEWTON;
+  options.reference_point = {0.0, 0.0};
+  options.objective_scale = {1.0, 1.0};
+  options.normalize_objectives = false;
+  const std::vector<double> ts = {0.2, 0.35, 0.5, 0.65, 0.8};
+  std::vector<Eigen::VectorXd> cold(ts.size());
+  for (size_t i = 0; i < ts.size(); ++i) {
+    Eigen::VectorXd z = start;
+    Solver::Summary summary;
+    Solve(options, &adapter, {ts[i], 1.0 - ts[i]}, &z, &summary);
+    ASSERT_EQ(summary.termination_type, ceres::CONVERGENCE) << summary.message;
+    cold[i] = summary.objectives;
+  }
+  for (int with_phase = 0; with_phase < 2; ++with_phase) {
+    Solver::Options o = options;
+    o.newton.ceres_phase_on_warm_starts = with_phase == 1;
+    Eigen::VectorXd z = start;
+    Solver::Summary previous;
+    for (size_t i = 0; i < ts.size(); ++i) {
+      SCOPED_TRACE("with_phase " + std::to_string(with_phase) + ", t " +
+                   std::to_string(ts[i]));
+      if (i > 0) {
+        o.warm_start.omega = previous.kkt.solver_multipliers.omega;
+        o.warm_start.nu = previous.kkt.solver_multipliers.nu;
+        o.warm_start.preference = {ts[i - 1], 1.0 - ts[i - 1]};
+      }
+      Solver::Summary summary;
+      Solve(o, &adapter, {ts[i], 1.0 - ts[i]}, &z, &summary);
+      ASSERT_EQ(summary.termination_type, ceres::CONVERGENCE)
+          << summary.message;
+      EXPECT_LE((summary.objectives - cold[i]).norm(), 1e-5 * cold[i].norm())
+          << summary.objectives.transpose() << " vs " << cold[i].transpose();
+      if (i > 0) {
+        EXPECT_EQ(summary.evaluations.least_squares_solves > 0, with_phase == 1)
+            << summary.message;
+        EXPECT_EQ(summary.message.find("skipped on a warm start") !=
+                      std::string::npos,
+                  with_phase == 0)
+            << summary.message;
+      }
+      previous = summary;
+    }
+  }
+}
+
 // A warm start from a neighbour's certified point, the neighbour's
 // multipliers carried over (Solver::Options::WarmStart::preference):
 //   - at the neighbour's own preference the point already minimizes the
@@ -366,6 +426,9 @@ TEST(CeresPhase, WarmStartFromTheNeighbourSkipsTheRedundantSolve) {
   const Solver::Summary neighbour = solve(options, start, {0.5, 0.5});
   ASSERT_EQ(neighbour.termination_type, ceres::CONVERGENCE);
   Solver::Options warm = options;
+  // The phase on warm starts (off by default, see
+  // WarmStartsSkipThePhaseSamePoints): its stationarity check.
+  warm.newton.ceres_phase_on_warm_starts = true;
   warm.warm_start.omega = neighbour.kkt.solver_multipliers.omega;
   warm.warm_start.nu = neighbour.kkt.solver_multipliers.nu;
   warm.warm_start.preference = {0.5, 0.5};

@@ -88,6 +88,17 @@ class CeresPhase {
       mu_ = std::min(std::max(mu_, 1e-2), 1e8);
     }
     mu_ = std::min(mu_, qn.max_penalty);
+    if (input_.ceres_phase_omega.size() == S_ &&
+        !newton_.ceres_phase_on_warm_starts) {
+      // A neighbour's certified point with its weights carried over: the
+      // Newton loop starts there (NewtonOptions::ceres_phase_on_warm_starts).
+      RecordWeights(omega);
+      result_->used = true;
+      result_->message =
+          "skipped on a warm start (the neighbour's point and "
+          "weights)";
+      return;
+    }
     if (input_.ceres_phase_omega.size() == S_ && MinimizesWeightedSum(omega)) {
       // The neighbour's point already minimizes the weighted sum at the
       // carried weights (CarryWarmStartOver): a ceres::Solve would stop at

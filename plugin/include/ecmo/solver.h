@@ -453,6 +453,20 @@ class Solver {
       // only piecewise smooth, e.g. an angle normalized to [-pi, pi)), and
       // its cost per iteration is the plain solve's.
       bool ceres_phase = true;
+      // Whether the phase also runs when a warm start carries a neighbour's
+      // multipliers over (WarmStart::preference set and carried, see
+      // WarmStart). Off (default): the Newton loop starts at the
+      // neighbour's certified point with the carried weights and v sized
+      // from its terms, as after the phase. Why: a neighbour's point is
+      // already near the WC point, and every ceres::Solve pays Ceres'
+      // preprocessing (ordering, symbolic analysis) again; measured on the
+      // generated pose graphs (benchmarks/README.md) warm sweeps took
+      // 0.76-0.89x the time with the phase off, at 334 to 33,334 poses,
+      // with the same certified points. (Before inactive_objective_
+      // curvature, the Newton loop from a neighbour's point was 19x slower
+      // at 3,500 poses.) A failed warm point is still retried cold by the
+      // sweeps, with the phase.
+      bool ceres_phase_on_warm_starts = false;
       // The nested ceres::Solver::Options of the Ceres phase, used as given
       // (Ceres validates them and its message is passed through), except
       // that max_solver_time_in_seconds is capped by what remains of
