@@ -301,6 +301,40 @@ TEST(CeresPhase, BacktrackingSamePointWithShortenedSteps) {
   EXPECT_NE(error.find("backtracking_steps"), std::string::npos) << error;
 }
 
+// NewtonOptions::ceres_phase_tolerance: the default (1, terms within a
+// factor e) leaves most of the equalizing to the Newton loop; a tight one
+// (3e-2) runs the phase's weight updates over more ceres::Solve calls.
+// The same certified points; a tolerance of 0 is refused by name.
+TEST(CeresPhase, LooseOrTightPhaseToleranceSamePoints) {
+  const auto summaries =
+      SolvePoseGraphTwice(200,
+                          {0.02, 0.3, 0.5, 0.7, 0.98},
+                          [](int tight, Solver::Options* options) {
+                            if (tight == 1)
+                              options->newton.ceres_phase_tolerance = 3e-2;
+                          });
+  int64_t solves[2] = {0, 0};
+  for (const auto& pair : summaries) {
+    for (int tight = 0; tight < 2; ++tight) {
+      const Solver::Summary& summary = pair[tight];
+      SCOPED_TRACE("tight " + std::to_string(tight) + ": " + summary.message);
+      ASSERT_EQ(summary.termination_type, ceres::CONVERGENCE);
+      EXPECT_GE(summary.evaluations.least_squares_solves, 1);
+      solves[tight] += summary.evaluations.least_squares_solves;
+    }
+    EXPECT_LE((pair[1].objectives - pair[0].objectives).norm(),
+              1e-5 * pair[0].objectives.norm())
+        << pair[0].objectives.transpose() << " vs "
+        << pair[1].objectives.transpose();
+  }
+  EXPECT_GT(solves[1], solves[0]);
+  Solver::Options options;
+  options.newton.ceres_phase_tolerance = 0.0;
+  std::string error;
+  EXPECT_FALSE(options.IsValid(&error));
+  EXPECT_NE(error.find("ceres_phase_tolerance"), std::string::npos) << error;
+}
+
 // NewtonOptions::inactive_objective_curvature: an objective inactive at
 // the point enters the Gauss-Newton matrix with the outer loop's weight
 // estimate instead of 0. The certified points are the same; the first
@@ -362,6 +396,9 @@ TEST(CeresPhase, WarmStartsSkipThePhaseSamePoints) {
   for (int with_phase = 0; with_phase < 2; ++with_phase) {
     Solver::Options o = options;
     o.newton.ceres_phase_on_warm_starts = with_phase == 1;
+    // A tight phase, so that it solves on every warm point (with the
+    // default tolerance the carried weights often already satisfy it).
+    if (with_phase == 1) o.newton.ceres_phase_tolerance = 3e-2;
     Eigen::VectorXd z = start;
     Solver::Summary previous;
     for (size_t i = 0; i < ts.size(); ++i) {

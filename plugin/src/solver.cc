@@ -137,11 +137,11 @@ bool Solver::Options::IsValid(std::string* error) const {
                     ">= 0 and finite");
   ECMO_OPTION_CHECK(
       kOptions, newton.max_ceres_solves, newton.max_ceres_solves > 0, "> 0");
-  ECMO_OPTION_CHECK(
-      kOptions,
-      newton.ceres_phase_tolerance,
-      newton.ceres_phase_tolerance > 0.0 && newton.ceres_phase_tolerance < 1.0,
-      "in (0, 1)");
+  ECMO_OPTION_CHECK(kOptions,
+                    newton.ceres_phase_tolerance,
+                    newton.ceres_phase_tolerance > 0.0 &&
+                        std::isfinite(newton.ceres_phase_tolerance),
+                    "> 0 and finite");
   ECMO_OPTION_CHECK(kOptions,
                     newton.ceres_phase_function_tolerance,
                     newton.ceres_phase_function_tolerance < 1.0 &&
