@@ -436,10 +436,11 @@ class Solver {
       // terms agree within ceres_phase_tolerance (relative to the largest),
       // after max_ceres_solves solves, or when omega reaches the simplex's
       // boundary (the WC point then minimizes one objective). When a warm
-      // start's multipliers were carried over (WarmStart::preference) and
-      // its z is already stationary for the carried weighted sum (to 1e-3
-      // relative, no bounds, no equality constraints), the first solve is
-      // skipped: it would stop at its first gradient check. The Newton
+      // start's multipliers were carried over (WarmStart::preference), the
+      // phase does not run (ceres_phase_on_warm_starts); with that option
+      // on, its first solve is skipped when z is already stationary for
+      // the carried weighted sum (to 1e-3 relative, no bounds, no equality
+      // constraints): it would stop at its first gradient check. The Newton
       // outer loop then starts from that point with multipliers (omega,
       // nu) and a Chebyshev penalty v = 100 / max_s |c_s| sized from the
       // phase's terms (a warm start's penalties are not used after the
