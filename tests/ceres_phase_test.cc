@@ -17,6 +17,7 @@
 #include <cmath>
 #include <cstdio>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -138,36 +139,92 @@ TEST(CeresPhase, RefusalsNameTheCause) {
       << error;
 }
 
+// A generated pose graph (objectives: odometry, loop closures) and its
+// adapter; graph is null (and a failure recorded) if it cannot be built.
+struct PoseGraphInstance {
+  explicit PoseGraphInstance(int num_poses) {
+    problems::PoseGraph2d::Options graph_options;
+    graph_options.num_poses = num_poses;
+    std::string error;
+    graph = problems::PoseGraph2d::Create(graph_options, &error);
+    EXPECT_NE(graph, nullptr) << error;
+    if (graph == nullptr) return;
+    adapter = std::make_unique<CeresProblemAdapter>(
+        &graph->problem,
+        graph->ObjectiveGroups(),
+        std::vector<CeresProblemAdapter::ResidualGroup>{});
+    EXPECT_TRUE(adapter->IsValid(&error)) << error;
+    start = adapter->GetParameters();
+  }
+  std::unique_ptr<problems::PoseGraph2d> graph;
+  std::unique_ptr<CeresProblemAdapter> adapter;
+  Eigen::VectorXd start;  // the odometry start
+};
+
+// wc-newton with one reference point (0) and scale (1) for every point.
+Solver::Options PoseGraphOptions() {
+  Solver::Options options;
+  options.strategy = StrategyType::WC_NEWTON;
+  options.reference_point = {0.0, 0.0};
+  options.objective_scale = {1.0, 1.0};
+  options.normalize_objectives = false;
+  return options;
+}
+
 // WC points of a generated pose graph at lambda = (t, 1 - t) for each t,
 // each solved twice from the odometry start (variant 0 and 1, configured by
-// `configure`) with one reference point and scale; result[t][variant].
+// `configure`); result[t][variant].
 std::vector<std::array<Solver::Summary, 2>> SolvePoseGraphTwice(
     int num_poses,
     const std::vector<double>& ts,
     const std::function<void(int, Solver::Options*)>& configure) {
-  problems::PoseGraph2d::Options graph_options;
-  graph_options.num_poses = num_poses;
-  std::string error;
-  auto graph = problems::PoseGraph2d::Create(graph_options, &error);
-  EXPECT_NE(graph, nullptr) << error;
-  if (graph == nullptr) return {};
-  CeresProblemAdapter adapter(&graph->problem, graph->ObjectiveGroups(), {});
-  EXPECT_TRUE(adapter.IsValid(&error)) << error;
-  const Eigen::VectorXd start = adapter.GetParameters();
+  PoseGraphInstance instance(num_poses);
+  if (instance.graph == nullptr) return {};
   std::vector<std::array<Solver::Summary, 2>> result(ts.size());
   for (size_t i = 0; i < ts.size(); ++i) {
     for (int variant = 0; variant < 2; ++variant) {
-      Solver::Options options;
-      options.strategy = StrategyType::WC_NEWTON;
-      options.reference_point = {0.0, 0.0};
-      options.objective_scale = {1.0, 1.0};
-      options.normalize_objectives = false;
+      Solver::Options options = PoseGraphOptions();
       configure(variant, &options);
-      Eigen::VectorXd z = start;
-      Solve(options, &adapter, {ts[i], 1.0 - ts[i]}, &z, &result[i][variant]);
+      Eigen::VectorXd z = instance.start;
+      Solve(options,
+            instance.adapter.get(),
+            {ts[i], 1.0 - ts[i]},
+            &z,
+            &result[i][variant]);
     }
   }
   return result;
+}
+
+// The options are refused with a message that names `field`.
+void ExpectRefused(const Solver::Options& options, const std::string& field) {
+  std::string error;
+  EXPECT_FALSE(options.IsValid(&error));
+  EXPECT_NE(error.find(field), std::string::npos) << error;
+}
+
+// For each pair of SolvePoseGraphTwice: both solves CONVERGENCE, `each`
+// called on every summary with its variant (traced with the variant's
+// name and the summary's message), and the two points' objectives equal
+// within `tolerance` (relative).
+void ExpectSamePoints(
+    const std::vector<std::array<Solver::Summary, 2>>& summaries,
+    const std::string& variant_name,
+    double tolerance,
+    const std::function<void(int, const Solver::Summary&)>& each) {
+  for (const auto& pair : summaries) {
+    for (int variant = 0; variant < 2; ++variant) {
+      const Solver::Summary& summary = pair[variant];
+      SCOPED_TRACE(variant_name + " " + std::to_string(variant) + ": " +
+                   summary.message);
+      ASSERT_EQ(summary.termination_type, ceres::CONVERGENCE);
+      each(variant, summary);
+    }
+    EXPECT_LE((pair[1].objectives - pair[0].objectives).norm(),
+              tolerance * pair[0].objectives.norm())
+        << pair[0].objectives.transpose() << " vs "
+        << pair[1].objectives.transpose();
+  }
 }
 
 TEST(CeresPhase, PoseGraphSameCertifiedPointWithAndWithoutThePhase) {
@@ -175,25 +232,20 @@ TEST(CeresPhase, PoseGraphSameCertifiedPointWithAndWithoutThePhase) {
       60, {0.2, 0.5, 0.8}, [](int with_phase, Solver::Options* options) {
         options->newton.ceres_phase = with_phase == 1;
       });
-  for (const auto& pair : summaries) {
-    for (int with_phase = 0; with_phase < 2; ++with_phase) {
-      const Solver::Summary& summary = pair[with_phase];
-      SCOPED_TRACE("phase " + std::to_string(with_phase) + ": " +
-                   summary.message);
-      ASSERT_EQ(summary.termination_type, ceres::CONVERGENCE);
-      EXPECT_EQ(summary.evaluations.least_squares_solves > 0, with_phase == 1);
-      // The JSON result carries the Ceres phase's work.
-      const nlohmann::json json = SummaryToJson(summary, "pose_graph");
-      EXPECT_EQ(json["least_squares_solves"].get<int64_t>(),
-                summary.evaluations.least_squares_solves);
-      EXPECT_EQ(json["least_squares_iterations"].get<int64_t>(),
-                summary.evaluations.least_squares_iterations);
-    }
-    EXPECT_LE((pair[1].objectives - pair[0].objectives).norm(),
-              1e-5 * pair[0].objectives.norm())
-        << pair[0].objectives.transpose() << " vs "
-        << pair[1].objectives.transpose();
-  }
+  ExpectSamePoints(summaries,
+                   "phase",
+                   1e-5,
+                   [](int with_phase, const Solver::Summary& summary) {
+                     EXPECT_EQ(summary.evaluations.least_squares_solves > 0,
+                               with_phase == 1);
+                     // The JSON result carries the Ceres phase's work.
+                     const nlohmann::json json =
+                         SummaryToJson(summary, "pose_graph");
+                     EXPECT_EQ(json["least_squares_solves"].get<int64_t>(),
+                               summary.evaluations.least_squares_solves);
+                     EXPECT_EQ(json["least_squares_iterations"].get<int64_t>(),
+                               summary.evaluations.least_squares_iterations);
+                   });
 }
 
 // The phase's solves stop at a loose function tolerance (they only locate
@@ -207,27 +259,16 @@ TEST(CeresPhase, LooseFunctionToleranceSamePointFewerCeresIterations) {
             loose == 1 ? 1e-2 : 0.0;
       });
   int64_t iterations[2] = {0, 0};
-  for (const auto& pair : summaries) {
-    for (int loose = 0; loose < 2; ++loose) {
-      const Solver::Summary& summary = pair[loose];
-      SCOPED_TRACE("loose " + std::to_string(loose) + ": " + summary.message);
-      ASSERT_EQ(summary.termination_type, ceres::CONVERGENCE);
-      EXPECT_GT(summary.evaluations.least_squares_solves, 0);
-      iterations[loose] += summary.evaluations.least_squares_iterations;
-    }
-    EXPECT_LE((pair[1].objectives - pair[0].objectives).norm(),
-              1e-5 * pair[0].objectives.norm())
-        << pair[0].objectives.transpose() << " vs "
-        << pair[1].objectives.transpose();
-  }
+  ExpectSamePoints(
+      summaries, "loose", 1e-5, [&](int loose, const Solver::Summary& summary) {
+        EXPECT_GT(summary.evaluations.least_squares_solves, 0);
+        iterations[loose] += summary.evaluations.least_squares_iterations;
+      });
   EXPECT_LT(iterations[1], iterations[0]);
   // Bad values are refused with the option's name.
   Solver::Options options;
   options.newton.ceres_phase_function_tolerance = 1.0;
-  std::string error;
-  EXPECT_FALSE(options.IsValid(&error));
-  EXPECT_NE(error.find("ceres_phase_function_tolerance"), std::string::npos)
-      << error;
+  ExpectRefused(options, "ceres_phase_function_tolerance");
 }
 
 // Chord steps (NewtonOptions::chord_steps): the first step of an inner
@@ -241,19 +282,11 @@ TEST(CeresPhase, ChordStepsSamePointFewerGaussNewtonMatrices) {
       });
   int64_t matrices[2] = {0, 0};
   int iterations[2] = {0, 0};
-  for (const auto& pair : summaries) {
-    for (int chord = 0; chord < 2; ++chord) {
-      const Solver::Summary& summary = pair[chord];
-      SCOPED_TRACE("chord " + std::to_string(chord) + ": " + summary.message);
-      ASSERT_EQ(summary.termination_type, ceres::CONVERGENCE);
-      matrices[chord] += summary.evaluations.gauss_newton_matrices;
-      iterations[chord] += summary.inner_iterations;
-    }
-    EXPECT_LE((pair[1].objectives - pair[0].objectives).norm(),
-              1e-6 * pair[0].objectives.norm())
-        << pair[0].objectives.transpose() << " vs "
-        << pair[1].objectives.transpose();
-  }
+  ExpectSamePoints(
+      summaries, "chord", 1e-6, [&](int chord, const Solver::Summary& summary) {
+        matrices[chord] += summary.evaluations.gauss_newton_matrices;
+        iterations[chord] += summary.inner_iterations;
+      });
   EXPECT_LT(matrices[1], matrices[0]);
   EXPECT_LE(iterations[1], iterations[0] + 3);
 }
@@ -272,23 +305,17 @@ TEST(CeresPhase, BacktrackingSamePointWithShortenedSteps) {
         options->newton.ceres_phase = false;
       });
   int shortened[2] = {0, 0};
-  for (const auto& pair : summaries) {
-    for (int backtracking = 0; backtracking < 2; ++backtracking) {
-      const Solver::Summary& summary = pair[backtracking];
-      SCOPED_TRACE("backtracking " + std::to_string(backtracking) + ": " +
-                   summary.message);
-      ASSERT_EQ(summary.termination_type, ceres::CONVERGENCE);
-      shortened[backtracking] += summary.num_shortened_steps;
-      EXPECT_LE(summary.num_shortened_steps, summary.inner_iterations);
-      const nlohmann::json json = SummaryToJson(summary, "pose_graph");
-      EXPECT_EQ(json["quasi_newton"]["shortened_steps"].get<int>(),
-                summary.num_shortened_steps);
-    }
-    EXPECT_LE((pair[1].objectives - pair[0].objectives).norm(),
-              1e-6 * pair[0].objectives.norm())
-        << pair[0].objectives.transpose() << " vs "
-        << pair[1].objectives.transpose();
-  }
+  ExpectSamePoints(
+      summaries,
+      "backtracking",
+      1e-6,
+      [&](int backtracking, const Solver::Summary& summary) {
+        shortened[backtracking] += summary.num_shortened_steps;
+        EXPECT_LE(summary.num_shortened_steps, summary.inner_iterations);
+        const nlohmann::json json = SummaryToJson(summary, "pose_graph");
+        EXPECT_EQ(json["quasi_newton"]["shortened_steps"].get<int>(),
+                  summary.num_shortened_steps);
+      });
   EXPECT_EQ(shortened[0], 0);
   EXPECT_GT(shortened[1], 0);
   EXPECT_NE(summaries[0][1].FullReport().find("Steps shortened by halving"),
@@ -296,9 +323,7 @@ TEST(CeresPhase, BacktrackingSamePointWithShortenedSteps) {
   // A negative count is refused with the option's name.
   Solver::Options options;
   options.newton.backtracking_steps = -1;
-  std::string error;
-  EXPECT_FALSE(options.IsValid(&error));
-  EXPECT_NE(error.find("backtracking_steps"), std::string::npos) << error;
+  ExpectRefused(options, "backtracking_steps");
 }
 
 // NewtonOptions::ceres_phase_tolerance: the default (1, terms within a
@@ -306,33 +331,22 @@ TEST(CeresPhase, BacktrackingSamePointWithShortenedSteps) {
 // (3e-2) runs the phase's weight updates over more ceres::Solve calls.
 // The same certified points; a tolerance of 0 is refused by name.
 TEST(CeresPhase, LooseOrTightPhaseToleranceSamePoints) {
-  const auto summaries =
-      SolvePoseGraphTwice(200,
-                          {0.02, 0.3, 0.5, 0.7, 0.98},
-                          [](int tight, Solver::Options* options) {
-                            if (tight == 1)
-                              options->newton.ceres_phase_tolerance = 3e-2;
-                          });
+  const auto summaries = SolvePoseGraphTwice(
+      200,
+      {0.02, 0.3, 0.5, 0.7, 0.98},
+      [](int tight, Solver::Options* options) {
+        options->newton.ceres_phase_tolerance = tight == 1 ? 3e-2 : 1.0;
+      });
   int64_t solves[2] = {0, 0};
-  for (const auto& pair : summaries) {
-    for (int tight = 0; tight < 2; ++tight) {
-      const Solver::Summary& summary = pair[tight];
-      SCOPED_TRACE("tight " + std::to_string(tight) + ": " + summary.message);
-      ASSERT_EQ(summary.termination_type, ceres::CONVERGENCE);
-      EXPECT_GE(summary.evaluations.least_squares_solves, 1);
-      solves[tight] += summary.evaluations.least_squares_solves;
-    }
-    EXPECT_LE((pair[1].objectives - pair[0].objectives).norm(),
-              1e-5 * pair[0].objectives.norm())
-        << pair[0].objectives.transpose() << " vs "
-        << pair[1].objectives.transpose();
-  }
+  ExpectSamePoints(
+      summaries, "tight", 1e-5, [&](int tight, const Solver::Summary& summary) {
+        EXPECT_GE(summary.evaluations.least_squares_solves, 1);
+        solves[tight] += summary.evaluations.least_squares_solves;
+      });
   EXPECT_GT(solves[1], solves[0]);
   Solver::Options options;
   options.newton.ceres_phase_tolerance = 0.0;
-  std::string error;
-  EXPECT_FALSE(options.IsValid(&error));
-  EXPECT_NE(error.find("ceres_phase_tolerance"), std::string::npos) << error;
+  ExpectRefused(options, "ceres_phase_tolerance");
 }
 
 // NewtonOptions::inactive_objective_curvature: an objective inactive at
@@ -346,19 +360,13 @@ TEST(CeresPhase, InactiveObjectiveCurvatureSamePointFewerGaussNewtonMatrices) {
         options->newton.inactive_objective_curvature = weighted == 1;
       });
   int64_t matrices[2] = {0, 0};
-  for (const auto& pair : summaries) {
-    for (int weighted = 0; weighted < 2; ++weighted) {
-      const Solver::Summary& summary = pair[weighted];
-      SCOPED_TRACE("weighted " + std::to_string(weighted) + ": " +
-                   summary.message);
-      ASSERT_EQ(summary.termination_type, ceres::CONVERGENCE);
-      matrices[weighted] += summary.evaluations.gauss_newton_matrices;
-    }
-    EXPECT_LE((pair[1].objectives - pair[0].objectives).norm(),
-              1e-6 * pair[0].objectives.norm())
-        << pair[0].objectives.transpose() << " vs "
-        << pair[1].objectives.transpose();
-  }
+  ExpectSamePoints(summaries,
+                   "weighted",
+                   1e-6,
+                   [&](int weighted, const Solver::Summary& summary) {
+                     matrices[weighted] +=
+                         summary.evaluations.gauss_newton_matrices;
+                   });
   EXPECT_LT(matrices[1], matrices[0]);
   std::printf("Gauss-Newton matrices: %lld without, %lld with\n",
               static_cast<long long>(matrices[0]),
@@ -371,19 +379,11 @@ TEST(CeresPhase, InactiveObjectiveCurvatureSamePointFewerGaussNewtonMatrices) {
 // 200-pose sweep, each point is the cold solve's either way; without the
 // phase no ceres::Solve runs and the report says why.
 TEST(CeresPhase, WarmStartsSkipThePhaseSamePoints) {
-  problems::PoseGraph2d::Options graph_options;
-  graph_options.num_poses = 200;
-  std::string error;
-  auto graph = problems::PoseGraph2d::Create(graph_options, &error);
-  ASSERT_NE(graph, nullptr) << error;
-  CeresProblemAdapter adapter(&graph->problem, graph->ObjectiveGroups(), {});
-  ASSERT_TRUE(adapter.IsValid(&error)) << error;
-  const Eigen::VectorXd start = adapter.GetParameters();
-  Solver::Options options;
-  options.strategy = StrategyType::WC_NEWTON;
-  options.reference_point = {0.0, 0.0};
-  options.objective_scale = {1.0, 1.0};
-  options.normalize_objectives = false;
+  PoseGraphInstance instance(200);
+  ASSERT_NE(instance.graph, nullptr);
+  CeresProblemAdapter& adapter = *instance.adapter;
+  const Eigen::VectorXd& start = instance.start;
+  const Solver::Options options = PoseGraphOptions();
   const std::vector<double> ts = {0.2, 0.35, 0.5, 0.65, 0.8};
   std::vector<Eigen::VectorXd> cold(ts.size());
   for (size_t i = 0; i < ts.size(); ++i) {
@@ -438,19 +438,11 @@ TEST(CeresPhase, WarmStartsSkipThePhaseSamePoints) {
 //     carried from the neighbour, however large, does not change the Newton
 //     polish (it sizes v from the terms at the phase's point).
 TEST(CeresPhase, WarmStartFromTheNeighbourSkipsTheRedundantSolve) {
-  problems::PoseGraph2d::Options graph_options;
-  graph_options.num_poses = 60;
-  std::string error;
-  auto graph = problems::PoseGraph2d::Create(graph_options, &error);
-  ASSERT_NE(graph, nullptr) << error;
-  CeresProblemAdapter adapter(&graph->problem, graph->ObjectiveGroups(), {});
-  ASSERT_TRUE(adapter.IsValid(&error)) << error;
-  const Eigen::VectorXd start = adapter.GetParameters();
-  Solver::Options options;
-  options.strategy = StrategyType::WC_NEWTON;
-  options.reference_point = {0.0, 0.0};
-  options.objective_scale = {1.0, 1.0};
-  options.normalize_objectives = false;
+  PoseGraphInstance instance(60);
+  ASSERT_NE(instance.graph, nullptr);
+  CeresProblemAdapter& adapter = *instance.adapter;
+  const Eigen::VectorXd& start = instance.start;
+  const Solver::Options options = PoseGraphOptions();
   auto solve = [&](const Solver::Options& o,
                    const Eigen::VectorXd& z0,
                    const std::vector<double>& preference) {
