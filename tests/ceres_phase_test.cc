@@ -13,6 +13,7 @@
 //     WC point as without it (the Newton loop alone), at each of three
 //     preferences, and the phase's Ceres solves are counted.
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdio>
@@ -371,6 +372,38 @@ TEST(CeresPhase, InactiveObjectiveCurvatureSamePointFewerGaussNewtonMatrices) {
   std::printf("Gauss-Newton matrices: %lld without, %lld with\n",
               static_cast<long long>(matrices[0]),
               static_cast<long long>(matrices[1]));
+}
+
+// WC_NEWTON's penalty growth when the outer part stalls: by the factor the
+// certificate predicts (at least penalty_increase, at most 1e3), not
+// tenfold. At the corner of a 334-pose front the complementarity stops
+// falling with the multiplier updates (the loop closures' minimizers are
+// not unique); the point certifies after one larger increase.
+TEST(CeresPhase, StalledComplementarityGrowsThePenaltyByThePrediction) {
+  PoseGraphInstance instance(334);
+  ASSERT_NE(instance.graph, nullptr);
+  Solver::Options options = PoseGraphOptions();
+  // The box of the front's ends (pose_graph_front's payoff table for this
+  // graph, rounded), as a user would scale it.
+  options.reference_point = {-9.86298, -166.32};
+  options.objective_scale = {1593.36, 16632.1};
+  options.record_history = true;
+  Eigen::VectorXd z = instance.start;
+  Solver::Summary summary;
+  Solve(options, instance.adapter.get(), {0.0099, 0.9901}, &z, &summary);
+  ASSERT_EQ(summary.termination_type, ceres::CONVERGENCE) << summary.message;
+  ASSERT_GE(summary.num_penalty_increases, 1);
+  double largest = 0.0;
+  for (size_t i = 1; i < summary.history.size(); ++i) {
+    const double factor =
+        summary.history[i].penalty_u / summary.history[i - 1].penalty_u;
+    if (factor == 1.0) continue;
+    EXPECT_GE(factor, options.quasi_newton.penalty_increase * (1 - 1e-12));
+    EXPECT_LE(factor, 1e3 * (1 + 1e-12));
+    largest = std::max(largest, factor);
+  }
+  EXPECT_GT(largest, options.quasi_newton.penalty_increase);
+  EXPECT_LE(summary.iterations, 6) << summary.FullReport();
 }
 
 // NewtonOptions::ceres_phase_on_warm_starts: on a warm start that carries

@@ -316,7 +316,10 @@ class Solver {
       // Factor by which u and v grow: every outer iteration for
       // WC_PENALTY_LBFGS (the factor is reduced when a smaller one is
       // predicted to reach the tolerance, since ||K||^2 ~ 1/u^2), and only
-      // when feasibility stalls for WC_AUGMENTED_LAGRANGIAN. > 1.
+      // when feasibility stalls for WC_AUGMENTED_LAGRANGIAN. WC_NEWTON grows
+      // them when feasibility or complementarity stalls, by the factor the
+      // certificate predicts (twice its ratio of either to its tolerance,
+      // both falling as 1/v), at least this and at most 1e3. > 1.
       double penalty_increase = 10.0;
       // Upper bound on u and v. >= the initial penalty (when given).
       double max_penalty = 1e10;
