@@ -11,7 +11,13 @@
 //     rejects; an evaluator without the structure refuses by name;
 //   - a generated pose graph: wc-newton with the phase certifies the same
 //     WC point as without it (the Newton loop alone), at each of three
-//     preferences, and the phase's Ceres solves are counted.
+//     preferences, and the phase's Ceres solves are counted;
+//   - the same pose graphs for each option of the phase and the Newton
+//     polish (loose function tolerance, chord steps, halving, phase
+//     tolerance, inactive-objective curvature, the phase on warm starts):
+//     the same certified points with the option on and off, and the count
+//     the option is meant to change changes; the penalty growth after a
+//     stalled complementarity at a front's corner.
 
 #include <algorithm>
 #include <array>

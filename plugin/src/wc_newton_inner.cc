@@ -585,13 +585,14 @@ class NewtonInnerMinimizer final : public InnerMinimizer {
     return weights;
   }
 
-  // gn_ = G with the objective weights omega_s lambda_s (and the
+  // gn_ = G with the objective weights curvature_s lambda_s (and the
   // constraint rows' row_weights_), held components, and the damping
-  // diagonal D of G + W_A C_A W_A^T, A = {s : omega_s > 0}. Needs the
-  // evaluator linearized at the model's point.
-  bool BuildGaussNewton(const Eigen::VectorXd& omega, std::string* error) {
+  // diagonal D of G + W_A C_A W_A^T, A = {s : omega+_s > 0} (the active
+  // set at the point, whatever the curvature weights). Needs the evaluator
+  // linearized at the model's point.
+  bool BuildGaussNewton(const Eigen::VectorXd& curvature, std::string* error) {
     factored_ = false;  // the factorization is of the previous gn_
-    const Eigen::VectorXd weights = omega.cwiseProduct(function_->lambda());
+    const Eigen::VectorXd weights = curvature.cwiseProduct(function_->lambda());
     if (!evaluator_->GaussNewtonMatrix(
             weights.data(), row_weights_.data(), &gn_, error)) {
       return false;
