@@ -10,12 +10,21 @@
 #include "ecmo/internal/report.h"
 #include "ecmo/manifold.h"
 #include "ecmo/problem.h"
+#include "sparse_ldlt.h"
 
 namespace ecmo {
 
 using internal::AllFinite;
 
+Evaluator::Evaluator() = default;
 Evaluator::~Evaluator() = default;
+
+internal::SparseLdlt* Evaluator::gauss_newton_factorization() {
+  if (gauss_newton_factorization_ == nullptr) {
+    gauss_newton_factorization_ = std::make_unique<internal::SparseLdlt>();
+  }
+  return gauss_newton_factorization_.get();
+}
 
 bool Evaluator::Evaluate(
     const double* z, double* f, double* h, double* grad_f, std::string* error) {

@@ -31,8 +31,9 @@
 //     see CurvatureWeights). The step solves
 //     (B + mu D) d = -grad Qr with M = G + mu D sparse, factorized by a
 //     sparse LDL^T whose symbolic analysis (ordering and elimination tree)
-//     is computed once per solve; the low-rank part C = v Pi is added by
-//     the Woodbury identity in the form that needs no inverse of C,
+//     is kept with the evaluator, so one serves a whole sweep (SparseLdlt);
+//     the low-rank part C = v Pi is added by the Woodbury identity in the
+//     form that needs no inverse of C,
 //       x = M^-1 b - Y C t,  (I + W^T Y C) t = W^T M^-1 b,  Y = M^-1 W,
 //     at the price of |A| extra triangular solves: the dense rows of the
 //     Chebyshev constraints never enter the factorization.
@@ -97,11 +98,11 @@
 #include <vector>
 
 #include "Eigen/Dense"
-#include "Eigen/SparseCholesky"
 #include "Eigen/SparseCore"
 #include "ecmo/internal/report.h"
 #include "ecmo/manifold.h"
 #include "glog/logging.h"
+#include "sparse_ldlt.h"
 #include "wc_diagnosis.h"
 #include "wc_inner_minimizer.h"
 
@@ -729,7 +730,7 @@ class NewtonInnerMinimizer final : public InnerMinimizer {
     low_rank_ *= v_;
   }
 
-  // Factorizes M = G + mu D (its symbolic analysis once).
+  // Factorizes M = G + mu D (the symbolic analysis is the evaluator's).
   bool Factorize(double mu, std::string* error) {
     factored_ = false;
     factored_mu_ = mu;
@@ -746,24 +747,10 @@ class NewtonInnerMinimizer final : public InnerMinimizer {
       factored_ = true;
       return true;
     }
-    if (diagonal_matrix_.rows() != kt_) {
-      diagonal_matrix_.resize(kt_, kt_);
-      diagonal_matrix_.setIdentity();
+    if (sparse_ldlt_ == nullptr) {
+      sparse_ldlt_ = evaluator_->gauss_newton_factorization();
     }
-    for (int i = 0; i < kt_; ++i) {
-      diagonal_matrix_.valuePtr()[i] = mu * diagonal_[i];
-    }
-    damped_ = gn_ + diagonal_matrix_;
-    if (!analyzed_ || damped_.nonZeros() != analyzed_nonzeros_) {
-      sparse_ldlt_.analyzePattern(damped_);
-      analyzed_ = true;
-      analyzed_nonzeros_ = damped_.nonZeros();
-    }
-    sparse_ldlt_.factorize(damped_);
-    if (sparse_ldlt_.info() != Eigen::Success) {
-      *error = "the sparse LDL^T of the damped Gauss-Newton matrix failed";
-      return false;
-    }
+    if (!sparse_ldlt_->Factorize(gn_, mu * diagonal_, error)) return false;
     factored_ = true;
     return true;
   }
@@ -789,7 +776,7 @@ class NewtonInnerMinimizer final : public InnerMinimizer {
   Eigen::VectorXd SolveM(const Eigen::VectorXd& r) const {
     return solver_ == NewtonLinearSolverType::DENSE_CHOLESKY
                ? Eigen::VectorXd(dense_ldlt_.solve(r))
-               : Eigen::VectorXd(sparse_ldlt_.solve(r));
+               : sparse_ldlt_->Solve(r);
   }
 
   // delta = -(M + W_A C_A W_A^T)^-1 grad by the Woodbury identity in the
@@ -950,11 +937,10 @@ class NewtonInnerMinimizer final : public InnerMinimizer {
   Eigen::VectorXd c_, rest_gradient_;
   Eigen::MatrixXd w_, w_active_, low_rank_;
   double u_ = 1.0, v_ = 1.0;
-  SparseMatrix gn_, diagonal_matrix_, damped_;
-  Eigen::SimplicialLDLT<SparseMatrix, Eigen::Lower, Eigen::AMDOrdering<int>>
-      sparse_ldlt_;
-  bool analyzed_ = false;
-  Eigen::Index analyzed_nonzeros_ = -1;
+  SparseMatrix gn_;
+  // The evaluator's (Evaluator::gauss_newton_factorization): its symbolic
+  // analysis outlives this solve, so the points of a sweep share it.
+  SparseLdlt* sparse_ldlt_ = nullptr;
   // The last factorization succeeded, is of the current gn_ (and
   // diagonal_), with damping factored_mu_.
   bool factored_ = false;

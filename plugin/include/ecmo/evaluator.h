@@ -103,8 +103,13 @@ struct EvaluationCounts {
   }
 };
 
+namespace internal {
+class SparseLdlt;
+}  // namespace internal
+
 class Evaluator {
  public:
+  Evaluator();
   virtual ~Evaluator();
 
   virtual int NumParameters() const = 0;  // k
@@ -260,6 +265,13 @@ class Evaluator {
   const EvaluationCounts& counts() const { return counts_; }
   void ResetCounts() { counts_ = EvaluationCounts(); }
 
+  // Internal (for StrategyType::WC_NEWTON): the sparse factorization of
+  // this evaluator's Gauss-Newton matrix, kept with the evaluator so that
+  // every ecmo::Solve on it (the points of a sweep) shares one symbolic
+  // analysis; the pattern is the same on every call. Created on first use,
+  // owned by the evaluator, freed with it.
+  internal::SparseLdlt* gauss_newton_factorization();
+
  protected:
   // Implementations: same contracts as the public methods above.
   virtual bool DoEvaluate(const double* z,
@@ -307,6 +319,7 @@ class Evaluator {
  private:
   EvaluationCounts counts_;
   std::vector<double> row_weights_;  // the scalar GaussNewtonMatrix's c
+  std::unique_ptr<internal::SparseLdlt> gauss_newton_factorization_;
   Eigen::VectorXd lower_bounds_;
   Eigen::VectorXd upper_bounds_;
   Eigen::VectorXd linearization_point_;
