@@ -73,7 +73,8 @@ class CeresPhase {
     const Eigen::VectorXd& given = input_.ceres_phase_omega.size() == S_
                                        ? input_.ceres_phase_omega
                                        : warm.omega;
-    if (given.size() == S_ && given.sum() > 0.0) {
+    const bool warm_weights = given.size() == S_ && given.sum() > 0.0;
+    if (warm_weights) {
       omega = given.cwiseMax(1e-8 * given.sum());
       omega /= omega.sum();
     }
@@ -88,9 +89,9 @@ class CeresPhase {
       mu_ = std::min(std::max(mu_, 1e-2), 1e8);
     }
     mu_ = std::min(mu_, qn.max_penalty);
-    if (input_.ceres_phase_omega.size() == S_ &&
-        !newton_.ceres_phase_on_warm_starts) {
-      // A neighbour's certified point with its weights carried over: the
+    if (warm_weights && !newton_.ceres_phase_on_warm_starts) {
+      // A neighbour's point with its weights (carried over to this
+      // preference, or as given when the preferences are far apart): the
       // Newton loop starts there (NewtonOptions::ceres_phase_on_warm_starts).
       RecordWeights(omega);
       result_->used = true;

@@ -439,10 +439,11 @@ class Solver {
       // terms agree within ceres_phase_tolerance (relative to the largest),
       // after max_ceres_solves solves, or when omega reaches the simplex's
       // boundary (the WC point then minimizes one objective). When a warm
-      // start's multipliers were carried over (WarmStart::preference), the
-      // phase does not run (ceres_phase_on_warm_starts); with that option
-      // on, its first solve is skipped when z is already stationary for
-      // the carried weighted sum (to 1e-3 relative, no bounds, no equality
+      // start gives multipliers (WarmStart::omega, carried over to this
+      // preference when WarmStart::preference allows), the phase does not
+      // run (ceres_phase_on_warm_starts); with that option on, its first
+      // solve is skipped when z is already stationary for the carried
+      // weighted sum (to 1e-3 relative, no bounds, no equality
       // constraints): it would stop at its first gradient check. The Newton
       // outer loop then starts from that point with multipliers (omega,
       // nu) and a Chebyshev penalty v = 100 / max_s |c_s| sized from the
@@ -457,19 +458,22 @@ class Solver {
       // only piecewise smooth, e.g. an angle normalized to [-pi, pi)), and
       // its cost per iteration is the plain solve's.
       bool ceres_phase = true;
-      // Whether the phase also runs when a warm start carries a neighbour's
-      // multipliers over (WarmStart::preference set and carried, see
-      // WarmStart). Off (default): the Newton loop starts at the
-      // neighbour's certified point with the carried weights and v sized
-      // from its terms, as after the phase. Why: a neighbour's point is
-      // already near the WC point, and every ceres::Solve pays Ceres'
-      // preprocessing (ordering, symbolic analysis) again; measured on the
-      // generated pose graphs (benchmarks/README.md) warm sweeps took
-      // 0.76-0.86x the time with the phase off, at 334 to 33,334 poses,
-      // with the same certified points. (Before inactive_objective_
-      // curvature, the Newton loop from a neighbour's point was 19x slower
-      // at 3,500 poses.) A failed warm point is still retried cold by the
-      // sweeps, with the phase.
+      // Whether the phase also runs when a warm start gives a neighbour's
+      // multipliers (WarmStart::omega; carried over to this preference
+      // when WarmStart::preference is set and within a factor 4, else as
+      // given). Off (default): the Newton loop starts at the neighbour's
+      // point with those weights and v sized from its terms, as after the
+      // phase. Why: a neighbour's point is already on the front, and every
+      // ceres::Solve pays Ceres' preprocessing (ordering, symbolic
+      // analysis) again; measured on the generated pose graphs
+      // (benchmarks/README.md) warm sweeps took 0.76-0.86x the time with
+      // the phase off for carried weights, at 334 to 33,334 poses, and
+      // skipping it also where the preference jumps by more than a factor
+      // 4 (next to the ends of an 11-point front) took the 334-pose sweep
+      // from 1.37x to 1.20x plain Ceres, with the same certified points.
+      // (Before inactive_objective_curvature, the Newton loop from a
+      // neighbour's point was 19x slower at 3,500 poses.) A failed warm
+      // point is still retried cold by the sweeps, with the phase.
       bool ceres_phase_on_warm_starts = false;
       // The nested ceres::Solver::Options of the Ceres phase, used as given
       // (Ceres validates them and its message is passed through), except
