@@ -21,7 +21,13 @@
 //   pipeline_bench [--poses=334,3334,33334] [--points=11]
 //                  [--modes=cold,warm] [--max_point_seconds=600]
 //                  [--strategy=wc-newton] [--wall=0]
-//                  [--initial_guess=odometry|linear]
+//                  [--initial_guess=odometry|linear] [--repeats=N]
+//
+// --repeats=N runs each pair of fronts (plain Ceres, then WC) N times, each
+// in its own process, and reports the median time of each and the median
+// and range of the N paired ratios: a 334-pose front takes about 50 ms, and
+// single runs of it varied by 20% on an otherwise idle machine. Default: 5
+// below 10,000 poses, 1 from there on (a 33,334-pose front takes minutes).
 //
 // --wall=Q (0 < Q < 1) bounds every moving pose's x from above by the
 // Q-quantile of the start's x coordinates (a wall the map may not cross;
@@ -68,7 +74,14 @@ struct Config {
   double wall = 0.0;
   PoseGraph2d::InitialGuess initial_guess = PoseGraph2d::InitialGuess::ODOMETRY;
   bool smoke = false;
+  int repeats = 0;  // 0: 5 below 10,000 poses, else 1
 };
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
 
 // The pose graph behind a wall (see --wall above): the workload interface
 // of TraceFront (pipeline_front.h) over a PoseGraph2d whose position blocks
@@ -294,6 +307,7 @@ int main(int argc, char** argv) {
       config.poses = {60};
       config.points = 3;
       config.max_point_seconds = 30.0;
+      config.repeats = 1;
     } else if (const char* v = value("--poses=")) {
       config.poses = ParseInts(v);
     } else if (const char* v = value("--points=")) {
@@ -312,6 +326,12 @@ int main(int argc, char** argv) {
                      v);
         return 1;
       }
+    } else if (const char* v = value("--repeats=")) {
+      config.repeats = std::atoi(v);
+      if (config.repeats < 1) {
+        std::fprintf(stderr, "pipeline_bench: --repeats=%s must be >= 1.\n", v);
+        return 1;
+      }
     } else if (const char* v = value("--wall=")) {
       config.wall = std::atof(v);
       if (!(config.wall >= 0.0 && config.wall < 1.0)) {
@@ -326,7 +346,8 @@ int main(int argc, char** argv) {
                    "usage: pipeline_bench [--smoke] [--poses=334,3334,33334] "
                    "[--points=11] [--modes=cold,warm] "
                    "[--max_point_seconds=600] [--strategy=wc-newton] "
-                   "[--wall=0] [--initial_guess=odometry|linear]\n");
+                   "[--wall=0] [--initial_guess=odometry|linear] "
+                   "[--repeats=N]\n");
       return 1;
     }
   }
@@ -344,14 +365,15 @@ int main(int argc, char** argv) {
                 config.wall);
   }
   std::printf(
-      "%7s %7s %5s | %10s %10s %7s | %5s %5s %5s %5s | %12s %12s | %8s "
-      "%8s | %6s %6s\n",
+      "%7s %7s %5s | %10s %10s %7s %-16s | %5s %5s %5s %5s | %12s %12s | "
+      "%8s %8s | %6s %6s\n",
       "poses",
       "params",
       "mode",
       "wc s/pt",
       "ceres s/pt",
       "ratio",
+      "(range, n)",
       "cert",
       "dist",
       "dom",
@@ -366,24 +388,60 @@ int main(int argc, char** argv) {
   for (int poses : config.poses) {
     for (const std::string& mode : config.modes) {
       const bool warm = mode == "warm";
+      // Paired runs, plain Ceres first; the points (deterministic) from
+      // the first pair, times and ratios from all.
+      const int repeats =
+          config.repeats > 0 ? config.repeats : (poses < 10000 ? 5 : 1);
       std::vector<PointRecord> wc, ws;
       long wc_rss = 0, ws_rss = 0;
-      double sc_wc = 0.0, sc_ws = 0.0;
+      std::vector<double> wc_totals, ws_totals, ratios;
       std::string error;
-      if (!RunChild(config, poses, warm, false, &ws, &ws_rss, &sc_ws, &error) ||
-          !RunChild(config, poses, warm, true, &wc, &wc_rss, &sc_wc, &error)) {
+      bool failed = false;
+      for (int r = 0; r < repeats && !failed; ++r) {
+        std::vector<PointRecord> wc_r, ws_r;
+        long wc_rss_r = 0, ws_rss_r = 0;
+        double sc_wc = 0.0, sc_ws = 0.0;
+        if (!RunChild(
+                config, poses, warm, false, &ws_r, &ws_rss_r, &sc_ws, &error) ||
+            !RunChild(
+                config, poses, warm, true, &wc_r, &wc_rss_r, &sc_wc, &error)) {
+          failed = true;
+          break;
+        }
+        double wc_total = 0.0, ws_total = 0.0;
+        for (int i = 0; i < config.points; ++i) {
+          wc_total += wc_r[i].seconds;
+          ws_total += ws_r[i].seconds;
+        }
+        wc_totals.push_back(wc_total);
+        ws_totals.push_back(ws_total);
+        ratios.push_back(wc_total / std::max(ws_total, 1e-12));
+        wc_rss = std::max(wc_rss, wc_rss_r);
+        ws_rss = std::max(ws_rss, ws_rss_r);
+        if (r == 0) {
+          wc = std::move(wc_r);
+          ws = std::move(ws_r);
+        }
+      }
+      if (failed) {
         std::printf("%7d %s: %s\n", poses, mode.c_str(), error.c_str());
         all_ok = false;
         continue;
       }
-      double wc_time = 0.0, ws_time = 0.0;
+      const double wc_time = Median(wc_totals);
+      const double ws_time = Median(ws_totals);
+      char range[64];
+      std::snprintf(range,
+                    sizeof(range),
+                    "(%.2f-%.2f, %d)",
+                    *std::min_element(ratios.begin(), ratios.end()),
+                    *std::max_element(ratios.begin(), ratios.end()),
+                    repeats);
       int certified = 0, dominated = 0, dominated_at_end = 0;
       long long inner = 0, gn = 0, hp = 0;
       std::vector<Eigen::Vector2d> distinct;
       Eigen::MatrixXd wc_front(config.points, 2), ws_front(config.points, 2);
       for (int i = 0; i < config.points; ++i) {
-        wc_time += wc[i].seconds;
-        ws_time += ws[i].seconds;
         certified += wc[i].certified;
         inner += wc[i].iterations;
         gn += wc[i].gauss_newton_matrices;
@@ -417,14 +475,15 @@ int main(int argc, char** argv) {
       const double hv_ws = ecmo::Hypervolume(ws_front, reference);
       const int params = 3 * (poses - 1);
       std::printf(
-          "%7d %7d %5s | %10.4f %10.4f %7.2f | %2d/%-2d %5d %5d %5d | "
+          "%7d %7d %5s | %10.4f %10.4f %7.2f %-16s | %2d/%-2d %5d %5d %5d | "
           "%12.6e %12.6e | %8.1f %8.1f | %6lld %lld/%lld\n",
           poses,
           params,
           mode.c_str(),
           wc_time / config.points,
           ws_time / config.points,
-          wc_time / std::max(ws_time, 1e-12),
+          Median(ratios),
+          range,
           certified,
           config.points,
           static_cast<int>(distinct.size()),
@@ -449,7 +508,9 @@ int main(int argc, char** argv) {
     }
   }
   std::printf(
-      "(s/pt: mean wall seconds per point; ratio = WC total / ceres total; "
+      "(s/pt: mean wall seconds per point of the median front; ratio: "
+      "median of the paired ratios WC total / ceres total, with their range "
+      "and the number of pairs; "
       "dom: WC points dominated by a weighted-sum point within 1e-6 "
       "relative, (end): of those at an end of the front; inner: Newton "
       "iterations; GN/HP: Gauss-Newton matrices / Hessian products. The "
