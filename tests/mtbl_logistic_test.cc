@@ -717,6 +717,52 @@ TEST(MtblLogisticTest, ReducedAndFullSpaceNewtonAgree) {
   EXPECT_LT((x - z.head(3)).norm(), 1e-3 * (1.0 + x.norm()));
 }
 
+// wc-sqp's limited-memory BFGS (what sqp.hessian = AUTOMATIC uses above
+// sqp.max_parameters, e.g. on the meta-learning network) on the reduced
+// form: certified, at the point wc-newton certifies for the same
+// scalarization (given, so that neither depends on its own single-objective
+// solves).
+TEST(MtblLogisticTest, ReducedLimitedMemorySqpAgreesWithNewton) {
+  auto instance = Build(60, 1e-3);
+  const std::vector<double> preference = {0.2, 0.3, 0.5};
+  ReducedMtblEvaluator reduced(instance->evaluator.get(),
+                               instance->start.tail(60));
+  Solver::Options newton;
+  newton.reference_point = {0.0, 0.0, 0.0};
+  newton.objective_scale = {1.0, 1.0, 1.0};
+  newton.normalize_objectives = false;
+  newton.strategy = StrategyType::WC_NEWTON;
+  Solver::Summary newton_summary;
+  Eigen::VectorXd x_newton = instance->start.head(3);
+  Solve(newton, &reduced, preference, &x_newton, &newton_summary);
+  ASSERT_EQ(newton_summary.termination_type, ceres::CONVERGENCE)
+      << newton_summary.FullReport();
+
+  Solver::Options sqp = newton;
+  sqp.strategy = StrategyType::WC_SQP;
+  sqp.sqp.hessian = SqpHessianType::LBFGS;
+  sqp.sqp.lbfgs_memory = 2;  // fewer pairs than parameters
+  Solver::Summary sqp_summary;
+  Eigen::VectorXd x_sqp = instance->start.head(3);
+  Solve(sqp, &reduced, preference, &x_sqp, &sqp_summary);
+  ASSERT_EQ(sqp_summary.termination_type, ceres::CONVERGENCE)
+      << sqp_summary.FullReport();
+  EXPECT_TRUE(sqp_summary.IsCertified(sqp));
+  EXPECT_NE(sqp_summary.inner_message.find("limited-memory"),
+            std::string::npos);
+  EXPECT_LT(RelativeError(sqp_summary.objectives, newton_summary.objectives),
+            1e-5);
+  // x: logits of the source weights, defined up to a common shift and
+  // flat where a weight saturates (here one near 1e-7): compare the weights.
+  auto weights = [](const Eigen::VectorXd& logits) {
+    const Eigen::VectorXd e = (logits.array() - logits.maxCoeff()).exp();
+    return Eigen::VectorXd(e / e.sum());
+  };
+  EXPECT_LT((weights(x_sqp) - weights(x_newton)).lpNorm<Eigen::Infinity>(),
+            1e-3)
+      << x_sqp.transpose() << " vs " << x_newton.transpose();
+}
+
 TEST(MtblLogisticTest, RegisteredAsASizedEvaluatorFamily) {
   const problems::ProblemInfo* info = problems::Find("mtbl_logistic");
   ASSERT_NE(info, nullptr);

@@ -115,7 +115,8 @@ TEST_P(WcSqpVariants, ReachTheBruteForceWcPointCertified) {
       variant.name,
       [&](const Solver::Summary& summary) {
         EXPECT_TRUE(summary.IsCertified(options));
-        if (variant.hessian == SqpHessianType::BFGS) {
+        if (variant.hessian == SqpHessianType::BFGS ||
+            variant.hessian == SqpHessianType::LBFGS) {
           EXPECT_EQ(summary.evaluations.hessian_products, 0);
         } else {
           EXPECT_GT(summary.evaluations.hessian_products, 0);
@@ -130,6 +131,7 @@ INSTANTIATE_TEST_SUITE_P(
     WcSqpVariants,
     ::testing::Values(
         SqpVariant{"bfgs", SqpHessianType::BFGS, false},
+        SqpVariant{"lbfgs", SqpHessianType::LBFGS, false},
         SqpVariant{"exact_products", SqpHessianType::EXACT_PRODUCTS, true},
         SqpVariant{
             "difference_products", SqpHessianType::EXACT_PRODUCTS, false},
@@ -184,6 +186,17 @@ TEST(WcSqp, AgreesWithIpoptOnThreeObjectivesInR30) {
   ASSERT_EQ(bfgs_summary.termination_type, ceres::CONVERGENCE)
       << bfgs_summary.FullReport();
   EXPECT_LE((z_bfgs - z_ipopt).norm(), 1e-5);
+  // So does limited-memory BFGS (5 pairs in R^30).
+  SphereLeastSquares lbfgs_evaluator(a, b, false);
+  options.sqp.hessian = SqpHessianType::LBFGS;
+  options.sqp.lbfgs_memory = 5;
+  Eigen::VectorXd z_lbfgs = start;
+  Solver::Summary lbfgs_summary;
+  Solve(options, &lbfgs_evaluator, preference, &z_lbfgs, &lbfgs_summary);
+  ASSERT_EQ(lbfgs_summary.termination_type, ceres::CONVERGENCE)
+      << lbfgs_summary.FullReport();
+  EXPECT_LE((z_lbfgs - z_ipopt).norm(), 1e-5);
+  EXPECT_EQ(lbfgs_summary.evaluations.hessian_products, 0);
 }
 
 TEST(WcSqp, GebkenCircleMatchesTheDefaultStrategy) {
@@ -280,6 +293,7 @@ TEST(WcSqp, RefusesWhatItCannotTakeWithAMessage) {
   Solver::Options options;
   options.strategy = StrategyType::WC_SQP;
   options.sqp.max_parameters = 1;
+  options.sqp.hessian = SqpHessianType::BFGS;
   Eigen::VectorXd z(2);
   z << 1.0, 0.0;
   Solver::Summary summary;
@@ -288,7 +302,21 @@ TEST(WcSqp, RefusesWhatItCannotTakeWithAMessage) {
   EXPECT_NE(summary.message.find("sqp.max_parameters"), std::string::npos)
       << summary.message;
   EXPECT_NE(summary.message.find("wc-newton"), std::string::npos);
+  EXPECT_NE(summary.message.find("lbfgs"), std::string::npos);
   EXPECT_FALSE(summary.IsCertified(options));
+  // AUTOMATIC above max_parameters: limited-memory BFGS, no refusal.
+  options.sqp.hessian = SqpHessianType::AUTOMATIC;
+  z << 1.0, 0.0;
+  Solve(options, &evaluator, {0.5, 0.5}, &z, &summary);
+  EXPECT_TRUE(summary.IsCertified(options)) << summary.FullReport();
+  EXPECT_NE(summary.inner_message.find("limited-memory"), std::string::npos)
+      << summary.inner_message;
+  options.sqp.lbfgs_memory = 0;
+  Solve(options, &evaluator, {0.5, 0.5}, &z, &summary);
+  EXPECT_EQ(summary.termination_type, ceres::FAILURE);
+  EXPECT_NE(summary.message.find("sqp.lbfgs_memory"), std::string::npos)
+      << summary.message;
+  options.sqp.lbfgs_memory = 20;
 
   options.sqp.max_parameters = 2000;
   options.sqp.armijo = 0.7;

@@ -126,6 +126,7 @@ bool Solver::Options::IsValid(std::string* error) const {
                     "> 0");
   ECMO_OPTION_CHECK(
       kOptions, sqp.max_parameters, sqp.max_parameters > 0, "> 0");
+  ECMO_OPTION_CHECK(kOptions, sqp.lbfgs_memory, sqp.lbfgs_memory > 0, "> 0");
   ECMO_OPTION_CHECK(kOptions,
                     sqp.armijo,
                     sqp.armijo > 0.0 && sqp.armijo < 0.5,

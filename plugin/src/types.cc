@@ -98,6 +98,8 @@ const char* SqpHessianTypeToString(SqpHessianType type) {
       return "bfgs";
     case SqpHessianType::EXACT_PRODUCTS:
       return "exact-products";
+    case SqpHessianType::LBFGS:
+      return "lbfgs";
   }
   return "unknown";
 }
@@ -105,7 +107,8 @@ const char* SqpHessianTypeToString(SqpHessianType type) {
 bool StringToSqpHessianType(std::string value, SqpHessianType* type) {
   for (SqpHessianType candidate : {SqpHessianType::AUTOMATIC,
                                    SqpHessianType::BFGS,
-                                   SqpHessianType::EXACT_PRODUCTS}) {
+                                   SqpHessianType::EXACT_PRODUCTS,
+                                   SqpHessianType::LBFGS}) {
     if (internal::SameEnumName(SqpHessianTypeToString(candidate), value)) {
       *type = candidate;
       return true;

@@ -178,11 +178,12 @@ struct QpStep {
   Eigen::VectorXd p;    // S
 };
 
-// Solves the QP of the file comment for the Cholesky factor of B, the
-// weighted gradients G = grad F diag(lambda) (k x S), a = lambda (F +
-// offset) (S), J (q x k) and h (q). Returns false when a quantity is not
-// finite.
-bool SolveQp(const Eigen::LLT<Eigen::MatrixXd>& b_factor,
+// Solves the QP of the file comment for the curvature B, given as
+// apply_inverse(X) (X <- B^-1 X in place, X of k rows), the weighted
+// gradients G = grad F diag(lambda) (k x S), a = lambda (F + offset) (S),
+// J (q x k) and h (q). Returns false when a quantity is not finite.
+template <typename ApplyInverse>
+bool SolveQp(const ApplyInverse& apply_inverse,
              const Eigen::MatrixXd& G,
              const Eigen::VectorXd& a,
              const Eigen::MatrixXd& J,
@@ -193,10 +194,10 @@ bool SolveQp(const Eigen::LLT<Eigen::MatrixXd>& b_factor,
   // dual max_omega p^T omega - 1/2 omega^T (G^T P G) omega with
   // p = a + G^T d0 (see the file comment).
   qp->pg = G;
-  b_factor.solveInPlace(qp->pg);  // B^-1 G
+  apply_inverse(&qp->pg);  // B^-1 G
   if (q > 0) {
     qp->b_inverse_jt = J.transpose();
-    b_factor.solveInPlace(qp->b_inverse_jt);
+    apply_inverse(&qp->b_inverse_jt);
     qp->jbj.noalias() = J * qp->b_inverse_jt;
     if (q == 1) {
       qp->m_scalar = qp->jbj(0, 0);
@@ -228,6 +229,68 @@ bool SolveQp(const Eigen::LLT<Eigen::MatrixXd>& b_factor,
   }
   return qp->d.allFinite() && (q == 0 || qp->nu.allFinite());
 }
+
+// H = B^-1 of limited-memory BFGS on the last `memory` pairs (s, y)
+// (Nocedal and Wright, "Numerical Optimization", Algorithm 7.4, applied to
+// a block of columns at once), H0 = gamma I with gamma = s^T y / y^T y of
+// the newest pair. A pair whose curvature s^T y is not safely positive is
+// skipped: the Lagrangian's Hessian may be indefinite away from a
+// solution, and the dense variant's Powell damping needs B s, which the
+// limited memory does not keep. O(k memory) storage, O(k memory) work per
+// column.
+class LbfgsInverse {
+ public:
+  explicit LbfgsInverse(int memory) : memory_(memory) {}
+  void Reset() { count_ = 0; }
+  int size() const { return count_; }
+  // Adds (s, y) when s^T y > 1e-10 ||s|| ||y||; false when skipped.
+  bool Update(const Eigen::VectorXd& s, const Eigen::VectorXd& y) {
+    const double sy = s.dot(y);
+    if (!(sy > 1e-10 * s.norm() * y.norm())) return false;
+    if (s_.rows() != s.size()) {
+      s_.resize(s.size(), memory_);
+      y_.resize(s.size(), memory_);
+      rho_.resize(memory_);
+    }
+    // Oldest first: shift when full (memory is small, the copy is
+    // O(k memory) like one application).
+    if (count_ == memory_) {
+      s_.leftCols(memory_ - 1) = s_.rightCols(memory_ - 1).eval();
+      y_.leftCols(memory_ - 1) = y_.rightCols(memory_ - 1).eval();
+      rho_.head(memory_ - 1) = rho_.tail(memory_ - 1).eval();
+      --count_;
+    }
+    s_.col(count_) = s;
+    y_.col(count_) = y;
+    rho_[count_] = 1.0 / sy;
+    gamma_ = sy / y.squaredNorm();
+    ++count_;
+    return true;
+  }
+  // x <- H x, column by column.
+  void ApplyInPlace(Eigen::MatrixXd* x) const {
+    if (count_ == 0) return;  // H0 = I before the first pair
+    alpha_.resize(count_, x->cols());
+    for (int i = count_ - 1; i >= 0; --i) {
+      alpha_.row(i).noalias() = rho_[i] * (s_.col(i).transpose() * *x);
+      x->noalias() -= y_.col(i) * alpha_.row(i);
+    }
+    *x *= gamma_;
+    for (int i = 0; i < count_; ++i) {
+      beta_.noalias() = rho_[i] * (y_.col(i).transpose() * *x);
+      x->noalias() += s_.col(i) * (alpha_.row(i) - beta_);
+    }
+  }
+
+ private:
+  const int memory_;
+  int count_ = 0;
+  Eigen::MatrixXd s_, y_;  // k x memory, oldest pair first
+  Eigen::VectorXd rho_;
+  double gamma_ = 1.0;
+  mutable Eigen::MatrixXd alpha_;
+  mutable Eigen::RowVectorXd beta_;
+};
 
 // Cholesky of W, or of W + c J^T J (same QP solution on J d = -h, and
 // positive definite for c large enough when W is positive definite on the
@@ -292,7 +355,8 @@ class SqpSolver {
         k_(evaluator_->NumParameters()),
         S_(evaluator_->NumObjectives()),
         q_(evaluator_->NumConstraints()),
-        summary_(summary) {}
+        summary_(summary),
+        lbfgs_(std::max(1, input.options->sqp.lbfgs_memory)) {}
 
   void Run(StrategyOutput* output);
 
@@ -308,7 +372,25 @@ class SqpSolver {
   // B and its Cholesky factor at z_.
   bool UpdateCurvature(int it);
   void UpdateBfgs();
+  void UpdateLbfgs();
   bool AssembleExactHessian(int it);
+  // The QP's step and multipliers for the current curvature.
+  bool SolveQpStep() {
+    if (limited_) {
+      return SolveQp([this](Eigen::MatrixXd* x) { lbfgs_.ApplyInPlace(x); },
+                     G_,
+                     a_,
+                     J_,
+                     h_,
+                     &qp_);
+    }
+    return SolveQp([this](Eigen::MatrixXd* x) { factor_.solveInPlace(*x); },
+                   G_,
+                   a_,
+                   J_,
+                   h_,
+                   &qp_);
+  }
   // The QP's step and multipliers; scores z_ with them (and with the
   // least-squares multipliers when close). kStop when the point is
   // certified (CONVERGENCE) or the QP failed (FAILURE).
@@ -347,6 +429,9 @@ class SqpSolver {
   const int k_, S_, q_;
   Solver::Summary* summary_;
   bool exact_ = false;
+  // Limited-memory BFGS (SqpHessianType::LBFGS): no k x k matrix.
+  bool limited_ = false;
+  LbfgsInverse lbfgs_;
 
   Eigen::VectorXd z_, a_, h_;  // iterate, weighted objectives, constraints
   KktMultipliers multipliers_;
@@ -395,20 +480,28 @@ bool SqpSolver::Start() {
                "step on the manifold.");
     return false;
   }
-  if (k_ > sqp_.max_parameters) {
+  // AUTOMATIC: exact products when the evaluator has them, else dense
+  // BFGS, up to max_parameters; limited-memory BFGS beyond.
+  const bool automatic = sqp_.hessian == SqpHessianType::AUTOMATIC;
+  limited_ = sqp_.hessian == SqpHessianType::LBFGS ||
+             (automatic && k_ > sqp_.max_parameters);
+  if (!limited_ && k_ > sqp_.max_parameters) {
     std::ostringstream os;
-    os << "The strategy " << name << " factorizes a dense " << k_ << " x " << k_
+    os << "The strategy " << name
+       << " with sqp.hessian = " << SqpHessianTypeToString(sqp_.hessian)
+       << " factorizes a dense " << k_ << " x " << k_
        << " matrix per iteration and the problem has " << k_
        << " parameters, more than Solver::Options::sqp.max_parameters = "
        << sqp_.max_parameters
-       << ". Use wc-newton (matrix-free Newton) or wc-augmented-lagrangian, "
-          "or raise sqp.max_parameters.";
+       << ". Use sqp.hessian = lbfgs or automatic (limited-memory BFGS, no "
+          "k x k matrix), wc-newton (matrix-free Newton) or "
+          "wc-augmented-lagrangian, or raise sqp.max_parameters.";
     Finish(ceres::FAILURE, os.str());
     return false;
   }
-  exact_ = sqp_.hessian == SqpHessianType::EXACT_PRODUCTS ||
-           (sqp_.hessian == SqpHessianType::AUTOMATIC &&
-            evaluator_->HasExactLagrangianHessian());
+  exact_ =
+      !limited_ && (sqp_.hessian == SqpHessianType::EXACT_PRODUCTS ||
+                    (automatic && evaluator_->HasExactLagrangianHessian()));
   z_ = input_.z0;
   a_.resize(S_);
   h_.resize(q_);
@@ -428,7 +521,7 @@ bool SqpSolver::Start() {
     multipliers_.omega[top] = 1.0;
   }
   if (warm.nu.size() == q_) multipliers_.nu = warm.nu;
-  B_ = Eigen::MatrixXd::Identity(k_, k_);
+  if (!limited_) B_ = Eigen::MatrixXd::Identity(k_, k_);
   mu_ = Eigen::VectorXd::Zero(q_);
   J_.resize(q_, k_);
   return true;
@@ -464,8 +557,21 @@ bool SqpSolver::Linearize(int it) {
 
 bool SqpSolver::UpdateCurvature(int it) {
   if (exact_) return AssembleExactHessian(it);
-  UpdateBfgs();
+  if (limited_) {
+    UpdateLbfgs();
+  } else {
+    UpdateBfgs();
+  }
   return true;
+}
+
+// The pair of the last step for the limited memory, with the multipliers
+// of the last QP at both points (as UpdateBfgs).
+void SqpSolver::UpdateLbfgs() {
+  if (!have_previous_) return;
+  Eigen::VectorXd y = (G_ - previous_G_) * multipliers_.omega;
+  if (q_ > 0) y.noalias() += (J_ - previous_J_).transpose() * multipliers_.nu;
+  lbfgs_.Update(z_ - previous_z_, y);
 }
 
 // Damped BFGS (Powell) on the Lagrangian's gradient, with the multipliers
@@ -536,8 +642,14 @@ bool SqpSolver::AssembleExactHessian(int it) {
 KktResidual SqpSolver::EstimateResidual() const {
   KktResidual k;
   k.simplex = qp_.omega.sum() - 1.0;
-  const auto L = factor_.matrixL();
-  k.stationarity = -(L * (L.transpose() * qp_.d));
+  if (limited_) {
+    // -B d = G omega + J^T nu (the QP's optimality conditions).
+    k.stationarity = G_ * qp_.omega;
+    if (q_ > 0) k.stationarity.noalias() += J_.transpose() * qp_.nu;
+  } else {
+    const auto L = factor_.matrixL();
+    k.stationarity = -(L * (L.transpose() * qp_.d));
+  }
   k.feasibility = h_;
   const double rho = a_.maxCoeff();
   k.complementarity.resize(S_);
@@ -548,7 +660,7 @@ KktResidual SqpSolver::EstimateResidual() const {
 }
 
 SqpSolver::Step SqpSolver::SolveAndCertify(int it, IterationSummary* record) {
-  if (!SolveQp(factor_, G_, a_, J_, h_, &qp_)) {
+  if (!SolveQpStep()) {
     Finish(ceres::FAILURE,
            "The quadratic program of iteration " + std::to_string(it) +
                " has non-finite data (an objective gradient, the "
@@ -657,11 +769,16 @@ SqpSolver::Step SqpSolver::LineSearch(int it, IterationSummary* record) {
   }
   if (!accepted) {
     Record(*record);
-    if (!exact_ && bfgs_scaled_ && line_search_failures_ == 0) {
+    if (!exact_ && (limited_ ? lbfgs_.size() > 0 : bfgs_scaled_) &&
+        line_search_failures_ == 0) {
       // A stale quasi-Newton model: restart it once from the identity.
       ++line_search_failures_;
-      B_ = Eigen::MatrixXd::Identity(k_, k_);
-      bfgs_scaled_ = false;
+      if (limited_) {
+        lbfgs_.Reset();
+      } else {
+        B_ = Eigen::MatrixXd::Identity(k_, k_);
+        bfgs_scaled_ = false;
+      }
       have_previous_ = false;
       return Step::kRetry;
     }
@@ -757,6 +874,8 @@ void SqpSolver::Explain() {
       exact_
           ? "exact Hessian of the Lagrangian (" + std::to_string(k_) +
                 " products per iteration), last diagonal shift " + Sci(delta_)
+      : limited_
+          ? "limited-memory BFGS (" + std::to_string(lbfgs_.size()) + " pairs)"
           : std::string("damped BFGS");
   if (q_ > 0) {
     curvature += "; largest merit weight mu_i = " + Sci(mu_.maxCoeff());

@@ -518,11 +518,15 @@ class Solver {
     // evaluations).
     struct SqpOptions {
       SqpHessianType hessian = SqpHessianType::AUTOMATIC;
-      // The strategy refuses problems with more parameters (a FAILURE
-      // naming the matrix-free strategies): it stores and factorizes a
+      // With BFGS or EXACT_PRODUCTS the strategy refuses problems with more
+      // parameters (a FAILURE naming the alternatives): it stores and
+      // factorizes a
       // dense k x k matrix per iteration (2,000: 32 MB, about 0.1 s per
-      // factorization on one core). > 0.
+      // factorization on one core); with hessian = AUTOMATIC, problems
+      // with more use LBFGS instead. > 0.
       int max_parameters = 2000;
+      // Pairs (s, y) kept by SqpHessianType::LBFGS. > 0.
+      int lbfgs_memory = 20;
       // A step t d is accepted when the exact penalty decreases by at least
       // this fraction of its piecewise-linear model's decrease. In (0, 0.5).
       double armijo = 1e-4;

@@ -140,8 +140,9 @@ enum class NewtonLinearSolverType {
 
 // Curvature used by StrategyType::WC_SQP (Solver::Options::sqp).
 enum class SqpHessianType {
-  // EXACT_PRODUCTS when the evaluator provides exact Hessian products
-  // (Evaluator::HasExactLagrangianHessian), otherwise BFGS.
+  // Up to sqp.max_parameters: EXACT_PRODUCTS when the evaluator provides
+  // exact Hessian products (Evaluator::HasExactLagrangianHessian),
+  // otherwise BFGS. Above: LBFGS.
   AUTOMATIC,
   // Damped BFGS (Powell) on the gradient of the Lagrangian: one gradient
   // evaluation per iteration, superlinear near a solution.
@@ -153,6 +154,12 @@ enum class SqpHessianType {
   // convergence, k products per iteration: pays off on ill-conditioned
   // problems when the products are cheap.
   EXACT_PRODUCTS,
+  // Limited-memory BFGS on the gradient of the Lagrangian (the last
+  // sqp.lbfgs_memory steps; a step of non-positive curvature is skipped):
+  // one gradient evaluation per iteration, O(k lbfgs_memory) memory and
+  // work, no k x k matrix, so no limit on k. AUTOMATIC uses it above
+  // sqp.max_parameters.
+  LBFGS,
 };
 
 // How the faithful strategy picks its step.
