@@ -208,8 +208,9 @@ DEFINE_string(newton_linear_solver,
               "dense-cholesky or conjugate-gradients.");
 DEFINE_string(sqp_hessian,
               "automatic",
-              "wc-sqp curvature: automatic (exact products when the problem "
-              "provides them, else BFGS), bfgs or exact-products.");
+              "wc-sqp curvature: automatic (up to 2,000 parameters exact "
+              "products when the problem provides them, else BFGS; "
+              "limited-memory BFGS above), bfgs, exact-products or lbfgs.");
 DEFINE_string(objective_offset,
               "",
               "The paper's form: comma-separated offsets added to the "
@@ -492,7 +493,7 @@ int main(int argc, char** argv) {
   }
   if (!ecmo::StringToSqpHessianType(FLAGS_sqp_hessian, &options.sqp.hessian)) {
     return Usage("unknown --sqp_hessian '" + FLAGS_sqp_hessian +
-                 "'; valid: automatic, bfgs, exact-products.");
+                 "'; valid: automatic, bfgs, exact-products, lbfgs.");
   }
   if (options.strategy != ecmo::StrategyType::WC_SQP &&
       FlagGiven("sqp_hessian")) {
