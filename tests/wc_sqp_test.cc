@@ -177,26 +177,25 @@ TEST(WcSqp, AgreesWithIpoptOnThreeObjectivesInR30) {
   EXPECT_LE((z - z_ipopt).norm(), 1e-5)
       << "wc-sqp " << z.transpose() << "\nipopt " << z_ipopt.transpose();
   EXPECT_NEAR(z.norm(), 1.0, 1e-8);
-  // BFGS from the same start reaches the same point.
-  SphereLeastSquares bfgs_evaluator(a, b, false);
-  options.sqp.hessian = SqpHessianType::BFGS;
-  Eigen::VectorXd z_bfgs = start;
-  Solver::Summary bfgs_summary;
-  Solve(options, &bfgs_evaluator, preference, &z_bfgs, &bfgs_summary);
-  ASSERT_EQ(bfgs_summary.termination_type, ceres::CONVERGENCE)
-      << bfgs_summary.FullReport();
-  EXPECT_LE((z_bfgs - z_ipopt).norm(), 1e-5);
-  // So does limited-memory BFGS (5 pairs in R^30).
-  SphereLeastSquares lbfgs_evaluator(a, b, false);
-  options.sqp.hessian = SqpHessianType::LBFGS;
-  options.sqp.lbfgs_memory = 5;
-  Eigen::VectorXd z_lbfgs = start;
-  Solver::Summary lbfgs_summary;
-  Solve(options, &lbfgs_evaluator, preference, &z_lbfgs, &lbfgs_summary);
-  ASSERT_EQ(lbfgs_summary.termination_type, ceres::CONVERGENCE)
-      << lbfgs_summary.FullReport();
-  EXPECT_LE((z_lbfgs - z_ipopt).norm(), 1e-5);
-  EXPECT_EQ(lbfgs_summary.evaluations.hessian_products, 0);
+  // BFGS, and limited-memory BFGS with 5 pairs in R^30, from the same
+  // start reach the same point without Hessian products.
+  for (SqpHessianType hessian : {SqpHessianType::BFGS, SqpHessianType::LBFGS}) {
+    SCOPED_TRACE(SqpHessianTypeToString(hessian));
+    SphereLeastSquares quasi_newton_evaluator(a, b, false);
+    options.sqp.hessian = hessian;
+    options.sqp.lbfgs_memory = 5;
+    Eigen::VectorXd z_quasi_newton = start;
+    Solver::Summary quasi_newton_summary;
+    Solve(options,
+          &quasi_newton_evaluator,
+          preference,
+          &z_quasi_newton,
+          &quasi_newton_summary);
+    ASSERT_EQ(quasi_newton_summary.termination_type, ceres::CONVERGENCE)
+        << quasi_newton_summary.FullReport();
+    EXPECT_LE((z_quasi_newton - z_ipopt).norm(), 1e-5);
+    EXPECT_EQ(quasi_newton_summary.evaluations.hessian_products, 0);
+  }
 }
 
 TEST(WcSqp, GebkenCircleMatchesTheDefaultStrategy) {
