@@ -8,14 +8,17 @@
 // with rho eliminated (rho = max_s a_s). Iteration t at z:
 //   1. Linearize (one gradient evaluation) and form the dense Jacobian J of
 //      h (q products) and the curvature B: a damped BFGS approximation of
-//      the Hessian of the Lagrangian, or the exact one from k products made
-//      positive definite (see MakePositiveDefinite);
+//      the Hessian of the Lagrangian, the exact one from k products made
+//      positive definite (see MakePositiveDefinite), or limited-memory BFGS
+//      (LbfgsInverse: B^-1 applied, no matrix);
 //   2. solve the quadratic program
 //        min_d max_s (a_s + lambda_s grad f_s^T d) + 1/2 d^T B d
 //        s.t. h + J d = 0
-//      exactly through its dual over the simplex (SolveQp): one Cholesky
-//      factorization of B gives d as an affine function of the weights
-//      omega, and the S-dimensional concave dual is maximized exactly
+//      exactly through its dual over the simplex (SolveQp): B^-1 applied to
+//      the S + q columns of G and J^T (a Cholesky factorization of B, or
+//      the limited memory's two-loop recursion) gives d as an affine
+//      function of the weights omega, and the S-dimensional concave dual
+//      is maximized exactly
 //      (closed form for S = 2, enumeration of supports beyond; see
 //      MaximizeOnSimplex). The QP's omega and nu are the multiplier
 //      estimates; the point is scored with them (and, when close, with the
@@ -31,10 +34,12 @@
 // exactly in S + 1 triangular solves plus at most 2^S tiny systems, instead
 // of an active-set loop over the (k + 1)-dimensional primal.
 //
-// Dense linear algebra throughout: O(k^2) memory and O(k^3) work per
-// iteration, so for small and medium problems (Solver::Options::
-// SqpOptions::max_parameters), where its iteration counts, not its per-
-// iteration cost, decide. Equality constraints only, in R^k.
+// Dense linear algebra with BFGS and exact products: O(k^2) memory and
+// O(k^3) work per iteration, so for small and medium problems
+// (Solver::Options::SqpOptions::max_parameters), where its iteration
+// counts, not its per-iteration cost, decide; limited-memory BFGS above:
+// O(k (memory + S + q)) per iteration, for large problems whose gradients
+// are expensive (MTBL in reduced form). Equality constraints only, in R^k.
 
 #include <algorithm>
 #include <cmath>
