@@ -43,8 +43,11 @@
 #include "ecmo/evaluator.h"
 #include "ecmo/ipopt_reference.h"
 #include "ecmo/solver.h"
+#include "median.h"
 
 namespace {
+
+using ecmo_bench::Median;
 
 class RosenbrockFamily final : public ecmo::Evaluator {
  public:
@@ -122,12 +125,6 @@ struct Row {
   int points = 0;
   std::vector<double> gradients, products, equivalents, inner, seconds;
 };
-
-double Median(std::vector<double> v) {
-  if (v.empty()) return 0.0;
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
 
 // One point's figures, as a solver reports them.
 struct PointResult {

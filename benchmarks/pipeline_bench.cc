@@ -56,11 +56,13 @@
 #include "child_process.h"
 #include "ecmo/indicators.h"
 #include "ecmo/problems/pose_graph.h"
+#include "median.h"
 #include "pipeline_front.h"
 
 namespace {
 
 using ecmo::problems::PoseGraph2d;
+using ecmo_bench::Median;
 using ecmo_pipelines::FrontPoint;
 using ecmo_pipelines::FrontResult;
 using ecmo_pipelines::FrontSettings;
@@ -76,12 +78,6 @@ struct Config {
   bool smoke = false;
   int repeats = 0;  // 0: 5 below 10,000 poses, else 1
 };
-
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 // The pose graph behind a wall (see --wall above): the workload interface
 // of TraceFront (pipeline_front.h) over a PoseGraph2d whose position blocks

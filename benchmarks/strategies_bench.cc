@@ -47,6 +47,7 @@
 #include "Eigen/Core"
 #include "ecmo/problems/registry.h"
 #include "ecmo/solver.h"
+#include "median.h"
 
 #if __has_include("ecmo/ipopt_reference.h")
 #include "ecmo/ipopt_reference.h"
@@ -56,6 +57,8 @@
 #endif
 
 namespace {
+
+using ecmo_bench::Median;
 
 struct Flags {
   int pgd_iterations = 100000;
@@ -107,11 +110,6 @@ struct Result {
   long long gradient_evaluations = 0;
   double seconds = NAN;  // median wall time per solve
 };
-
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
 
 using Clock = std::chrono::steady_clock;
 

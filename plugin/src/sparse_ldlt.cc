@@ -30,28 +30,16 @@ void SparseLdlt::Analyze(const SparseMatrix& lower) {
     }
     full_diagonal_ = full_diagonal_ && diagonal_position_[j] >= 0;
   }
-  if (full_diagonal_) {
-    damped_ = lower;
-  } else {
-    SparseMatrix identity(n, n);
-    identity.setIdentity();
-    damped_ = lower + identity;
-  }
+  if (full_diagonal_) damped_ = lower;
+  FormDamped(lower, Eigen::VectorXd::Ones(n));
   ldlt_.analyzePattern(damped_);
   analyzed_ = true;
   ++num_analyses_;
 }
 
-bool SparseLdlt::Factorize(const SparseMatrix& lower,
-                           const Eigen::VectorXd& shift,
-                           std::string* error) {
+void SparseLdlt::FormDamped(const SparseMatrix& lower,
+                            const Eigen::VectorXd& shift) {
   const Eigen::Index n = lower.rows();
-  if (!SamePattern(lower)) {
-    SparseMatrix compressed = lower;
-    compressed.makeCompressed();
-    if (!SamePattern(compressed)) Analyze(compressed);
-    return Factorize(compressed, shift, error);
-  }
   if (full_diagonal_) {
     std::copy(lower.valuePtr(),
               lower.valuePtr() + lower.nonZeros(),
@@ -65,6 +53,18 @@ bool SparseLdlt::Factorize(const SparseMatrix& lower,
     std::copy(shift.data(), shift.data() + n, diagonal.valuePtr());
     damped_ = lower + diagonal;
   }
+}
+
+bool SparseLdlt::Factorize(const SparseMatrix& lower,
+                           const Eigen::VectorXd& shift,
+                           std::string* error) {
+  if (!SamePattern(lower)) {
+    SparseMatrix compressed = lower;
+    compressed.makeCompressed();
+    if (!SamePattern(compressed)) Analyze(compressed);
+    return Factorize(compressed, shift, error);
+  }
+  FormDamped(lower, shift);
   ldlt_.factorize(damped_);
   if (ldlt_.info() != Eigen::Success) {
     *error = "the sparse LDL^T of the damped Gauss-Newton matrix failed";

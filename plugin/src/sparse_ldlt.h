@@ -54,6 +54,8 @@ class SparseLdlt {
  private:
   bool SamePattern(const SparseMatrix& lower) const;
   void Analyze(const SparseMatrix& lower);
+  // damped_ = lower + diag(shift), in place when full_diagonal_.
+  void FormDamped(const SparseMatrix& lower, const Eigen::VectorXd& shift);
 
   // The pattern of the analyzed `lower`.
   std::vector<SparseMatrix::StorageIndex> outer_, inner_;
