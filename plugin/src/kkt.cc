@@ -145,6 +145,7 @@ typename T::Vector SolveBoxQp(const typename T::Matrix& H,
   typename T::Index free(n);
   typename T::Matrix hff;
   typename T::Vector rhs, y, g;
+  Eigen::LDLT<typename T::Matrix> ldlt;
   const int max_iterations = 20 * n + 50;
   for (int iter = 0; iter < max_iterations; ++iter) {
     int nf = 0;
@@ -162,7 +163,19 @@ typename T::Vector SolveBoxQp(const typename T::Matrix& H,
         }
         for (int c = 0; c < nf; ++c) hff(a, c) = H(free[a], free[c]);
       }
-      y = hff.completeOrthogonalDecomposition().solve(rhs);
+      // H is positive semidefinite: a pivoted LDL^T solves it in a
+      // fraction of a complete orthogonal decomposition's work; only a
+      // (near-)singular H, whose LDL^T answer does not solve the system,
+      // takes the minimum-norm answer.
+      ldlt.compute(hff);
+      y = ldlt.solve(rhs);
+      if (ldlt.info() != Eigen::Success || !y.allFinite() ||
+          (hff * y - rhs).template lpNorm<Eigen::Infinity>() >
+              1e-12 * (1.0 + rhs.template lpNorm<Eigen::Infinity>() +
+                       hff.template lpNorm<Eigen::Infinity>() *
+                           y.template lpNorm<Eigen::Infinity>())) {
+        y = hff.completeOrthogonalDecomposition().solve(rhs);
+      }
       // Largest step toward y that stays feasible.
       double alpha = 1.0;
       int blocking = -1;
@@ -317,7 +330,7 @@ bool KktSystem::Linearize(Evaluator* evaluator,
   const int q = evaluator->NumConstraints();
   nu_elimination_.valid = false;
   have_raw_least_squares_ = false;
-  scaled_sigma_.resize(0);
+  have_scaled_least_squares_ = false;
   if (z.size() != k || lambda.size() != S ||
       (offset.size() != 0 && offset.size() != S)) {
     // The stream only on failure: it costs a locale set-up per call.
@@ -369,18 +382,22 @@ bool KktSystem::Linearize(Evaluator* evaluator,
     grad_f_ = std::move(tangent);
     ambient_scratch_.resize(k);
   }
-  dense_jacobian_.resize(0, 0);
+  // Sized in place (kept across linearizations of one problem).
   if (q > 0 && q <= kMaxDenseConstraints &&
       static_cast<double>(q) * kt <= kMaxDenseJacobianEntries) {
     dense_jacobian_.resize(q, kt);
-    Eigen::VectorXd e = Eigen::VectorXd::Zero(q);
-    Eigen::VectorXd row(kt);
+    Eigen::VectorXd& e = unit_scratch_;
+    Eigen::VectorXd& row = row_scratch_;
+    e.setZero(q);
+    row.resize(kt);
     for (int i = 0; i < q; ++i) {
       e[i] = 1.0;
       TangentJacobianTransposeMultiply(e.data(), row.data());
       dense_jacobian_.row(i) = row.transpose();
       e[i] = 0.0;
     }
+  } else {
+    dense_jacobian_.resize(0, 0);
   }
   return true;
 }
@@ -400,7 +417,8 @@ double KktSystem::StationaritySquaredNorm(const Eigen::VectorXd& omega,
                                           const Eigen::VectorXd& nu) const {
   const Eigen::Index k = grad_f_.rows();
   stationarity_scratch_.resize(k);
-  stationarity_scratch_.noalias() = grad_f_ * lambda_.cwiseProduct(omega);
+  weights_scratch_ = lambda_.cwiseProduct(omega);
+  stationarity_scratch_.noalias() = grad_f_ * weights_scratch_;
   if (nu.size() > 0 && nu.size() == h_.size()) {
     jt_nu_scratch_.resize(k);
     TangentJacobianTransposeMultiply(nu.data(), jt_nu_scratch_.data());
@@ -469,6 +487,13 @@ void KktSystem::CompleteBoundMultipliers(KktMultipliers* multipliers) const {
 Eigen::MatrixXd KktSystem::SolveNu(const Eigen::MatrixXd& G) const {
   const int q = static_cast<int>(h_.size());
   const int k = static_cast<int>(G.rows());
+  if (dense_jacobian_.size() > 0 && q == 1) {
+    // One constraint: the minimum-norm least-squares answer in closed form
+    // (what the decomposition below gives: rank 0 only for J = 0).
+    const double jj = dense_jacobian_.squaredNorm();
+    if (jj == 0.0) return Eigen::MatrixXd::Zero(1, G.cols());
+    return -(dense_jacobian_ * G) / jj;
+  }
   if (dense_jacobian_.size() > 0) {
     // min ||G_s + J^T N_s||: least squares with J^T (k x q), rank-revealing
     // so that a rank-deficient J_h (LICQ failing) still gives the
@@ -579,17 +604,19 @@ KktMultipliers KktSystem::MinimizeOverMultipliers(
   // have nu = 0: no Jacobian product needed.
   double best_score =
       score_of(result.omega, StationaritySquaredNorm(result.omega, result.nu));
-  KktMultipliers fallback;
-  fallback.nu = Eigen::VectorXd::Zero(q);
   const Eigen::VectorXd no_nu;
-  for (const Eigen::VectorXd& omega :
-       {Eigen::VectorXd(best_w), Eigen::VectorXd(Eigen::VectorXd::Zero(S))}) {
-    const double score = score_of(omega, StationaritySquaredNorm(omega, no_nu));
-    if (score < best_score || !std::isfinite(best_score)) {
-      best_score = score;
-      fallback.omega = omega;
-      result = fallback;
-    }
+  const double best_w_score =
+      score_of(best_w, StationaritySquaredNorm(best_w, no_nu));
+  if (best_w_score < best_score || !std::isfinite(best_score)) {
+    best_score = best_w_score;
+    result.omega = best_w;
+    result.nu.setZero(q);
+  }
+  // omega = 0: no stationarity residual at all.
+  Eigen::VectorXd zero = Eigen::VectorXd::Zero(S);
+  if (score_of(zero, 0.0) < best_score || !std::isfinite(best_score)) {
+    result.omega = std::move(zero);
+    result.nu.setZero(q);
   }
   return result;
 }
@@ -865,7 +892,8 @@ KktMultipliers KktSystem::LeastSquaresMultipliers() const {
 KktMultipliers KktSystem::LeastSquaresMultipliers(
     const Eigen::VectorXd& sigma) const {
   const int S = static_cast<int>(f_.size());
-  if (scaled_sigma_.size() == S && scaled_sigma_ == sigma) {
+  if (have_scaled_least_squares_ && scaled_sigma_.size() == S &&
+      scaled_sigma_ == sigma) {
     return scaled_least_squares_;
   }
   Eigen::VectorXd comp_scale(S);
@@ -881,9 +909,15 @@ KktMultipliers KktSystem::LeastSquaresMultipliers(
       weight_sum += m.omega[s] * lambda_[s] * sigma[s];
     if (!(weight_sum > 0.0))
       weight_sum = (lambda_.cwiseProduct(sigma)).minCoeff();
-    // The same m as the pass before gives the same answer (the usual case:
-    // the first pass already settled it); skip the repeat.
-    if (weight_sum == previous_weight_sum) break;
+    // A weight within 1e-6 of the pass before gives the same answer to
+    // that precision (the usual case: the first pass already settled it);
+    // skip the repeat. The multipliers are valid either way: the weight only
+    // balances the blocks of the objective they minimize, and the
+    // certificate is computed from them afterwards.
+    if (std::abs(weight_sum - previous_weight_sum) <=
+        1e-6 * std::abs(previous_weight_sum)) {
+      break;
+    }
     previous_weight_sum = weight_sum;
     m = p_ > 0 || lower_.size() > 0
             ? MinimizeOverConstrainedMultipliers(comp_scale, 1.0 / weight_sum)
@@ -891,6 +925,7 @@ KktMultipliers KktSystem::LeastSquaresMultipliers(
   }
   scaled_sigma_ = sigma;
   scaled_least_squares_ = m;
+  have_scaled_least_squares_ = true;
   return m;
 }
 

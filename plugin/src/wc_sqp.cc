@@ -219,7 +219,11 @@ bool SolveQp(const ApplyInverse& apply_inverse,
     qp->d0.setZero(G.rows());
   }
   qp->Q.noalias() = G.transpose() * qp->pg;
-  qp->Q = 0.5 * (qp->Q + qp->Q.transpose()).eval();
+  for (Eigen::Index i = 0; i < qp->Q.rows(); ++i) {
+    for (Eigen::Index j = 0; j < i; ++j) {
+      qp->Q(i, j) = qp->Q(j, i) = 0.5 * (qp->Q(i, j) + qp->Q(j, i));
+    }
+  }
   qp->p = a;
   qp->p.noalias() += G.transpose() * qp->d0;
   if (!qp->Q.allFinite() || !qp->p.allFinite()) return false;
@@ -378,6 +382,9 @@ class SqpSolver {
   bool UpdateCurvature(int it);
   void UpdateBfgs();
   void UpdateLbfgs();
+  // step_s_ = z - z_previous and step_y_, the change of the Lagrangian's
+  // gradient along it with the last QP's multipliers at both points.
+  void StepPair();
   bool AssembleExactHessian(int it);
   // The QP's step and multipliers for the current curvature.
   bool SolveQpStep() {
@@ -389,20 +396,30 @@ class SqpSolver {
                      h_,
                      &qp_);
     }
-    return SolveQp([this](Eigen::MatrixXd* x) { factor_.solveInPlace(*x); },
-                   G_,
-                   a_,
-                   J_,
-                   h_,
-                   &qp_);
+    // Column by column: a matrix right-hand side takes Eigen's blocked
+    // triangular solve, whose packing and workspace allocation cost more
+    // than the arithmetic for the few (S + q) columns here.
+    return SolveQp(
+        [this](Eigen::MatrixXd* x) {
+          for (Eigen::Index j = 0; j < x->cols(); ++j) {
+            auto column = x->col(j);
+            factor_.matrixL().solveInPlace(column);
+            factor_.matrixU().solveInPlace(column);
+          }
+        },
+        G_,
+        a_,
+        J_,
+        h_,
+        &qp_);
   }
   // The QP's step and multipliers; scores z_ with them (and with the
   // least-squares multipliers when close). kStop when the point is
   // certified (CONVERGENCE) or the QP failed (FAILURE).
   Step SolveAndCertify(int it, IterationSummary* record);
   // K at z_ with the QP's multipliers, its stationarity block from the
-  // QP's optimality conditions (-B d).
-  KktResidual EstimateResidual() const;
+  // QP's optimality conditions (-B d), in place.
+  void EstimateResidual(KktResidual* k) const;
   // Backtracking with a second-order correction; kRetry after a BFGS
   // restart (z_ unchanged: the next iteration keeps its linearization),
   // kStop with the message set when no step decreases the merit.
@@ -453,6 +470,11 @@ class SqpSolver {
   bool have_previous_ = false;
   Eigen::VectorXd previous_z_;
   Eigen::MatrixXd previous_G_, previous_J_;
+  // Scratch kept across iterations (at small k allocations cost more than
+  // the arithmetic): the last step pair, B s, the line search's trial.
+  Eigen::VectorXd step_s_, step_y_, step_bs_;
+  Eigen::VectorXd slope_, z_trial_, a_trial_, h_trial_;
+  KktResidual estimate_;  // EstimateResidual's
   int line_search_failures_ = 0;
   double first_nu_norm_ = 0.0;
   double linearization_residual_ = 0.0;
@@ -574,25 +596,36 @@ bool SqpSolver::UpdateCurvature(int it) {
 // of the last QP at both points (as UpdateBfgs).
 void SqpSolver::UpdateLbfgs() {
   if (!have_previous_) return;
-  Eigen::VectorXd y = (G_ - previous_G_) * multipliers_.omega;
-  if (q_ > 0) y.noalias() += (J_ - previous_J_).transpose() * multipliers_.nu;
-  lbfgs_.Update(z_ - previous_z_, y);
+  StepPair();
+  lbfgs_.Update(step_s_, step_y_);
+}
+
+void SqpSolver::StepPair() {
+  step_s_ = z_ - previous_z_;
+  step_y_.noalias() = G_ * multipliers_.omega;
+  step_y_.noalias() -= previous_G_ * multipliers_.omega;
+  if (q_ > 0) {
+    step_y_.noalias() += J_.transpose() * multipliers_.nu;
+    step_y_.noalias() -= previous_J_.transpose() * multipliers_.nu;
+  }
 }
 
 // Damped BFGS (Powell) on the Lagrangian's gradient, with the multipliers
 // of the last QP at both points.
 void SqpSolver::UpdateBfgs() {
   if (have_previous_) {
-    Eigen::VectorXd y = (G_ - previous_G_) * multipliers_.omega;
-    if (q_ > 0) y.noalias() += (J_ - previous_J_).transpose() * multipliers_.nu;
-    const Eigen::VectorXd s = z_ - previous_z_;
+    StepPair();
+    const Eigen::VectorXd& s = step_s_;
+    Eigen::VectorXd& y = step_y_;
     double sy = s.dot(y);
     if (!bfgs_scaled_ && sy > 0.0) {
       // Shanno-Phua: the identity scaled to the curvature along s.
-      B_ = Eigen::MatrixXd::Identity(k_, k_) * (y.squaredNorm() / sy);
+      B_.setIdentity();
+      B_ *= y.squaredNorm() / sy;
       bfgs_scaled_ = true;
     }
-    const Eigen::VectorXd Bs = B_ * s;
+    Eigen::VectorXd& Bs = step_bs_;
+    Bs.noalias() = B_ * s;
     const double sBs = s.dot(Bs);
     if (sBs > 0.0) {
       if (sy < 0.2 * sBs) {
@@ -644,24 +677,25 @@ bool SqpSolver::AssembleExactHessian(int it) {
   return true;
 }
 
-KktResidual SqpSolver::EstimateResidual() const {
-  KktResidual k;
-  k.simplex = qp_.omega.sum() - 1.0;
+void SqpSolver::EstimateResidual(KktResidual* k) const {
+  k->simplex = qp_.omega.sum() - 1.0;
+  k->stationarity.resize(k_);
   if (limited_) {
     // -B d = G omega + J^T nu (the QP's optimality conditions).
-    k.stationarity = G_ * qp_.omega;
-    if (q_ > 0) k.stationarity.noalias() += J_.transpose() * qp_.nu;
+    k->stationarity.noalias() = G_ * qp_.omega;
+    if (q_ > 0) k->stationarity.noalias() += J_.transpose() * qp_.nu;
+  } else if (!exact_) {
+    k->stationarity.noalias() = -(B_ * qp_.d);  // B_ is what was factorized
   } else {
     const auto L = factor_.matrixL();
-    k.stationarity = -(L * (L.transpose() * qp_.d));
+    k->stationarity.noalias() = -(L * (L.transpose() * qp_.d));
   }
-  k.feasibility = h_;
+  k->feasibility = h_;
   const double rho = a_.maxCoeff();
-  k.complementarity.resize(S_);
+  k->complementarity.resize(S_);
   for (int s = 0; s < S_; ++s) {
-    k.complementarity[s] = std::min(qp_.omega[s], rho - a_[s]);
+    k->complementarity[s] = std::min(qp_.omega[s], rho - a_[s]);
   }
-  return k;
 }
 
 SqpSolver::Step SqpSolver::SolveAndCertify(int it, IterationSummary* record) {
@@ -685,16 +719,22 @@ SqpSolver::Step SqpSolver::SolveAndCertify(int it, IterationSummary* record) {
   // so K is estimated without a Jacobian product; only an estimate close
   // to the stopping rule is replaced by the exact K (through the
   // evaluator, as every strategy is scored), and only that can certify.
-  KktResidual residual = EstimateResidual();
-  last_certificate_ = system_->Certificate(multipliers_, stop_.sigma, residual);
-  if (stop_.IsClose(residual.SquaredNorm(),
+  // The estimate lives in a member (its vectors reused across iterations);
+  // the exact K, when needed, in `exact`.
+  EstimateResidual(&estimate_);
+  KktResidual exact;
+  const KktResidual* residual = &estimate_;
+  last_certificate_ =
+      system_->Certificate(multipliers_, stop_.sigma, *residual);
+  if (stop_.IsClose(residual->SquaredNorm(),
                     last_certificate_,
                     sqp_.least_squares_certification_factor)) {
-    residual = system_->Residual(multipliers_);
+    exact = system_->Residual(multipliers_);
+    residual = &exact;
     last_certificate_ =
-        system_->Certificate(multipliers_, stop_.sigma, residual);
+        system_->Certificate(multipliers_, stop_.sigma, *residual);
   }
-  const double kkt_sq = residual.SquaredNorm();
+  const double kkt_sq = residual->SquaredNorm();
   kkt_sum_ += kkt_sq;
   record->iteration = it;
   record->rho = a_.maxCoeff();
@@ -705,25 +745,26 @@ SqpSolver::Step SqpSolver::SolveAndCertify(int it, IterationSummary* record) {
   record->gradient_evaluations = evaluator_->counts().gradient_evaluations;
   record->penalty = Merit(a_, h_);
 
-  if (stop_.Met(residual, last_certificate_)) {
+  if (stop_.Met(*residual, last_certificate_)) {
     certified_by_ = "strategy multipliers";
   } else if (stop_.IsClose(kkt_sq,
                            last_certificate_,
                            sqp_.least_squares_certification_factor)) {
     const KktMultipliers ls = stop_.LeastSquaresMultipliers(*system_);
-    const KktResidual ls_residual = system_->Residual(ls);
+    KktResidual ls_residual = system_->Residual(ls);
     const KktCertificate ls_certificate =
         system_->Certificate(ls, stop_.sigma, ls_residual);
     if (!stop_.Met(ls_residual, ls_certificate)) return Step::kContinue;
     certified_by_ = "least-squares multipliers";
     multipliers_ = ls;
-    residual = ls_residual;
+    exact = std::move(ls_residual);
+    residual = &exact;
     last_certificate_ = ls_certificate;
   } else {
     return Step::kContinue;
   }
   Finish(ceres::CONVERGENCE,
-         "Converged: " + stop_.Describe(residual, last_certificate_) + ".");
+         "Converged: " + stop_.Describe(*residual, last_certificate_) + ".");
   Record(*record);
   return Step::kStop;
 }
@@ -738,20 +779,26 @@ SqpSolver::Step SqpSolver::LineSearch(int it, IterationSummary* record) {
   const double phi0 = Merit(a_, h_);
   record->penalty = phi0;
   const double weighted_h = q_ > 0 ? mu_.dot(h_.cwiseAbs()) : 0.0;
-  const Eigen::VectorXd slope = G_.transpose() * qp_.d;
+  Eigen::VectorXd& slope = slope_;
+  slope.noalias() = G_.transpose() * qp_.d;
   // Decrease of phi's piecewise-linear model along t d: concave in t,
   // positive for small t.
   auto predicted = [&](double t) {
     return a_.maxCoeff() + t * weighted_h - (a_ + t * slope).maxCoeff();
   };
-  Eigen::VectorXd z_trial(k_), a_trial(S_), h_trial(q_);
+  Eigen::VectorXd& z_trial = z_trial_;
+  Eigen::VectorXd& a_trial = a_trial_;
+  Eigen::VectorXd& h_trial = h_trial_;
+  a_trial.resize(S_);
+  h_trial.resize(q_);
   double t = 1.0;
   bool accepted = false;
   for (int backtrack = 0; backtrack < 40 && !accepted; ++backtrack) {
     if (backtrack > 0) t *= 0.5;
     const double model = predicted(t);
     if (!(model > 0.0)) break;  // not a descent direction
-    z_trial = z_ + t * qp_.d;
+    z_trial = z_;
+    z_trial.noalias() += t * qp_.d;
     // A failed evaluation (NaN) rejects the step.
     if (!EvaluateValues(z_trial, &a_trial, &h_trial)) continue;
     accepted = phi0 - Merit(a_trial, h_trial) >= sqp_.armijo * model;
@@ -803,14 +850,15 @@ SqpSolver::Step SqpSolver::LineSearch(int it, IterationSummary* record) {
   record->step_size = t;
   record->step_norm = (z_trial - z_).norm();
   Record(*record);
-  previous_z_ = z_;
+  // Swaps, not copies: the trial vectors are scratch for the next search.
+  previous_z_.swap(z_);
+  z_.swap(z_trial);
   previous_G_ = G_;
   previous_J_ = J_;
   have_previous_ = true;
-  z_ = z_trial;
   system_at_z_ = false;
-  a_ = a_trial;
-  h_ = h_trial;
+  a_.swap(a_trial);
+  h_.swap(h_trial);
   return Step::kContinue;
 }
 

@@ -356,6 +356,10 @@ class KktSystem {
   // StationaritySquaredNorm's k-vectors (the first also holds R w inside
   // MinimizeOverMultipliers' enumeration, which ends before the scores).
   mutable Eigen::VectorXd stationarity_scratch_, jt_nu_scratch_;
+  // lambda .* omega (S) for StationaritySquaredNorm; unit vector and row
+  // for Linearize's dense J_h.
+  mutable Eigen::VectorXd weights_scratch_;
+  Eigen::VectorXd unit_scratch_, row_scratch_;
   double rho_ = 0.0;
   Eigen::VectorXd lambda_;
   Eigen::VectorXd f_;
@@ -377,9 +381,10 @@ class KktSystem {
   mutable NuElimination nu_elimination_;
   mutable bool have_raw_least_squares_ = false;
   mutable KktMultipliers raw_least_squares_;
-  // The last LeastSquaresMultipliers(sigma) and its sigma (empty: none):
-  // a strategy certifies with them and ComputeKktReport reports them at
-  // the same point.
+  // The last LeastSquaresMultipliers(sigma) and its sigma (valid while
+  // have_scaled_least_squares_): a strategy certifies with them and
+  // ComputeKktReport reports them at the same point.
+  mutable bool have_scaled_least_squares_ = false;
   mutable Eigen::VectorXd scaled_sigma_;
   mutable KktMultipliers scaled_least_squares_;
   // The elimination of nu for every objective (fills nu_elimination_).
