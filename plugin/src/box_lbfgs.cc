@@ -94,10 +94,7 @@ void BoxLbfgs::Resize(int n) {
   }
   if (options_.max_lbfgs_rank != rank_) {
     rank_ = options_.max_lbfgs_rank;
-    s_.resize(n, rank_);
-    y_.resize(n, rank_);
-    sy_.resize(rank_);
-    alpha_.resize(rank_);
+    memory_.Resize(n, rank_);
   }
 }
 
@@ -105,7 +102,7 @@ size_t BoxLbfgs::WorkspaceBytes() const {
   const size_t doubles = x_.size() + g_.size() + d_.size() + x_trial_.size() +
                          g_trial_.size() + x_best_.size() + g_best_.size() +
                          lower_box_.size() + upper_box_.size() + free_.size() +
-                         s_.size() + y_.size() + sy_.size() + alpha_.size();
+                         memory_.StorageSize();
   return doubles * sizeof(double);
 }
 
@@ -147,57 +144,19 @@ void BoxLbfgs::ComputeFreeSet() {
 }
 
 void BoxLbfgs::ComputeDirection() {
-  // Two-loop recursion for d = -H g, on the free variables when some are
+  // d = -H g by the two-loop recursion, on the free variables when some are
   // fixed (every product masked by free_, so d is zero on the fixed ones).
   // With none fixed (bounds that do not bind, the common case) it is the
   // plain recursion with the stored s^T y.
   const bool masked = bounded_ && num_fixed_ > 0;
-  auto dot = [&](const auto& a, const auto& b) {
-    return masked ? (a.array() * b.array() * free_.array()).sum() : a.dot(b);
-  };
   if (masked) {
     d_ = -g_.cwiseProduct(free_);
   } else {
     d_ = -g_;
   }
-  double gamma = 1.0;
-  bool have_gamma = false;
-  for (int i = 0; i < memory_size_; ++i) {
-    const int j = (memory_next_ - 1 - i + rank_) % rank_;
-    double sy = sy_[j];
-    if (masked) {
-      sy = dot(s_.col(j), y_.col(j));
-      const double yy = dot(y_.col(j), y_.col(j));
-      if (!(sy > kEpsilon * yy) || yy <= 0.0) {
-        alpha_[j] = kInf;  // skipped: no curvature on the free set
-        continue;
-      }
-      if (!have_gamma) gamma = sy / yy;
-    } else if (!have_gamma) {
-      gamma = sy / y_.col(j).squaredNorm();
-    }
-    have_gamma = true;
-    alpha_[j] = dot(s_.col(j), d_) / sy;
-    if (masked) {
-      d_.array() -= alpha_[j] * y_.col(j).array() * free_.array();
-    } else {
-      d_ -= alpha_[j] * y_.col(j);
-    }
-  }
-  if (options_.use_approximate_eigenvalue_bfgs_scaling && have_gamma) {
-    d_ *= gamma;
-  }
-  for (int i = memory_size_ - 1; i >= 0; --i) {
-    const int j = (memory_next_ - 1 - i + rank_) % rank_;
-    if (alpha_[j] == kInf) continue;
-    const double sy = masked ? dot(s_.col(j), y_.col(j)) : sy_[j];
-    const double beta = dot(y_.col(j), d_) / sy;
-    if (masked) {
-      d_.array() += (alpha_[j] - beta) * s_.col(j).array() * free_.array();
-    } else {
-      d_ += (alpha_[j] - beta) * s_.col(j);
-    }
-  }
+  memory_.ApplyInverse(d_,
+                       masked ? &free_ : nullptr,
+                       options_.use_approximate_eigenvalue_bfgs_scaling);
   if (bounded_) {
     // Drop components that would leave the box at once: the path P(x + t d)
     // would bend at t = 0 and the slope below would not be phi'(0).
@@ -364,15 +323,9 @@ bool BoxLbfgs::LineSearch(double t0, double slope0, Trial* accepted) {
 
 void BoxLbfgs::UpdateMemory() {
   // (s, y) from the accepted point (x_best_, g_best_) and the iterate.
-  const int j = memory_next_;
-  s_.col(j) = x_best_ - x_;
-  y_.col(j) = g_best_ - g_;
-  const double sy = s_.col(j).dot(y_.col(j));
-  const double yy = y_.col(j).squaredNorm();
-  if (!(sy > kEpsilon * yy) || !std::isfinite(sy)) return;  // skipped
-  sy_[j] = sy;
-  memory_next_ = (memory_next_ + 1) % rank_;
-  memory_size_ = std::min(memory_size_ + 1, rank_);
+  memory_.next_s() = x_best_ - x_;
+  memory_.next_y() = g_best_ - g_;
+  memory_.Commit(kEpsilon, 0.0);  // skipped without curvature
 }
 
 bool BoxLbfgs::BudgetExhausted(Summary* summary) {
@@ -543,10 +496,9 @@ void BoxLbfgs::Minimize(const ceres::FirstOrderFunction& function,
   summary->evaluated_start = true;
   summary->initial_cost = summary->final_cost = cost_;
   previous_cost_ = cost_;
-  memory_size_ = 0;
+  memory_.Clear();
   lowest_gradient_in_noise_ = kInf;
   noise_stalls_ = 0;
-  memory_next_ = 0;
   int restarts = 0;
   double gradient_max_norm = ProjectedGradientMaxNorm(x_, g_);
   bool done = RunCallback(callback, 0.0, 0.0, gradient_max_norm, summary) ||
@@ -556,10 +508,10 @@ void BoxLbfgs::Minimize(const ceres::FirstOrderFunction& function,
     if (bounded_) ComputeFreeSet();
     ComputeDirection();
     double slope0 = g_.dot(d_);
-    if (!(slope0 < 0.0) && memory_size_ > 0) {
+    if (!(slope0 < 0.0) && memory_.size() > 0) {
       // The memory gives no descent direction (rounding, or pairs stale on
       // the current free set): steepest descent, counted as a restart.
-      memory_size_ = 0;
+      memory_.Clear();
       ++restarts;
       ComputeDirection();
       slope0 = g_.dot(d_);
@@ -575,15 +527,15 @@ void BoxLbfgs::Minimize(const ceres::FirstOrderFunction& function,
     }
     // Ceres' initial step: scaled to the gradient without curvature
     // information, otherwise from the last decrease (capped at 1).
-    double t0 = memory_size_ == 0
+    double t0 = memory_.size() == 0
                     ? std::min(1.0, 1.0 / d_.lpNorm<Eigen::Infinity>())
                     : std::min(1.0, 2.0 * (cost_ - previous_cost_) / slope0);
     if (!(t0 > 0.0)) t0 = 1.0;
     Trial accepted;
     if (!LineSearch(t0, slope0, &accepted)) {
-      if (memory_size_ > 0 &&
+      if (memory_.size() > 0 &&
           restarts < options_.max_num_line_search_direction_restarts) {
-        memory_size_ = 0;
+        memory_.Clear();
         ++restarts;
         continue;
       }
@@ -593,7 +545,7 @@ void BoxLbfgs::Minimize(const ceres::FirstOrderFunction& function,
                  "||d||_inf) along the %s direction decreases the cost "
                  "%.16e sufficiently (directional derivative %.6e).",
                  options_.min_line_search_step_size,
-                 memory_size_ > 0 ? "L-BFGS" : "steepest-descent",
+                 memory_.size() > 0 ? "L-BFGS" : "steepest-descent",
                  cost_,
                  slope0);
       break;

@@ -84,6 +84,7 @@
 #include "ceres/first_order_function.h"
 #include "ceres/iteration_callback.h"
 #include "ceres/types.h"
+#include "lbfgs_memory.h"
 
 namespace ecmo {
 namespace internal {
@@ -225,10 +226,7 @@ class BoxLbfgs {
   // for missing sides, and the free set (1 free, 0 fixed).
   Eigen::VectorXd lower_box_, upper_box_, free_;
   int num_fixed_ = 0;           // zeros in free_
-  Eigen::MatrixXd s_, y_;       // L-BFGS pairs, columns (ring)
-  Eigen::VectorXd sy_, alpha_;  // s^T y per pair; two-loop scratch
-  int memory_size_ = 0;         // pairs stored
-  int memory_next_ = 0;         // ring position of the next pair
+  LbfgsMemory memory_;          // the L-BFGS pairs
   double cost_ = 0.0;
   double previous_cost_ = 0.0;
   // Converged's record of the gradient while cost changes are rounding

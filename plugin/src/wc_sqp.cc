@@ -53,6 +53,7 @@
 #include "Eigen/QR"
 #include "ecmo/internal/report.h"
 #include "ecmo/kkt.h"
+#include "lbfgs_memory.h"
 #include "strategy.h"
 #include "wc_diagnosis.h"
 
@@ -239,68 +240,6 @@ bool SolveQp(const ApplyInverse& apply_inverse,
   return qp->d.allFinite() && (q == 0 || qp->nu.allFinite());
 }
 
-// H = B^-1 of limited-memory BFGS on the last `memory` pairs (s, y)
-// (Nocedal and Wright, "Numerical Optimization", Algorithm 7.4, applied to
-// a block of columns at once), H0 = gamma I with gamma = s^T y / y^T y of
-// the newest pair. A pair whose curvature s^T y is not safely positive is
-// skipped: the Lagrangian's Hessian may be indefinite away from a
-// solution, and the dense variant's Powell damping needs B s, which the
-// limited memory does not keep. O(k memory) storage, O(k memory) work per
-// column.
-class LbfgsInverse {
- public:
-  explicit LbfgsInverse(int memory) : memory_(memory) {}
-  void Reset() { count_ = 0; }
-  int size() const { return count_; }
-  // Adds (s, y) when s^T y > 1e-10 ||s|| ||y||; false when skipped.
-  bool Update(const Eigen::VectorXd& s, const Eigen::VectorXd& y) {
-    const double sy = s.dot(y);
-    if (!(sy > 1e-10 * s.norm() * y.norm())) return false;
-    if (s_.rows() != s.size()) {
-      s_.resize(s.size(), memory_);
-      y_.resize(s.size(), memory_);
-      rho_.resize(memory_);
-    }
-    // Oldest first: shift when full (memory is small, the copy is
-    // O(k memory) like one application).
-    if (count_ == memory_) {
-      s_.leftCols(memory_ - 1) = s_.rightCols(memory_ - 1).eval();
-      y_.leftCols(memory_ - 1) = y_.rightCols(memory_ - 1).eval();
-      rho_.head(memory_ - 1) = rho_.tail(memory_ - 1).eval();
-      --count_;
-    }
-    s_.col(count_) = s;
-    y_.col(count_) = y;
-    rho_[count_] = 1.0 / sy;
-    gamma_ = sy / y.squaredNorm();
-    ++count_;
-    return true;
-  }
-  // x <- H x, column by column.
-  void ApplyInPlace(Eigen::MatrixXd* x) const {
-    if (count_ == 0) return;  // H0 = I before the first pair
-    alpha_.resize(count_, x->cols());
-    for (int i = count_ - 1; i >= 0; --i) {
-      alpha_.row(i).noalias() = rho_[i] * (s_.col(i).transpose() * *x);
-      x->noalias() -= y_.col(i) * alpha_.row(i);
-    }
-    *x *= gamma_;
-    for (int i = 0; i < count_; ++i) {
-      beta_.noalias() = rho_[i] * (y_.col(i).transpose() * *x);
-      x->noalias() += s_.col(i) * (alpha_.row(i) - beta_);
-    }
-  }
-
- private:
-  const int memory_;
-  int count_ = 0;
-  Eigen::MatrixXd s_, y_;  // k x memory, oldest pair first
-  Eigen::VectorXd rho_;
-  double gamma_ = 1.0;
-  mutable Eigen::MatrixXd alpha_;
-  mutable Eigen::RowVectorXd beta_;
-};
-
 // Cholesky of W, or of W + c J^T J (same QP solution on J d = -h, and
 // positive definite for c large enough when W is positive definite on the
 // null space of J), or of that plus delta I (Ipopt's inertia correction,
@@ -364,8 +303,7 @@ class SqpSolver {
         k_(evaluator_->NumParameters()),
         S_(evaluator_->NumObjectives()),
         q_(evaluator_->NumConstraints()),
-        summary_(summary),
-        lbfgs_(std::max(1, input.options->sqp.lbfgs_memory)) {}
+        summary_(summary) {}
 
   void Run(StrategyOutput* output);
 
@@ -389,12 +327,17 @@ class SqpSolver {
   // The QP's step and multipliers for the current curvature.
   bool SolveQpStep() {
     if (limited_) {
-      return SolveQp([this](Eigen::MatrixXd* x) { lbfgs_.ApplyInPlace(x); },
-                     G_,
-                     a_,
-                     J_,
-                     h_,
-                     &qp_);
+      return SolveQp(
+          [this](Eigen::MatrixXd* x) {
+            for (Eigen::Index j = 0; j < x->cols(); ++j) {
+              lbfgs_.ApplyInverse(x->col(j), nullptr, /*scale=*/true);
+            }
+          },
+          G_,
+          a_,
+          J_,
+          h_,
+          &qp_);
     }
     // Column by column: a matrix right-hand side takes Eigen's blocked
     // triangular solve, whose packing and workspace allocation cost more
@@ -451,9 +394,14 @@ class SqpSolver {
   const int k_, S_, q_;
   Solver::Summary* summary_;
   bool exact_ = false;
-  // Limited-memory BFGS (SqpHessianType::LBFGS): no k x k matrix.
+  // Limited-memory BFGS (SqpHessianType::LBFGS): no k x k matrix. B^-1 is
+  // applied by the two-loop recursion (H0 = gamma I of the newest pair).
+  // A pair whose curvature s^T y is not safely positive is skipped: the
+  // Lagrangian's Hessian may be indefinite away from a solution, and the
+  // dense variant's Powell damping needs B s, which the limited memory
+  // does not keep.
   bool limited_ = false;
-  LbfgsInverse lbfgs_;
+  LbfgsMemory lbfgs_;
 
   Eigen::VectorXd z_, a_, h_;  // iterate, weighted objectives, constraints
   KktMultipliers multipliers_;
@@ -529,6 +477,7 @@ bool SqpSolver::Start() {
   exact_ =
       !limited_ && (sqp_.hessian == SqpHessianType::EXACT_PRODUCTS ||
                     (automatic && evaluator_->HasExactLagrangianHessian()));
+  if (limited_) lbfgs_.Resize(k_, std::max(1, sqp_.lbfgs_memory));
   z_ = input_.z0;
   a_.resize(S_);
   h_.resize(q_);
@@ -597,7 +546,9 @@ bool SqpSolver::UpdateCurvature(int it) {
 void SqpSolver::UpdateLbfgs() {
   if (!have_previous_) return;
   StepPair();
-  lbfgs_.Update(step_s_, step_y_);
+  lbfgs_.next_s() = step_s_;
+  lbfgs_.next_y() = step_y_;
+  lbfgs_.Commit(/*yy_factor=*/0.0, /*norm_factor=*/1e-10);
 }
 
 void SqpSolver::StepPair() {
@@ -826,7 +777,7 @@ SqpSolver::Step SqpSolver::LineSearch(int it, IterationSummary* record) {
       // A stale quasi-Newton model: restart it once from the identity.
       ++line_search_failures_;
       if (limited_) {
-        lbfgs_.Reset();
+        lbfgs_.Clear();
       } else {
         B_ = Eigen::MatrixXd::Identity(k_, k_);
         bfgs_scaled_ = false;
