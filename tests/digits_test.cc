@@ -232,6 +232,13 @@ void CheckOracles(const LowerLevel& lower,
   const Eigen::VectorXd fd_hyx_dx =
       (grad_y(x + step_x * dx, y) - grad_y(x - step_x * dx, y)) / (2 * step_x);
   EXPECT_LT(RelativeError(out_x.dot(dx), v.dot(fd_hyx_dx)), 1e-6);
+  // The y part alone (meta-learning: its own product without the
+  // back-propagation; data weighting: the default through the pair)
+  // against differences of GradY, and equal to the pair's y part.
+  Eigen::VectorXd yy(ny);
+  ASSERT_TRUE(lower.HessianYYProduct(x.data(), y.data(), v.data(), yy.data()));
+  EXPECT_LT(RelativeError(yy, fd_hyy), 1e-6);
+  EXPECT_LT(RelativeError(yy, out_y), 1e-13);
 
   // The forward product H_yx dx + H_yy dy against differences of GradY.
   Eigen::VectorXd forward(ny);

@@ -24,12 +24,11 @@ namespace {
 class HessianOperator {
  public:
   HessianOperator(const LowerLevel& lower, const double* x, const double* y)
-      : lower_(lower), x_(x), y_(y), scratch_x_(lower.NumUpperParameters()) {}
+      : lower_(lower), x_(x), y_(y) {}
   bool Apply(const Eigen::VectorXd& v, Eigen::VectorXd* out) {
     out->resize(v.size());
     ++products_;
-    return lower_.GradYJacobianTransposeProduct(
-               x_, y_, v.data(), scratch_x_.data(), out->data()) &&
+    return lower_.HessianYYProduct(x_, y_, v.data(), out->data()) &&
            out->allFinite();
   }
   int64_t products() const { return products_; }
@@ -38,7 +37,6 @@ class HessianOperator {
   const LowerLevel& lower_;
   const double* x_;
   const double* y_;
-  Eigen::VectorXd scratch_x_;
   int64_t products_ = 0;
 };
 
@@ -198,12 +196,11 @@ bool LowerLevelPreconditioner::Refresh(const LowerLevel& lower_level,
   };
   Eigen::MatrixXd hessian(ny_, ny_);
   Eigen::VectorXd unit = Eigen::VectorXd::Zero(ny_);
-  Eigen::VectorXd scratch_x(lower_level.NumUpperParameters());
   for (int j = 0; j < ny_; ++j) {
     unit[j] = 1.0;
     ++products_;
-    if (!lower_level.GradYJacobianTransposeProduct(
-            x, y, unit.data(), scratch_x.data(), hessian.col(j).data())) {
+    if (!lower_level.HessianYYProduct(
+            x, y, unit.data(), hessian.col(j).data())) {
       return disable("a Hessian-vector product failed");
     }
     unit[j] = 0.0;

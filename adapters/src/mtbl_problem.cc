@@ -117,6 +117,17 @@ bool LowerLevel::GradX(const double*, const double*, double*) const {
   return false;
 }
 
+bool LowerLevel::HessianYYProduct(const double* x,
+                                  const double* y,
+                                  const double* v,
+                                  double* out_y) const {
+  // Per thread, so that concurrent const calls stay safe; sized once per
+  // thread and problem size, not per product (nx can be large).
+  thread_local std::vector<double> scratch_x;
+  scratch_x.resize(NumUpperParameters());
+  return GradYJacobianTransposeProduct(x, y, v, scratch_x.data(), out_y);
+}
+
 bool LowerLevel::GradYJacobianProduct(const double* x,
                                       const double* y,
                                       const double* w_x,
@@ -125,10 +136,7 @@ bool LowerLevel::GradYJacobianProduct(const double* x,
   const int nx = NumUpperParameters();
   const int ny = NumLowerParameters();
   // y part: H_yy w_y = (d h / d y)^T w_y by symmetry of grad^2_yy g.
-  std::vector<double> scratch_x(nx);
-  if (!GradYJacobianTransposeProduct(x, y, w_y, scratch_x.data(), out)) {
-    return false;
-  }
+  if (!HessianYYProduct(x, y, w_y, out)) return false;
   const Eigen::Map<const Eigen::VectorXd> wx(w_x, nx);
   const double wx_norm = wx.norm();
   if (wx_norm == 0.0) return true;

@@ -346,22 +346,20 @@ bool CheckLowerLevelConvexity(const LowerLevel& lower_level,
                               const MtblReportOptions& options,
                               double* min_relative,
                               std::string* message) {
-  const int nx = lower_level.NumUpperParameters();
   const int ny = lower_level.NumLowerParameters();
   std::mt19937_64 rng(options.seed);
   std::normal_distribution<double> normal(0.0, 1.0);
-  Eigen::VectorXd d(ny), hd(ny), out_x(nx);
+  Eigen::VectorXd d(ny), hd(ny);
   double worst = std::numeric_limits<double>::infinity();
   Eigen::VectorXd worst_d;
   double worst_curvature = 0.0;
   for (int i = 0; i < options.convexity_directions; ++i) {
     for (int j = 0; j < ny; ++j) d[j] = normal(rng);
-    if (!lower_level.GradYJacobianTransposeProduct(
-            x, y, d.data(), out_x.data(), hd.data())) {
+    if (!lower_level.HessianYYProduct(x, y, d.data(), hd.data())) {
       if (message != nullptr) {
         *message =
             "the convexity check could not evaluate grad^2_yy g "
-            "(GradYJacobianTransposeProduct failed).";
+            "(HessianYYProduct failed).";
       }
       if (min_relative != nullptr) *min_relative = 0.0;
       return true;  // Unknown, not non-convex.

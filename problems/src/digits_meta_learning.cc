@@ -304,6 +304,17 @@ class MetaLearningLowerLevel final : public LowerLevel {
            ConstVectorMap(out_y, train_.ny()).allFinite() &&
            ConstVectorMap(out_x, train_.nx()).allFinite();
   }
+  // The y part alone: no back-propagation through the network (the
+  // transpose product's x part is most of its cost).
+  bool HessianYYProduct(const double* x,
+                        const double* y,
+                        const double* v,
+                        double* out_y) const override {
+    RunOutputs out;
+    out.grad_y_dot = out_y;
+    return Run(x, y, nullptr, v, out) &&
+           ConstVectorMap(out_y, train_.ny()).allFinite();
+  }
   bool GradYJacobianProduct(const double* x,
                             const double* y,
                             const double* w_x,

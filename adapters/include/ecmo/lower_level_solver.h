@@ -3,7 +3,10 @@
 // ceres-ecmo: equality-constrained multi-objective optimization on Ceres.
 //
 // Numerics on the lower level g(x, .) of an MTBL problem (ecmo/mtbl.h),
-// all matrix-free (gradients and Hessian-vector products of a LowerLevel):
+// all matrix-free (gradients and Hessian-vector products of a LowerLevel;
+// every CG iteration and preconditioner column below takes the y part
+// alone, LowerLevel::HessianYYProduct, which a lower level whose x part is
+// expensive should override):
 //
 //   1. SolveLowerLevel: y*(x) = argmin_y g(x, y) by Newton-CG (truncated
 //      conjugate gradients on grad^2_yy g, Armijo line search on g),

@@ -248,6 +248,20 @@ class LowerLevel {
                                              double* out_x,
                                              double* out_y) const = 0;
 
+  // Optional: out_y = H_yy v alone (size ny). The lower-level solver, its
+  // preconditioner, the reduced form's adjoint solves and the report's
+  // convexity check need only this part, once per conjugate-gradient
+  // iteration. The default calls GradYJacobianTransposeProduct (into a
+  // per-thread scratch x part) and keeps out_y; override it when the y
+  // part costs much less than the pair, e.g. when y enters g through a
+  // last linear layer and x through a network: the pair back-propagates
+  // through the network, the y part does not (digits_meta_learning:
+  // problems/src/digits_meta_learning.cc).
+  virtual bool HessianYYProduct(const double* x,
+                                const double* y,
+                                const double* v,
+                                double* out_y) const;
+
   // Optional forward product out = H_yx w_x + H_yy w_y (size ny), used by
   // the least-squares KKT multipliers of large problems. The default is
   // exact in y (H_yy w_y = the y part of the transpose product, H_yy being
