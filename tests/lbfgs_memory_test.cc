@@ -70,6 +70,17 @@ void Push(LbfgsMemory* memory, const Pair& p) {
   ASSERT_TRUE(memory->Commit(1e-16, 1e-10));
 }
 
+// memory's H x against the dense update from `pairs`.
+void ExpectAppliesTheDenseInverse(const LbfgsMemory& memory,
+                                  const std::vector<Pair>& pairs,
+                                  const Eigen::VectorXd& x,
+                                  bool scale) {
+  Eigen::VectorXd hx = x;
+  memory.ApplyInverse(hx, nullptr, scale);
+  const Eigen::VectorXd expected = DenseInverse(pairs, scale) * x;
+  EXPECT_LE((hx - expected).norm(), 1e-12 * expected.norm()) << scale;
+}
+
 TEST(LbfgsMemory, MatchesTheDenseBfgsInverseUpdate) {
   const int n = 6;
   const std::vector<Pair> pairs = QuadraticPairs(n, 4, 1);
@@ -79,10 +90,7 @@ TEST(LbfgsMemory, MatchesTheDenseBfgsInverseUpdate) {
   EXPECT_EQ(memory.size(), 4);
   const Eigen::VectorXd x = Eigen::VectorXd::LinSpaced(n, -1.0, 2.0);
   for (bool scale : {true, false}) {
-    Eigen::VectorXd hx = x;
-    memory.ApplyInverse(hx, nullptr, scale);
-    const Eigen::VectorXd expected = DenseInverse(pairs, scale) * x;
-    EXPECT_LE((hx - expected).norm(), 1e-12 * expected.norm()) << scale;
+    ExpectAppliesTheDenseInverse(memory, pairs, x, scale);
   }
   // Secant condition of the newest pair.
   Eigen::VectorXd hy = pairs.back().y;
@@ -98,11 +106,7 @@ TEST(LbfgsMemory, AWrappedRingKeepsOnlyTheNewestPairs) {
   for (const Pair& p : pairs) Push(&memory, p);
   EXPECT_EQ(memory.size(), 3);
   const std::vector<Pair> newest(pairs.end() - 3, pairs.end());
-  const Eigen::VectorXd x = Eigen::VectorXd::Ones(n);
-  Eigen::VectorXd hx = x;
-  memory.ApplyInverse(hx, nullptr, true);
-  const Eigen::VectorXd expected = DenseInverse(newest, true) * x;
-  EXPECT_LE((hx - expected).norm(), 1e-12 * expected.norm());
+  ExpectAppliesTheDenseInverse(memory, newest, Eigen::VectorXd::Ones(n), true);
 }
 
 TEST(LbfgsMemory, RefusesPairsWithoutPositiveCurvature) {
@@ -131,12 +135,9 @@ TEST(LbfgsMemory, RefusesPairsWithoutPositiveCurvature) {
   // After Clear the memory starts over.
   Push(&memory, pairs[0]);
   const Eigen::VectorXd x = Eigen::VectorXd::LinSpaced(n, 1.0, 4.0);
-  Eigen::VectorXd hx = x;
-  memory.ApplyInverse(hx, nullptr, true);
-  const Eigen::VectorXd expected = DenseInverse({pairs[0]}, true) * x;
-  EXPECT_LE((hx - expected).norm(), 1e-12 * expected.norm());
+  ExpectAppliesTheDenseInverse(memory, {pairs[0]}, x, true);
   memory.Clear();
-  hx = x;
+  Eigen::VectorXd hx = x;
   memory.ApplyInverse(hx, nullptr, true);
   EXPECT_EQ(hx, x);
 }

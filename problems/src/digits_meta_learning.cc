@@ -310,23 +310,28 @@ class MetaLearningLowerLevel final : public LowerLevel {
                         const double* y,
                         const double* v,
                         double* out_y) const override {
-    RunOutputs out;
-    out.grad_y_dot = out_y;
-    return Run(x, y, nullptr, v, out) &&
-           ConstVectorMap(out_y, train_.ny()).allFinite();
+    return ForwardProduct(x, y, nullptr, v, out_y);
   }
   bool GradYJacobianProduct(const double* x,
                             const double* y,
                             const double* w_x,
                             const double* w_y,
                             double* result) const override {
+    return ForwardProduct(x, y, w_x, w_y, result);
+  }
+
+ private:
+  // result = H_yx w_x + H_yy w_y (w_x null: the y part alone).
+  bool ForwardProduct(const double* x,
+                      const double* y,
+                      const double* w_x,
+                      const double* w_y,
+                      double* result) const {
     RunOutputs out;
     out.grad_y_dot = result;
     return Run(x, y, w_x, w_y, out) &&
            ConstVectorMap(result, train_.ny()).allFinite();
   }
-
- private:
   bool Run(const double* x,
            const double* y,
            const double* x_dot,
