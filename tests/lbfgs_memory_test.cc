@@ -70,6 +70,14 @@ void Push(LbfgsMemory* memory, const Pair& p) {
   ASSERT_TRUE(memory->Commit(1e-16, 1e-10));
 }
 
+// A memory of `rank` pairs holding `pairs` (the newest `rank` of them).
+LbfgsMemory Filled(const std::vector<Pair>& pairs, int rank) {
+  LbfgsMemory memory;
+  memory.Resize(static_cast<int>(pairs.front().s.size()), rank);
+  for (const Pair& p : pairs) Push(&memory, p);
+  return memory;
+}
+
 // memory's H x against the dense update from `pairs`.
 void ExpectAppliesTheDenseInverse(const LbfgsMemory& memory,
                                   const std::vector<Pair>& pairs,
@@ -84,9 +92,7 @@ void ExpectAppliesTheDenseInverse(const LbfgsMemory& memory,
 TEST(LbfgsMemory, MatchesTheDenseBfgsInverseUpdate) {
   const int n = 6;
   const std::vector<Pair> pairs = QuadraticPairs(n, 4, 1);
-  LbfgsMemory memory;
-  memory.Resize(n, 5);
-  for (const Pair& p : pairs) Push(&memory, p);
+  const LbfgsMemory memory = Filled(pairs, 5);
   EXPECT_EQ(memory.size(), 4);
   const Eigen::VectorXd x = Eigen::VectorXd::LinSpaced(n, -1.0, 2.0);
   for (bool scale : {true, false}) {
@@ -101,9 +107,7 @@ TEST(LbfgsMemory, MatchesTheDenseBfgsInverseUpdate) {
 TEST(LbfgsMemory, AWrappedRingKeepsOnlyTheNewestPairs) {
   const int n = 5;
   const std::vector<Pair> pairs = QuadraticPairs(n, 7, 2);
-  LbfgsMemory memory;
-  memory.Resize(n, 3);
-  for (const Pair& p : pairs) Push(&memory, p);
+  const LbfgsMemory memory = Filled(pairs, 3);
   EXPECT_EQ(memory.size(), 3);
   const std::vector<Pair> newest(pairs.end() - 3, pairs.end());
   ExpectAppliesTheDenseInverse(memory, newest, Eigen::VectorXd::Ones(n), true);
@@ -156,9 +160,7 @@ TEST(LbfgsMemory, OnAFreeSetActsOnTheFreeVariablesOnly) {
     p.s = p.s.cwiseProduct(free);
     p.y = A * p.s;
   }
-  LbfgsMemory memory;
-  memory.Resize(n, 3);
-  for (const Pair& p : pairs) Push(&memory, p);
+  const LbfgsMemory memory = Filled(pairs, 3);
   // The same pairs restricted to the free variables, as a dense update.
   std::vector<int> index = {0, 2, 3, 5};
   std::vector<Pair> restricted;

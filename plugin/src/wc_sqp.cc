@@ -10,7 +10,7 @@
 //      h (q products) and the curvature B: a damped BFGS approximation of
 //      the Hessian of the Lagrangian, the exact one from k products made
 //      positive definite (see MakePositiveDefinite), or limited-memory BFGS
-//      (LbfgsInverse: B^-1 applied, no matrix);
+//      (LbfgsMemory: B^-1 applied, no matrix);
 //   2. solve the quadratic program
 //        min_d max_s (a_s + lambda_s grad f_s^T d) + 1/2 d^T B d
 //        s.t. h + J d = 0
@@ -316,7 +316,7 @@ class SqpSolver {
   // Gradients and J at z_ (J from the KKT system when it formed it, else
   // q products).
   bool Linearize(int it);
-  // B and its Cholesky factor at z_.
+  // The curvature at z_: B and its Cholesky factor, or the limited memory.
   bool UpdateCurvature(int it);
   void UpdateBfgs();
   void UpdateLbfgs();
@@ -324,30 +324,22 @@ class SqpSolver {
   // gradient along it with the last QP's multipliers at both points.
   void StepPair();
   bool AssembleExactHessian(int it);
-  // The QP's step and multipliers for the current curvature.
+  // The QP's step and multipliers for the current curvature. B^-1 column
+  // by column: by the limited memory's two-loop recursion, or by the
+  // Cholesky factor's vector triangular solves (a matrix right-hand side
+  // takes Eigen's blocked triangular solve, whose packing and workspace
+  // allocation cost more than the arithmetic for the few S + q columns).
   bool SolveQpStep() {
-    if (limited_) {
-      return SolveQp(
-          [this](Eigen::MatrixXd* x) {
-            for (Eigen::Index j = 0; j < x->cols(); ++j) {
-              lbfgs_.ApplyInverse(x->col(j), nullptr, /*scale=*/true);
-            }
-          },
-          G_,
-          a_,
-          J_,
-          h_,
-          &qp_);
-    }
-    // Column by column: a matrix right-hand side takes Eigen's blocked
-    // triangular solve, whose packing and workspace allocation cost more
-    // than the arithmetic for the few (S + q) columns here.
     return SolveQp(
         [this](Eigen::MatrixXd* x) {
           for (Eigen::Index j = 0; j < x->cols(); ++j) {
             auto column = x->col(j);
-            factor_.matrixL().solveInPlace(column);
-            factor_.matrixU().solveInPlace(column);
+            if (limited_) {
+              lbfgs_.ApplyInverse(column, nullptr, /*scale=*/true);
+            } else {
+              factor_.matrixL().solveInPlace(column);
+              factor_.matrixU().solveInPlace(column);
+            }
           }
         },
         G_,
