@@ -15,6 +15,9 @@
 //             --preferences=paper --seeds=5 --json
 //   ecmo_mtbl --task=digits_data_weighting --l2=0      (merely convex)
 //   ecmo_mtbl --smoke --json                           (the CTest run)
+//   mpirun -np 4 ecmo_mtbl --task=digits_data_weighting --num_threads=2
+//             --output_dir=study            (4 ranks x 2 threads; add
+//                                            --resume after a failure)
 //
 // Conventions (also in benchmarks/README.md):
 //   - Points are scored by v = 1/loss per objective (to be maximized, as in
@@ -32,11 +35,28 @@
 //   - "wc-penalty (equal)" is the paper's "Ours - Equal": the equal
 //     preference alone.
 //
+// Runs: the study's runs (a method at a preference, or once, per seed) are
+// tasks of ecmo::RunTasks (ecmo/task_farm.h) on --num_threads threads, each
+// thread with instances of its own. Built with MPI, under `mpirun -np N`
+// they are spread over the ranks by ecmo::DistributeTasks
+// (ecmo/distributed_tasks.h, docs/distributed.md) with dynamic load
+// balancing; rank 0 writes the files and the report, with "num_ranks" in
+// study.json and "rank" in every point. Every run starts from its seed's
+// start point, so threads and ranks give the single-process points to the
+// bit, but wc-reduced's: the reduced form of a seed keeps its lower-level
+// warm start and preconditioner from one point to the next on the worker
+// that solves them, so those agree to the solver's tolerance.
+//
 // Output: a report on stdout (with --json: the study's JSON instead); with
-// --output_dir: points.csv (one row per point), study.json, front.png
-// (the first seed's points of every method, 1/loss, parallel coordinates
-// for S > 3) and convergence.png (worst-task loss against wall time at the
-// equal preference). Exit status: 0 success, 1 a run failed, 2 bad input.
+// --output_dir: points.jsonl (a "settings" header line, then each run as
+// it finishes, flushed at once), points.csv (one row per point),
+// study.json, front.png (the first seed's points of every method, 1/loss,
+// parallel coordinates for S > 3) and convergence.png (worst-task loss
+// against wall time at the equal preference). An interrupted study (a
+// kill, a rank that died) loses only its runs in progress: the same
+// command with --resume keeps the runs in points.jsonl and solves the
+// rest. Exit status: 0 success, 1 a run failed, 2 bad input, 4 a file
+// could not be written.
 
 #include <sys/stat.h>
 
@@ -44,8 +64,11 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <iterator>
+#include <limits>
 #include <map>
 #include <memory>
 #include <sstream>
@@ -65,11 +88,16 @@
 #include "ecmo/problems/mtbl_logistic.h"
 #include "ecmo/result_writer.h"
 #include "ecmo/solver.h"
+#include "ecmo/task_farm.h"
 #include "ecmo/types.h"
 #include "ecmo/version.h"
 #include "gflags/gflags.h"
 #include "nlohmann/json.hpp"
 #include "tool_flags.h"
+
+#ifdef ECMO_WITH_MPI
+#include "ecmo/distributed_tasks.h"
+#endif
 
 DEFINE_string(task,
               "digits_data_weighting",
@@ -160,6 +188,16 @@ DEFINE_string(output_dir,
               "Write points.csv, study.json, front.png and convergence.png "
               "into this directory (created if missing).");
 DEFINE_bool(json, false, "Print the study as JSON on stdout.");
+DEFINE_int32(num_threads,
+             1,
+             "Runs solved at once (per MPI rank under mpirun), each thread "
+             "on instances of its own. Per-point times are wall times: "
+             "more threads than free cores inflate them.");
+DEFINE_bool(resume,
+            false,
+            "Finish an interrupted study: the runs already in "
+            "--output_dir/points.jsonl are kept, the others are solved and "
+            "appended. The file must come from the same study settings.");
 DEFINE_bool(smoke,
             false,
             "A reduced study for the test suite: 1 seed, the equal and two "
@@ -462,6 +500,8 @@ struct Point {
   std::string message;
   // Worst-task loss against wall time (seconds).
   std::vector<double> curve_time, curve_worst_loss;
+  // The MPI rank that solved it (0 without MPI).
+  int rank = 0;
 };
 
 // What both WC forms report alike: the verdict, the evaluations of F (with
@@ -771,6 +811,400 @@ double Median(std::vector<double> values) {
   return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
 }
 
+// ------------------------------------------------------------ the runs --
+
+// What every run of the study shares, the same on every rank.
+struct Study {
+  std::string task;
+  double l2 = kDefaultL2;
+  bool smoke = false;
+  bool utopia = false;
+  std::vector<Method> methods;
+  std::vector<ecmo::NamedPreference> preferences;
+  ecmo::Solver::Options wc_options;
+  ecmo::StrategyType reduced_strategy = ecmo::StrategyType::WC_NEWTON;
+  ecmo::ReducedMtblEvaluator::Options reduced_evaluator_options;
+};
+
+// One run: a method at one preference (or once, for a preference-free
+// method) on one seed. The study's runs in order (seed, method,
+// preference) are its tasks; a task is its position in that list.
+struct Run {
+  int seed = 0;
+  int method = 0;
+  int preference = -1;  // -1: preference-free
+};
+
+std::vector<Run> MakeRuns(const Study& study, int first_seed, int num_seeds) {
+  std::vector<Run> runs;
+  for (int k = 0; k < num_seeds; ++k) {
+    for (size_t m = 0; m < study.methods.size(); ++m) {
+      if (!study.methods[m].uses_preference) {
+        runs.push_back({first_seed + k, static_cast<int>(m), -1});
+        continue;
+      }
+      for (size_t p = 0; p < study.preferences.size(); ++p) {
+        runs.push_back(
+            {first_seed + k, static_cast<int>(m), static_cast<int>(p)});
+      }
+    }
+  }
+  return runs;
+}
+
+// A worker thread's instance of the seed it solved last, and what the
+// seed's runs share: the WC options with the seed's scalarization and the
+// baselines' step rule. "info" is sent with every point, so that rank 0
+// can report the seed without building it.
+struct SeedContext {
+  int seed = -1;
+  Instance instance;
+  ecmo::Solver::Options options;
+  double lambda_max = std::numeric_limits<double>::quiet_NaN();
+  nlohmann::json info;
+};
+
+// Builds the context of `seed`; false with *error and *exit_code (2: bad
+// input, 1: a failed computation) when it cannot.
+bool PrepareSeed(const Study& study,
+                 int seed,
+                 SeedContext* context,
+                 int* exit_code,
+                 std::string* error) {
+  context->seed = -1;
+  context->instance = Instance();
+  if (!BuildInstance(
+          study.task, seed, study.l2, study.smoke, &context->instance, error)) {
+    *exit_code = kExitUsage;
+    return false;
+  }
+  Instance& instance = context->instance;
+  Eigen::VectorXd f(instance.evaluator->NumObjectives());
+  Eigen::VectorXd h(instance.evaluator->NumConstraints());
+  if (!instance.evaluator->Evaluate(
+          instance.start.data(), f.data(), h.data(), nullptr, error)) {
+    *error = "seed " + std::to_string(seed) +
+             ": the start point cannot be evaluated: " + *error;
+    *exit_code = kExitFailure;
+    return false;
+  }
+  context->info = nlohmann::json::object();
+  context->info["start"] = {
+      {"seed", seed}, {"losses", AsStdVector(f)}, {"grad_y_g_norm", h.norm()}};
+  context->lambda_max = LargestLowerLevelEigenvalue(instance);
+  context->info["lambda_max"] = Number(context->lambda_max);
+  // The WC methods' scalarization for this seed.
+  context->options = study.wc_options;
+  if (study.utopia && std::any_of(study.methods.begin(),
+                                  study.methods.end(),
+                                  [](const Method& m) { return m.wc; })) {
+    const Clock::time_point start = Clock::now();
+    auto scalarization = std::make_shared<ecmo::Scalarization>();
+    if (!UtopiaScalarization(study.wc_options,
+                             study.reduced_strategy,
+                             study.reduced_evaluator_options,
+                             study.l2,
+                             &instance,
+                             scalarization.get(),
+                             error)) {
+      *error = "seed " + std::to_string(seed) + ": " + *error;
+      *exit_code = kExitFailure;
+      return false;
+    }
+    context->options.reference_point.clear();
+    context->options.scalarization = scalarization;
+    context->info["scalarization"] = {
+        {"seed", seed},
+        {"seconds", Seconds(start)},
+        {"reference_point", AsStdVector(scalarization->reference_point)},
+        {"objective_scale", AsStdVector(scalarization->objective_scale)}};
+  }
+  context->seed = seed;
+  return true;
+}
+
+// Solves one run and scores its point (the study's loop body).
+Point SolveRun(const Study& study, const Run& run, SeedContext* context) {
+  const Method& method = study.methods[run.method];
+  Point point;
+  point.method = method.name;
+  point.seed = run.seed;
+  if (run.preference >= 0) {
+    point.preference_name = study.preferences[run.preference].name;
+    point.preference = study.preferences[run.preference].weights;
+  }
+  const ecmo::Solver::Options& seed_options = context->options;
+  if (method.wc && seed_options.scalarization != nullptr) {
+    point.reference_point = seed_options.scalarization->reference_point;
+    point.objective_scale = seed_options.scalarization->objective_scale;
+  }
+  Instance* instance = &context->instance;
+  Eigen::VectorXd z;
+  if (method.name == "wc-reduced") {
+    ecmo::Solver::Options reduced_options = seed_options;
+    reduced_options.strategy = study.reduced_strategy;
+    RunWcReduced(
+        reduced_options, study.reduced_evaluator_options, instance, &point, &z);
+  } else if (method.wc) {
+    RunWc(seed_options, instance, &point, &z);
+  } else {
+    RunBaseline(
+        BaselineOptions(
+            study.task, method.baseline, context->lambda_max, study.smoke),
+        instance,
+        &point,
+        &z);
+  }
+  if (z.size() == instance->start.size() && z.allFinite()) {
+    ScorePoint(
+        study.reduced_evaluator_options.lower_level, instance, z, &point);
+  } else {
+    point.usable = false;
+  }
+  return point;
+}
+
+// A point as JSON and back: the points.jsonl lines, the messages between
+// ranks and study.json's "points". Doubles round-trip exactly (17
+// significant digits); NaN is written as null and read back as NaN.
+nlohmann::json PointToJson(const Point& p) {
+  nlohmann::json j;
+  j["method"] = p.method;
+  j["seed"] = p.seed;
+  j["preference_name"] = p.preference_name;
+  j["preference"] = p.preference;
+  j["rank"] = p.rank;
+  j["termination"] = p.termination;
+  j["usable"] = p.usable;
+  j["losses"] = AsStdVector(p.losses);
+  j["losses_as_returned"] = AsStdVector(p.losses_as_returned);
+  j["kkt_residual_sq"] = Number(p.kkt_residual_sq);
+  j["grad_y_g_norm"] = Number(p.grad_y_g_norm);
+  j["lower_level_gap"] = Number(p.lower_level_gap);
+  j["seconds"] = p.seconds;
+  j["gradient_evaluations"] = p.gradient_evaluations;
+  j["lower_gradients"] = p.lower_gradients;
+  j["hessian_products"] = p.hessian_products;
+  j["iterations"] = p.iterations;
+  j["message"] = p.message;
+  j["reference_point"] = AsStdVector(p.reference_point);
+  j["objective_scale"] = AsStdVector(p.objective_scale);
+  j["curve_time"] = p.curve_time;
+  j["curve_worst_loss"] = p.curve_worst_loss;
+  return j;
+}
+
+double ReadNumber(const nlohmann::json& j) {
+  return j.is_number() ? j.get<double>()
+                       : std::numeric_limits<double>::quiet_NaN();
+}
+
+std::vector<double> ReadNumbers(const nlohmann::json& j) {
+  std::vector<double> out;
+  if (!j.is_array()) return out;
+  for (const nlohmann::json& x : j) out.push_back(ReadNumber(x));
+  return out;
+}
+
+Eigen::VectorXd ReadVector(const nlohmann::json& j) {
+  const std::vector<double> v = ReadNumbers(j);
+  return Eigen::Map<const Eigen::VectorXd>(v.data(), v.size());
+}
+
+// False (with *error naming the key) for a point that does not read.
+bool PointFromJsonOrThrow(const nlohmann::json& j,
+                          Point* p,
+                          std::string* error) {
+  if (!j.is_object()) {
+    *error = "the point is not a JSON object";
+    return false;
+  }
+  for (const char* key :
+       {"method", "preference_name", "termination", "message"}) {
+    if (!j.contains(key) || !j[key].is_string()) {
+      *error = std::string("\"") + key + "\" is missing or not a string";
+      return false;
+    }
+  }
+  for (const char* key : {"seed",
+                          "rank",
+                          "gradient_evaluations",
+                          "lower_gradients",
+                          "hessian_products",
+                          "iterations"}) {
+    if (!j.contains(key) || !j[key].is_number_integer()) {
+      *error = std::string("\"") + key + "\" is missing or not an integer";
+      return false;
+    }
+  }
+  p->method = j["method"].get<std::string>();
+  p->seed = j["seed"].get<int>();
+  p->preference_name = j["preference_name"].get<std::string>();
+  p->preference = ReadNumbers(j.value("preference", nlohmann::json()));
+  p->rank = j["rank"].get<int>();
+  p->termination = j["termination"].get<std::string>();
+  p->usable = j.value("usable", false);
+  p->losses = ReadVector(j.value("losses", nlohmann::json()));
+  p->losses_as_returned =
+      ReadVector(j.value("losses_as_returned", nlohmann::json()));
+  p->kkt_residual_sq = ReadNumber(j.value("kkt_residual_sq", nlohmann::json()));
+  p->grad_y_g_norm = ReadNumber(j.value("grad_y_g_norm", nlohmann::json()));
+  p->lower_level_gap = ReadNumber(j.value("lower_level_gap", nlohmann::json()));
+  p->seconds = ReadNumber(j.value("seconds", nlohmann::json()));
+  p->gradient_evaluations = j["gradient_evaluations"].get<int64_t>();
+  p->lower_gradients = j["lower_gradients"].get<int64_t>();
+  p->hessian_products = j["hessian_products"].get<int64_t>();
+  p->iterations = j["iterations"].get<int>();
+  p->message = j["message"].get<std::string>();
+  p->reference_point = ReadVector(j.value("reference_point", nlohmann::json()));
+  p->objective_scale = ReadVector(j.value("objective_scale", nlohmann::json()));
+  p->curve_time = ReadNumbers(j.value("curve_time", nlohmann::json()));
+  p->curve_worst_loss =
+      ReadNumbers(j.value("curve_worst_loss", nlohmann::json()));
+  return true;
+}
+
+// The same, never throwing (nlohmann's value() throws on a key of another
+// type, e.g. "usable": 1 in an edited file).
+bool PointFromJson(const nlohmann::json& j, Point* p, std::string* error) {
+  try {
+    return PointFromJsonOrThrow(j, p, error);
+  } catch (const std::exception& e) {
+    *error = std::string("the point does not read: ") + e.what();
+    return false;
+  }
+}
+
+// What determines the study's points: its flags (not the outputs). The
+// header line of points.jsonl, compared on --resume.
+nlohmann::json StudySettings(const Study& study, int num_seeds) {
+  nlohmann::json s;
+  s["task"] = study.task;
+  nlohmann::json methods = nlohmann::json::array();
+  for (const Method& m : study.methods) methods.push_back(m.name);
+  s["methods"] = methods;
+  nlohmann::json prefs = nlohmann::json::array();
+  for (const ecmo::NamedPreference& p : study.preferences) {
+    prefs.push_back({{"name", p.name}, {"weights", p.weights}});
+  }
+  s["preferences"] = prefs;
+  s["seeds"] = num_seeds;
+  s["first_seed"] = FLAGS_first_seed;
+  s["strategy"] = FLAGS_strategy;
+  s["reduced_strategy"] = ecmo::StrategyTypeToString(study.reduced_strategy);
+  s["lower_preconditioner"] = ecmo::LowerLevelPreconditionerTypeToString(
+      study.reduced_evaluator_options.lower_level.preconditioner_type);
+  s["kkt_tolerance"] = FLAGS_kkt_tolerance;
+  s["l2"] = study.l2;
+  s["baseline_iterations"] = FLAGS_baseline_iterations;
+  s["inner_iterations"] = FLAGS_inner_iterations;
+  s["upper_step_size"] = FLAGS_upper_step_size;
+  s["max_seconds_per_point"] = FLAGS_max_seconds_per_point;
+  s["proximal"] = FLAGS_proximal;
+  s["scalarization"] = FLAGS_scalarization;
+  s["data"] = FLAGS_data;
+  s["smoke"] = study.smoke;
+  return s;
+}
+
+// The finished runs of an earlier study in `path` (points.jsonl), by task.
+// A missing file is an empty study. False with *error for a file that is
+// not this study's: another header, a line that is not JSON (but a last
+// line cut short, which is dropped from the file), a run that is not this
+// study's.
+bool ReadFinishedRuns(const std::string& path,
+                      const nlohmann::json& settings,
+                      const std::vector<Run>& runs,
+                      const Study& study,
+                      std::map<int, nlohmann::json>* finished,
+                      std::string* note,
+                      std::string* error) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) return true;  // a fresh study
+  ecmo::JsonLines lines;
+  if (!ecmo::ReadJsonLines(path, &lines, error)) return false;
+  // A last line without its newline is one the writer did not finish
+  // (killed mid-write): it is dropped, whether or not it parses.
+  std::string text;
+  {
+    std::ifstream in(path, std::ios::binary);
+    text.assign(std::istreambuf_iterator<char>(in),
+                std::istreambuf_iterator<char>());
+  }
+  const bool unfinished = !text.empty() && text.back() != '\n';
+  const int last_line =
+      static_cast<int>(std::count(text.begin(), text.end(), '\n')) + 1;
+  for (int line : lines.bad_lines) {
+    if (unfinished && line == last_line) continue;
+    *error = path + ":" + std::to_string(line) +
+             ": not JSON: not a points.jsonl file of ecmo_mtbl";
+    return false;
+  }
+  if (unfinished && !lines.line_numbers.empty() &&
+      lines.line_numbers.back() == last_line) {
+    lines.values.pop_back();
+    lines.line_numbers.pop_back();
+  }
+  if (lines.values.empty() || !lines.values[0].is_object() ||
+      !lines.values[0].contains("settings")) {
+    *error = path +
+             ":1: no \"settings\" header: not a points.jsonl file "
+             "of ecmo_mtbl";
+    return false;
+  }
+  const nlohmann::json& theirs = lines.values[0]["settings"];
+  if (theirs != settings) {
+    std::string keys;
+    for (auto it = settings.begin(); it != settings.end(); ++it) {
+      if (!theirs.contains(it.key()) || theirs[it.key()] != it.value()) {
+        keys += (keys.empty() ? "" : ", ") + it.key();
+      }
+    }
+    *error = path + ": the study there has other settings (" +
+             (keys.empty() ? std::string("extra keys") : keys) +
+             "); rerun without --resume, or with the same flags";
+    return false;
+  }
+  for (size_t i = 1; i < lines.values.size(); ++i) {
+    const nlohmann::json& j = lines.values[i];
+    const std::string where =
+        path + ":" + std::to_string(lines.line_numbers[i]) + ": ";
+    const auto task = j.find("task");
+    if (!j.is_object() || task == j.end() || !task->is_number_integer() ||
+        task->get<int64_t>() < 0 ||
+        task->get<int64_t>() >= static_cast<int64_t>(runs.size()) ||
+        !j.contains("point") || !j.contains("seed")) {
+      *error = where + "no run of this study (\"task\", \"point\", \"seed\")";
+      return false;
+    }
+    const Run& run = runs[task->get<int>()];
+    Point point;
+    std::string why;
+    if (!PointFromJson(j["point"], &point, &why)) {
+      *error = where + why;
+      return false;
+    }
+    const std::string preference_name =
+        run.preference >= 0 ? study.preferences[run.preference].name : "";
+    if (point.seed != run.seed ||
+        point.method != study.methods[run.method].name ||
+        point.preference_name != preference_name) {
+      *error = where + "run " + std::to_string(task->get<int>()) +
+               " is another method, seed or preference than this study's";
+      return false;
+    }
+    finished->emplace(task->get<int>(), j);  // the first line of a task wins
+  }
+  if (unfinished) {
+    text.resize(static_cast<size_t>(lines.valid_prefix_bytes));
+    if (!ecmo::WriteFileAtomically(path, text, error)) return false;
+    *note =
+        "dropped a last line cut short (the run was killed while "
+        "writing it); ";
+  }
+  return true;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -784,6 +1218,27 @@ int main(int argc, char** argv) {
       "ecmo_mtbl.cc",
       &argc,
       &argv);
+#ifdef ECMO_WITH_MPI
+  // Under mpirun every rank runs this program and solves runs; rank 0
+  // alone writes files and reports.
+  ecmo::MpiSession mpi(&argc, &argv);
+  if (!mpi.ok()) {
+    std::cerr << "ecmo_mtbl: MPI: " << mpi.error() << "\n";
+    return kExitUsage;
+  }
+  const int rank = mpi.rank();
+  const int num_ranks = mpi.size();
+  // For an error only rank 0 sees while the others wait for runs.
+  auto AbortAll = [&mpi](int status) {
+    if (mpi.size() > 1) mpi.AbortAll(status);
+    return status;
+  };
+#else
+  const int rank = 0;
+  const int num_ranks = 1;
+  auto AbortAll = [](int status) { return status; };
+#endif
+  const bool coordinator = rank == 0;
   if (argc > 1) {
     std::cerr << "ecmo_mtbl: unexpected argument '" << argv[1]
               << "' (flags are written --name=value; see --help)\n";
@@ -903,166 +1358,254 @@ int main(int argc, char** argv) {
       return kExitUsage;
     }
   }
+  if (!(FLAGS_num_threads >= 1 && FLAGS_num_threads <= 256)) {
+    std::cerr << "ecmo_mtbl: --num_threads must be in [1, 256] (got "
+              << FLAGS_num_threads << ")\n";
+    return kExitUsage;
+  }
   const std::string out_dir = FLAGS_output_dir;
-  if (!out_dir.empty()) {
+  if (FLAGS_resume && out_dir.empty()) {
+    std::cerr << "ecmo_mtbl: --resume needs --output_dir (the study's "
+                 "points.jsonl is there)\n";
+    return kExitUsage;
+  }
+  if (coordinator && !out_dir.empty()) {
     ::mkdir(out_dir.c_str(), 0755);
-    if (!ecmo::CheckWritable(out_dir + "/study.json", &error)) {
+    if (!ecmo::CheckWritable(out_dir + "/study.json", &error) ||
+        !ecmo::CheckWritable(out_dir + "/points.jsonl", &error)) {
       std::cerr << "ecmo_mtbl: --output_dir: " << error << "\n";
-      return kExitUsage;
+      return AbortAll(kExitUsage);
     }
   }
 
-  // ---- Runs.
-  std::vector<Point> points;
-  std::vector<ecmo::NamedPreference> preferences;
+  // ---- The study: the first seed's instance gives S, the objectives'
+  // names and the preferences; every rank makes the same list of runs.
+  Study study;
+  study.task = task;
+  study.l2 = l2;
+  study.smoke = smoke;
+  study.utopia = utopia;
+  study.methods = methods;
+  study.wc_options = wc_options;
+  study.reduced_strategy = reduced_strategy;
+  study.reduced_evaluator_options = reduced_evaluator_options;
   std::vector<std::string> objective_names;
   std::string description;
   int S = 0;
-  nlohmann::json start_losses = nlohmann::json::array();
-  std::vector<double> lambda_max_per_seed;
-  nlohmann::json scalarizations = nlohmann::json::array();
-  const Clock::time_point study_start = Clock::now();
-  for (int k = 0; k < num_seeds; ++k) {
-    const int seed = FLAGS_first_seed + k;
-    Instance instance;
-    if (!BuildInstance(task, seed, l2, smoke, &instance, &error)) {
+  {
+    Instance first;
+    if (!BuildInstance(task, FLAGS_first_seed, l2, smoke, &first, &error)) {
       std::cerr << "ecmo_mtbl: " << error << "\n";
       return kExitUsage;
     }
-    if (k == 0) {
-      S = instance.evaluator->NumObjectives();
-      // wc-sqp picks its curvature by the size of x (sqp.hessian =
-      // AUTOMATIC): exact products up to sqp.max_parameters, limited-
-      // memory BFGS above.
-      if (automatic_reduced_strategy) {
-        reduced_strategy = ecmo::StrategyType::WC_SQP;
-      }
-      objective_names = instance.objective_names;
-      // The paper's scalarization: reference point r = 0 below the
-      // front (cross-entropies are positive), so no single-objective
-      // solves precede each point.
-      wc_options.reference_point.assign(S, 0.0);
-      description = instance.description;
-      if (smoke) {
-        preferences.clear();
-        ParsePreferences("paper", S, &preferences, &error);
-        std::vector<ecmo::NamedPreference> kept;
-        for (const ecmo::NamedPreference& p : preferences) {
-          if (p.name == "equal" || p.name == "prefer-f1" ||
-              p.name == "prefer-f2") {
-            kept.push_back(p);
-          }
-        }
-        preferences = kept;
-      } else if (!ParsePreferences(
-                     FLAGS_preferences, S, &preferences, &error)) {
-        std::cerr << "ecmo_mtbl: " << error << "\n";
-        return kExitUsage;
+    S = first.evaluator->NumObjectives();
+    objective_names = first.objective_names;
+    description = first.description;
+  }
+  // wc-sqp picks its curvature by the size of x (sqp.hessian = AUTOMATIC):
+  // exact products up to sqp.max_parameters, limited-memory BFGS above.
+  if (automatic_reduced_strategy) {
+    study.reduced_strategy = ecmo::StrategyType::WC_SQP;
+  }
+  // The paper's scalarization: reference point r = 0 below the front
+  // (cross-entropies are positive), so no single-objective solves precede
+  // each point.
+  study.wc_options.reference_point.assign(S, 0.0);
+  if (smoke) {
+    std::vector<ecmo::NamedPreference> all;
+    ParsePreferences("paper", S, &all, &error);
+    for (const ecmo::NamedPreference& p : all) {
+      if (p.name == "equal" || p.name == "prefer-f1" || p.name == "prefer-f2") {
+        study.preferences.push_back(p);
       }
     }
-    {
-      Eigen::VectorXd f(instance.evaluator->NumObjectives());
-      Eigen::VectorXd h(instance.evaluator->NumConstraints());
-      if (!instance.evaluator->Evaluate(
-              instance.start.data(), f.data(), h.data(), nullptr, &error)) {
-        std::cerr << "ecmo_mtbl: seed " << seed
-                  << ": the start point cannot be evaluated: " << error << "\n";
-        return kExitFailure;
-      }
-      start_losses.push_back({{"seed", seed},
-                              {"losses", AsStdVector(f)},
-                              {"grad_y_g_norm", h.norm()}});
+  } else if (!ParsePreferences(
+                 FLAGS_preferences, S, &study.preferences, &error)) {
+    std::cerr << "ecmo_mtbl: " << error << "\n";
+    return kExitUsage;
+  }
+  const std::vector<ecmo::NamedPreference>& preferences = study.preferences;
+  const std::vector<Run> runs = MakeRuns(study, FLAGS_first_seed, num_seeds);
+  const nlohmann::json settings = StudySettings(study, num_seeds);
+
+  // ---- Finished runs (rank 0): resumed from points.jsonl, then each one
+  // appended there as it comes back.
+  std::map<int, nlohmann::json> finished;  // task -> points.jsonl line
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> jsonl(nullptr, &std::fclose);
+  const std::string jsonl_path =
+      out_dir.empty() ? "" : out_dir + "/points.jsonl";
+  if (coordinator && !jsonl_path.empty()) {
+    std::string note;
+    if (FLAGS_resume &&
+        !ReadFinishedRuns(
+            jsonl_path, settings, runs, study, &finished, &note, &error)) {
+      std::cerr << "ecmo_mtbl: --resume: " << error << "\n";
+      return AbortAll(kExitUsage);
     }
-    const double lambda_max = LargestLowerLevelEigenvalue(instance);
-    lambda_max_per_seed.push_back(lambda_max);
-    // The WC methods' scalarization for this seed.
-    ecmo::Solver::Options seed_options = wc_options;
-    double scalarization_seconds = 0.0;
-    if (utopia && std::any_of(methods.begin(),
-                              methods.end(),
-                              [](const Method& m) { return m.wc; })) {
-      const Clock::time_point start = Clock::now();
-      auto scalarization = std::make_shared<ecmo::Scalarization>();
-      if (!UtopiaScalarization(wc_options,
-                               reduced_strategy,
-                               reduced_evaluator_options,
-                               l2,
-                               &instance,
-                               scalarization.get(),
-                               &error)) {
-        std::cerr << "ecmo_mtbl: seed " << seed << ": " << error << "\n";
-        return kExitFailure;
-      }
-      scalarization_seconds = Seconds(start);
-      seed_options.reference_point.clear();
-      seed_options.scalarization = scalarization;
-      scalarizations.push_back(
-          {{"seed", seed},
-           {"seconds", scalarization_seconds},
-           {"reference_point", AsStdVector(scalarization->reference_point)},
-           {"objective_scale", AsStdVector(scalarization->objective_scale)}});
+    const bool append = FLAGS_resume && !finished.empty();
+    jsonl.reset(std::fopen(jsonl_path.c_str(), append ? "a" : "w"));
+    if (jsonl == nullptr) {
+      std::cerr << "ecmo_mtbl: cannot write " << jsonl_path << "\n";
+      return AbortAll(kExitUsage);
     }
-    std::vector<size_t> wc_points_of_seed;  // indices into points
-    for (const Method& method : methods) {
-      const int runs =
-          method.uses_preference ? static_cast<int>(preferences.size()) : 1;
-      for (int r = 0; r < runs; ++r) {
-        Point point;
-        point.method = method.name;
-        point.seed = seed;
-        if (method.uses_preference) {
-          point.preference_name = preferences[r].name;
-          point.preference = preferences[r].weights;
-        }
-        if (method.wc && seed_options.scalarization != nullptr) {
-          point.reference_point = seed_options.scalarization->reference_point;
-          point.objective_scale = seed_options.scalarization->objective_scale;
-        }
-        Eigen::VectorXd z;
-        if (method.name == "wc-reduced") {
-          ecmo::Solver::Options reduced_options = seed_options;
-          reduced_options.strategy = reduced_strategy;
-          RunWcReduced(reduced_options,
-                       reduced_evaluator_options,
-                       &instance,
-                       &point,
-                       &z);
-        } else if (method.wc) {
-          RunWc(seed_options, &instance, &point, &z);
-        } else {
-          RunBaseline(BaselineOptions(task, method.baseline, lambda_max, smoke),
-                      &instance,
-                      &point,
-                      &z);
-        }
-        if (z.size() == instance.start.size() && z.allFinite()) {
-          ScorePoint(
-              reduced_evaluator_options.lower_level, &instance, z, &point);
-        } else {
-          point.usable = false;
-        }
-        if (!FLAGS_json) {
-          std::cerr << "seed " << seed << " " << std::left << std::setw(10)
-                    << method.name << " " << std::setw(22)
-                    << (point.preference_name.empty() ? "-"
-                                                      : point.preference_name)
-                    << " " << std::setw(15) << point.termination << " "
-                    << std::fixed << std::setprecision(2) << point.seconds
-                    << " s  max loss "
-                    << (point.losses.size() ? point.losses.maxCoeff() : NAN)
-                    << std::defaultfloat << "  ||K||^2 " << std::setprecision(3)
-                    << point.kkt_residual_sq << std::setprecision(6) << "\n";
-        }
-        if (method.wc) wc_points_of_seed.push_back(points.size());
-        points.push_back(std::move(point));
-      }
+    if (!append) {
+      const std::string header =
+          nlohmann::json(
+              {{"ecmo_mtbl", ecmo::VersionString()}, {"settings", settings}})
+              .dump() +
+          "\n";
+      std::fputs(header.c_str(), jsonl.get());
+      std::fflush(jsonl.get());
     }
-    // The single-objective solves serve every WC point of the seed.
-    for (size_t i : wc_points_of_seed) {
-      points[i].seconds += scalarization_seconds / wc_points_of_seed.size();
+    if (FLAGS_resume) {
+      std::cerr << "ecmo_mtbl: " << note << "resumed " << finished.size()
+                << " of " << runs.size() << " runs from " << jsonl_path << "\n";
     }
   }
+  std::vector<int> tasks;
+  for (size_t t = 0; t < runs.size(); ++t) {
+    if (!finished.count(static_cast<int>(t))) tasks.push_back(t);
+  }
+
+  // ---- Runs: solved on the worker threads (of every rank), each point
+  // back as its points.jsonl line.
+  std::vector<SeedContext> contexts(FLAGS_num_threads);
+  auto solve = [&](int thread, int t) {
+    const Run& run = runs[t];
+    SeedContext& context = contexts[thread];
+    nlohmann::json reply = {{"task", t}};
+    int exit_code = kExitFailure;
+    std::string why;
+    if (context.seed != run.seed &&
+        !PrepareSeed(study, run.seed, &context, &exit_code, &why)) {
+      reply["error"] = why;
+      reply["exit_code"] = exit_code;
+      return reply.dump();
+    }
+    Point point = SolveRun(study, run, &context);
+    point.rank = rank;
+    reply["point"] = PointToJson(point);
+    reply["seed"] = context.info;
+    return reply.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  };
+  std::string run_error;
+  int run_exit_code = 0;
+  std::string write_error;
+  auto on_result = [&](const ecmo::TaskFarm::Result& result) {
+    nlohmann::json line =
+        result.error.empty()
+            ? nlohmann::json::parse(result.text, nullptr, false)
+            : nlohmann::json({{"task", result.task}, {"error", result.error}});
+    if (!line.is_object() || line.contains("error") ||
+        !line.contains("point")) {
+      if (run_error.empty()) {
+        run_error = line.is_object() && line.contains("error") &&
+                            line["error"].is_string()
+                        ? line["error"].get<std::string>()
+                        : "run " + std::to_string(result.task) +
+                              " came back unreadable";
+        run_exit_code = line.is_object() && line.contains("exit_code") &&
+                                line["exit_code"].is_number_integer()
+                            ? line["exit_code"].get<int>()
+                            : kExitFailure;
+      }
+      return;
+    }
+    line["rank"] = result.rank;
+    if (jsonl != nullptr && write_error.empty()) {
+      const std::string text = line.dump() + "\n";
+      if (std::fputs(text.c_str(), jsonl.get()) < 0 ||
+          std::fflush(jsonl.get()) != 0) {
+        write_error = jsonl_path + ": write failed";
+      }
+    }
+    if (!FLAGS_json) {
+      Point p;
+      std::string why;
+      if (PointFromJson(line["point"], &p, &why)) {
+        std::cerr << "seed " << p.seed << " " << std::left << std::setw(10)
+                  << p.method << " " << std::setw(22)
+                  << (p.preference_name.empty() ? "-" : p.preference_name)
+                  << " " << std::setw(15) << p.termination << " " << std::fixed
+                  << std::setprecision(2) << p.seconds << " s  max loss "
+                  << (p.losses.size() ? p.losses.maxCoeff() : NAN)
+                  << std::defaultfloat << "  ||K||^2 " << std::setprecision(3)
+                  << p.kkt_residual_sq << std::setprecision(6) << std::right
+                  << (num_ranks > 1 ? "  rank " + std::to_string(result.rank)
+                                    : std::string())
+                  << "\n";
+      }
+    }
+    finished[result.task] = std::move(line);
+  };
+  ecmo::TaskFarm::Options farm_options;
+  farm_options.num_threads = FLAGS_num_threads;
+  const Clock::time_point study_start = Clock::now();
+#ifdef ECMO_WITH_MPI
+  ecmo::DistributedSweepStatistics distribution;
+  ecmo::DistributeTasks(farm_options, tasks, solve, on_result, &distribution);
+  if (!coordinator) return 0;  // rank 0 reports and sets the exit status
+  if (num_ranks > 1) {
+    std::cerr << "ecmo_mtbl: distributed over " << distribution.Report()
+              << "\n";
+  }
+#else
+  ecmo::RunTasks(farm_options, tasks, solve, on_result);
+#endif
   const double study_seconds = Seconds(study_start);
+  jsonl.reset();
+  if (!run_error.empty()) {
+    std::cerr << "ecmo_mtbl: " << run_error << "\n";
+    return run_exit_code;
+  }
+  if (!write_error.empty()) {
+    std::cerr << "ecmo_mtbl: " << write_error << "\n";
+    return 4;
+  }
+
+  // ---- The points in the study's order, and what each seed reported.
+  std::vector<Point> points;
+  std::map<int, nlohmann::json> seed_info;  // seed -> "seed" of its points
+  for (size_t t = 0; t < runs.size(); ++t) {
+    const auto found = finished.find(static_cast<int>(t));
+    if (found == finished.end()) {
+      std::cerr << "ecmo_mtbl: run " << t << " has no result\n";
+      return kExitFailure;
+    }
+    const nlohmann::json& line = found->second;
+    Point p;
+    if (!PointFromJson(line["point"], &p, &error)) {
+      std::cerr << "ecmo_mtbl: run " << t << ": " << error << "\n";
+      return kExitFailure;
+    }
+    p.rank = line.value("rank", p.rank);
+    seed_info.emplace(p.seed, line["seed"]);
+    points.push_back(std::move(p));
+  }
+  nlohmann::json start_losses = nlohmann::json::array();
+  std::vector<double> lambda_max_per_seed;
+  nlohmann::json scalarizations = nlohmann::json::array();
+  for (const auto& [seed, info] : seed_info) {
+    start_losses.push_back(info.value("start", nlohmann::json()));
+    lambda_max_per_seed.push_back(
+        ReadNumber(info.value("lambda_max", nlohmann::json())));
+    if (!info.contains("scalarization")) continue;
+    const nlohmann::json& scalarization = info["scalarization"];
+    scalarizations.push_back(scalarization);
+    // The single-objective solves serve every WC point of the seed.
+    std::vector<Point*> wc_points;
+    for (Point& p : points) {
+      if (p.seed == seed &&
+          (p.method == "wc-penalty" || p.method == "wc-reduced")) {
+        wc_points.push_back(&p);
+      }
+    }
+    for (Point* p : wc_points) {
+      p->seconds +=
+          ReadNumber(scalarization.value("seconds", nlohmann::json())) /
+          wc_points.size();
+    }
+  }
 
   // ---- Metrics: per seed, the union of every method's points; per method
   // (and for the equal preference of wc-penalty alone) HV and epsilon.
@@ -1138,30 +1681,33 @@ int main(int argc, char** argv) {
   }
 
   // ---- JSON.
-  nlohmann::json study;
-  study["ecmo_version"] = ecmo::VersionString();
-  study["task"] = task;
-  study["description"] = description;
-  study["l2"] = l2;
-  study["seeds"] = num_seeds;
-  study["first_seed"] = FLAGS_first_seed;
-  study["smoke"] = smoke;
-  study["strategy"] = FLAGS_strategy;
-  study["reduced_strategy"] = ecmo::StrategyTypeToString(reduced_strategy);
-  study["lower_preconditioner"] = ecmo::LowerLevelPreconditionerTypeToString(
+  nlohmann::json document;
+  document["ecmo_version"] = ecmo::VersionString();
+  document["num_ranks"] = num_ranks;
+  document["num_threads"] = FLAGS_num_threads;
+  document["task"] = task;
+  document["description"] = description;
+  document["l2"] = l2;
+  document["seeds"] = num_seeds;
+  document["first_seed"] = FLAGS_first_seed;
+  document["smoke"] = smoke;
+  document["strategy"] = FLAGS_strategy;
+  document["reduced_strategy"] =
+      ecmo::StrategyTypeToString(study.reduced_strategy);
+  document["lower_preconditioner"] = ecmo::LowerLevelPreconditionerTypeToString(
       reduced_evaluator_options.lower_level.preconditioner_type);
-  study["kkt_tolerance"] = FLAGS_kkt_tolerance;
-  study["objective_names"] = objective_names;
-  study["total_time_in_seconds"] = study_seconds;
-  study["hypervolume_reference_point"] = "v = 1/loss, reference v = 0";
-  study["scalarization"] = FLAGS_scalarization;
-  if (utopia) study["scalarization_per_seed"] = scalarizations;
+  document["kkt_tolerance"] = FLAGS_kkt_tolerance;
+  document["objective_names"] = objective_names;
+  document["total_time_in_seconds"] = study_seconds;
+  document["hypervolume_reference_point"] = "v = 1/loss, reference v = 0";
+  document["scalarization"] = FLAGS_scalarization;
+  if (utopia) document["scalarization_per_seed"] = scalarizations;
   nlohmann::json prefs = nlohmann::json::array();
   for (const ecmo::NamedPreference& p : preferences) {
     prefs.push_back({{"name", p.name}, {"weights", p.weights}});
   }
-  study["preferences"] = prefs;
-  study["start"] = start_losses;
+  document["preferences"] = prefs;
+  document["start"] = start_losses;
   nlohmann::json method_options = nlohmann::json::object();
   for (const Method& m : methods) {
     if (m.wc) continue;
@@ -1174,8 +1720,8 @@ int main(int argc, char** argv) {
         {"upper_step_size", o.upper_step_size},
         {"lower_step_rule", "1 / lambda_max(grad^2_yy g) at the start"}};
   }
-  study["baseline_options"] = method_options;
-  study["lambda_max_per_seed"] = lambda_max_per_seed;
+  document["baseline_options"] = method_options;
+  document["lambda_max_per_seed"] = lambda_max_per_seed;
   nlohmann::json table = nlohmann::json::array();
   for (const MethodResult& r : results) {
     nlohmann::json row;
@@ -1197,36 +1743,22 @@ int main(int argc, char** argv) {
     row["converged"] = r.converged;
     table.push_back(row);
   }
-  study["methods"] = table;
+  document["methods"] = table;
   // The hypervolume of wc-penalty, for scripts (the summary field).
   for (const MethodResult& r : results) {
     if (r.name == "wc-penalty") {
-      study["hypervolume"] = Number(Aggregate(r.hypervolume).mean);
+      document["hypervolume"] = Number(Aggregate(r.hypervolume).mean);
     }
   }
   nlohmann::json point_rows = nlohmann::json::array();
   for (const Point& p : points) {
-    nlohmann::json j;
-    j["method"] = p.method;
-    j["seed"] = p.seed;
-    j["preference_name"] = p.preference_name;
-    j["preference"] = p.preference;
-    j["termination"] = p.termination;
-    j["usable"] = p.usable;
-    j["losses"] = AsStdVector(p.losses);
-    j["losses_as_returned"] = AsStdVector(p.losses_as_returned);
-    j["kkt_residual_sq"] = Number(p.kkt_residual_sq);
-    j["grad_y_g_norm"] = Number(p.grad_y_g_norm);
-    j["lower_level_gap"] = Number(p.lower_level_gap);
-    j["seconds"] = p.seconds;
-    j["gradient_evaluations"] = p.gradient_evaluations;
-    j["lower_gradients"] = p.lower_gradients;
-    j["hessian_products"] = p.hessian_products;
-    j["iterations"] = p.iterations;
-    j["message"] = p.message;
-    point_rows.push_back(j);
+    nlohmann::json j = PointToJson(p);
+    // The curves are in the pictures; the points stay short.
+    j.erase("curve_time");
+    j.erase("curve_worst_loss");
+    point_rows.push_back(std::move(j));
   }
-  study["points"] = point_rows;
+  document["points"] = point_rows;
 
   // ---- Files.
   int status = 0;
@@ -1264,7 +1796,7 @@ int main(int argc, char** argv) {
     if (!ecmo::WriteFileAtomically(
             out_dir + "/points.csv", csv.str(), &error) ||
         !ecmo::WriteFileAtomically(
-            out_dir + "/study.json", study.dump(2) + "\n", &error)) {
+            out_dir + "/study.json", document.dump(2) + "\n", &error)) {
       std::cerr << "ecmo_mtbl: " << error << "\n";
       return 4;
     }
@@ -1316,7 +1848,7 @@ int main(int argc, char** argv) {
 
   // ---- Report.
   if (FLAGS_json) {
-    std::cout << study.dump(2) << "\n";
+    std::cout << document.dump(2) << "\n";
     return status;
   }
   std::cout << "ecmo_mtbl " << ecmo::VersionString() << ": " << task

@@ -37,6 +37,18 @@ inline CommandResult RunCommand(const std::string& command,
   return run;
 }
 
+// `command` under `mpiexec -np ranks --oversubscribe` (the MPI tests), with
+// `extra` mpiexec flags. Under ASan (scripts/sanitize.sh) leak checking is
+// off in the ranks: Open MPI keeps allocations past MPI_Finalize.
+inline std::string MpirunCommand(const std::string& mpiexec,
+                                 int ranks,
+                                 const std::string& command,
+                                 const std::string& extra = "") {
+  return mpiexec + " -np " + std::to_string(ranks) +
+         " --oversubscribe -x ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 " +
+         extra + " " + command;
+}
+
 }  // namespace testing
 }  // namespace ecmo
 

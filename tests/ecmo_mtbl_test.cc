@@ -5,7 +5,8 @@
 // (losses fall from the start, a "prefer" preference makes its objective
 // the lowest of that objective over the preferences, the WC points are
 // lower-level optimal and KKT-small, the hypervolume is that of the points
-// listed), and the driver's errors.
+// listed), the driver's errors, and its runs: on several threads, streamed
+// to points.jsonl and resumed from it.
 
 #include <algorithm>
 #include <cmath>
@@ -18,6 +19,7 @@
 
 #include "command_runner.h"
 #include "gtest/gtest.h"
+#include "mtbl_study_points.h"
 #include "nlohmann/json.hpp"
 
 namespace {
@@ -316,6 +318,120 @@ TEST(EcmoMtbl, ReducedStrategyAndPreconditionerChangeOnlyTheWork) {
             runs[1].point["hessian_products"].get<int64_t>());
 }
 
+std::vector<std::string> ReadLines(const std::string& path) {
+  std::ifstream in(path);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+// The study of the resume and thread tests: every kind of method (the
+// full-space and reduced WC forms, a preference-taking and a preference-
+// free baseline) on the synthetic instance, 10 runs in about a second.
+const char kStudy[] =
+    "--task=mtbl_logistic --smoke --method=wc-penalty,wc-reduced,itd-ls,moml";
+
+// Two worker threads solve the same points as one: each thread has its
+// own instances, and every run starts from the instance's start point.
+TEST(EcmoMtbl, TwoThreadsSolveTheSamePointsAsOne) {
+  const std::string one = ::testing::TempDir() + "/ecmo_mtbl_threads1";
+  const std::string two = ::testing::TempDir() + "/ecmo_mtbl_threads2";
+  ASSERT_EQ(RunMtbl(std::string(kStudy) + " --output_dir=" + one).exit_code, 0);
+  const ToolRun run =
+      RunMtbl(std::string(kStudy) + " --num_threads=2 --output_dir=" + two);
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  const nlohmann::json a = ecmo::testing::StudyPoints(one + "/study.json");
+  ASSERT_EQ(a.size(), 10u);
+  ecmo::testing::ExpectSameStudyPoints(
+      a, ecmo::testing::StudyPoints(two + "/study.json"));
+}
+
+// points.jsonl holds a header and every finished run at once; a study cut
+// short (here: its last runs removed and a line cut in the middle, as a
+// kill leaves it) is finished by --resume, which solves only the missing
+// runs, and ends with the same points as the uninterrupted study.
+TEST(EcmoMtbl, ResumeFinishesAStudyCutShortWithTheSamePoints) {
+  const std::string clean = ::testing::TempDir() + "/ecmo_mtbl_clean";
+  const std::string cut = ::testing::TempDir() + "/ecmo_mtbl_cut";
+  ASSERT_EQ(RunMtbl(std::string(kStudy) + " --output_dir=" + clean).exit_code,
+            0);
+  const std::vector<std::string> lines = ReadLines(clean + "/points.jsonl");
+  ASSERT_EQ(lines.size(), 11u);  // the header and 10 runs
+  const nlohmann::json header = nlohmann::json::parse(lines[0]);
+  EXPECT_EQ(header["settings"]["task"], "mtbl_logistic");
+  ASSERT_EQ(std::system(("mkdir -p " + cut).c_str()), 0);
+  {
+    std::ofstream out(cut + "/points.jsonl", std::ios::trunc);
+    for (int i = 0; i < 5; ++i) out << lines[i] << "\n";  // 4 runs
+    out << lines[5].substr(0, lines[5].size() / 2);       // cut short
+  }
+  const ToolRun resumed =
+      RunMtbl(std::string(kStudy) + " --resume --output_dir=" + cut);
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.output;
+  EXPECT_NE(resumed.output.find("dropped a last line cut short"),
+            std::string::npos)
+      << resumed.output;
+  EXPECT_NE(resumed.output.find("resumed 4 of 10 runs"), std::string::npos)
+      << resumed.output;
+  // Only the 6 missing runs were solved (one progress line each).
+  int solved = 0;
+  for (size_t at = resumed.output.find("seed 1 "); at != std::string::npos;
+       at = resumed.output.find("seed 1 ", at + 1)) {
+    ++solved;
+  }
+  EXPECT_EQ(solved, 6) << resumed.output;
+  EXPECT_EQ(ReadLines(cut + "/points.jsonl").size(), 11u);
+  ecmo::testing::ExpectSameStudyPoints(
+      ecmo::testing::StudyPoints(clean + "/study.json"),
+      ecmo::testing::StudyPoints(cut + "/study.json"));
+  // A finished study resumes to itself without solving anything.
+  const ToolRun again =
+      RunMtbl(std::string(kStudy) + " --resume --output_dir=" + cut);
+  ASSERT_EQ(again.exit_code, 0) << again.output;
+  EXPECT_NE(again.output.find("resumed 10 of 10 runs"), std::string::npos)
+      << again.output;
+  ecmo::testing::ExpectSameStudyPoints(
+      ecmo::testing::StudyPoints(clean + "/study.json"),
+      ecmo::testing::StudyPoints(cut + "/study.json"));
+}
+
+// --resume refuses a points.jsonl it cannot continue, naming the reason
+// and leaving the file as it was.
+TEST(EcmoMtbl, ResumeRefusesAnotherStudysFile) {
+  const std::string dir = ::testing::TempDir() + "/ecmo_mtbl_other";
+  ASSERT_EQ(RunMtbl(std::string(kStudy) + " --output_dir=" + dir).exit_code, 0);
+  const std::vector<std::string> before = ReadLines(dir + "/points.jsonl");
+  struct Case {
+    std::string args, text;
+  };
+  for (const Case& c : std::vector<Case>{
+           {std::string(kStudy) + " --l2=0.01", "other settings (l2)"},
+           {"--task=mtbl_logistic --smoke --method=wc-penalty",
+            "other settings (methods)"}}) {
+    const ToolRun run = RunMtbl(c.args + " --resume --output_dir=" + dir);
+    EXPECT_EQ(run.exit_code, 2) << c.args << "\n" << run.output;
+    EXPECT_NE(run.output.find(c.text), std::string::npos) << run.output;
+  }
+  EXPECT_EQ(ReadLines(dir + "/points.jsonl"), before);
+  // Not a study's file at all.
+  const std::string junk = ::testing::TempDir() + "/ecmo_mtbl_junk";
+  ASSERT_EQ(std::system(("mkdir -p " + junk).c_str()), 0);
+  {
+    std::ofstream out(junk + "/points.jsonl", std::ios::trunc);
+    out << "{\"index\": 0}\nnot json\n{}\n";
+  }
+  const ToolRun run =
+      RunMtbl(std::string(kStudy) + " --resume --output_dir=" + junk);
+  EXPECT_EQ(run.exit_code, 2) << run.output;
+  EXPECT_NE(run.output.find("points.jsonl:2: not JSON"), std::string::npos)
+      << run.output;
+  // --resume without a directory.
+  const ToolRun alone = RunMtbl(std::string(kStudy) + " --resume");
+  EXPECT_EQ(alone.exit_code, 2) << alone.output;
+  EXPECT_NE(alone.output.find("--resume needs --output_dir"), std::string::npos)
+      << alone.output;
+}
+
 TEST(EcmoMtbl, BadInputsGiveClearErrors) {
   struct Case {
     std::string args, text;
@@ -338,6 +454,7 @@ TEST(EcmoMtbl, BadInputsGiveClearErrors) {
             "convex lower level"},
            {"--data=/nonexistent/digits.csv.gz", "/nonexistent/digits.csv.gz"},
            {"--output_dir=/proc/none", "--output_dir"},
+           {"--num_threads=0", "--num_threads must be in [1, 256]"},
            {"stray", "unexpected argument 'stray'"}}) {
     const ToolRun real = RunMtbl(c.args);
     EXPECT_EQ(real.exit_code, 2) << c.args << "\n" << real.output;

@@ -107,14 +107,10 @@ std::string Solve(const std::string& flags) {
          " --problem=mtbl_logistic --problem_size=20 " + flags;
 }
 
-// Under ASan (scripts/sanitize.sh) leak checking is off in the ranks:
-// Open MPI keeps allocations past MPI_Finalize.
 std::string Mpirun(int ranks,
                    const std::string& command,
                    const std::string& extra = "") {
-  return std::string(ECMO_MPIEXEC) + " -np " + std::to_string(ranks) +
-         " --oversubscribe -x ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 " +
-         extra + " " + command;
+  return testing::MpirunCommand(ECMO_MPIEXEC, ranks, command, extra);
 }
 
 // Every point of `b` equals the one of `a` with its index (timings and

@@ -13,33 +13,20 @@
 //   stop    0 -> r: empty; r has no task left when it gets it.
 // Only the thread that calls DistributedSweep calls MPI (FUNNELED): on rank
 // 0 it relays between MPI and the runner's slot threads, on the other
-// ranks between MPI and the solving threads. It waits on a condition
-// variable between polls, so that a solved point is sent at once and an
-// idle rank does not take a core from the solvers (Open MPI's blocking
-// calls would spin).
-//
-// MPI_Comm_rank and MPI_Finalize are called by their PMPI_ names: the
-// sequential MUMPS that Debian's Ipopt links (libdmumps_seq) exports stubs
-// of MPI_Init, MPI_Comm_rank, MPI_Finalize and MPI_Wtime, which come before
-// libmpi in a program that links the Ipopt reference (ecmo_solve), so
-// MPI_Comm_rank would answer 0 on every rank. Every MPI library defines the
-// PMPI_ entry points (the profiling interface); the stubs do not.
+// ranks between MPI and the solving threads (internal::TaskServer,
+// mpi_relay.h, which says how it waits and why MPI is called by some
+// PMPI_ names).
 
 #include "ecmo/sweep_mpi.h"
 
 #include <mpi.h>
-#include <signal.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
-#include <cstdlib>
-#include <deque>
 #include <limits>
-#include <list>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -49,22 +36,23 @@
 #include <utility>
 
 #include "ecmo/result_writer.h"
+#include "mpi_relay.h"
 #include "nlohmann/json.hpp"
 #include "sweep_runner.h"
 
 namespace ecmo {
 namespace {
 
-constexpr int kTagSetup = 1;
-constexpr int kTagTask = 2;
-constexpr int kTagResult = 3;
-constexpr int kTagStop = 4;
-
-// Polling interval of the relay thread: from kMinWait after any activity
-// up to kMaxWait when idle (the latency added per point).
-constexpr std::chrono::microseconds kMinWait(20);
-constexpr std::chrono::microseconds kMaxWait(1000);
-
+using internal::kMaxWait;
+using internal::kMinWait;
+using internal::kTagResult;
+using internal::kTagSetup;
+using internal::kTagStop;
+using internal::kTagTask;
+using internal::MpiRunning;
+using internal::Outbox;
+using internal::Sender;
+using internal::TryReceive;
 using nlohmann::json;
 
 std::string Dump(const json& j) {
@@ -103,111 +91,6 @@ double ReadDouble(const json& j) {
   return j.is_number() ? j.get<double>()
                        : std::numeric_limits<double>::quiet_NaN();
 }
-
-// Sends without blocking the relay thread; each message's text is kept
-// until MPI is done with it (list nodes do not move).
-class Sender {
- public:
-  explicit Sender(MPI_Comm comm) : comm_(comm) {}
-  ~Sender() { WaitAll(); }
-
-  void Send(int destination, int tag, std::string text) {
-    pending_.emplace_back();
-    Pending& p = pending_.back();
-    p.text = std::move(text);
-    MPI_Isend(p.text.data(),
-              static_cast<int>(p.text.size()),
-              MPI_CHAR,
-              destination,
-              tag,
-              comm_,
-              &p.request);
-  }
-  // True when some send completed.
-  bool Progress() {
-    bool any = false;
-    for (auto it = pending_.begin(); it != pending_.end();) {
-      int done = 0;
-      MPI_Test(&it->request, &done, MPI_STATUS_IGNORE);
-      if (done) {
-        it = pending_.erase(it);
-        any = true;
-      } else {
-        ++it;
-      }
-    }
-    return any;
-  }
-  void WaitAll() {
-    for (Pending& p : pending_) MPI_Wait(&p.request, MPI_STATUS_IGNORE);
-    pending_.clear();
-  }
-
- private:
-  struct Pending {
-    std::string text;
-    MPI_Request request = MPI_REQUEST_NULL;
-  };
-  MPI_Comm comm_;
-  std::list<Pending> pending_;
-};
-
-// A message waiting to be received from `source` (MPI_ANY_SOURCE) with
-// `tag` (MPI_ANY_TAG), if any.
-bool TryReceive(MPI_Comm comm,
-                int source,
-                int tag,
-                int* from,
-                int* tag_received,
-                std::string* text) {
-  int flag = 0;
-  MPI_Status status;
-  MPI_Iprobe(source, tag, comm, &flag, &status);
-  if (!flag) return false;
-  int count = 0;
-  MPI_Get_count(&status, MPI_CHAR, &count);
-  text->assign(static_cast<size_t>(std::max(count, 0)), '\0');
-  MPI_Recv(count > 0 ? &(*text)[0] : nullptr,
-           count,
-           MPI_CHAR,
-           status.MPI_SOURCE,
-           status.MPI_TAG,
-           comm,
-           MPI_STATUS_IGNORE);
-  *from = status.MPI_SOURCE;
-  *tag_received = status.MPI_TAG;
-  return true;
-}
-
-// Outgoing messages from the solving threads to the relay thread, which
-// sleeps on `wake` between polls.
-struct Outbox {
-  struct Message {
-    int destination = 0;
-    int tag = 0;
-    std::string text;
-  };
-  std::mutex mutex;
-  std::condition_variable wake;
-  std::deque<Message> messages;
-
-  void Push(Message message) {
-    {
-      std::lock_guard<std::mutex> lock(mutex);
-      messages.push_back(std::move(message));
-    }
-    wake.notify_all();
-  }
-  // Waits up to `wait` for a message (or `ready`), then takes them all.
-  template <typename Ready>
-  std::deque<Message> Take(std::chrono::microseconds wait, Ready ready) {
-    std::unique_lock<std::mutex> lock(mutex);
-    wake.wait_for(lock, wait, [&] { return !messages.empty() || ready(); });
-    std::deque<Message> taken;
-    taken.swap(messages);
-    return taken;
-  }
-};
 
 // ---- Rank 0 ---------------------------------------------------------------
 
@@ -434,14 +317,8 @@ void Coordinate(const ParetoSweep::Options& options,
 
 // ---- Other ranks ----------------------------------------------------------
 
-// The test hook of the header: the m-th point received kills this rank.
-int KillAtPoint() {
-  const char* value = std::getenv("ECMO_MPI_TEST_KILL_AT_POINT");
-  if (value == nullptr) return 0;
-  const int m = std::atoi(value);
-  return m > 0 ? m : 0;
-}
-
+// A rank other than 0: an internal::TaskServer whose setup builds this
+// rank's runner with the sweep's scalarization and whose tasks are points.
 class Server {
  public:
   Server(const ParetoSweep::Options& options,
@@ -452,82 +329,57 @@ class Server {
       : options_(options),
         factory_(factory),
         preferences_(preferences),
-        comm_(comm),
-        rank_(rank) {}
+        rank_(rank),
+        server_(comm,
+                rank,
+                {[this](const std::string& text, std::string* error) {
+                   return SetUp(text, error);
+                 },
+                 [this](int thread, const std::string& task) {
+                   return Dump(SolveOne(thread, task));
+                 },
+                 [](const std::string& task, const std::string& error) {
+                   const json t = json::parse(task, nullptr, false);
+                   json reply = {{"error", error}};
+                   reply["index"] = t.is_object() && t.contains("index")
+                                        ? t["index"]
+                                        : json(-1);
+                   return Dump(reply);
+                 }}) {}
 
   // Serves until rank 0 says stop; fills *summary for this rank.
   void Run(ParetoSweep::Summary* summary) {
-    Sender sender(comm_);
-    const int kill_at = KillAtPoint();
-    int received = 0;
-    std::chrono::microseconds wait = kMinWait;
-    bool stop = false;
-    while (!stop) {
-      bool busy = false;
-      for (Outbox::Message& m : outbox_.Take(wait, [] { return false; })) {
-        sender.Send(m.destination, m.tag, std::move(m.text));
-        busy = true;
-      }
-      busy = sender.Progress() || busy;
-      int from = 0, tag = 0;
-      std::string text;
-      while (!stop && TryReceive(comm_, 0, MPI_ANY_TAG, &from, &tag, &text)) {
-        busy = true;
-        if (tag == kTagStop) {
-          stop = true;
-        } else if (tag == kTagSetup) {
-          SetUp(text);
-        } else if (tag == kTagTask) {
-          if (kill_at > 0 && ++received == kill_at) ::raise(SIGKILL);
-          Queue(std::move(text));
-        }
-      }
-      wait = busy ? kMinWait : std::min(kMaxWait, wait * 2);
-    }
-    {
-      std::lock_guard<std::mutex> lock(tasks_mutex_);
-      closing_ = true;
-    }
-    tasks_cv_.notify_all();
-    for (std::thread& t : threads_) t.join();
-    // Results still in the outbox (none: rank 0 stops us only when every
-    // point came back) would be lost; send them anyway.
-    for (Outbox::Message& m : outbox_.Take(kMinWait, [] { return true; })) {
-      sender.Send(m.destination, m.tag, std::move(m.text));
-    }
-    sender.WaitAll();
-
+    server_.Run(/*threads_at_start=*/0);
     *summary = ParetoSweep::Summary();
-    summary->num_solved = served_;
+    summary->num_solved = solved_;
     summary->num_threads_given = options_.num_threads;
-    summary->num_threads_used = static_cast<int>(threads_.size());
-    if (!setup_error_.empty()) {
+    summary->num_threads_used = server_.threads_started();
+    if (!server_.error().empty()) {
       summary->termination_type = ceres::FAILURE;
       summary->message =
           "Rank " + std::to_string(rank_) +
-          " could not serve the distributed sweep: " + setup_error_;
+          " could not serve the distributed sweep: " + server_.error();
     } else {
       summary->termination_type = ceres::CONVERGENCE;
       summary->message = "Rank " + std::to_string(rank_) + " solved " +
-                         std::to_string(served_) +
+                         std::to_string(solved_) +
                          " point(s) of the distributed sweep; the results "
                          "are on rank 0.";
     }
   }
 
  private:
-  // Builds this rank's runner with the sweep's scalarization and starts
-  // its solving threads.
-  void SetUp(const std::string& text) {
+  // Builds this rank's runner with the sweep's scalarization; returns the
+  // number of solving threads it prepared.
+  int SetUp(const std::string& text, std::string* error) {
     const json setup = json::parse(text, nullptr, false);
     auto scalarization = std::make_shared<Scalarization>();
-    std::string error;
     if (setup.is_discarded() || !setup.is_object() ||
         !setup.contains("scalarization") ||
         !ScalarizationFromJson(
-            setup["scalarization"], scalarization.get(), &error)) {
-      setup_error_ = "the setup message from rank 0 does not read: " + error;
-      return;
+            setup["scalarization"], scalarization.get(), error)) {
+      *error = "the setup message from rank 0 does not read: " + *error;
+      return 0;
     }
     // As rank 0 prepared its solver options: the scalarization replaces
     // what would have computed it. Files, callbacks and progress belong to
@@ -551,68 +403,9 @@ class Server {
         internal::FactorySource(factory_),
         preferences_,
         &runner_summary_);
-    const int built = runner_->PrepareToServe(options_.num_threads, &error);
-    if (built == 0) {
-      setup_error_ = error;
-      runner_.reset();
-      return;
-    }
-    for (int t = 0; t < built; ++t) {
-      try {
-        threads_.emplace_back([this, t] { SolveLoop(t); });
-      } catch (const std::system_error&) {
-        break;  // serve with the threads started so far
-      }
-    }
-    if (threads_.empty()) {
-      setup_error_ = "could not start a solving thread";
-      runner_.reset();
-    }
-  }
-
-  void Queue(std::string task) {
-    if (runner_ == nullptr) {
-      // Answer at once: rank 0 turns it into a FAILURE point.
-      const json t = json::parse(task, nullptr, false);
-      json reply = {{"error",
-                     setup_error_.empty() ? "no setup before the first task"
-                                          : setup_error_}};
-      reply["index"] =
-          t.is_object() && t.contains("index") ? t["index"] : json(-1);
-      outbox_.Push({0, kTagResult, Dump(reply)});
-      return;
-    }
-    {
-      std::lock_guard<std::mutex> lock(tasks_mutex_);
-      tasks_.push_back(std::move(task));
-    }
-    tasks_cv_.notify_one();
-  }
-
-  void SolveLoop(int thread) {
-    while (true) {
-      std::string task;
-      {
-        std::unique_lock<std::mutex> lock(tasks_mutex_);
-        tasks_cv_.wait(lock, [&] { return closing_ || !tasks_.empty(); });
-        if (tasks_.empty()) return;
-        task = std::move(tasks_.front());
-        tasks_.pop_front();
-      }
-      json reply;
-      try {
-        reply = SolveOne(thread, task);
-      } catch (const std::exception& e) {
-        // A task that does not read (nlohmann throws on a wrong type), or
-        // no memory: rank 0 makes it a FAILURE point.
-        const json t = json::parse(task, nullptr, false);
-        reply = {
-            {"index",
-             t.is_object() && t.contains("index") ? t["index"] : json(-1)},
-            {"error", std::string("solving failed on this rank: ") + e.what()}};
-      }
-      outbox_.Push({0, kTagResult, Dump(reply)});
-    }
+    const int built = runner_->PrepareToServe(options_.num_threads, error);
+    if (built == 0) runner_.reset();
+    return built;
   }
 
   json SolveOne(int thread, const std::string& text) {
@@ -657,10 +450,7 @@ class Server {
         thread, &point, z0, z_predicted, have_warm ? &warm : nullptr);
     point.rank = rank_;
     point.status = SweepPoint::SOLVED;
-    {
-      std::lock_guard<std::mutex> lock(tasks_mutex_);
-      ++served_;
-    }
+    solved_.fetch_add(1);
     reply["thread"] = thread;
     reply["point"] = SweepPointToJson(point, options_.problem_name);
     return reply;
@@ -669,36 +459,15 @@ class Server {
   const ParetoSweep::Options& options_;
   const EvaluatorFactory& factory_;
   const std::vector<std::vector<double>>& preferences_;
-  MPI_Comm comm_;
   const int rank_;
 
   ParetoSweep::Options options_copy_;
   ParetoSweep::Summary runner_summary_;
   std::unique_ptr<internal::SweepRunner> runner_;
-  std::string setup_error_;
-  std::vector<std::thread> threads_;
-  Outbox outbox_;
-
-  std::mutex tasks_mutex_;
-  std::condition_variable tasks_cv_;
-  std::deque<std::string> tasks_;
-  bool closing_ = false;
-  int served_ = 0;
+  std::atomic<int> solved_{0};
+  // Last: its threads call SolveOne, which uses the members above.
+  internal::TaskServer server_;
 };
-
-// MPI's state: initialized and not finalized, with the rank and size of
-// MPI_COMM_WORLD.
-bool MpiRunning(int* rank, int* size) {
-  int initialized = 0, finalized = 0;
-  MPI_Initialized(&initialized);
-  MPI_Finalized(&finalized);
-  *rank = 0;
-  *size = 1;
-  if (!initialized || finalized) return false;
-  PMPI_Comm_rank(MPI_COMM_WORLD, rank);
-  MPI_Comm_size(MPI_COMM_WORLD, size);
-  return true;
-}
 
 std::string Kilobytes(double bytes) {
   char text[32];
