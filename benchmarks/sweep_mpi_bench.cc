@@ -3,14 +3,19 @@
 // Distributed sweeps (ecmo/sweep_mpi.h): 2 MPI ranks against 1 on a sweep
 // of a digits instance, run by ecmo_solve under mpirun, in one run of this
 // program; plus the bytes sent per point for that instance and a small
-// problem. Prints the Markdown tables of benchmarks/README.md.
+// problem; then the same for an MTBL study, ecmo_mtbl under mpirun
+// (ecmo/distributed_tasks.h). Prints the Markdown tables of
+// benchmarks/README.md.
 //
 //   build/benchmarks/sweep_mpi_bench [--problem=digits_data_weighting]
 //       [--preferences=random:8:1] [--num_threads=1]
 //       [--solve_flags="--objective_offset=0,0,0,0,0 --max_iterations=6
 //                       --warm_start=false"]
+//       [--mtbl_flags="--task=digits_data_weighting
+//                       --method=wc-reduced,itd-ls --seeds=2"]
 //   build/benchmarks/sweep_mpi_bench --smoke   (CTest: gebken_circle, 5
-//       points; exits 1 unless every run succeeds with every point)
+//       points, and ecmo_mtbl's smoke study of mtbl_logistic; exits 1
+//       unless every run succeeds with every point)
 //
 // Runs, in this order: 1 rank, 2 ranks, 1 rank again (the calibration row:
 // how much two identical runs differ on this machine). Each run is
@@ -26,14 +31,23 @@
 // defaults the digits points take about 13 s each and do not converge
 // either) and start every point cold, so that "max |dz|" (2 ranks against
 // the first 1-rank run) must be 0.
+//
+// The study part runs `mpirun -np N --oversubscribe ecmo_mtbl MTBL_FLAGS
+// --num_threads=T --output_dir=...` in the same order; "study s" is
+// study.json's total_time_in_seconds (the runs, without loading), and the
+// points of the 2-rank study must equal the first 1-rank study's (losses
+// to the bit, wc-reduced's to 1e-6: its reduced form carries a warm start
+// between the points a worker solves).
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include "command_runner.h"
@@ -51,6 +65,10 @@ DEFINE_string(solve_flags,
               "--warm_start=false",
               "Further ecmo_solve flags of every run.");
 DEFINE_int32(num_threads, 1, "Threads per rank (ecmo_solve --num_threads).");
+DEFINE_string(mtbl_flags,
+              "--task=digits_data_weighting --method=wc-reduced,itd-ls "
+              "--seeds=2",
+              "ecmo_mtbl flags of the study part (empty: skip it).");
 DEFINE_string(small_problem,
               "gebken_circle",
               "Small problem for the bytes-per-point row.");
@@ -116,6 +134,99 @@ Run RunSweep(int ranks,
     run.distribution = result.output.substr(at + 17, end - at - 17);
   }
   return run;
+}
+
+// One ecmo_mtbl study under mpirun: its time, points and losses.
+struct Study {
+  int ranks = 0;
+  bool ok = false;
+  double command_seconds = -1.0;
+  double study_seconds = -1.0;
+  int points = 0;
+  std::vector<int> points_per_rank;
+  std::string distribution;
+  std::string output;
+  std::vector<std::string> methods;
+  std::vector<std::vector<double>> losses;  // in the study's order
+};
+
+Study RunStudy(int ranks, const std::string& flags) {
+  Study study;
+  study.ranks = ranks;
+  const std::string dir = "sweep_mpi_bench_study_" + std::to_string(ranks);
+  const std::string command =
+      std::string(ECMO_MPIEXEC) + " -np " + std::to_string(ranks) +
+      " --oversubscribe " + ECMO_MTBL_PATH + " " + flags +
+      " --num_threads=" + std::to_string(FLAGS_num_threads) +
+      " --output_dir=" + dir;
+  ecmo::internal::WallTimer timer;
+  const ecmo::testing::CommandResult result =
+      ecmo::testing::RunCommand(command);
+  study.command_seconds = timer.Seconds();
+  study.output = result.output;
+  const nlohmann::json j =
+      nlohmann::json::parse(ReadText(dir + "/study.json"), nullptr, false);
+  std::error_code ignored;
+  std::filesystem::remove_all(dir, ignored);
+  study.ok = result.exit_code == 0 && j.is_object();
+  if (!j.is_object()) return study;
+  study.study_seconds = j.value("total_time_in_seconds", -1.0);
+  study.points_per_rank.assign(std::max(1, ranks), 0);
+  if (j.contains("points") && j["points"].is_array()) {
+    for (const nlohmann::json& p : j["points"]) {
+      ++study.points;
+      study.methods.push_back(p.value("method", std::string()));
+      study.losses.push_back(p.value("losses", std::vector<double>()));
+      const int rank = p.value("rank", 0);
+      if (rank >= 0 && rank < ranks) ++study.points_per_rank[rank];
+    }
+  }
+  const size_t at = result.output.find("distributed over ");
+  if (at != std::string::npos) {
+    const size_t end = result.output.find('\n', at);
+    study.distribution = result.output.substr(at + 17, end - at - 17);
+  }
+  return study;
+}
+
+// The largest relative difference of the losses of two studies' points
+// (INFINITY when they do not pair up); wc-reduced's points apart.
+void CompareStudies(const Study& a,
+                    const Study& b,
+                    double* exact_methods,
+                    double* reduced) {
+  *exact_methods = 0.0;
+  *reduced = 0.0;
+  if (a.losses.size() != b.losses.size() || a.losses.empty()) {
+    *exact_methods = *reduced = INFINITY;
+    return;
+  }
+  for (size_t i = 0; i < a.losses.size(); ++i) {
+    double& worst = a.methods[i] == "wc-reduced" ? *reduced : *exact_methods;
+    if (a.losses[i].size() != b.losses[i].size()) {
+      worst = INFINITY;
+      continue;
+    }
+    for (size_t s = 0; s < a.losses[i].size(); ++s) {
+      worst = std::max(worst,
+                       std::abs(a.losses[i][s] - b.losses[i][s]) /
+                           std::max(1e-300, std::abs(a.losses[i][s])));
+    }
+  }
+}
+
+void PrintStudyRow(const char* label, const Study& s) {
+  std::string per_rank;
+  for (size_t r = 0; r < s.points_per_rank.size(); ++r) {
+    per_rank += (r ? ", " : "") + std::to_string(s.points_per_rank[r]);
+  }
+  std::printf("| %s | %d | %.2f | %.2f | %d | %s |\n",
+              label,
+              s.ranks,
+              s.study_seconds,
+              s.command_seconds,
+              s.points,
+              per_rank.c_str());
 }
 
 void PrintRow(const char* label, const Run& r) {
@@ -185,7 +296,63 @@ int main(int argc, char** argv) {
               FLAGS_small_problem.c_str(),
               small.distribution.c_str());
 
+  // The MTBL study: ecmo_mtbl's runs over the ranks.
+  const std::string mtbl_flags =
+      FLAGS_smoke ? std::string(
+                        "--task=mtbl_logistic --smoke "
+                        "--method=wc-penalty,wc-reduced,itd-ls,moml")
+                  : FLAGS_mtbl_flags;
   bool ok = true;
+  if (!mtbl_flags.empty()) {
+    const Study s1 = RunStudy(1, mtbl_flags);
+    const Study s2 = RunStudy(2, mtbl_flags);
+    const Study s3 = RunStudy(1, mtbl_flags);
+    std::printf("\nStudy: ecmo_mtbl %s, %d thread(s) per rank\n\n",
+                mtbl_flags.c_str(),
+                FLAGS_num_threads);
+    std::printf(
+        "| run | ranks | study s | mpirun s | points | points per rank |\n"
+        "|---|---|---|---|---|---|\n");
+    PrintStudyRow("1 rank", s1);
+    PrintStudyRow("2 ranks", s2);
+    PrintStudyRow("1 rank again (calibration)", s3);
+    double exact = NAN, reduced = NAN;
+    CompareStudies(s1, s2, &exact, &reduced);
+    if (s2.study_seconds > 0.0) {
+      std::printf(
+          "\nspeed-up of 2 ranks (study time): %.2fx against the first "
+          "1-rank run, %.2fx against the second; the two 1-rank runs "
+          "differ by %.2fx\n",
+          s1.study_seconds / s2.study_seconds,
+          s3.study_seconds / s2.study_seconds,
+          s3.study_seconds / s1.study_seconds);
+    }
+    std::printf(
+        "largest relative loss difference, 2 ranks against the first 1-rank "
+        "run: %g (wc-reduced: %g)\n%s\n",
+        exact,
+        reduced,
+        s2.distribution.c_str());
+    for (const Study* s : {&s1, &s2, &s3}) {
+      if (!s->ok || s->points <= 0 || s->points != s1.points) {
+        std::fprintf(stderr,
+                     "sweep_mpi_bench: the %d-rank study failed or lost "
+                     "points:\n%s\n",
+                     s->ranks,
+                     s->output.c_str());
+        ok = false;
+      }
+    }
+    if (!(exact == 0.0) || !(reduced <= 1e-6)) {
+      std::fprintf(stderr,
+                   "sweep_mpi_bench: the 2-rank study's points differ from "
+                   "the 1-rank ones (%g, wc-reduced %g)\n",
+                   exact,
+                   reduced);
+      ok = false;
+    }
+  }
+
   for (const Run* r : {&one, &two, &again, &small}) {
     if (!r->ok || r->points <= 0 || (r != &small && r->points != one.points)) {
       std::fprintf(stderr,

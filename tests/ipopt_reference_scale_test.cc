@@ -16,12 +16,12 @@
 
 #include "Eigen/Core"
 #include "Eigen/Geometry"
+#include "attitude_costs.h"
 #include "ceres/autodiff_cost_function.h"
 #include "ceres/manifold.h"
 #include "ceres/problem.h"
 #include "ceres/solver.h"
 #include "ceres/sphere_manifold.h"
-#include "attitude_costs.h"
 #include "ecmo/ceres_problem_adapter.h"
 #include "ecmo/cross_check.h"
 #include "ecmo/ipopt_reference.h"
@@ -29,6 +29,7 @@
 #include "ecmo/problems/pose_graph.h"
 #include "ecmo/solver.h"
 #include "gtest/gtest.h"
+#include "sphere_family.h"
 #include "test_problems.h"
 
 namespace ecmo {
@@ -120,6 +121,13 @@ TEST(IpoptReferenceScale, HessianTypesReachTheSamePointAndMultipliers) {
   EXPECT_EQ(summaries[2].hessian_used, HessianType::EXACT);
   // AUTOMATIC on an adapter in R^k: Gauss-Newton.
   EXPECT_EQ(summaries[3].hessian_used, HessianType::GAUSS_NEWTON);
+  // 33 parameters: MUMPS keeps Ipopt's automatic ordering whatever the
+  // Hessian (QAMD only for L-BFGS from k = 5,000; mumps_ordering_bench).
+  for (const IpoptReference::Summary& s : summaries) {
+    EXPECT_EQ(s.mumps_pivot_order_used, -1);
+  }
+  EXPECT_NE(summaries[0].FullReport().find("MUMPS ordering"),
+            std::string::npos);
   EXPECT_GT(summaries[2].hessian_colors, 0);
   EXPECT_LT(summaries[2].hessian_colors, adapter.NumParameters());
   EXPECT_GT(summaries[1].hessian_nonzeros, 0);
@@ -171,6 +179,41 @@ TEST(IpoptReferenceScale, ExactHessianOnAProblemMatchesLimitedMemory) {
             std::string::npos)
       << gauss_newton.message;
   EXPECT_EQ(z, z0);
+}
+
+// From k = 5,000 parameters a limited-memory solve orders MUMPS with QAMD
+// (the KKT matrix is a diagonal plus three dense rows; Ipopt's automatic
+// ordering takes minutes from k = 1e4, mumps_ordering_bench). At k = 6,000
+// both orderings are quick: the QAMD point is the closed-form WC point and
+// Ipopt's automatic ordering, asked for, reaches the same one.
+TEST(IpoptReferenceScale, LimitedMemoryOrdersWithQamdFromFiveThousandParams) {
+  // The sphere family of benchmarks/sphere_family.h: f_{1,2} = ||z - (2a
+  // +- b)||^2 on the unit sphere, WC point cos t a + sin t b.
+  const int k = 6000;
+  auto instance = ecmo_bench::MakeSphereInstance(k);
+  const double t = ecmo_bench::ParetoAngle(0.3);
+  const Eigen::VectorXd expected =
+      std::cos(t) * instance->a + std::sin(t) * instance->b;
+  const std::vector<double> start = instance->z;
+
+  IpoptReference::Options options;
+  options.hessian = HessianType::LIMITED_MEMORY;
+  IpoptReference::Summary qamd, automatic;
+  SolveReference(options, instance->problem, {0.3, 0.7}, {0.0, 0.0}, &qamd);
+  EXPECT_EQ(qamd.mumps_pivot_order_used, 6);
+  ASSERT_EQ(qamd.termination_type, ceres::CONVERGENCE) << qamd.FullReport();
+  EXPECT_TRUE(qamd.certified) << qamd.FullReport();
+  ASSERT_EQ(qamd.z.size(), k);
+  EXPECT_LT((qamd.z - expected).norm(), 1e-6);
+
+  instance->z = start;
+  options.mumps_pivot_order = 7;  // Ipopt's automatic ordering, as given
+  SolveReference(
+      options, instance->problem, {0.3, 0.7}, {0.0, 0.0}, &automatic);
+  EXPECT_EQ(automatic.mumps_pivot_order_used, 7);
+  ASSERT_EQ(automatic.termination_type, ceres::CONVERGENCE)
+      << automatic.FullReport();
+  EXPECT_NEAR(automatic.final_rho, qamd.final_rho, 1e-9);
 }
 
 // CrossCheck on a CeresProblemAdapter: a 70-pose graph (R^k), wc-newton
@@ -429,6 +472,7 @@ TEST(IpoptReferenceScale, MumpsOptionsAreValidatedAndPassed) {
   Eigen::VectorXd z = adapter.GetParameters();
   Solve(options, &adapter, {0.5, 0.5}, &z, &summary);
   EXPECT_EQ(summary.termination_type, ceres::CONVERGENCE) << summary.message;
+  EXPECT_EQ(summary.mumps_pivot_order_used, 0);  // as given, whatever Hessian
 }
 
 }  // namespace

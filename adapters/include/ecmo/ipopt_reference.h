@@ -156,7 +156,15 @@ class IpoptReference {
 
     // MUMPS knobs that matter at scale. -1 keeps Ipopt's default.
     // Ipopt's "mumps_pivot_order", 0..7 (0 AMD, 2 AMF, 3 SCOTCH, 4 PORD,
-    // 5 METIS, 6 QAMD, 7 automatic; Ipopt's default 7).
+    // 5 METIS, 6 QAMD, 7 automatic; Ipopt's default 7). -1: automatic,
+    // except with the LIMITED_MEMORY Hessian from k = 5,000 parameters on,
+    // where the KKT matrix is a diagonal plus the dense rows of objectives
+    // and constraints that couple every variable: there QAMD (6), which
+    // orders them in 0.4-0.5 s at k = 1e4 where the automatic choice took
+    // 134 s and failed (benchmarks/README.md, "MUMPS ordering"). On sparse
+    // Hessians (GAUSS_NEWTON, EXACT) the automatic choice stays: it was 4x
+    // faster than QAMD on a 3,500-pose graph point. Summary::
+    // mumps_pivot_order_used says what Ipopt was given.
     int mumps_pivot_order = -1;
     // Ipopt's "mumps_mem_percent" (>= 0; Ipopt's default 1000): extra
     // working space in percent of MUMPS' estimate.
@@ -263,6 +271,9 @@ class IpoptReference {
     // Ipopt iteration) and products made; with GAUSS_NEWTON / EXACT the
     // nonzeros of the Hessian's lower triangle.
     HessianType hessian_used = HessianType::AUTOMATIC;
+    // The "mumps_pivot_order" given to Ipopt (Options::mumps_pivot_order
+    // as resolved; -1: none, Ipopt's automatic choice).
+    int mumps_pivot_order_used = -1;
     int hessian_colors = 0;
     int hessian_products = 0;
     int hessian_nonzeros = 0;
