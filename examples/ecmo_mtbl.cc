@@ -1454,8 +1454,11 @@ int main(int argc, char** argv) {
               {{"ecmo_mtbl", ecmo::VersionString()}, {"settings", settings}})
               .dump() +
           "\n";
-      std::fputs(header.c_str(), jsonl.get());
-      std::fflush(jsonl.get());
+      if (std::fputs(header.c_str(), jsonl.get()) < 0 ||
+          std::fflush(jsonl.get()) != 0) {
+        std::cerr << "ecmo_mtbl: " << jsonl_path << ": write failed\n";
+        return AbortAll(4);
+      }
     }
     if (FLAGS_resume) {
       std::cerr << "ecmo_mtbl: " << note << "resumed " << finished.size()
@@ -1553,7 +1556,11 @@ int main(int argc, char** argv) {
   ecmo::RunTasks(farm_options, tasks, solve, on_result);
 #endif
   const double study_seconds = Seconds(study_start);
-  jsonl.reset();
+  // A lost write can show only when the file is closed (NFS, a full disk).
+  if (jsonl != nullptr && std::fclose(jsonl.release()) != 0 &&
+      write_error.empty()) {
+    write_error = jsonl_path + ": close failed";
+  }
   if (!run_error.empty()) {
     std::cerr << "ecmo_mtbl: " << run_error << "\n";
     return run_exit_code;
