@@ -32,11 +32,11 @@ cmake -S . -B build-tsan "${common[@]}" -DCMAKE_CXX_FLAGS="$tsan" \
   || { cat build-tsan.log; exit 1; }
 # Only the multi-threaded code paths need TSan: the sweep and determinism
 # tests, the concurrent Ipopt reference test, ecmo_solve for the kill and
-# resume test, the task farm and ecmo_mtbl's study on two threads, and the
-# ADOL-C lower level's concurrent products.
+# resume test, the task farm, the worker threads and ecmo_mtbl's study on
+# two threads, and the ADOL-C lower level's concurrent products.
 tsan_targets=(sweep_test sweep_pareto_test sweep_streaming_test determinism_test
-             ipopt_reference_test ecmo_solve task_farm_test ecmo_mtbl
-             ecmo_mtbl_test)
+             ipopt_reference_test ecmo_solve task_farm_test worker_thread_test
+             ecmo_mtbl ecmo_mtbl_test)
 # The ADOL-C lower level's concurrent products (its calls into ADOL-C share
 # one mutex), when it is built (ECMO_WITH_ADOLC).
 if cmake --build build-tsan --target help | grep -q autodiff_lower_level_test; then

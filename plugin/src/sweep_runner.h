@@ -30,6 +30,7 @@
 #include "ecmo/sweep.h"
 #include "nlohmann/json.hpp"
 #include "sweep_io.h"
+#include "worker_thread.h"
 
 namespace ecmo {
 namespace internal {
@@ -144,7 +145,7 @@ class SweepRunner {
   bool Resume();
   bool OpenOutputs();
   bool UpdateJsonlForResume();
-  int StartThreads(int threads, std::vector<std::thread>* pool);
+  int StartThreads(int threads, std::vector<WorkerThread>* pool);
   void RecordWriteError(LineWriter* writer);
   void ChooseThreads(int num_todo);
   int NextTask(int thread);

@@ -22,19 +22,20 @@
 namespace ecmo {
 namespace internal {
 
-int SweepRunner::StartThreads(int threads, std::vector<std::thread>* pool) {
+int SweepRunner::StartThreads(int threads, std::vector<WorkerThread>* pool) {
+  pool->reserve(threads);
   for (int t = 1; t < threads; ++t) {
-    try {
-      pool->emplace_back([this, t] { WorkerLoop(t); });
-    } catch (const std::system_error& e) {
+    WorkerThread thread;
+    if (!thread.Start([this, t] { WorkerLoop(t); })) {
       std::lock_guard<std::mutex> lock(mutex_);
       summary_->num_threads_used = t;
       summary_->threads_message =
           "could create only " + std::to_string(t) + " of " +
-          std::to_string(threads) + " threads (" + e.what() +
-          "); lower num_threads or raise the memory / process limits";
+          std::to_string(threads) +
+          " threads; lower num_threads or raise the memory / process limits";
       break;
     }
+    pool->push_back(std::move(thread));
   }
   return static_cast<int>(pool->size()) + 1;
 }
@@ -487,10 +488,10 @@ void SweepRunner::Run() {
       // No progress lines then; the sweep itself does not need them.
     }
   }
-  std::vector<std::thread> pool;
+  std::vector<WorkerThread> pool;
   StartThreads(threads, &pool);
   WorkerLoop(0);  // the calling thread is worker 0
-  for (std::thread& t : pool) t.join();
+  for (WorkerThread& t : pool) t.Join();
   {
     std::lock_guard<std::mutex> lock(mutex_);
     finished_ = true;

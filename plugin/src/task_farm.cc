@@ -8,8 +8,6 @@
 #include <algorithm>
 #include <exception>
 #include <mutex>
-#include <system_error>
-#include <thread>
 
 #include "ecmo/internal/report.h"
 #include "task_farm_worker.h"
@@ -56,16 +54,15 @@ bool TaskQueue::Next(int* task) {
   return true;
 }
 
-std::vector<std::thread> StartWorkers(int begin,
-                                      int end,
-                                      const std::function<void(int)>& body) {
-  std::vector<std::thread> threads;
+std::vector<WorkerThread> StartWorkers(int begin,
+                                       int end,
+                                       const std::function<void(int)>& body) {
+  std::vector<WorkerThread> threads;
   for (int t = begin; t < end; ++t) {
-    try {
-      threads.emplace_back(body, t);
-    } catch (const std::system_error&) {
-      break;  // run with the threads started so far
-    }
+    WorkerThread thread;
+    // body by value: the caller may have passed a temporary.
+    if (!thread.Start([body, t] { body(t); })) break;  // run with fewer
+    threads.push_back(std::move(thread));
   }
   return threads;
 }
@@ -96,10 +93,10 @@ void RunTasks(const TaskFarm::Options& options,
   const int num_threads =
       std::max(1, std::min<int>(options.num_threads, tasks.size()));
   // The calling thread is worker 0.
-  std::vector<std::thread> threads =
+  std::vector<internal::WorkerThread> threads =
       internal::StartWorkers(1, num_threads, body);
   body(0);
-  for (std::thread& t : threads) t.join();
+  for (internal::WorkerThread& t : threads) t.Join();
 }
 
 }  // namespace ecmo

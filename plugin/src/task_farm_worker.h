@@ -11,11 +11,11 @@
 #include <cstddef>
 #include <functional>
 #include <mutex>
-#include <thread>
 #include <utility>
 #include <vector>
 
 #include "ecmo/task_farm.h"
+#include "worker_thread.h"
 
 namespace ecmo {
 namespace internal {
@@ -45,9 +45,9 @@ class TaskQueue {
 
 // Threads running body(thread) for thread = begin .. end - 1; fewer (the
 // first ones) when the system refuses more.
-std::vector<std::thread> StartWorkers(int begin,
-                                      int end,
-                                      const std::function<void(int)>& body);
+std::vector<WorkerThread> StartWorkers(int begin,
+                                       int end,
+                                       const std::function<void(int)>& body);
 
 }  // namespace internal
 }  // namespace ecmo

@@ -20,7 +20,6 @@
 #include <cstdlib>
 #include <mutex>
 #include <string>
-#include <thread>
 
 #include "mpi_relay.h"
 #include "task_farm_worker.h"
@@ -97,7 +96,7 @@ class Coordinator {
       });
     };
     // Every local worker is a new thread: this one relays.
-    std::vector<std::thread> threads;
+    std::vector<internal::WorkerThread> threads;
     if (total_ > 0) {
       threads = internal::StartWorkers(0, options_.num_threads, local);
     }
@@ -133,7 +132,7 @@ class Coordinator {
       sender.Send(rank, kTagStop, std::string());
     }
     sender.WaitAll();
-    for (std::thread& t : threads) t.join();
+    for (internal::WorkerThread& t : threads) t.Join();
   }
 
   DistributedSweepStatistics statistics() const { return stats_; }

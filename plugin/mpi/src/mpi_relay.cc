@@ -9,7 +9,6 @@
 #include <algorithm>
 #include <cstdlib>
 #include <exception>
-#include <system_error>
 
 namespace ecmo {
 namespace internal {
@@ -105,9 +104,7 @@ TaskServer::~TaskServer() {
     closing_ = true;
   }
   tasks_cv_.notify_all();
-  for (std::thread& t : threads_) {
-    if (t.joinable()) t.join();
-  }
+  for (WorkerThread& t : threads_) t.Join();
 }
 
 void TaskServer::Run(int threads_at_start) {
@@ -150,7 +147,7 @@ void TaskServer::Run(int threads_at_start) {
     closing_ = true;
   }
   tasks_cv_.notify_all();
-  for (std::thread& t : threads_) t.join();
+  for (WorkerThread& t : threads_) t.Join();
   threads_.clear();
   // Replies still in the outbox (none: rank 0 stops us only when every
   // task came back) would be lost; send them anyway.
@@ -163,11 +160,9 @@ void TaskServer::Run(int threads_at_start) {
 void TaskServer::StartThreads(int count) {
   const int first = static_cast<int>(threads_.size());
   for (int t = first; t < first + count; ++t) {
-    try {
-      threads_.emplace_back([this, t] { SolveLoop(t); });
-    } catch (const std::system_error&) {
-      break;  // serve with the threads started so far
-    }
+    WorkerThread thread;
+    if (!thread.Start([this, t] { SolveLoop(t); })) break;  // serve with fewer
+    threads_.push_back(std::move(thread));
   }
   if (threads_.empty()) error_ = "could not start a solving thread";
 }

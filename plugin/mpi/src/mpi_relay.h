@@ -31,9 +31,10 @@
 #include <list>
 #include <mutex>
 #include <string>
-#include <thread>
 #include <utility>
 #include <vector>
+
+#include "worker_thread.h"
 
 namespace ecmo {
 namespace internal {
@@ -156,7 +157,7 @@ class TaskServer {
   const int rank_;
   Handlers handlers_;
   std::string error_;
-  std::vector<std::thread> threads_;
+  std::vector<WorkerThread> threads_;
   Outbox outbox_;
   std::mutex tasks_mutex_;
   std::condition_variable tasks_cv_;
