@@ -10,6 +10,7 @@
 #include <iostream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "ceres/autodiff_cost_function.h"
 #include "ecmo/cross_check.h"
@@ -17,6 +18,7 @@
 #include "ecmo/linear_scalarization.h"
 #include "ecmo/problem.h"
 #include "ecmo/solver.h"
+#include "ecmo/task_farm.h"
 #include "gtest/gtest.h"
 #include "test_problems.h"
 
@@ -79,6 +81,23 @@ TEST(ApiExample, SolverHeader) {
   // The solution was written into the user's block.
   EXPECT_NEAR(z[0], 1.0, 1e-6);
   EXPECT_NEAR(z[1], 0.0, 1e-6);
+}
+
+// The snippet at the top of ecmo/task_farm.h.
+TEST(ApiExample, TaskFarmHeader) {
+  ECMO_EXAMPLE(example,
+  std::vector<std::string> squares(4);
+  ecmo::TaskFarm::Options options;
+  options.num_threads = 2;
+  ecmo::RunTasks(
+      options,
+      {0, 1, 2, 3},
+      [](int, int task) { return std::to_string(task * task); },
+      [&](const ecmo::TaskFarm::Result& r) { squares[r.task] = r.text; });
+  )
+
+  ExpectInHeader("plugin/include/ecmo/task_farm.h", example);
+  EXPECT_EQ(squares, (std::vector<std::string>{"0", "1", "4", "9"}));
 }
 
 // f_s = |z - c_s|^2 (convex) under z1 + z2 = 1.

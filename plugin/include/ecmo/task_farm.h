@@ -12,11 +12,14 @@
 // of an MPI job: the result is text so that it can travel between ranks
 // and be written to a JSON-lines file unchanged.
 //
+//   std::vector<std::string> squares(4);
 //   ecmo::TaskFarm::Options options;
 //   options.num_threads = 2;
-//   ecmo::RunTasks(options, {0, 1, 2, 3},
-//       [&](int thread, int task) { return Solve(thread, task); },
-//       [&](const ecmo::TaskFarm::Result& r) { Write(r.task, r.text); });
+//   ecmo::RunTasks(
+//       options,
+//       {0, 1, 2, 3},
+//       [](int, int task) { return std::to_string(task * task); },
+//       [&](const ecmo::TaskFarm::Result& r) { squares[r.task] = r.text; });
 //
 // Scheduling: tasks are handed out in the order given, one at a time, to
 // whichever worker is free (dynamic load balancing: tasks differ in cost).
