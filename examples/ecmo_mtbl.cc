@@ -1107,6 +1107,12 @@ nlohmann::json StudySettings(const Study& study, int num_seeds) {
   return s;
 }
 
+// A finished run: its point and what its seed reported (SeedContext::info).
+struct FinishedRun {
+  Point point;
+  nlohmann::json seed;
+};
+
 // The finished runs of an earlier study in `path` (points.jsonl), by task.
 // A missing file is an empty study. False with *error for a file that is
 // not this study's: another header, a line that is not JSON (but a last
@@ -1116,7 +1122,7 @@ bool ReadFinishedRuns(const std::string& path,
                       const nlohmann::json& settings,
                       const std::vector<Run>& runs,
                       const Study& study,
-                      std::map<int, nlohmann::json>* finished,
+                      std::map<int, FinishedRun>* finished,
                       std::string* note,
                       std::string* error) {
   struct stat st;
@@ -1193,7 +1199,9 @@ bool ReadFinishedRuns(const std::string& path,
                " is another method, seed or preference than this study's";
       return false;
     }
-    finished->emplace(task->get<int>(), j);  // the first line of a task wins
+    // The first line of a task wins.
+    finished->emplace(task->get<int>(),
+                      FinishedRun{std::move(point), j["seed"]});
   }
   if (unfinished) {
     text.resize(static_cast<size_t>(lines.valid_prefix_bytes));
@@ -1430,7 +1438,7 @@ int main(int argc, char** argv) {
 
   // ---- Finished runs (rank 0): resumed from points.jsonl, then each one
   // appended there as it comes back.
-  std::map<int, nlohmann::json> finished;  // task -> points.jsonl line
+  std::map<int, FinishedRun> finished;  // by task
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> jsonl(nullptr, &std::fclose);
   const std::string jsonl_path =
       out_dir.empty() ? "" : out_dir + "/points.jsonl";
@@ -1495,18 +1503,20 @@ int main(int argc, char** argv) {
   int run_exit_code = 0;
   std::string write_error;
   auto on_result = [&](const ecmo::TaskFarm::Result& result) {
-    nlohmann::json line =
+    const nlohmann::json line =
         result.error.empty()
             ? nlohmann::json::parse(result.text, nullptr, false)
             : nlohmann::json({{"task", result.task}, {"error", result.error}});
+    FinishedRun run;
+    std::string why = "it came back unreadable";
     if (!line.is_object() || line.contains("error") ||
-        !line.contains("point")) {
+        !line.contains("point") ||
+        !PointFromJson(line["point"], &run.point, &why)) {
       if (run_error.empty()) {
         run_error = line.is_object() && line.contains("error") &&
                             line["error"].is_string()
                         ? line["error"].get<std::string>()
-                        : "run " + std::to_string(result.task) +
-                              " came back unreadable";
+                        : "run " + std::to_string(result.task) + ": " + why;
         run_exit_code = line.is_object() && line.contains("exit_code") &&
                                 line["exit_code"].is_number_integer()
                             ? line["exit_code"].get<int>()
@@ -1514,32 +1524,28 @@ int main(int argc, char** argv) {
       }
       return;
     }
-    line["rank"] = result.rank;
-    if (jsonl != nullptr && write_error.empty()) {
-      const std::string text = line.dump() + "\n";
-      if (std::fputs(text.c_str(), jsonl.get()) < 0 ||
-          std::fflush(jsonl.get()) != 0) {
-        write_error = jsonl_path + ": write failed";
-      }
+    // The reply is the points.jsonl line as it is.
+    if (jsonl != nullptr && write_error.empty() &&
+        (std::fputs((result.text + "\n").c_str(), jsonl.get()) < 0 ||
+         std::fflush(jsonl.get()) != 0)) {
+      write_error = jsonl_path + ": write failed";
     }
+    const Point& p = run.point;
     if (!FLAGS_json) {
-      Point p;
-      std::string why;
-      if (PointFromJson(line["point"], &p, &why)) {
-        std::cerr << "seed " << p.seed << " " << std::left << std::setw(10)
-                  << p.method << " " << std::setw(22)
-                  << (p.preference_name.empty() ? "-" : p.preference_name)
-                  << " " << std::setw(15) << p.termination << " " << std::fixed
-                  << std::setprecision(2) << p.seconds << " s  max loss "
-                  << (p.losses.size() ? p.losses.maxCoeff() : NAN)
-                  << std::defaultfloat << "  ||K||^2 " << std::setprecision(3)
-                  << p.kkt_residual_sq << std::setprecision(6) << std::right
-                  << (num_ranks > 1 ? "  rank " + std::to_string(result.rank)
-                                    : std::string())
-                  << "\n";
-      }
+      std::cerr << "seed " << p.seed << " " << std::left << std::setw(10)
+                << p.method << " " << std::setw(22)
+                << (p.preference_name.empty() ? "-" : p.preference_name) << " "
+                << std::setw(15) << p.termination << " " << std::fixed
+                << std::setprecision(2) << p.seconds << " s  max loss "
+                << (p.losses.size() ? p.losses.maxCoeff() : NAN)
+                << std::defaultfloat << "  ||K||^2 " << std::setprecision(3)
+                << p.kkt_residual_sq << std::setprecision(6) << std::right
+                << (num_ranks > 1 ? "  rank " + std::to_string(p.rank)
+                                  : std::string())
+                << "\n";
     }
-    finished[result.task] = std::move(line);
+    run.seed = line.value("seed", nlohmann::json());
+    finished[result.task] = std::move(run);
   };
   ecmo::TaskFarm::Options farm_options;
   farm_options.num_threads = FLAGS_num_threads;
@@ -1573,21 +1579,18 @@ int main(int argc, char** argv) {
   // ---- The points in the study's order, and what each seed reported.
   std::vector<Point> points;
   std::map<int, nlohmann::json> seed_info;  // seed -> "seed" of its points
+  std::map<int, std::vector<size_t>> wc_points_of_seed;  // indices into points
   for (size_t t = 0; t < runs.size(); ++t) {
     const auto found = finished.find(static_cast<int>(t));
     if (found == finished.end()) {
       std::cerr << "ecmo_mtbl: run " << t << " has no result\n";
       return kExitFailure;
     }
-    const nlohmann::json& line = found->second;
-    Point p;
-    if (!PointFromJson(line["point"], &p, &error)) {
-      std::cerr << "ecmo_mtbl: run " << t << ": " << error << "\n";
-      return kExitFailure;
+    seed_info.emplace(runs[t].seed, std::move(found->second.seed));
+    if (study.methods[runs[t].method].wc) {
+      wc_points_of_seed[runs[t].seed].push_back(points.size());
     }
-    p.rank = line.value("rank", p.rank);
-    seed_info.emplace(p.seed, line["seed"]);
-    points.push_back(std::move(p));
+    points.push_back(std::move(found->second.point));
   }
   nlohmann::json start_losses = nlohmann::json::array();
   std::vector<double> lambda_max_per_seed;
@@ -1600,17 +1603,11 @@ int main(int argc, char** argv) {
     const nlohmann::json& scalarization = info["scalarization"];
     scalarizations.push_back(scalarization);
     // The single-objective solves serve every WC point of the seed.
-    std::vector<Point*> wc_points;
-    for (Point& p : points) {
-      if (p.seed == seed &&
-          (p.method == "wc-penalty" || p.method == "wc-reduced")) {
-        wc_points.push_back(&p);
-      }
-    }
-    for (Point* p : wc_points) {
-      p->seconds +=
+    const std::vector<size_t>& wc = wc_points_of_seed[seed];
+    for (size_t i : wc) {
+      points[i].seconds +=
           ReadNumber(scalarization.value("seconds", nlohmann::json())) /
-          wc_points.size();
+          wc.size();
     }
   }
 
@@ -1709,11 +1706,7 @@ int main(int argc, char** argv) {
   document["hypervolume_reference_point"] = "v = 1/loss, reference v = 0";
   document["scalarization"] = FLAGS_scalarization;
   if (utopia) document["scalarization_per_seed"] = scalarizations;
-  nlohmann::json prefs = nlohmann::json::array();
-  for (const ecmo::NamedPreference& p : preferences) {
-    prefs.push_back({{"name", p.name}, {"weights", p.weights}});
-  }
-  document["preferences"] = prefs;
+  document["preferences"] = settings["preferences"];
   document["start"] = start_losses;
   nlohmann::json method_options = nlohmann::json::object();
   for (const Method& m : methods) {

@@ -98,7 +98,9 @@ void Outbox::Push(Message message) {
   wake.notify_all();
 }
 
-TaskServer::~TaskServer() {
+TaskServer::~TaskServer() { JoinThreads(); }
+
+void TaskServer::JoinThreads() {
   {
     std::lock_guard<std::mutex> lock(tasks_mutex_);
     closing_ = true;
@@ -142,13 +144,7 @@ void TaskServer::Run(int threads_at_start) {
     }
     wait = busy ? kMinWait : std::min(kMaxWait, wait * 2);
   }
-  {
-    std::lock_guard<std::mutex> lock(tasks_mutex_);
-    closing_ = true;
-  }
-  tasks_cv_.notify_all();
-  for (WorkerThread& t : threads_) t.Join();
-  threads_.clear();
+  JoinThreads();
   // Replies still in the outbox (none: rank 0 stops us only when every
   // task came back) would be lost; send them anyway.
   for (Outbox::Message& m : outbox_.Take(kMinWait, [] { return true; })) {
@@ -203,10 +199,6 @@ void TaskServer::SolveLoop(int thread) {
       // failed task.
       reply = handlers_.error_reply(
           task, std::string("solving failed on this rank: ") + e.what());
-    }
-    {
-      std::lock_guard<std::mutex> lock(tasks_mutex_);
-      ++served_;
     }
     outbox_.Push({0, kTagResult, std::move(reply)});
   }

@@ -143,13 +143,14 @@ class TaskServer {
   // started at once; with 0 they start after the setup message.
   void Run(int threads_at_start);
 
-  int served() const { return served_; }
   int threads_started() const { return static_cast<int>(threads_.size()); }
   // Why this rank could not serve (empty when it could).
   const std::string& error() const { return error_; }
 
  private:
   void StartThreads(int count);
+  // Lets the solving threads finish the queued tasks and joins them.
+  void JoinThreads();
   void Queue(std::string task);
   void SolveLoop(int thread);
 
@@ -163,7 +164,6 @@ class TaskServer {
   std::condition_variable tasks_cv_;
   std::deque<std::string> tasks_;
   bool closing_ = false;
-  int served_ = 0;
 };
 
 }  // namespace internal
