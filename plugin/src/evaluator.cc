@@ -10,7 +10,7 @@
 #include "ecmo/internal/report.h"
 #include "ecmo/manifold.h"
 #include "ecmo/problem.h"
-#include "sparse_ldlt.h"
+#include "solve_workspace.h"
 
 namespace ecmo {
 
@@ -19,11 +19,15 @@ using internal::AllFinite;
 Evaluator::Evaluator() = default;
 Evaluator::~Evaluator() = default;
 
-internal::SparseLdlt* Evaluator::gauss_newton_factorization() {
-  if (gauss_newton_factorization_ == nullptr) {
-    gauss_newton_factorization_ = std::make_unique<internal::SparseLdlt>();
+internal::SolveWorkspace* Evaluator::workspace() {
+  if (workspace_ == nullptr) {
+    workspace_ = std::make_unique<internal::SolveWorkspace>();
   }
-  return gauss_newton_factorization_.get();
+  return workspace_.get();
+}
+
+internal::SparseLdlt* Evaluator::gauss_newton_factorization() {
+  return &workspace()->gauss_newton;
 }
 
 bool Evaluator::Evaluate(

@@ -11,8 +11,33 @@
 #include "Eigen/Dense"
 #include "ecmo/evaluator.h"
 #include "ecmo/manifold.h"
+#include "solve_workspace.h"
 
 namespace ecmo {
+
+void ComputeKktResidual(double rho,
+                        const Eigen::VectorXd& lambda,
+                        const Eigen::VectorXd& f,
+                        const Eigen::MatrixXd& grad_f,
+                        const Eigen::VectorXd& h,
+                        const Eigen::VectorXd& jt_nu,
+                        const Eigen::VectorXd& omega,
+                        KktResidual* residual) {
+  KktResidual& k = *residual;
+  k.kept_squared_norms = KktResidual::SquaredNorms();
+  k.simplex = omega.sum() - 1.0;
+  // In place: no temporary of size k (see KktSystem::Residual).
+  k.stationarity.resize(grad_f.rows());
+  k.stationarity.noalias() = grad_f * lambda.cwiseProduct(omega);
+  k.stationarity += jt_nu;
+  k.feasibility = h;
+  k.complementarity.resize(f.size());
+  for (int s = 0; s < f.size(); ++s) {
+    k.complementarity[s] = std::min(omega[s], rho - lambda[s] * f[s]);
+  }
+  k.inequality_complementarity.resize(0);
+  k.bound_complementarity.resize(0);
+}
 
 KktResidual ComputeKktResidual(double rho,
                                const Eigen::VectorXd& lambda,
@@ -22,32 +47,28 @@ KktResidual ComputeKktResidual(double rho,
                                const Eigen::VectorXd& jt_nu,
                                const Eigen::VectorXd& omega) {
   KktResidual k;
-  k.simplex = omega.sum() - 1.0;
-  k.stationarity = grad_f * lambda.cwiseProduct(omega) + jt_nu;
-  k.feasibility = h;
-  k.complementarity.resize(f.size());
-  for (int s = 0; s < f.size(); ++s) {
-    k.complementarity[s] = std::min(omega[s], rho - lambda[s] * f[s]);
-  }
+  ComputeKktResidual(rho, lambda, f, grad_f, h, jt_nu, omega, &k);
   return k;
 }
 
-KktResidual ComputeKktResidual(double rho,
-                               const Eigen::VectorXd& lambda,
-                               const Eigen::VectorXd& f,
-                               const Eigen::MatrixXd& grad_f,
-                               const Eigen::VectorXd& g,
-                               int num_inequalities,
-                               const Eigen::VectorXd& jt_nu,
-                               const KktMultipliers& multipliers,
-                               const Eigen::VectorXd& z,
-                               const Eigen::VectorXd& lower,
-                               const Eigen::VectorXd& upper) {
+void ComputeKktResidual(double rho,
+                        const Eigen::VectorXd& lambda,
+                        const Eigen::VectorXd& f,
+                        const Eigen::MatrixXd& grad_f,
+                        const Eigen::VectorXd& g,
+                        int num_inequalities,
+                        const Eigen::VectorXd& jt_nu,
+                        const KktMultipliers& multipliers,
+                        const Eigen::VectorXd& z,
+                        const Eigen::VectorXd& lower,
+                        const Eigen::VectorXd& upper,
+                        KktResidual* residual) {
   const int m = static_cast<int>(g.size());
   const int p = num_inequalities;
   const int q = m - p;
-  KktResidual k = ComputeKktResidual(
-      rho, lambda, f, grad_f, g.head(q), jt_nu, multipliers.omega);
+  KktResidual& k = *residual;
+  ComputeKktResidual(
+      rho, lambda, f, grad_f, g.head(q), jt_nu, multipliers.omega, &k);
   if (p > 0) {
     k.inequality_complementarity.resize(p);
     for (int j = 0; j < p; ++j) {
@@ -62,7 +83,7 @@ KktResidual ComputeKktResidual(double rho,
     const bool has_upper = multipliers.bound_upper.size() == n;
     if (has_lower) k.stationarity -= multipliers.bound_lower;
     if (has_upper) k.stationarity += multipliers.bound_upper;
-    k.bound_complementarity = Eigen::VectorXd::Zero(2 * n);
+    k.bound_complementarity.resize(2 * n);
     for (int i = 0; i < n; ++i) {
       const double zl = has_lower ? multipliers.bound_lower[i] : 0.0;
       const double zu = has_upper ? multipliers.bound_upper[i] : 0.0;
@@ -72,7 +93,49 @@ KktResidual ComputeKktResidual(double rho,
       k.bound_complementarity[n + i] = std::min(zu, upper[i] - z[i]);
     }
   }
+}
+
+KktResidual ComputeKktResidual(double rho,
+                               const Eigen::VectorXd& lambda,
+                               const Eigen::VectorXd& f,
+                               const Eigen::MatrixXd& grad_f,
+                               const Eigen::VectorXd& g,
+                               int num_inequalities,
+                               const Eigen::VectorXd& jt_nu,
+                               const KktMultipliers& multipliers,
+                               const Eigen::VectorXd& z,
+                               const Eigen::VectorXd& lower,
+                               const Eigen::VectorXd& upper) {
+  KktResidual k;
+  ComputeKktResidual(rho,
+                     lambda,
+                     f,
+                     grad_f,
+                     g,
+                     num_inequalities,
+                     jt_nu,
+                     multipliers,
+                     z,
+                     lower,
+                     upper,
+                     &k);
   return k;
+}
+
+void KktResidual::KeepNormsOnly() {
+  SquaredNorms norms;
+  norms.stationarity = StationaritySq();
+  norms.feasibility = FeasibilitySq();
+  norms.complementarity = ComplementaritySq();
+  norms.constraint_complementarity = ConstraintComplementaritySq();
+  kept_squared_norms = norms;
+  for (Eigen::VectorXd* block : {&stationarity,
+                                 &feasibility,
+                                 &complementarity,
+                                 &inequality_complementarity,
+                                 &bound_complementarity}) {
+    Eigen::VectorXd().swap(*block);
+  }
 }
 
 double BoundMultiplier(double force, double distance) {
@@ -437,32 +500,47 @@ void KktSystem::TangentJacobianMultiply(const double* x, double* out) const {
 }
 
 KktResidual KktSystem::Residual(const KktMultipliers& multipliers) const {
+  KktResidual residual;
+  Residual(multipliers, &residual);
+  return residual;
+}
+
+void KktSystem::Residual(const KktMultipliers& multipliers,
+                         KktResidual* residual) const {
   const int k = static_cast<int>(grad_f_.rows());
   if (lower_.size() > 0 && multipliers.bound_lower.size() == 0 &&
       multipliers.bound_upper.size() == 0) {
     KktMultipliers completed = multipliers;
     CompleteBoundMultipliers(&completed);
-    return Residual(completed);
+    Residual(completed, residual);
+    return;
   }
-  Eigen::VectorXd jt_nu = Eigen::VectorXd::Zero(k);
+  // J^T nu in the kept scratch (StationaritySquaredNorm's, not in use
+  // here); zero without constraints or multipliers.
+  Eigen::VectorXd& jt_nu = jt_nu_scratch_;
+  jt_nu.resize(k);
   if (h_.size() > 0 && multipliers.nu.size() == h_.size()) {
     TangentJacobianTransposeMultiply(multipliers.nu.data(), jt_nu.data());
+  } else {
+    jt_nu.setZero();
   }
   if (p_ == 0 && lower_.size() == 0) {
-    return ComputeKktResidual(
-        rho_, lambda_, f_, grad_f_, h_, jt_nu, multipliers.omega);
+    ComputeKktResidual(
+        rho_, lambda_, f_, grad_f_, h_, jt_nu, multipliers.omega, residual);
+    return;
   }
-  return ComputeKktResidual(rho_,
-                            lambda_,
-                            f_,
-                            grad_f_,
-                            h_,
-                            p_,
-                            jt_nu,
-                            multipliers,
-                            z_,
-                            lower_,
-                            upper_);
+  ComputeKktResidual(rho_,
+                     lambda_,
+                     f_,
+                     grad_f_,
+                     h_,
+                     p_,
+                     jt_nu,
+                     multipliers,
+                     z_,
+                     lower_,
+                     upper_,
+                     residual);
 }
 
 void KktSystem::CompleteBoundMultipliers(KktMultipliers* multipliers) const {
@@ -492,7 +570,12 @@ Eigen::MatrixXd KktSystem::SolveNu(const Eigen::MatrixXd& G) const {
     // (what the decomposition below gives: rank 0 only for J = 0).
     const double jj = dense_jacobian_.squaredNorm();
     if (jj == 0.0) return Eigen::MatrixXd::Zero(1, G.cols());
-    return -(dense_jacobian_ * G) / jj;
+    // Column by column: the product J G copied J's row into a fresh
+    // k-vector first (Eigen's matrix-vector kernel wants unit stride).
+    const Eigen::Map<const Eigen::VectorXd> j(dense_jacobian_.data(), k);
+    Eigen::MatrixXd N(1, G.cols());
+    for (int s = 0; s < G.cols(); ++s) N(0, s) = -j.dot(G.col(s)) / jj;
+    return N;
   }
   if (dense_jacobian_.size() > 0) {
     // min ||G_s + J^T N_s||: least squares with J^T (k x q), rank-revealing
@@ -549,7 +632,8 @@ void KktSystem::EliminateNu() const {
     N.resize(0, S);
   } else {
     N = SolveNu(R);
-    Eigen::VectorXd jt(k);
+    Eigen::VectorXd& jt = jt_nu_scratch_;
+    jt.resize(k);
     for (int s = 0; s < S; ++s) {
       const Eigen::VectorXd n_s = N.col(s);
       TangentJacobianTransposeMultiply(n_s.data(), jt.data());
@@ -931,7 +1015,8 @@ KktMultipliers KktSystem::LeastSquaresMultipliers(
 
 KktCertificate KktSystem::Certificate(const KktMultipliers& multipliers,
                                       const Eigen::VectorXd& sigma) const {
-  return Certificate(multipliers, sigma, Residual(multipliers));
+  Residual(multipliers, &residual_scratch_);
+  return Certificate(multipliers, sigma, residual_scratch_);
 }
 
 KktCertificate KktSystem::Certificate(const KktMultipliers& multipliers,
@@ -1079,7 +1164,9 @@ bool ComputeKktReport(Evaluator* evaluator,
                       KktReport* report,
                       std::string* error,
                       const Eigen::VectorXd& objective_scale) {
-  KktSystem system;
+  // The evaluator's kept system: its storage serves every point a worker
+  // scores (see Evaluator::kkt_workspace).
+  KktSystem& system = evaluator->workspace()->certification;
   if (!system.Linearize(evaluator, lambda, offset, rho, z, error)) {
     return false;
   }
@@ -1116,10 +1203,10 @@ bool ComputeKktReport(const KktSystem& system,
   }
   report->solver_multipliers = solver_multipliers;
   system.CompleteBoundMultipliers(&report->solver_multipliers);
-  report->with_solver_multipliers = system.Residual(report->solver_multipliers);
+  system.Residual(report->solver_multipliers, &report->with_solver_multipliers);
   report->least_squares_multipliers = system.LeastSquaresMultipliers();
-  report->with_least_squares_multipliers =
-      system.Residual(report->least_squares_multipliers);
+  system.Residual(report->least_squares_multipliers,
+                  &report->with_least_squares_multipliers);
   report->objective_scale = objective_scale;
   if (objective_scale.size() == S) {
     report->certificate_with_solver_multipliers =

@@ -113,10 +113,11 @@ struct StrategyOutput {
   KktMultipliers multipliers;
   // Running average of ||K_t||^2 over the iterations, or -1.
   double average_kkt_residual_sq = -1.0;
-  // Optional: the strategy's KktSystem linearized at (rho, z) with the
-  // input's lambda and offset, the evaluator still linearized there; Solve()
-  // then scores the final point with it instead of linearizing again.
-  std::unique_ptr<KktSystem> system;
+  // Optional: a KktSystem linearized at (rho, z) with the input's lambda
+  // and offset, the evaluator still linearized there; Solve() then scores
+  // the final point with it instead of linearizing again. Not owned: one of
+  // the evaluator's kept systems (solve_workspace.h).
+  const KktSystem* system = nullptr;
 };
 
 // Evaluates shifted objectives: f = F(z) + offset. Convenience for

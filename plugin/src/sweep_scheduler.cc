@@ -300,6 +300,11 @@ void SweepRunner::Finish(SweepPoint* point) {
   // Written and seen by the callbacks: the history is not kept unless asked
   // for (memory per finished point O(1), ParetoSweep::Options::keep_history).
   if (!options_.keep_history) DropHistory(&point->summary);
+  // The KKT blocks as norms (as a resumed point has them): k-sized vectors
+  // kept per finished point were most of a large sweep's memory, and their
+  // storage, freed here, serves the next point's solve.
+  point->summary.kkt.with_solver_multipliers.KeepNormsOnly();
+  point->summary.kkt.with_least_squares_multipliers.KeepNormsOnly();
 }
 
 void SweepRunner::WorkerLoop(int thread) {

@@ -33,6 +33,7 @@
 #include "ceres/gradient_problem_solver.h"
 #include "ecmo/wc_reduced_penalty.h"
 #include "glog/logging.h"
+#include "solve_workspace.h"
 #include "strategy.h"
 #include "wc_ceres_phase.h"
 #include "wc_diagnosis.h"
@@ -68,8 +69,15 @@ void RunOuterLoop(Method method,
   // ||K||^2 level of the rule, for the heuristics that work on ||K||^2.
   const double tolerance = stop_rule.RawEquivalent(input.lambda);
 
-  WcReducedPenalty function_owner(evaluator, input.lambda, input.offset);
-  WcReducedPenalty* function = &function_owner;
+  // The evaluator's kept function and iterates (solve_workspace.h).
+  SolveWorkspace* workspace = evaluator->workspace();
+  if (workspace->reduced_penalty == nullptr) {
+    workspace->reduced_penalty = std::make_unique<WcReducedPenalty>(
+        evaluator, input.lambda, input.offset);
+  } else {
+    workspace->reduced_penalty->Reset(input.lambda, input.offset);
+  }
+  WcReducedPenalty* function = workspace->reduced_penalty.get();
   function->SetObjectiveScales(stop_rule.sigma);
   // The manifold of x = (rho, z), for the extrapolation below (the inner
   // minimizer keeps its own).
@@ -100,7 +108,8 @@ void RunOuterLoop(Method method,
     return x_manifold->Plus(x_base.data(), delta.data(), out->data());
   };
 
-  Eigen::VectorXd x(1 + k);
+  Eigen::VectorXd& x = workspace->x;
+  x.resize(1 + k);
   x[0] = input.rho0;
   x.tail(k) = input.z0;
 
@@ -175,9 +184,9 @@ void RunOuterLoop(Method method,
   // Penalty path extrapolation: the previous outer iterate and its penalty.
   bool have_previous = false;
   double previous_u = 0.0;
-  Eigen::VectorXd previous_x;
+  Eigen::VectorXd& previous_x = workspace->previous_x;
   KktMultipliers previous_multipliers;
-  Eigen::VectorXd x_extrapolated;
+  Eigen::VectorXd& x_extrapolated = workspace->x_extrapolated;
   bool have_extrapolated = false;
 
   // Least-squares certification is refused while the solve looks divergent:
@@ -203,10 +212,15 @@ void RunOuterLoop(Method method,
   std::string certified_by;
   std::string certified_description;
 
-  // The linearizations of the certification steps below, kept across
-  // outer iterations so that their k-sized storage is reused (freed and
-  // re-allocated it was faulted in again on every outer iteration).
-  KktSystem certify_system, extrapolation_system;
+  // The linearizations of the certification steps below: the evaluator's
+  // kept systems, so that their k-sized storage is reused across outer
+  // iterations and the points of a sweep (freed and re-allocated it was
+  // faulted in again every time).
+  KktSystem& certify_system = workspace->certification;
+  KktSystem& extrapolation_system = workspace->extrapolation;
+  // The system linearized at the returned point when a certification
+  // ended the solve there (handed to Solve() for the final report).
+  const KktSystem* system_at_x = nullptr;
   // Scores the point with the least-squares multipliers; on success the
   // solve ends with them as the strategy's multipliers.
   auto certify_least_squares = [&](double* kkt_ls) {
@@ -257,7 +271,8 @@ void RunOuterLoop(Method method,
     limits.max_iterations = options.max_iterations - summary->inner_iterations;
     limits.max_time_in_seconds = remaining_time;
     stop.Reset();
-    const Eigen::VectorXd x_start = x;
+    Eigen::VectorXd& x_start = workspace->x_start;
+    x_start = x;
     const InnerResult inner_result =
         inner_minimizer->Minimize(limits, &stop, x.data());
     const int inner_iterations = inner_result.iterations;
@@ -461,6 +476,7 @@ void RunOuterLoop(Method method,
                               .max(0.0)
                               .matrix();
           certified_by = how + " at the extrapolated penalty path point";
+          system_at_x = &system;
           finish(ceres::CONVERGENCE,
                  stop_rule.Describe(residual_e, certificate_e) +
                      " at the point extrapolated from u = " + Sci(previous_u) +
@@ -483,6 +499,7 @@ void RunOuterLoop(Method method,
                      qn.least_squares_certification_factor) &&
         certify_least_squares(&kkt_ls)) {
       certified_by = "least-squares multipliers";
+      system_at_x = &certify_system;
       finish(ceres::CONVERGENCE,
              certified_description + " with the least-squares multipliers (" +
                  "||K||^2 = " + Sci(kkt_sq) + " with the strategy's).");
@@ -638,6 +655,7 @@ void RunOuterLoop(Method method,
     if (qn.least_squares_certification_factor > 0.0 &&
         certify_least_squares(&kkt_ls)) {
       certified_by = "least-squares multipliers";
+      system_at_x = &certify_system;
       output->message += " The point is nevertheless certified with the "
                          "least-squares multipliers: " +
                          certified_description + ".";
@@ -683,7 +701,9 @@ void RunOuterLoop(Method method,
     DiagnoseConstraintQualification(
         input, x, multipliers, first_multiplier_norm,
         output->termination_type == ceres::CONVERGENCE, &output->message);
+    system_at_x = nullptr;  // the diagnosis may evaluate elsewhere
   }
+  output->system = system_at_x;
   if (!certified_by.empty()) summary->certified_by = certified_by;
   output->rho = x[0];
   output->z = x.tail(k);

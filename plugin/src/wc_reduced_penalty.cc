@@ -43,6 +43,26 @@ WcReducedPenalty::WcReducedPenalty(Evaluator* evaluator,
   for (Point& p : history_) p.cost = std::numeric_limits<double>::quiet_NaN();
 }
 
+void WcReducedPenalty::Reset(const Eigen::VectorXd& lambda,
+                             const Eigen::VectorXd& offset) {
+  lambda_ = lambda;
+  if (offset.size() == lambda.size()) {
+    offset_ = offset;
+  } else {
+    offset_.setZero(lambda.size());
+  }
+  u_ = 1.0;
+  v_ = 1.0;
+  sigma_.setOnes(S_);
+  omega_shift_.setZero(S_);
+  nu_shift_.setZero(q_);
+  last_valid_ = false;
+  last_point_ = Point();
+  for (Point& p : history_) p.cost = std::numeric_limits<double>::quiet_NaN();
+  history_next_ = 0;
+  last_error_.clear();
+}
+
 void WcReducedPenalty::SetPenalties(double u, double v) {
   u_ = u;
   v_ = v;

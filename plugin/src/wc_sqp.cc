@@ -54,6 +54,7 @@
 #include "ecmo/internal/report.h"
 #include "ecmo/kkt.h"
 #include "lbfgs_memory.h"
+#include "solve_workspace.h"
 #include "strategy.h"
 #include "wc_diagnosis.h"
 
@@ -397,8 +398,9 @@ class SqpSolver {
 
   Eigen::VectorXd z_, a_, h_;  // iterate, weighted objectives, constraints
   KktMultipliers multipliers_;
-  // Linearized at z_ while system_at_z_ (handed to Solve() at the end).
-  std::unique_ptr<KktSystem> system_ = std::make_unique<KktSystem>();
+  // The evaluator's kept system (solve_workspace.h), linearized at z_
+  // while system_at_z_ (handed to Solve() at the end).
+  KktSystem* system_ = &evaluator_->workspace()->certification;
   bool system_at_z_ = false;
   Eigen::MatrixXd G_, J_;  // grad F diag(lambda) (k x S), J_h (q x k)
   Eigen::MatrixXd B_;      // curvature
@@ -862,7 +864,7 @@ void SqpSolver::Run(StrategyOutput* output) {
   output->z = z_.size() == k_ ? z_ : input_.z0;
   output->multipliers = multipliers_;
   output->average_kkt_residual_sq = it > 0 ? kkt_sum_ / (it + 1) : -1.0;
-  if (system_at_z_) output->system = std::move(system_);
+  if (system_at_z_) output->system = system_;
 }
 
 void SqpSolver::Explain() {

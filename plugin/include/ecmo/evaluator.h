@@ -105,6 +105,7 @@ struct EvaluationCounts {
 
 namespace internal {
 class SparseLdlt;
+struct SolveWorkspace;
 }  // namespace internal
 
 class Evaluator {
@@ -265,11 +266,16 @@ class Evaluator {
   const EvaluationCounts& counts() const { return counts_; }
   void ResetCounts() { counts_ = EvaluationCounts(); }
 
-  // Internal (for StrategyType::WC_NEWTON): the sparse factorization of
-  // this evaluator's Gauss-Newton matrix, kept with the evaluator so that
-  // every ecmo::Solve on it (the points of a sweep) shares one symbolic
-  // analysis; the pattern is the same on every call. Created on first use,
-  // owned by the evaluator, freed with it.
+  // Internal: what ecmo::Solve keeps between the solves made on this
+  // evaluator (the points of a sweep): certification systems, the reduced
+  // penalty function, outer iterates and the Gauss-Newton factorization,
+  // so that their k-sized storage is allocated once (see
+  // plugin/src/solve_workspace.h for why). Created on first use, owned by
+  // the evaluator, freed with it.
+  internal::SolveWorkspace* workspace();
+  // The workspace's sparse factorization of the Gauss-Newton matrix
+  // (StrategyType::WC_NEWTON): every ecmo::Solve on this evaluator shares
+  // one symbolic analysis; the pattern is the same on every call.
   internal::SparseLdlt* gauss_newton_factorization();
 
  protected:
@@ -319,7 +325,7 @@ class Evaluator {
  private:
   EvaluationCounts counts_;
   std::vector<double> row_weights_;  // the scalar GaussNewtonMatrix's c
-  std::unique_ptr<internal::SparseLdlt> gauss_newton_factorization_;
+  std::unique_ptr<internal::SolveWorkspace> workspace_;
   Eigen::VectorXd lower_bounds_;
   Eigen::VectorXd upper_bounds_;
   Eigen::VectorXd linearization_point_;

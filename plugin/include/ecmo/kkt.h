@@ -42,6 +42,7 @@
 #ifndef ECMO_KKT_H_
 #define ECMO_KKT_H_
 
+#include <cmath>
 #include <limits>
 #include <string>
 
@@ -80,19 +81,49 @@ struct KktResidual {
   // without bounds (entries of unbounded components are 0).
   Eigen::VectorXd bound_complementarity;
 
+  // The squared norms of the blocks, recorded by KeepNormsOnly (NaN while
+  // the blocks are held); the accessors below return them then.
+  struct SquaredNorms {
+    double stationarity = std::numeric_limits<double>::quiet_NaN();
+    double feasibility = std::numeric_limits<double>::quiet_NaN();
+    double complementarity = std::numeric_limits<double>::quiet_NaN();
+    double constraint_complementarity =
+        std::numeric_limits<double>::quiet_NaN();
+  };
+  SquaredNorms kept_squared_norms;
+
   double SimplexSq() const { return simplex * simplex; }
-  double StationaritySq() const { return stationarity.squaredNorm(); }
-  double FeasibilitySq() const { return feasibility.squaredNorm(); }
-  double ComplementaritySq() const { return complementarity.squaredNorm(); }
+  double StationaritySq() const {
+    return Kept(kept_squared_norms.stationarity, stationarity);
+  }
+  double FeasibilitySq() const {
+    return Kept(kept_squared_norms.feasibility, feasibility);
+  }
+  double ComplementaritySq() const {
+    return Kept(kept_squared_norms.complementarity, complementarity);
+  }
   // The inequality-constraint and bound blocks together.
   double ConstraintComplementaritySq() const {
-    return inequality_complementarity.squaredNorm() +
-           bound_complementarity.squaredNorm();
+    return std::isnan(kept_squared_norms.constraint_complementarity)
+               ? inequality_complementarity.squaredNorm() +
+                     bound_complementarity.squaredNorm()
+               : kept_squared_norms.constraint_complementarity;
   }
   // ||K||^2.
   double SquaredNorm() const {
     return SimplexSq() + StationaritySq() + FeasibilitySq() +
            ComplementaritySq() + ConstraintComplementaritySq();
+  }
+  // Records the squared norms of the blocks exactly and releases the
+  // blocks (empty vectors): SquaredNorm() and the accessors above stay
+  // what they were, the k-sized storage goes. A sweep keeps its finished
+  // points this way. Computing a residual into this object again (the
+  // ComputeKktResidual overloads with an output) holds blocks again.
+  void KeepNormsOnly();
+
+ private:
+  static double Kept(double kept, const Eigen::VectorXd& block) {
+    return std::isnan(kept) ? block.squaredNorm() : kept;
   }
 };
 
@@ -124,6 +155,31 @@ KktResidual ComputeKktResidual(double rho,
                                const Eigen::VectorXd& z,
                                const Eigen::VectorXd& lower,
                                const Eigen::VectorXd& upper);
+
+// Both of the above written into *residual, whose blocks are resized in
+// place: a caller that keeps one KktResidual across iterations allocates
+// nothing once the sizes are set (at large k a fresh k-vector per residual
+// is a page-faulted mapping, see Evaluator::kkt_workspace).
+void ComputeKktResidual(double rho,
+                        const Eigen::VectorXd& lambda,
+                        const Eigen::VectorXd& f,
+                        const Eigen::MatrixXd& grad_f,
+                        const Eigen::VectorXd& h,
+                        const Eigen::VectorXd& jt_nu,
+                        const Eigen::VectorXd& omega,
+                        KktResidual* residual);
+void ComputeKktResidual(double rho,
+                        const Eigen::VectorXd& lambda,
+                        const Eigen::VectorXd& f,
+                        const Eigen::MatrixXd& grad_f,
+                        const Eigen::VectorXd& g,
+                        int num_inequalities,
+                        const Eigen::VectorXd& jt_nu,
+                        const KktMultipliers& multipliers,
+                        const Eigen::VectorXd& z,
+                        const Eigen::VectorXd& lower,
+                        const Eigen::VectorXd& upper,
+                        KktResidual* residual);
 
 // The multiplier of one bound that a solver without bound multipliers of
 // its own is credited with: `force` is the stationarity entry pushing the
@@ -240,6 +296,8 @@ class KktSystem {
   // K with the given multipliers (sizes S and m; bound multipliers of size
   // k or empty for zero).
   KktResidual Residual(const KktMultipliers& multipliers) const;
+  // The same into *residual, reusing its storage (see ComputeKktResidual).
+  void Residual(const KktMultipliers& multipliers, KktResidual* residual) const;
 
   // If the problem has bounds and multipliers->bound_lower / bound_upper
   // are empty, fills them by BoundMultiplier from the stationarity entries
@@ -359,6 +417,8 @@ class KktSystem {
   // lambda .* omega (S) for StationaritySquaredNorm; unit vector and row
   // for Linearize's dense J_h.
   mutable Eigen::VectorXd weights_scratch_;
+  // The residual Certificate(multipliers, sigma) scores.
+  mutable KktResidual residual_scratch_;
   Eigen::VectorXd unit_scratch_, row_scratch_;
   double rho_ = 0.0;
   Eigen::VectorXd lambda_;

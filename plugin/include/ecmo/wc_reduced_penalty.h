@@ -100,6 +100,13 @@ class WcReducedPenalty final : public ceres::FirstOrderFunction {
                    const Eigen::VectorXd& lambda,
                    const Eigen::VectorXd& offset);
 
+  // Starts over with another preference and offset (sizes as in the
+  // constructor), as a new object on the same evaluator would: penalties
+  // 1, shifts zero, scales one, no evaluation on record. The k-sized
+  // scratch is kept, which is why a sweep worker reuses one object for all
+  // its points.
+  void Reset(const Eigen::VectorXd& lambda, const Eigen::VectorXd& offset);
+
   // u > 0 multiplies ||h||^2, v > 0 the inequality terms.
   void SetPenalties(double u, double v);
   // omega (size S, entries >= 0) and nu (size q). Zero vectors give the
