@@ -10,7 +10,10 @@
 // from the family's cold start, k = 10 .. max_k; the best of `repeats`
 // solves per inner solver, the two solvers alternating.
 // Table 2: a warm sweep (`points` preferences) at k = 1e3 and 1e4 on 1 and 2
-// threads, for both inner solvers (issue 16: 2 threads >= 1.8x one).
+// threads, for both inner solvers (issue 16: 2 threads >= 1.8x one), with
+// two ceilings measured right after each row: a compute-bound loop (is a
+// second core free?) and a memory-bound one streaming what a thread's
+// L-BFGS pairs hold at that k (does the shared cache hold both threads'?).
 //
 //   inner_solver_bench [--max_k=100000] [--repeats=5] [--points=101]
 //                      [--sweep_sizes=1000,10000] [--inner=box|ceres|both]
@@ -90,7 +93,8 @@ double RunSweep(int k,
                 bool ceres_inner,
                 int threads,
                 const std::vector<std::vector<double>>& w,
-                int* converged) {
+                int* converged,
+                long* gradient_evaluations = nullptr) {
   ecmo::ParetoSweep::Options options;
   options.solver = SolverOptions(ceres_inner);
   options.warm_start = true;
@@ -103,9 +107,12 @@ double RunSweep(int k,
   };
   ecmo::Sweep(options, factory, w, &summary);
   *converged = 0;
+  long gradients = 0;
   for (const auto& point : summary.points) {
     *converged += point.summary.termination_type == ceres::CONVERGENCE;
+    gradients += point.summary.evaluations.gradient_evaluations;
   }
+  if (gradient_evaluations != nullptr) *gradient_evaluations = gradients;
   if (*converged != static_cast<int>(w.size())) ++g_failures;
   return summary.total_time_in_seconds;
 }
@@ -122,6 +129,44 @@ double Calibration(int threads, int repeats) {
       pool.emplace_back([t, threads, &sums] {
         double x = 0.0;
         for (long i = 0; i < 200000000L / threads; ++i) x += 1.0 / (i + 1.0);
+        sums[t] = x;
+      });
+    }
+    for (std::thread& thread : pool) thread.join();
+    best = std::min(
+        best,
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - begin)
+            .count());
+    if (sums[0] == 0.0) std::printf(" ");  // keeps the loop
+  }
+  return best;
+}
+
+// The memory system's share: the best wall time for `threads` threads to
+// stream, each through its own array of `doubles` entries, `passes` /
+// threads times (equal total traffic for 1 and 2 threads), as the sweep's
+// threads stream their L-BFGS pairs. Where the arrays no longer fit the
+// shared last-level cache together, 2 threads / 1 falls below 2x for any
+// code that streams that much per point.
+double StreamCalibration(int threads, long doubles, int repeats) {
+  const long passes =
+      std::max(2L, static_cast<long>(4e9 / 8.0 / static_cast<double>(doubles)));
+  std::vector<std::vector<double>> arrays(threads,
+                                          std::vector<double>(doubles, 1.0));
+  double best = 1e300;
+  for (int rep = 0; rep < repeats; ++rep) {
+    const auto begin = std::chrono::steady_clock::now();
+    std::vector<std::thread> pool;
+    std::vector<double> sums(threads, 0.0);
+    for (int t = 0; t < threads; ++t) {
+      pool.emplace_back([t, threads, passes, &arrays, &sums] {
+        const std::vector<double>& a = arrays[t];
+        double x = 0.0;
+        for (long pass = 0; pass < passes / threads; ++pass) {
+          double y = 0.0;
+          for (double v : a) y += v;
+          x += y;
+        }
         sums[t] = x;
       });
     }
@@ -237,8 +282,10 @@ int main(int argc, char** argv) {
   }
   std::printf(
       "\n| warm sweep, %d points | inner | 1 thread (s) | 2 threads (s) | "
-      "speed-up | converged | busy loop 2 threads / 1, right after |\n"
-      "|---|---|---|---|---|---|---|\n",
+      "speed-up | converged | busy loop 2 threads / 1, right after | "
+      "streaming 2 x 20 k-vectors per thread, 2 threads / 1 | "
+      "gradient evaluations 2 threads / 1 |\n"
+      "|---|---|---|---|---|---|---|---|---|\n",
       points);
   std::vector<int> sizes = sweep_sizes;
   if (smoke) sizes = {1000};
@@ -248,13 +295,16 @@ int main(int argc, char** argv) {
   for (int k : sizes) {
     for (int ceres_inner : inners) {
       double best[3] = {0.0, 1e300, 1e300};
+      long gradients[3] = {0, 0, 0};  // of the last run per thread count
       int converged = 0;
       const int r = smoke ? 1 : std::min(repeats, 3);
       for (int rep = 0; rep < r; ++rep) {
         for (int threads : {1, 2}) {
           int c = 0;
-          best[threads] = std::min(
-              best[threads], RunSweep(k, ceres_inner == 1, threads, w, &c));
+          best[threads] =
+              std::min(best[threads],
+                       RunSweep(k, ceres_inner == 1, threads, w, &c,
+                                &gradients[threads]));
           converged = std::min(threads == 1 && rep == 0 ? c : converged, c);
         }
       }
@@ -263,7 +313,15 @@ int main(int argc, char** argv) {
       // while it ran (2.0x: free; 1.0x: taken).
       const double free_core =
           smoke ? 0.0 : Calibration(1, 1) / Calibration(2, 1);
-      std::printf("| k = %d | %s | %.3f | %.3f | %.2fx | %d / %d | %.2fx |\n",
+      // The L-BFGS pairs a thread keeps (rank 20, 1 + k each of s and y).
+      const long pair_doubles = 2L * 20L * (k + 1L);
+      const double stream =
+          smoke ? 0.0
+                : StreamCalibration(1, pair_doubles, 2) /
+                      StreamCalibration(2, pair_doubles, 2);
+      std::printf(
+          "| k = %d | %s | %.3f | %.3f | %.2fx | %d / %d | %.2fx | %.2fx | "
+          "%.3f |\n",
                   k,
                   ceres_inner ? "Ceres" : "BoxLbfgs",
                   best[1],
@@ -271,7 +329,10 @@ int main(int argc, char** argv) {
                   best[1] / best[2],
                   converged,
                   points,
-                  free_core);
+                  free_core,
+                  stream,
+                  static_cast<double>(gradients[2]) /
+                      std::max(1L, gradients[1]));
       std::fflush(stdout);
     }
   }

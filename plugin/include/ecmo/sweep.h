@@ -225,7 +225,12 @@ struct SweepPoint {
 
   // The solve's summary: preference (as used), termination, z, objectives,
   // KKT scores, and the history only with ParetoSweep::Options::keep_history.
-  // Resumed points are restored by SummaryFromJson (ecmo/result_writer.h).
+  // Once the point's callbacks have run, its KKT residuals keep only the
+  // squared norms of their blocks (KktResidual::KeepNormsOnly: the block
+  // vectors are empty, SquaredNorm() and the block accessors are exact),
+  // so that a large sweep does not hold two k-vectors per point; a
+  // callback sees the whole residual. Resumed points are restored by
+  // SummaryFromJson (ecmo/result_writer.h).
   Solver::Summary summary;
   // Extra fields from Options::point_solver (e.g. a cross-check), merged into
   // the point's JSON. Empty object otherwise. For a resumed point, the
