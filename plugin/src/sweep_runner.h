@@ -83,6 +83,11 @@ struct Worker {
   // Distributed sweeps: set for a worker that hands its points to another
   // rank; such a worker has no evaluator (worker 0 never is one).
   RemoteSolve remote;
+  // The sweep's solver options with this worker's current warm start,
+  // copied once (on the first warm point) and then only given each
+  // point's warm start: a copy of the whole Options per point was a tenth
+  // of a small problem's sweep in allocations.
+  std::unique_ptr<Solver::Options> warm_options;
 };
 
 // Where the workers come from: every public Sweep overload is one of these

@@ -197,13 +197,14 @@ void SweepRunner::SolvePoint(Worker* worker,
                              const Solver::Options::WarmStart* warm) {
   // The sweep's solver options, with the neighbour's multipliers and
   // penalties when warm-starting.
-  std::unique_ptr<Solver::Options> warm_options;
   if (warm != nullptr) {
-    warm_options = std::make_unique<Solver::Options>(solver_options_);
-    warm_options->warm_start = *warm;
+    if (worker->warm_options == nullptr) {
+      worker->warm_options = std::make_unique<Solver::Options>(solver_options_);
+    }
+    worker->warm_options->warm_start = *warm;
   }
   const Solver::Options& options =
-      warm_options != nullptr ? *warm_options : solver_options_;
+      warm != nullptr ? *worker->warm_options : solver_options_;
   Solver::Summary& summary = point->summary;
   std::string error;
   if (!CheckPreference(point->preference_given, num_objectives_, &error)) {
