@@ -28,6 +28,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <string>
 #include <thread>
@@ -117,20 +118,19 @@ double RunSweep(int k,
   return summary.total_time_in_seconds;
 }
 
-// Best wall time of a fixed arithmetic loop split over `threads`
-// std::threads: the parallelism the (shared) machine offers right now.
-double Calibration(int threads, int repeats) {
+// Best wall time of `repeats` runs of `work` (called with the thread's
+// index, returning a value kept so the loop is not optimized away) on
+// `threads` std::threads at once.
+double BestWallTime(int threads,
+                    int repeats,
+                    const std::function<double(int)>& work) {
   double best = 1e300;
   for (int rep = 0; rep < repeats; ++rep) {
     const auto begin = std::chrono::steady_clock::now();
     std::vector<std::thread> pool;
     std::vector<double> sums(threads, 0.0);
     for (int t = 0; t < threads; ++t) {
-      pool.emplace_back([t, threads, &sums] {
-        double x = 0.0;
-        for (long i = 0; i < 200000000L / threads; ++i) x += 1.0 / (i + 1.0);
-        sums[t] = x;
-      });
+      pool.emplace_back([t, &work, &sums] { sums[t] = work(t); });
     }
     for (std::thread& thread : pool) thread.join();
     best = std::min(
@@ -142,6 +142,16 @@ double Calibration(int threads, int repeats) {
   return best;
 }
 
+// Best wall time of a fixed arithmetic loop split over `threads`
+// std::threads: the parallelism the (shared) machine offers right now.
+double Calibration(int threads, int repeats) {
+  return BestWallTime(threads, repeats, [threads](int) {
+    double x = 0.0;
+    for (long i = 0; i < 200000000L / threads; ++i) x += 1.0 / (i + 1.0);
+    return x;
+  });
+}
+
 // The memory system's share: the best wall time for `threads` threads to
 // stream, each through its own array of `doubles` entries, `passes` /
 // threads times (equal total traffic for 1 and 2 threads), as the sweep's
@@ -151,33 +161,17 @@ double Calibration(int threads, int repeats) {
 double StreamCalibration(int threads, long doubles, int repeats) {
   const long passes =
       std::max(2L, static_cast<long>(4e9 / 8.0 / static_cast<double>(doubles)));
-  std::vector<std::vector<double>> arrays(threads,
-                                          std::vector<double>(doubles, 1.0));
-  double best = 1e300;
-  for (int rep = 0; rep < repeats; ++rep) {
-    const auto begin = std::chrono::steady_clock::now();
-    std::vector<std::thread> pool;
-    std::vector<double> sums(threads, 0.0);
-    for (int t = 0; t < threads; ++t) {
-      pool.emplace_back([t, threads, passes, &arrays, &sums] {
-        const std::vector<double>& a = arrays[t];
-        double x = 0.0;
-        for (long pass = 0; pass < passes / threads; ++pass) {
-          double y = 0.0;
-          for (double v : a) y += v;
-          x += y;
-        }
-        sums[t] = x;
-      });
+  const std::vector<std::vector<double>> arrays(
+      threads, std::vector<double>(doubles, 1.0));
+  return BestWallTime(threads, repeats, [&](int t) {
+    double x = 0.0;
+    for (long pass = 0; pass < passes / threads; ++pass) {
+      double y = 0.0;
+      for (double v : arrays[t]) y += v;
+      x += y;
     }
-    for (std::thread& thread : pool) thread.join();
-    best = std::min(
-        best,
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - begin)
-            .count());
-    if (sums[0] == 0.0) std::printf(" ");  // keeps the loop
-  }
-  return best;
+    return x;
+  });
 }
 
 }  // namespace
