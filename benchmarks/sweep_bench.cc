@@ -5,7 +5,7 @@
 // benchmarks/README.md).
 //
 //   build/benchmarks/sweep_bench [--points=101] [--repeats=3]
-//                                [--tables=all|warm|threads]
+//                                [--tables=all|warm|threads|memory|scale]
 //   build/benchmarks/sweep_bench --smoke   (CTest: 11 points, one repeat,
 //       T = 2e3 in table 2, a short calibration loop; exits 1 unless every
 //       point of every sweep is usable, the quasi-Newton sweeps converge
@@ -31,6 +31,11 @@
 // solver options (histories recorded, as ecmo_solve does) over
 // --memory_points preferences, with and without
 // ParetoSweep::Options::keep_history.
+//
+// Table 4 (--tables=scale, or all): the same sweeps' wall time on 1 and 2
+// threads against the time their points' solves took: the share spent
+// outside the solves (serial work, which must stay O(n log n) in the
+// number of points).
 
 #include <malloc.h>
 #include <sys/wait.h>
@@ -53,10 +58,12 @@
 
 DEFINE_int32(points, 101, "Preferences per sweep.");
 DEFINE_int32(repeats, 3, "Runs per timing (the best is reported).");
-DEFINE_string(tables, "all", "Which tables: all, warm, threads or memory.");
+DEFINE_string(tables,
+              "all",
+              "Which tables: all, warm, threads, memory or scale.");
 DEFINE_string(memory_points,
               "2000,10000,40000",
-              "Table 3: comma-separated sweep sizes.");
+              "Tables 3 and 4: comma-separated sweep sizes.");
 DEFINE_bool(smoke, false,
             "Smoke test for CTest: --points=11 --repeats=1, T = 2e3 in table "
             "2, a short calibration; exit 1 if a sweep has an unusable point, "
@@ -114,19 +121,80 @@ double MaxZDistance(const ecmo::ParetoSweep::Summary& a,
 // Heap bytes in use (glibc).
 double HeapBytes() { return static_cast<double>(mallinfo2().uordblks); }
 
+// --memory_points as numbers (200 in the smoke test).
+std::vector<int> LargeSweepSizes() {
+  std::vector<int> sizes;
+  const std::string list =
+      FLAGS_smoke ? std::string("200") : FLAGS_memory_points;
+  size_t start = 0;
+  while (start <= list.size()) {
+    const size_t comma = std::min(list.find(',', start), list.size());
+    const int n = std::atoi(list.substr(start, comma - start).c_str());
+    if (n >= 2) sizes.push_back(n);
+    start = comma + 1;
+  }
+  return sizes;
+}
+
+// Table 4: what a large sweep of cheap points spends outside its points'
+// solves (the walk, the nearest finished point of every point, warm-start
+// set-up, bookkeeping and the summary), on 1 and 2 threads. The points'
+// own time is the sum of their Summary::total_time_in_seconds; on 2
+// threads it runs in parallel, the rest largely does not.
+void ScaleTable() {
+  const ecmo::problems::ProblemInfo* info =
+      ecmo::problems::Find("gebken_circle");
+  std::printf(
+      "\n| sweep, 1 and 2 threads | points | wall, 1 "
+      "thread (s) | points' own solves (s) | share outside the solves | "
+      "wall, 2 threads (s) | 2 threads / 1 | usable |\n"
+      "|---|---|---|---|---|---|---|---|\n");
+  for (int n : LargeSweepSizes()) {
+    std::string error;
+    const std::vector<std::vector<double>> w = ecmo::EvenlySpaced2(n, &error);
+    double wall[3] = {1e300, 1e300, 1e300};
+    double own = 0.0;
+    int usable = n;
+    const int repeats = FLAGS_smoke ? 1 : std::min(FLAGS_repeats, 2);
+    for (int r = 0; r < repeats; ++r) {
+      for (int threads : {1, 2}) {
+        ecmo::ParetoSweep::Options options;
+        options.problem_name = "gebken_circle";
+        options.keep_history = false;
+        options.num_threads = threads;
+        ecmo::ParetoSweep::Summary summary;
+        ecmo::Sweep(
+            options, ecmo::MakeProblemFactory(info->build), w, &summary);
+        if (summary.total_time_in_seconds < wall[threads]) {
+          wall[threads] = summary.total_time_in_seconds;
+          if (threads == 1) {
+            own = 0.0;
+            for (const ecmo::SweepPoint& p : summary.points) {
+              own += p.summary.total_time_in_seconds;
+            }
+          }
+        }
+        usable = std::min(usable, summary.num_usable);
+      }
+    }
+    std::printf(
+        "| gebken_circle, default solver options | %d | %.3f | %.3f | %.0f%% "
+        "| %.3f | %.2fx | %d |\n",
+        n,
+        wall[1],
+        own,
+        100.0 * std::max(0.0, 1.0 - own / wall[1]),
+        wall[2],
+        wall[1] / wall[2],
+        usable);
+    std::fflush(stdout);
+    Check(usable == n, "scale table", "a point is not usable");
+  }
+}
+
 // Table 3: heap bytes a finished sweep keeps per point.
 void MemoryTable() {
-  std::vector<int> sizes;
-  {
-    std::string list = FLAGS_smoke ? std::string("200") : FLAGS_memory_points;
-    size_t start = 0;
-    while (start <= list.size()) {
-      const size_t comma = std::min(list.find(',', start), list.size());
-      const int n = std::atoi(list.substr(start, comma - start).c_str());
-      if (n >= 2) sizes.push_back(n);
-      start = comma + 1;
-    }
-  }
+  const std::vector<int> sizes = LargeSweepSizes();
   const ecmo::problems::ProblemInfo* info =
       ecmo::problems::Find("gebken_circle");
   std::printf(
@@ -199,6 +267,10 @@ int main(int argc, char** argv) {
   }
   if (FLAGS_tables == "memory") {
     MemoryTable();
+    return g_failures == 0 ? 0 : 1;
+  }
+  if (FLAGS_tables == "scale") {
+    ScaleTable();
     return g_failures == 0 ? 0 : 1;
   }
   const int heavy_iterations = FLAGS_smoke ? 2000 : 20000;
@@ -351,5 +423,6 @@ int main(int argc, char** argv) {
       best[2],
       best[1] / best[2]);
   MemoryTable();
+  ScaleTable();
   return g_failures == 0 ? 0 : 1;
 }

@@ -9,6 +9,7 @@ PACKAGES=(
   coinor-libipopt-dev
   libgtest-dev libbenchmark-dev
   nlohmann-json3-dev
+  libnanoflann-dev
   zlib1g-dev
   gnuplot-nox
   # Optional: NLopt's SLSQP, the small-k peer in benchmarks/small_problem_bench.

@@ -30,6 +30,7 @@
 #include "ecmo/sweep.h"
 #include "nlohmann/json.hpp"
 #include "sweep_io.h"
+#include "sweep_neighbours.h"
 #include "worker_thread.h"
 
 namespace ecmo {
@@ -200,6 +201,8 @@ class SweepRunner {
   bool stop_ = false;
   TerminationType stop_type_ = ceres::CONVERGENCE;
   std::vector<char> done_;  // finished with a usable z (warm start source)
+  // The preferences of the done_ points, for NearestFinished (created by Run).
+  std::unique_ptr<FinishedPreferences> neighbours_;
   std::vector<int> walk_;
   struct Chunk {
     int lo = 0;

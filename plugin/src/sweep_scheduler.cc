@@ -100,22 +100,7 @@ int SweepRunner::NextTask(int thread) {
 }
 
 int SweepRunner::NearestFinished(const std::vector<double>& preference) const {
-  int best = -1;
-  double best_distance = std::numeric_limits<double>::infinity();
-  for (size_t i = 0; i < done_.size(); ++i) {
-    if (!done_[i]) continue;
-    const std::vector<double>& q = summary_->points[i].preference;
-    if (q.size() != preference.size()) continue;
-    double d = 0.0;
-    for (size_t s = 0; s < q.size(); ++s) {
-      d += (q[s] - preference[s]) * (q[s] - preference[s]);
-    }
-    if (d < best_distance) {
-      best_distance = d;
-      best = static_cast<int>(i);
-    }
-  }
-  return best;
+  return neighbours_ == nullptr ? -1 : neighbours_->Nearest(preference);
 }
 
 // The neighbour's final multipliers and penalties as a warm start (see
@@ -273,6 +258,7 @@ void SweepRunner::Finish(SweepPoint* point) {
   const Solver::Summary& s = point->summary;
   if (s.IsSolutionUsable() && s.z.size() == num_parameters_) {
     done_[point->index] = 1;
+    neighbours_->Add(point->index, point->preference);
     worst_kkt_ =
         std::max(worst_kkt_, s.kkt.with_solver_multipliers.SquaredNorm());
   }
@@ -459,6 +445,7 @@ void SweepRunner::Run() {
   }
   const int n = static_cast<int>(summary_->points.size());
   done_.assign(n, 0);
+  neighbours_ = std::make_unique<FinishedPreferences>(num_objectives_);
   std::vector<int> todo;
   for (SweepPoint& p : summary_->points) {
     if (p.status == SweepPoint::RESUMED) {
@@ -466,6 +453,7 @@ void SweepRunner::Run() {
       if (p.summary.IsSolutionUsable() &&
           p.summary.z.size() == num_parameters_) {
         done_[p.index] = 1;
+        neighbours_->Add(p.index, p.preference);
         worst_kkt_ = std::max(
             worst_kkt_, p.summary.kkt.with_solver_multipliers.SquaredNorm());
       }

@@ -1,0 +1,175 @@
+// Copyright 2026 The ceres-ecmo Authors.
+// SPDX-License-Identifier: BSD-3-Clause (see LICENSE).
+// Tests of the nearest-finished-point search of a sweep
+// (plugin/src/sweep_neighbours.h) against a brute-force scan:
+//   - FinishedPreferences::Nearest equals the scan (smallest squared
+//     distance, ties to the smallest point index) for S = 2, 3 and 5, on
+//     grids full of exact ties and duplicates, points added in a shuffled
+//     order, before and after the switch from scanning to the k-d tree;
+//   - wrong sizes and non-finite entries are neither added nor found;
+//   - in a one-thread sweep of 400 points every point's warm_start_from is
+//     the scan's answer over the points finished before it.
+
+#include "sweep_neighbours.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "ecmo/preference_grid.h"
+#include "ecmo/problem.h"
+#include "ecmo/sweep.h"
+#include "gtest/gtest.h"
+#include "test_problems.h"
+
+namespace ecmo {
+namespace {
+
+using internal::FinishedPreferences;
+
+struct Added {
+  int index;
+  std::vector<double> preference;
+};
+
+// The scan the sweep used before the index: the reference.
+int BruteForceNearest(const std::vector<Added>& added,
+                      const std::vector<double>& query) {
+  int best = -1;
+  double best_distance = std::numeric_limits<double>::infinity();
+  for (const Added& a : added) {
+    if (a.preference.size() != query.size()) continue;
+    double d = 0.0;
+    for (size_t s = 0; s < query.size(); ++s) {
+      d += (a.preference[s] - query[s]) * (a.preference[s] - query[s]);
+    }
+    if (d < best_distance || (d == best_distance && a.index < best)) {
+      best_distance = d;
+      best = a.index;
+    }
+  }
+  return best;
+}
+
+void CheckAgainstScan(int num_objectives, int grid_divisions, unsigned seed) {
+  std::string error;
+  std::vector<std::vector<double>> grid =
+      DasDennis(num_objectives, grid_divisions, &error);
+  ASSERT_FALSE(grid.empty()) << error;
+  // Every grid point twice (exact duplicates: ties at distance 0).
+  const int n = static_cast<int>(grid.size());
+  for (int i = 0; i < n; ++i) grid.push_back(grid[i]);
+  std::mt19937 rng(seed);
+  std::vector<int> order(grid.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
+  std::shuffle(order.begin(), order.end(), rng);
+  std::uniform_real_distribution<double> uniform(0.0, 1.0);
+
+  FinishedPreferences index(num_objectives);
+  std::vector<Added> added;
+  int checked = 0;
+  for (size_t step = 0; step < order.size(); ++step) {
+    const int i = order[step];
+    index.Add(i, grid[i]);
+    added.push_back({i, grid[i]});
+    ASSERT_EQ(index.size(), static_cast<int>(added.size()));
+    // Queries: grid points (ties between equidistant neighbours), random
+    // points of the simplex, and midpoints of two grid points.
+    for (int q = 0; q < 3; ++q) {
+      std::vector<double> query = grid[rng() % grid.size()];
+      if (q == 1) {
+        double sum = 0.0;
+        for (double& w : query) sum += (w = -std::log(uniform(rng) + 1e-300));
+        for (double& w : query) w /= sum;
+      } else if (q == 2) {
+        const std::vector<double>& other = grid[rng() % grid.size()];
+        for (size_t s = 0; s < query.size(); ++s) {
+          query[s] = 0.5 * (query[s] + other[s]);
+        }
+      }
+      ASSERT_EQ(index.Nearest(query), BruteForceNearest(added, query))
+          << "S = " << num_objectives << ", " << added.size()
+          << " points added, query kind " << q;
+      ++checked;
+    }
+  }
+  EXPECT_GT(static_cast<int>(added.size()), FinishedPreferences::kScanLimit);
+  EXPECT_EQ(checked, 3 * static_cast<int>(grid.size()));
+}
+
+TEST(FinishedPreferences, EqualsTheScanWithTwoObjectives) {
+  CheckAgainstScan(2, 300, 1);  // 602 points
+}
+
+TEST(FinishedPreferences, EqualsTheScanWithThreeObjectives) {
+  CheckAgainstScan(3, 14, 2);  // 2 x 120 points
+}
+
+TEST(FinishedPreferences, EqualsTheScanWithFiveObjectives) {
+  CheckAgainstScan(5, 6, 3);  // 2 x 210 points
+}
+
+TEST(FinishedPreferences, IgnoresWrongSizesAndNonFiniteEntries) {
+  FinishedPreferences index(2);
+  EXPECT_EQ(index.Nearest({0.5, 0.5}), -1);  // empty
+  index.Add(0, {0.5, 0.2, 0.3});             // wrong size
+  index.Add(1, {std::numeric_limits<double>::quiet_NaN(), 0.5});
+  index.Add(2, {std::numeric_limits<double>::infinity(), 0.0});
+  index.Add(-1, {0.5, 0.5});  // negative index
+  EXPECT_EQ(index.size(), 0);
+  EXPECT_EQ(index.Nearest({0.5, 0.5}), -1);
+  index.Add(7, {0.9, 0.1});
+  index.Add(3, {0.1, 0.9});
+  EXPECT_EQ(index.size(), 2);
+  EXPECT_EQ(index.Nearest({0.8, 0.2}), 7);
+  EXPECT_EQ(index.Nearest({0.5, 0.5}), 3);  // a tie: the smaller index
+  EXPECT_EQ(index.Nearest({0.5, 0.5, 0.0}), -1);
+  EXPECT_EQ(index.Nearest({std::numeric_limits<double>::quiet_NaN(), 0.5}), -1);
+}
+
+class RecordOrder final : public SweepCallback {
+ public:
+  CallbackReturnType operator()(const SweepPoint& point) override {
+    order.push_back(point.index);
+    return ceres::SOLVER_CONTINUE;
+  }
+  std::vector<int> order;
+};
+
+TEST(FinishedPreferences, SweepWarmStartsFromTheNearestFinishedPoint) {
+  double z[2] = {0.5, 0.5};
+  Problem problem;
+  testing::BuildGebken(z, &problem);
+  std::string error;
+  std::vector<std::vector<double>> preferences = EvenlySpaced2(350, &error);
+  ASSERT_FALSE(preferences.empty()) << error;
+  // Duplicates: exact ties for the scan's tie rule.
+  for (int i = 0; i < 50; ++i) preferences.push_back(preferences[7 * i]);
+  ParetoSweep::Options options;
+  options.num_threads = 1;
+  RecordOrder record;
+  options.callbacks.push_back(&record);
+  ParetoSweep::Summary summary;
+  Sweep(options, problem, ThreadSafety::BASIC, preferences, &summary);
+  ASSERT_EQ(record.order.size(), preferences.size());
+  EXPECT_EQ(summary.num_usable, static_cast<int>(preferences.size()));
+
+  std::vector<Added> finished;
+  int warm = 0;
+  for (int i : record.order) {
+    const SweepPoint& point = summary.points[i];
+    EXPECT_EQ(point.warm_start_from,
+              BruteForceNearest(finished, point.preference))
+        << "point " << i << " (" << finished.size() << " finished before it)";
+    warm += point.warm_start_from >= 0;
+    if (point.summary.IsSolutionUsable()) {
+      finished.push_back({i, point.preference});
+    }
+  }
+  EXPECT_EQ(warm, static_cast<int>(preferences.size()) - 1);
+}
+
+}  // namespace
+}  // namespace ecmo
