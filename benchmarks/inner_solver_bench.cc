@@ -232,15 +232,19 @@ int main(int argc, char** argv) {
     const std::vector<std::vector<double>> w =
         ecmo::EvenlySpaced2(points, &error);
     int converged = 0;
+    long gradients = 0;
     const double seconds =
-        RunSweep(sweep_k, ceres_only, threads, w, &converged);
-    std::printf("k = %d, %s inner, %d threads: %.4f s, %d / %d converged\n",
-                sweep_k,
-                ceres_only ? "Ceres" : "BoxLbfgs",
-                threads,
-                seconds,
-                converged,
-                points);
+        RunSweep(sweep_k, ceres_only, threads, w, &converged, &gradients);
+    std::printf(
+        "k = %d, %s inner, %d threads: %.4f s, %d / %d converged, %ld "
+        "gradient evaluations\n",
+        sweep_k,
+        ceres_only ? "Ceres" : "BoxLbfgs",
+        threads,
+        seconds,
+        converged,
+        points,
+        gradients);
     return 0;
   }
   const double l1 = 0.3;
@@ -278,8 +282,9 @@ int main(int argc, char** argv) {
       "\n| warm sweep, %d points | inner | 1 thread (s) | 2 threads (s) | "
       "speed-up | converged | busy loop 2 threads / 1, right after | "
       "streaming 2 x 20 k-vectors per thread, 2 threads / 1 | "
-      "gradient evaluations 2 threads / 1 |\n"
-      "|---|---|---|---|---|---|---|---|---|\n",
+      "gradient evaluations 2 threads / 1 | gradient evaluations per point, "
+      "1 thread |\n"
+      "|---|---|---|---|---|---|---|---|---|---|\n",
       points);
   std::vector<int> sizes = sweep_sizes;
   if (smoke) sizes = {1000};
@@ -315,18 +320,18 @@ int main(int argc, char** argv) {
                       StreamCalibration(2, pair_doubles, 2);
       std::printf(
           "| k = %d | %s | %.3f | %.3f | %.2fx | %d / %d | %.2fx | %.2fx | "
-          "%.3f |\n",
-                  k,
-                  ceres_inner ? "Ceres" : "BoxLbfgs",
-                  best[1],
-                  best[2],
-                  best[1] / best[2],
-                  converged,
-                  points,
-                  free_core,
-                  stream,
-                  static_cast<double>(gradients[2]) /
-                      std::max(1L, gradients[1]));
+          "%.3f | %.1f |\n",
+          k,
+          ceres_inner ? "Ceres" : "BoxLbfgs",
+          best[1],
+          best[2],
+          best[1] / best[2],
+          converged,
+          points,
+          free_core,
+          stream,
+          static_cast<double>(gradients[2]) / std::max(1L, gradients[1]),
+          static_cast<double>(gradients[1]) / points);
       std::fflush(stdout);
     }
   }
