@@ -3,7 +3,8 @@
 // internal::WorkerThread (plugin/src/worker_thread.h): runs its body once
 // and joins; moves; where the caller may run on several CPUs the thread
 // starts on another CPU than the caller's and then may run on all of the
-// caller's CPUs again (it is not left pinned).
+// caller's CPUs again (it is not left pinned); StartWorkers runs its body
+// once for every thread number of its range and appends the threads.
 
 #include "worker_thread.h"
 
@@ -49,6 +50,21 @@ TEST(WorkerThread, MovesAndJoinsWhenDestroyed) {
 }
 
 #ifdef __linux__
+TEST(WorkerThread, StartWorkersRunsEveryNumberOfItsRangeOnce) {
+  std::vector<std::atomic<int>> runs(8);
+  for (auto& r : runs) r = 0;
+  std::vector<WorkerThread> threads;
+  // Appends: a first batch 2..4, then 5..6 (as the MPI server adds
+  // threads), with a temporary body each time.
+  EXPECT_EQ(StartWorkers(2, 5, [&](int t) { ++runs[t]; }, &threads), 3);
+  EXPECT_EQ(StartWorkers(5, 7, [&](int t) { runs[t] += 10; }, &threads), 2);
+  EXPECT_EQ(StartWorkers(7, 7, [&](int t) { ++runs[t]; }, &threads), 0);
+  EXPECT_EQ(threads.size(), 5u);
+  for (WorkerThread& t : threads) t.Join();
+  const std::vector<int> expected = {0, 0, 1, 1, 1, 10, 10, 0};
+  for (int t = 0; t < 8; ++t) EXPECT_EQ(runs[t].load(), expected[t]) << t;
+}
+
 TEST(WorkerThread, StartsOnAnotherCpuAndIsNotLeftPinned) {
   cpu_set_t allowed;
   ASSERT_EQ(sched_getaffinity(0, sizeof(allowed), &allowed), 0);

@@ -23,21 +23,17 @@ namespace ecmo {
 namespace internal {
 
 int SweepRunner::StartThreads(int threads, std::vector<WorkerThread>* pool) {
-  pool->reserve(threads);
-  for (int t = 1; t < threads; ++t) {
-    WorkerThread thread;
-    if (!thread.Start([this, t] { WorkerLoop(t); })) {
-      std::lock_guard<std::mutex> lock(mutex_);
-      summary_->num_threads_used = t;
-      summary_->threads_message =
-          "could create only " + std::to_string(t) + " of " +
-          std::to_string(threads) +
-          " threads; lower num_threads or raise the memory / process limits";
-      break;
-    }
-    pool->push_back(std::move(thread));
+  const int started =
+      StartWorkers(1, threads, [this](int t) { WorkerLoop(t); }, pool);
+  if (started + 1 < threads) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    summary_->num_threads_used = started + 1;
+    summary_->threads_message =
+        "could create only " + std::to_string(started + 1) + " of " +
+        std::to_string(threads) +
+        " threads; lower num_threads or raise the memory / process limits";
   }
-  return static_cast<int>(pool->size()) + 1;
+  return started + 1;
 }
 
 void SweepRunner::ChooseThreads(int num_todo) {

@@ -54,19 +54,6 @@ bool TaskQueue::Next(int* task) {
   return true;
 }
 
-std::vector<WorkerThread> StartWorkers(int begin,
-                                       int end,
-                                       const std::function<void(int)>& body) {
-  std::vector<WorkerThread> threads;
-  for (int t = begin; t < end; ++t) {
-    WorkerThread thread;
-    // body by value: the caller may have passed a temporary.
-    if (!thread.Start([body, t] { body(t); })) break;  // run with fewer
-    threads.push_back(std::move(thread));
-  }
-  return threads;
-}
-
 }  // namespace internal
 
 void RunTasks(const TaskFarm::Options& options,
@@ -93,8 +80,8 @@ void RunTasks(const TaskFarm::Options& options,
   const int num_threads =
       std::max(1, std::min<int>(options.num_threads, tasks.size()));
   // The calling thread is worker 0.
-  std::vector<internal::WorkerThread> threads =
-      internal::StartWorkers(1, num_threads, body);
+  std::vector<internal::WorkerThread> threads;
+  internal::StartWorkers(1, num_threads, body, &threads);
   body(0);
   for (internal::WorkerThread& t : threads) t.Join();
 }

@@ -2,8 +2,9 @@
 // SPDX-License-Identifier: BSD-3-Clause (see LICENSE).
 // ceres-ecmo internal: the pieces of ecmo::RunTasks that the distributed
 // farm (plugin/mpi, ecmo::DistributeTasks) shares: a queue of task numbers
-// drained by several threads, one task solved with its exception caught,
-// and the start of worker threads. Not installed.
+// drained by several threads and one task solved with its exception
+// caught (their threads start with StartWorkers, worker_thread.h). Not
+// installed.
 
 #ifndef ECMO_TASK_FARM_WORKER_H_
 #define ECMO_TASK_FARM_WORKER_H_
@@ -42,12 +43,6 @@ class TaskQueue {
   std::vector<int> tasks_;
   size_t next_ = 0;
 };
-
-// Threads running body(thread) for thread = begin .. end - 1; fewer (the
-// first ones) when the system refuses more.
-std::vector<WorkerThread> StartWorkers(int begin,
-                                       int end,
-                                       const std::function<void(int)>& body);
 
 }  // namespace internal
 }  // namespace ecmo

@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <sched.h>
 
+#include <algorithm>
 #include <utility>
 
 namespace ecmo {
@@ -90,6 +91,20 @@ void WorkerThread::Join() {
   if (state_ == nullptr) return;
   pthread_join(state_->thread, nullptr);
   state_.reset();
+}
+
+int StartWorkers(int begin,
+                 int end,
+                 const std::function<void(int)>& body,
+                 std::vector<WorkerThread>* threads) {
+  threads->reserve(threads->size() + std::max(0, end - begin));
+  for (int t = begin; t < end; ++t) {
+    WorkerThread thread;
+    // body by value: the caller may have passed a temporary.
+    if (!thread.Start([body, t] { body(t); })) return t - begin;
+    threads->push_back(std::move(thread));
+  }
+  return std::max(0, end - begin);
 }
 
 }  // namespace internal

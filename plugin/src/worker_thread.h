@@ -20,6 +20,7 @@
 
 #include <functional>
 #include <memory>
+#include <vector>
 
 namespace ecmo {
 namespace internal {
@@ -46,6 +47,15 @@ class WorkerThread {
  private:
   std::unique_ptr<State> state_;
 };
+
+// Starts WorkerThreads running body(t) for t = begin .. end - 1 and appends
+// them to *threads; when the system refuses one, stops there (the caller
+// runs with fewer). Returns how many it started. The one loop the sweep
+// workers, the task farm and the MPI serving threads share.
+int StartWorkers(int begin,
+                 int end,
+                 const std::function<void(int)>& body,
+                 std::vector<WorkerThread>* threads);
 
 }  // namespace internal
 }  // namespace ecmo

@@ -98,7 +98,7 @@ class Coordinator {
     // Every local worker is a new thread: this one relays.
     std::vector<internal::WorkerThread> threads;
     if (total_ > 0) {
-      threads = internal::StartWorkers(0, options_.num_threads, local);
+      internal::StartWorkers(0, options_.num_threads, local, &threads);
     }
     internal::Sender sender(comm_);
     // Up to num_threads tasks in flight per rank, dealt round-robin so

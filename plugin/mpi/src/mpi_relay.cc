@@ -154,12 +154,10 @@ void TaskServer::Run(int threads_at_start) {
 }
 
 void TaskServer::StartThreads(int count) {
+  // Serves with fewer when the system refuses some.
   const int first = static_cast<int>(threads_.size());
-  for (int t = first; t < first + count; ++t) {
-    WorkerThread thread;
-    if (!thread.Start([this, t] { SolveLoop(t); })) break;  // serve with fewer
-    threads_.push_back(std::move(thread));
-  }
+  StartWorkers(
+      first, first + count, [this](int t) { SolveLoop(t); }, &threads_);
   if (threads_.empty()) error_ = "could not start a solving thread";
 }
 
