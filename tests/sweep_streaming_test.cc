@@ -14,6 +14,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cmath>
 #include <fstream>
 #include <map>
 #include <set>
@@ -340,8 +341,62 @@ TEST(SweepStreaming, ResumedPointsAreCompactAndGiveTheirLineBack) {
       nlohmann::json expected = line;
       if (!keep) expected.erase("history");
       EXPECT_EQ(document["points"][p.index], expected) << p.index;
+      // The squared norms of K as the first run computed them, to the bit
+      // (the file keeps them exactly; a square root and its square would
+      // not give them back).
+      const KktReport& a = p.summary.kkt;
+      const KktReport& b = first.points[p.index].summary.kkt;
+      for (const auto& [ra, rb] :
+           {std::make_pair(&a.with_solver_multipliers,
+                           &b.with_solver_multipliers),
+            std::make_pair(&a.with_least_squares_multipliers,
+                           &b.with_least_squares_multipliers)}) {
+        EXPECT_EQ(ra->SquaredNorm(), rb->SquaredNorm()) << p.index;
+        EXPECT_EQ(ra->SimplexSq(), rb->SimplexSq()) << p.index;
+        EXPECT_EQ(ra->StationaritySq(), rb->StationaritySq()) << p.index;
+        EXPECT_EQ(ra->FeasibilitySq(), rb->FeasibilitySq()) << p.index;
+        EXPECT_EQ(ra->ComplementaritySq(), rb->ComplementaritySq()) << p.index;
+      }
     }
+    EXPECT_EQ(resumed.worst_kkt_residual_sq, first.worst_kkt_residual_sq);
   }
+}
+
+TEST(SweepStreaming, AResumedPointNeverScoredKeepsItsNanResidual) {
+  // A line whose KKT blocks are null (NaN when written: the point was
+  // never scored) must not read back as ||K||^2 = 0.
+  const std::string dir = ::testing::TempDir();
+  const std::string jsonl = dir + "/resume_nan.jsonl";
+  const auto preferences = Even(3);
+  ParetoSweep::Options options = BaseOptions(jsonl, "");
+  ParetoSweep::Summary first;
+  Sweep(options, Gebken(), preferences, &first);
+  ASSERT_EQ(first.num_solved, 3) << first.message;
+  std::string text;
+  for (const std::string& l : ReadLines(jsonl)) {
+    nlohmann::json j = nlohmann::json::parse(l);
+    if (j["index"].get<int>() == 1) {
+      j["termination"] = "FAILURE";
+      for (auto& [key, block] : j["kkt"].items()) {
+        if (block.is_object() && block.contains("stationarity_sq")) {
+          block["stationarity_sq"] = nullptr;
+        }
+      }
+    }
+    text += j.dump() + "\n";
+  }
+  WriteText(jsonl, text);
+  options.resume = true;
+  ParetoSweep::Summary resumed;
+  Sweep(options, Gebken(), preferences, &resumed);
+  ASSERT_EQ(resumed.num_resumed + resumed.num_solved, 3) << resumed.message;
+  const SweepPoint& p = resumed.points[1];
+  ASSERT_EQ(p.status, SweepPoint::RESUMED);
+  EXPECT_TRUE(std::isnan(p.summary.kkt.with_solver_multipliers.SquaredNorm()));
+  EXPECT_EQ(resumed.points[0].status, SweepPoint::RESUMED);
+  EXPECT_FALSE(
+      std::isnan(resumed.points[0].summary.kkt.with_solver_multipliers
+                     .SquaredNorm()));
 }
 
 #ifdef ECMO_SOLVE_PATH

@@ -124,6 +124,7 @@ KktResidual ComputeKktResidual(double rho,
 
 void KktResidual::KeepNormsOnly() {
   SquaredNorms norms;
+  norms.simplex = kept_squared_norms.simplex;  // simplex itself is kept
   norms.stationarity = StationaritySq();
   norms.feasibility = FeasibilitySq();
   norms.complementarity = ComplementaritySq();

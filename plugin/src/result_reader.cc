@@ -118,13 +118,6 @@ bool ReadVector(const nlohmann::json& j,
   return true;
 }
 
-// One block of K restored as a one-entry vector holding its norm.
-Eigen::VectorXd NormVector(double squared_norm) {
-  Eigen::VectorXd v(1);
-  v[0] = std::sqrt(std::max(0.0, squared_norm));
-  return v;
-}
-
 bool ReadBlocks(const nlohmann::json& kkt,
                 const char* key,
                 KktResidual* out,
@@ -147,14 +140,24 @@ bool ReadBlocks(const nlohmann::json& kkt,
                   error)) {
     return false;
   }
-  // Files from before inequality constraints have no such block.
-  if (constraint_complementarity > 0.0) {
-    out->inequality_complementarity = NormVector(constraint_complementarity);
-  }
-  out->simplex = std::sqrt(std::max(0.0, simplex));
-  out->stationarity = NormVector(stationarity);
-  out->feasibility = NormVector(feasibility);
-  out->complementarity = NormVector(complementarity);
+  // The squared norms exactly as written, as a finished point of a sweep
+  // keeps them (KktResidual::KeepNormsOnly): a resumed point's ||K||^2 is
+  // the one the original run computed, to the bit. The blocks are not in
+  // the file. (Files from before inequality constraints have 0 for their
+  // block.) A negative value counts as 0; a null (NaN: the point was
+  // never scored) makes ||K||^2 NaN, as it was when written.
+  const auto clamp = [](double v) { return v > 0.0 ? v : 0.0; };
+  *out = KktResidual();
+  const bool known = !std::isnan(simplex) && !std::isnan(stationarity) &&
+                     !std::isnan(feasibility) && !std::isnan(complementarity) &&
+                     !std::isnan(constraint_complementarity);
+  out->simplex = known ? std::sqrt(clamp(simplex)) : kNaN;
+  if (known) out->kept_squared_norms.simplex = clamp(simplex);
+  out->kept_squared_norms.stationarity = clamp(stationarity);
+  out->kept_squared_norms.feasibility = clamp(feasibility);
+  out->kept_squared_norms.complementarity = clamp(complementarity);
+  out->kept_squared_norms.constraint_complementarity =
+      clamp(constraint_complementarity);
   return true;
 }
 

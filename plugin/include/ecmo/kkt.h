@@ -81,9 +81,14 @@ struct KktResidual {
   // without bounds (entries of unbounded components are 0).
   Eigen::VectorXd bound_complementarity;
 
-  // The squared norms of the blocks, recorded by KeepNormsOnly (NaN while
-  // the blocks are held); the accessors below return them then.
+  // The squared norms of the blocks, recorded by KeepNormsOnly or by a
+  // result reader (NaN while the blocks are held); the accessors below
+  // return them then.
   struct SquaredNorms {
+    // Only a reader sets it: the file keeps simplex^2, not its sign (such
+    // a residual has simplex = sqrt of it, which may square to one ulp
+    // off; SimplexSq() is this exact value).
+    double simplex = std::numeric_limits<double>::quiet_NaN();
     double stationarity = std::numeric_limits<double>::quiet_NaN();
     double feasibility = std::numeric_limits<double>::quiet_NaN();
     double complementarity = std::numeric_limits<double>::quiet_NaN();
@@ -92,7 +97,10 @@ struct KktResidual {
   };
   SquaredNorms kept_squared_norms;
 
-  double SimplexSq() const { return simplex * simplex; }
+  double SimplexSq() const {
+    return std::isnan(kept_squared_norms.simplex) ? simplex * simplex
+                                                  : kept_squared_norms.simplex;
+  }
   double StationaritySq() const {
     return Kept(kept_squared_norms.stationarity, stationarity);
   }
