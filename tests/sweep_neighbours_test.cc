@@ -1,16 +1,21 @@
 // Copyright 2026 The ceres-ecmo Authors.
 // SPDX-License-Identifier: BSD-3-Clause (see LICENSE).
-// Tests of the nearest-finished-point search of a sweep
-// (plugin/src/sweep_neighbours.h) against a brute-force scan:
-//   - FinishedPreferences::Nearest equals the scan (smallest squared
-//     distance, ties to the smallest point index) for S = 2, 3 and 5, on
-//     grids full of exact ties and duplicates, points added in a shuffled
-//     order, before and after the switch from scanning to the k-d tree;
-//   - wrong sizes and non-finite entries are neither added nor found;
+// Tests of the nearest-neighbour search over a sweep's preferences
+// (plugin/src/sweep_neighbours.h) against brute-force scans:
+//   - PreferenceIndex::Nearest equals the scan (smallest squared
+//     distance, ties to the smallest id) for S = 2, 3 and 5, on grids full
+//     of exact ties and duplicates, ids added in a shuffled order and some
+//     removed again, before and after the switch from scanning to the k-d
+//     tree;
+//   - wrong sizes, non-finite entries and ids present already are not
+//     added, and are not found;
+//   - the sweep's greedy walk (internal::Walk, S > 2) is the brute-force
+//     greedy path, point for point;
 //   - in a one-thread sweep of 400 points every point's warm_start_from is
 //     the scan's answer over the points finished before it.
 
 #include "sweep_neighbours.h"
+#include "sweep_runner.h"
 
 #include <algorithm>
 #include <cmath>
@@ -27,7 +32,7 @@
 namespace ecmo {
 namespace {
 
-using internal::FinishedPreferences;
+using internal::PreferenceIndex;
 
 struct Added {
   int index;
@@ -67,13 +72,20 @@ void CheckAgainstScan(int num_objectives, int grid_divisions, unsigned seed) {
   std::shuffle(order.begin(), order.end(), rng);
   std::uniform_real_distribution<double> uniform(0.0, 1.0);
 
-  FinishedPreferences index(num_objectives);
+  PreferenceIndex index(num_objectives);
   std::vector<Added> added;
   int checked = 0;
   for (size_t step = 0; step < order.size(); ++step) {
     const int i = order[step];
     index.Add(i, grid[i]);
     added.push_back({i, grid[i]});
+    // Now and then one of those held goes again (the walk removes).
+    if (rng() % 4 == 0) {
+      const size_t victim = rng() % added.size();
+      index.Remove(added[victim].index);
+      index.Remove(added[victim].index);  // twice: no effect
+      added.erase(added.begin() + victim);
+    }
     ASSERT_EQ(index.size(), static_cast<int>(added.size()));
     // Queries: grid points (ties between equidistant neighbours), random
     // points of the simplex, and midpoints of two grid points.
@@ -95,24 +107,28 @@ void CheckAgainstScan(int num_objectives, int grid_divisions, unsigned seed) {
       ++checked;
     }
   }
-  EXPECT_GT(static_cast<int>(added.size()), FinishedPreferences::kScanLimit);
+  EXPECT_GT(static_cast<int>(added.size()), PreferenceIndex::kScanLimit);
   EXPECT_EQ(checked, 3 * static_cast<int>(grid.size()));
+  // Empty it again: nothing is found.
+  for (const Added& a : added) index.Remove(a.index);
+  EXPECT_EQ(index.size(), 0);
+  EXPECT_EQ(index.Nearest(grid[0]), -1);
 }
 
-TEST(FinishedPreferences, EqualsTheScanWithTwoObjectives) {
+TEST(PreferenceIndex, EqualsTheScanWithTwoObjectives) {
   CheckAgainstScan(2, 300, 1);  // 602 points
 }
 
-TEST(FinishedPreferences, EqualsTheScanWithThreeObjectives) {
+TEST(PreferenceIndex, EqualsTheScanWithThreeObjectives) {
   CheckAgainstScan(3, 14, 2);  // 2 x 120 points
 }
 
-TEST(FinishedPreferences, EqualsTheScanWithFiveObjectives) {
+TEST(PreferenceIndex, EqualsTheScanWithFiveObjectives) {
   CheckAgainstScan(5, 6, 3);  // 2 x 210 points
 }
 
-TEST(FinishedPreferences, IgnoresWrongSizesAndNonFiniteEntries) {
-  FinishedPreferences index(2);
+TEST(PreferenceIndex, IgnoresWrongSizesAndNonFiniteEntries) {
+  PreferenceIndex index(2);
   EXPECT_EQ(index.Nearest({0.5, 0.5}), -1);  // empty
   index.Add(0, {0.5, 0.2, 0.3});             // wrong size
   index.Add(1, {std::numeric_limits<double>::quiet_NaN(), 0.5});
@@ -127,6 +143,70 @@ TEST(FinishedPreferences, IgnoresWrongSizesAndNonFiniteEntries) {
   EXPECT_EQ(index.Nearest({0.5, 0.5}), 3);  // a tie: the smaller index
   EXPECT_EQ(index.Nearest({0.5, 0.5, 0.0}), -1);
   EXPECT_EQ(index.Nearest({std::numeric_limits<double>::quiet_NaN(), 0.5}), -1);
+  index.Add(7, {0.5, 0.5});  // present already: not added
+  EXPECT_EQ(index.size(), 2);
+  EXPECT_EQ(index.Nearest({0.5, 0.5}), 3);
+  index.Remove(3);
+  index.Remove(99);  // not present: nothing
+  EXPECT_EQ(index.size(), 1);
+  EXPECT_EQ(index.Nearest({0.5, 0.5}), 7);
+}
+
+// The greedy path as Walk built it before the index: from the
+// lexicographically largest preference, always the nearest unvisited one,
+// ties to the earliest in lexicographic order.
+std::vector<int> BruteForceGreedyWalk(
+    const std::vector<std::vector<double>>& w) {
+  std::vector<int> order(w.size());
+  for (size_t i = 0; i < w.size(); ++i) order[i] = static_cast<int>(i);
+  std::sort(order.begin(), order.end(), [&](int a, int b) {
+    if (w[a] != w[b]) return w[a] > w[b];
+    return a < b;
+  });
+  std::vector<char> used(order.size(), 0);
+  std::vector<int> path = {order[0]};
+  used[0] = 1;
+  size_t current = 0;
+  for (size_t step = 1; step < order.size(); ++step) {
+    size_t best = 0;
+    double best_distance = std::numeric_limits<double>::infinity();
+    for (size_t j = 0; j < order.size(); ++j) {
+      if (used[j]) continue;
+      double d = 0.0;
+      for (size_t s = 0; s < w[0].size(); ++s) {
+        const double t = w[order[j]][s] - w[order[current]][s];
+        d += t * t;
+      }
+      if (d < best_distance) {
+        best_distance = d;
+        best = j;
+      }
+    }
+    used[best] = 1;
+    path.push_back(order[best]);
+    current = best;
+  }
+  return path;
+}
+
+TEST(PreferenceIndex, SweepWalkIsTheGreedyPath) {
+  for (const auto& [S, H] : {std::make_pair(3, 30), std::make_pair(4, 9)}) {
+    std::string error;
+    std::vector<std::vector<double>> w = DasDennis(S, H, &error);
+    ASSERT_FALSE(w.empty()) << error;
+    // Duplicates: ties at distance 0.
+    for (int i = 0; i < 40; ++i) w.push_back(w[3 * i]);
+    std::vector<SweepPoint> points(w.size());
+    std::vector<int> todo;
+    for (size_t i = 0; i < w.size(); ++i) {
+      points[i].index = static_cast<int>(i);
+      points[i].preference = w[i];
+      todo.push_back(static_cast<int>(i));
+    }
+    ASSERT_GT(static_cast<int>(w.size()), PreferenceIndex::kScanLimit);
+    EXPECT_EQ(internal::Walk(points, todo, S), BruteForceGreedyWalk(w))
+        << "S = " << S << ", " << w.size() << " preferences";
+  }
 }
 
 class RecordOrder final : public SweepCallback {
@@ -138,7 +218,7 @@ class RecordOrder final : public SweepCallback {
   std::vector<int> order;
 };
 
-TEST(FinishedPreferences, SweepWarmStartsFromTheNearestFinishedPoint) {
+TEST(PreferenceIndex, SweepWarmStartsFromTheNearestFinishedPoint) {
   double z[2] = {0.5, 0.5};
   Problem problem;
   testing::BuildGebken(z, &problem);

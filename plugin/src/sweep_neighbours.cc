@@ -21,22 +21,22 @@ double SquaredDistance(const double* a, const double* b, int dimension) {
   return d;
 }
 
-bool AllFinite(const std::vector<double>& v) {
-  for (double x : v) {
-    if (!std::isfinite(x)) return false;
+bool AllFinite(const double* v, int n) {
+  for (int i = 0; i < n; ++i) {
+    if (!std::isfinite(v[i])) return false;
   }
   return true;
 }
 
 }  // namespace
 
-class FinishedPreferences::Tree {
+class PreferenceIndex::Tree {
  public:
   // nanoflann's dataset interface over the owner's slots.
   struct Dataset {
-    const FinishedPreferences* owner;
+    const PreferenceIndex* owner;
     size_t kdtree_get_point_count() const {
-      return owner->point_of_slot_.size();
+      return owner->id_of_slot_.size();
     }
     double kdtree_get_pt(uint32_t slot, size_t entry) const {
       return owner->coordinates_[slot * owner->dimension_ + entry];
@@ -50,7 +50,7 @@ class FinishedPreferences::Tree {
       nanoflann::L2_Simple_Adaptor<double, Dataset>,
       Dataset>;
 
-  explicit Tree(const FinishedPreferences* owner)
+  explicit Tree(const PreferenceIndex* owner)
       : dataset{owner}, index(owner->dimension_, dataset) {}
 
   Dataset dataset;
@@ -59,8 +59,7 @@ class FinishedPreferences::Tree {
 
 namespace {
 
-// nanoflann result set keeping the nearest slot, ties to the smallest point
-// index. Its bound is a hair above the best distance so that the tree's
+// nanoflann result set keeping the nearest slot, ties to the smallest id. Its bound is a hair above the best distance so that the tree's
 // pruning (whose box distances may round differently from the leaf
 // distances) never drops a point at exactly that distance; the leaf
 // distance is recomputed with SquaredDistance.
@@ -71,18 +70,23 @@ class NearestWithTies {
 
   NearestWithTies(const double* query,
                   const std::vector<double>& coordinates,
-                  const std::vector<int>& point_of_slot,
+                  const std::vector<int>& id_of_slot,
+                  const std::vector<char>& removed,
                   int dimension)
       : query_(query),
         coordinates_(coordinates),
-        point_of_slot_(point_of_slot),
+        id_of_slot_(id_of_slot),
+        removed_(removed),
         dimension_(dimension) {}
 
   bool addPoint(double, uint32_t slot) {
+    // The tree skips removed points itself; checked here too, so that a
+    // removed id is never an answer (the walk relies on it to finish).
+    if (removed_[slot]) return true;
     const double d = SquaredDistance(
         query_, coordinates_.data() + slot * dimension_, dimension_);
     if (best_slot_ < 0 || d < best_ ||
-        (d == best_ && point_of_slot_[slot] < point_of_slot_[best_slot_])) {
+        (d == best_ && id_of_slot_[slot] < id_of_slot_[best_slot_])) {
       best_ = d;
       best_slot_ = static_cast<int>(slot);
       bound_ = best_ + 1e-12 * best_ + std::numeric_limits<double>::min();
@@ -96,7 +100,8 @@ class NearestWithTies {
  private:
   const double* query_;
   const std::vector<double>& coordinates_;
-  const std::vector<int>& point_of_slot_;
+  const std::vector<int>& id_of_slot_;
+  const std::vector<char>& removed_;
   const int dimension_;
   double best_ = std::numeric_limits<double>::infinity();
   double bound_ = std::numeric_limits<double>::infinity();
@@ -105,45 +110,65 @@ class NearestWithTies {
 
 }  // namespace
 
-FinishedPreferences::FinishedPreferences(int dimension)
+PreferenceIndex::PreferenceIndex(int dimension)
     : dimension_(dimension) {}
 
-FinishedPreferences::~FinishedPreferences() = default;
+PreferenceIndex::~PreferenceIndex() = default;
 
-void FinishedPreferences::Add(int index,
-                              const std::vector<double>& preference) {
-  if (dimension_ < 1 || index < 0 ||
+void PreferenceIndex::Add(int id, const std::vector<double>& preference) {
+  if (dimension_ < 1 || id < 0 ||
       static_cast<int>(preference.size()) != dimension_ ||
-      !AllFinite(preference)) {
+      !AllFinite(preference.data(), dimension_)) {
     return;
   }
+  if (id >= static_cast<int>(slot_of_id_.size())) slot_of_id_.resize(id + 1, -1);
+  if (slot_of_id_[id] >= 0) return;  // present already
+  const uint32_t slot = static_cast<uint32_t>(id_of_slot_.size());
   coordinates_.insert(coordinates_.end(), preference.begin(), preference.end());
-  point_of_slot_.push_back(index);
-  const uint32_t slots = static_cast<uint32_t>(point_of_slot_.size());
+  id_of_slot_.push_back(id);
+  removed_.push_back(0);
+  slot_of_id_[id] = static_cast<int>(slot);
+  ++size_;
   if (tree_ != nullptr) {
-    tree_->index.addPoints(slots - 1, slots - 1);
-  } else if (slots > kScanLimit) {
-    tree_ = std::make_unique<Tree>(this);  // takes all slots so far
+    tree_->index.addPoints(slot, slot);
+  } else if (static_cast<int>(slot) + 1 > kScanLimit) {
+    // Takes every slot so far, then drops the removed ones.
+    tree_ = std::make_unique<Tree>(this);
+    for (uint32_t s = 0; s < slot; ++s) {
+      if (removed_[s]) tree_->index.removePoint(s);
+    }
   }
 }
 
-int FinishedPreferences::Nearest(const std::vector<double>& preference) const {
-  if (point_of_slot_.empty() ||
-      static_cast<int>(preference.size()) != dimension_ ||
-      !AllFinite(preference)) {
-    return -1;
+void PreferenceIndex::Remove(int id) {
+  if (id < 0 || id >= static_cast<int>(slot_of_id_.size()) ||
+      slot_of_id_[id] < 0) {
+    return;
   }
+  const int slot = slot_of_id_[id];
+  slot_of_id_[id] = -1;
+  removed_[slot] = 1;
+  --size_;
+  if (tree_ != nullptr) tree_->index.removePoint(slot);
+}
+
+int PreferenceIndex::Nearest(const std::vector<double>& preference) const {
+  if (static_cast<int>(preference.size()) != dimension_) return -1;
+  return Nearest(preference.data());
+}
+
+int PreferenceIndex::Nearest(const double* preference) const {
+  if (size_ == 0 || !AllFinite(preference, dimension_)) return -1;
   NearestWithTies result(
-      preference.data(), coordinates_, point_of_slot_, dimension_);
+      preference, coordinates_, id_of_slot_, removed_, dimension_);
   if (tree_ != nullptr) {
-    tree_->index.findNeighbors(
-        result, preference.data(), nanoflann::SearchParams());
+    tree_->index.findNeighbors(result, preference, nanoflann::SearchParams());
   } else {
-    for (size_t slot = 0; slot < point_of_slot_.size(); ++slot) {
+    for (size_t slot = 0; slot < id_of_slot_.size(); ++slot) {
       result.addPoint(0.0, static_cast<uint32_t>(slot));
     }
   }
-  return result.best_slot() < 0 ? -1 : point_of_slot_[result.best_slot()];
+  return result.best_slot() < 0 ? -1 : id_of_slot_[result.best_slot()];
 }
 
 }  // namespace internal

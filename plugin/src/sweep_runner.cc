@@ -82,36 +82,26 @@ std::vector<int> Walk(const std::vector<SweepPoint>& points,
     if (pa != pb) return pa > pb;
     return a < b;
   });
-  if (num_objectives > 2 && walk.size() > 2 &&
-      static_cast<int>(walk.size()) <= kMaxGreedyWalk) {
-    // Greedy nearest-neighbour path from the lexicographically first point.
+  if (num_objectives > 2 && walk.size() > 2) {
+    // Greedy nearest-neighbour path from the lexicographically first point:
+    // the nearest not yet visited, ties to the earliest in that order
+    // (ids are positions in `walk`).
+    PreferenceIndex remaining(num_objectives);
+    for (size_t j = 0; j < walk.size(); ++j) {
+      remaining.Add(static_cast<int>(j), points[walk[j]].preference);
+    }
     std::vector<int> path;
     path.reserve(walk.size());
-    std::vector<char> used(walk.size(), 0);
-    size_t current = 0;
-    used[0] = 1;
-    path.push_back(walk[0]);
-    for (size_t step = 1; step < walk.size(); ++step) {
-      size_t best = 0;
-      double best_distance = std::numeric_limits<double>::infinity();
-      const std::vector<double>& pc = points[walk[current]].preference;
-      for (size_t j = 0; j < walk.size(); ++j) {
-        if (used[j]) continue;
-        const std::vector<double>& pj = points[walk[j]].preference;
-        double d = 0.0;
-        for (int s = 0; s < num_objectives; ++s) {
-          d += (pj[s] - pc[s]) * (pj[s] - pc[s]);
-        }
-        if (d < best_distance) {
-          best_distance = d;
-          best = j;
-        }
-      }
-      used[best] = 1;
-      path.push_back(walk[best]);
-      current = best;
+    int current = 0;
+    remaining.Remove(current);
+    path.push_back(walk[current]);
+    while (remaining.size() > 0) {
+      current = remaining.Nearest(points[walk[current]].preference);
+      if (current < 0) break;  // not reached: every preference is valid
+      remaining.Remove(current);
+      path.push_back(walk[current]);
     }
-    walk = std::move(path);
+    if (path.size() == walk.size()) walk = std::move(path);
   }
   walk.insert(walk.end(), invalid.begin(), invalid.end());
   return walk;

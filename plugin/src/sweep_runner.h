@@ -37,9 +37,6 @@ namespace ecmo {
 namespace internal {
 
 constexpr double kSweepNaN = std::numeric_limits<double>::quiet_NaN();
-// Greedy nearest-neighbour walks cost O(n^2); beyond this many points the
-// walk is the lexicographic order.
-constexpr int kMaxGreedyWalk = 20000;
 
 using Clock = std::chrono::steady_clock;
 
@@ -202,7 +199,7 @@ class SweepRunner {
   TerminationType stop_type_ = ceres::CONVERGENCE;
   std::vector<char> done_;  // finished with a usable z (warm start source)
   // The preferences of the done_ points, for NearestFinished (created by Run).
-  std::unique_ptr<FinishedPreferences> neighbours_;
+  std::unique_ptr<PreferenceIndex> neighbours_;
   std::vector<int> walk_;
   struct Chunk {
     int lo = 0;
