@@ -142,16 +142,25 @@ std::vector<int> LargeSweepSizes() {
 // own time is the sum of their Summary::total_time_in_seconds; on 2
 // threads it runs in parallel, the rest largely does not.
 void ScaleTable() {
-  const ecmo::problems::ProblemInfo* info =
-      ecmo::problems::Find("gebken_circle");
-  std::printf(
-      "\n| sweep, 1 and 2 threads | points | wall, 1 "
-      "thread (s) | points' own solves (s) | share outside the solves | "
-      "wall, 2 threads (s) | 2 threads / 1 | usable |\n"
-      "|---|---|---|---|---|---|---|---|\n");
+  struct Row {
+    std::string problem;
+    std::vector<std::vector<double>> preferences;
+  };
+  std::vector<Row> rows;
   for (int n : LargeSweepSizes()) {
-    std::string error;
-    const std::vector<std::vector<double>> w = ecmo::EvenlySpaced2(n, &error);
+    rows.push_back({"gebken_circle", ecmo::EvenlySpaced2(n)});
+  }
+  // S = 3: the walk through the simplex is a greedy nearest-neighbour path.
+  rows.push_back(
+      {"sphere_octant", ecmo::DasDennis(3, FLAGS_smoke ? 20 : 197)});
+  std::printf(
+      "\n| sweep, 1 and 2 threads | points | wall, 1 thread (s) | points' own "
+      "solves (s) | share outside the solves | wall, 2 threads (s) | 2 "
+      "threads / 1 | usable |\n"
+      "|---|---|---|---|---|---|---|---|\n");
+  for (const Row& row : rows) {
+    const ecmo::problems::ProblemInfo* info = ecmo::problems::Find(row.problem);
+    const int n = static_cast<int>(row.preferences.size());
     double wall[3] = {1e300, 1e300, 1e300};
     double own = 0.0;
     int usable = n;
@@ -159,12 +168,14 @@ void ScaleTable() {
     for (int r = 0; r < repeats; ++r) {
       for (int threads : {1, 2}) {
         ecmo::ParetoSweep::Options options;
-        options.problem_name = "gebken_circle";
+        options.problem_name = row.problem;
         options.keep_history = false;
         options.num_threads = threads;
         ecmo::ParetoSweep::Summary summary;
-        ecmo::Sweep(
-            options, ecmo::MakeProblemFactory(info->build), w, &summary);
+        ecmo::Sweep(options,
+                    ecmo::MakeProblemFactory(info->build),
+                    row.preferences,
+                    &summary);
         if (summary.total_time_in_seconds < wall[threads]) {
           wall[threads] = summary.total_time_in_seconds;
           if (threads == 1) {
@@ -178,8 +189,10 @@ void ScaleTable() {
       }
     }
     std::printf(
-        "| gebken_circle, default solver options | %d | %.3f | %.3f | %.0f%% "
-        "| %.3f | %.2fx | %d |\n",
+        "| %s (S = %d), default solver options | %d | %.3f | %.3f | %.0f%% | "
+        "%.3f | %.2fx | %d |\n",
+        row.problem.c_str(),
+        info->num_objectives,
         n,
         wall[1],
         own,
@@ -188,7 +201,7 @@ void ScaleTable() {
         wall[1] / wall[2],
         usable);
     std::fflush(stdout);
-    Check(usable == n, "scale table", "a point is not usable");
+    Check(usable == n, "scale table " + row.problem, "a point is not usable");
   }
 }
 

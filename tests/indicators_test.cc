@@ -419,6 +419,48 @@ TEST(NonDominatedIndices, AgreesWithPairwiseDefinition) {
   }
 }
 
+// The three-objective sweep against the pairwise definition on larger sets:
+// many ties (integer coordinates), duplicates, and a front with no
+// dominated point at all (where the sweep's staircase is longest).
+TEST(NonDominatedIndices, ThreeObjectiveSweepAgreesWithPairwiseDefinition) {
+  std::mt19937_64 rng(47);
+  std::uniform_real_distribution<double> uniform(0.0, 1.0);
+  for (int set = 0; set < 3; ++set) {
+    Eigen::MatrixXd points;
+    if (set == 0) {
+      points = RandomIntegerPoints(1500, 3, 12, &rng);
+    } else if (set == 1) {
+      points = RandomIntegerPoints(1500, 3, 40, &rng);
+    } else {
+      // On the sphere's negative octant: mutually non-dominated, plus some
+      // exact duplicates and points pushed up (dominated).
+      points.resize(1500, 3);
+      for (int i = 0; i < 1500; ++i) {
+        Eigen::Vector3d v(uniform(rng), uniform(rng), uniform(rng));
+        points.row(i) = -v.normalized().transpose();
+        if (i % 10 == 9) points.row(i) = points.row(i - 3);
+        if (i % 10 == 7) points(i, 2) += 0.5;
+      }
+    }
+    std::vector<int> expected;
+    for (int i = 0; i < points.rows(); ++i) {
+      bool keep = true;
+      for (int k = 0; k < points.rows() && keep; ++k) {
+        if (k == i) continue;
+        const bool weakly =
+            (points.row(k).array() <= points.row(i).array()).all();
+        const bool equal = points.row(k) == points.row(i);
+        if (weakly && (!equal || k < i)) keep = false;
+      }
+      if (keep) expected.push_back(i);
+    }
+    EXPECT_EQ(expected, NonDominatedIndices(points)) << "set " << set;
+    if (set == 2) {
+      EXPECT_GT(expected.size(), 1000u);
+    }
+  }
+}
+
 TEST(IdealNadir, IgnoreDominatedPointsForTheNadir) {
   const Eigen::MatrixXd points = Rows({{5, 5}, {4, 6}, {2, 7}, {7, 4}, {9, 9}});
   EXPECT_EQ(Vec({2, 4}), Ideal(points));
