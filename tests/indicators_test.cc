@@ -399,22 +399,29 @@ TEST(NonDominatedIndices, HigherDimensionAndNaN) {
   EXPECT_TRUE(NonDominatedIndices(Eigen::MatrixXd(0, 3)).empty());
 }
 
+// The definition: a point is kept unless another weakly dominates it (of
+// equal points, the first is kept).
+std::vector<int> PairwiseNonDominated(const Eigen::MatrixXd& points) {
+  std::vector<int> kept;
+  for (int i = 0; i < points.rows(); ++i) {
+    bool keep = true;
+    for (int k = 0; k < points.rows() && keep; ++k) {
+      if (k == i) continue;
+      const bool weakly =
+          (points.row(k).array() <= points.row(i).array()).all();
+      const bool equal = points.row(k) == points.row(i);
+      if (weakly && (!equal || k < i)) keep = false;
+    }
+    if (keep) kept.push_back(i);
+  }
+  return kept;
+}
+
 TEST(NonDominatedIndices, AgreesWithPairwiseDefinition) {
   std::mt19937_64 rng(31);
   for (int dim = 1; dim <= 5; ++dim) {
     const Eigen::MatrixXd points = RandomIntegerPoints(60, dim, 4, &rng);
-    std::vector<int> expected;
-    for (int i = 0; i < points.rows(); ++i) {
-      bool keep = true;
-      for (int k = 0; k < points.rows() && keep; ++k) {
-        if (k == i) continue;
-        const bool weakly =
-            (points.row(k).array() <= points.row(i).array()).all();
-        const bool equal = points.row(k) == points.row(i);
-        if (weakly && (!equal || k < i)) keep = false;
-      }
-      if (keep) expected.push_back(i);
-    }
+    const std::vector<int> expected = PairwiseNonDominated(points);
     EXPECT_EQ(expected, NonDominatedIndices(points)) << "dim " << dim;
   }
 }
@@ -442,18 +449,7 @@ TEST(NonDominatedIndices, ThreeObjectiveSweepAgreesWithPairwiseDefinition) {
         if (i % 10 == 7) points(i, 2) += 0.5;
       }
     }
-    std::vector<int> expected;
-    for (int i = 0; i < points.rows(); ++i) {
-      bool keep = true;
-      for (int k = 0; k < points.rows() && keep; ++k) {
-        if (k == i) continue;
-        const bool weakly =
-            (points.row(k).array() <= points.row(i).array()).all();
-        const bool equal = points.row(k) == points.row(i);
-        if (weakly && (!equal || k < i)) keep = false;
-      }
-      if (keep) expected.push_back(i);
-    }
+    const std::vector<int> expected = PairwiseNonDominated(points);
     EXPECT_EQ(expected, NonDominatedIndices(points)) << "set " << set;
     if (set == 2) {
       EXPECT_GT(expected.size(), 1000u);
