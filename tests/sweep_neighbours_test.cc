@@ -15,7 +15,6 @@
 //     the scan's answer over the points finished before it.
 
 #include "sweep_neighbours.h"
-#include "sweep_runner.h"
 
 #include <algorithm>
 #include <cmath>
@@ -27,6 +26,7 @@
 #include "ecmo/problem.h"
 #include "ecmo/sweep.h"
 #include "gtest/gtest.h"
+#include "sweep_runner.h"
 #include "test_problems.h"
 
 namespace ecmo {

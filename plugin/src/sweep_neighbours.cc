@@ -35,9 +35,7 @@ class PreferenceIndex::Tree {
   // nanoflann's dataset interface over the owner's slots.
   struct Dataset {
     const PreferenceIndex* owner;
-    size_t kdtree_get_point_count() const {
-      return owner->id_of_slot_.size();
-    }
+    size_t kdtree_get_point_count() const { return owner->id_of_slot_.size(); }
     double kdtree_get_pt(uint32_t slot, size_t entry) const {
       return owner->coordinates_[slot * owner->dimension_ + entry];
     }
@@ -59,10 +57,11 @@ class PreferenceIndex::Tree {
 
 namespace {
 
-// nanoflann result set keeping the nearest slot, ties to the smallest id. Its bound is a hair above the best distance so that the tree's
-// pruning (whose box distances may round differently from the leaf
-// distances) never drops a point at exactly that distance; the leaf
-// distance is recomputed with SquaredDistance.
+// nanoflann result set keeping the nearest slot, ties to the smallest id.
+// Its bound is a hair above the best distance so that the tree's pruning
+// (whose box distances may round differently from the leaf distances)
+// never drops a point at exactly that distance; the leaf distance is
+// recomputed with SquaredDistance.
 class NearestWithTies {
  public:
   using DistanceType = double;
@@ -110,8 +109,7 @@ class NearestWithTies {
 
 }  // namespace
 
-PreferenceIndex::PreferenceIndex(int dimension)
-    : dimension_(dimension) {}
+PreferenceIndex::PreferenceIndex(int dimension) : dimension_(dimension) {}
 
 PreferenceIndex::~PreferenceIndex() = default;
 
@@ -121,7 +119,8 @@ void PreferenceIndex::Add(int id, const std::vector<double>& preference) {
       !AllFinite(preference.data(), dimension_)) {
     return;
   }
-  if (id >= static_cast<int>(slot_of_id_.size())) slot_of_id_.resize(id + 1, -1);
+  if (id >= static_cast<int>(slot_of_id_.size()))
+    slot_of_id_.resize(id + 1, -1);
   if (slot_of_id_[id] >= 0) return;  // present already
   const uint32_t slot = static_cast<uint32_t>(id_of_slot_.size());
   coordinates_.insert(coordinates_.end(), preference.begin(), preference.end());
