@@ -3,10 +3,10 @@
 
 #include "sweep_neighbours.h"
 
-#include <cmath>
 #include <cstdint>
 #include <limits>
 
+#include "ecmo/internal/report.h"
 #include "nanoflann.hpp"
 
 namespace ecmo {
@@ -19,13 +19,6 @@ double SquaredDistance(const double* a, const double* b, int dimension) {
   double d = 0.0;
   for (int s = 0; s < dimension; ++s) d += (a[s] - b[s]) * (a[s] - b[s]);
   return d;
-}
-
-bool AllFinite(const double* v, int n) {
-  for (int i = 0; i < n; ++i) {
-    if (!std::isfinite(v[i])) return false;
-  }
-  return true;
 }
 
 }  // namespace
