@@ -165,6 +165,7 @@ class SweepRunner {
                   int before,
                   double* t) const;
   bool UsableStart(Worker* worker, const Eigen::VectorXd& z) const;
+  void RecordIfUsable(const SweepPoint& point);
   void Finish(SweepPoint* point);
   void ProgressLoop();
   std::string ProgressLine() const;

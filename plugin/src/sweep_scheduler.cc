@@ -249,15 +249,20 @@ void SweepRunner::SolvePoint(Worker* worker,
   }
 }
 
+// A finished or resumed point with a usable z becomes a warm-start source
+// and counts towards the progress line's worst ||K||^2.
+void SweepRunner::RecordIfUsable(const SweepPoint& point) {
+  const Solver::Summary& s = point.summary;
+  if (!s.IsSolutionUsable() || s.z.size() != num_parameters_) return;
+  done_[point.index] = 1;
+  neighbours_->Add(point.index, point.preference);
+  worst_kkt_ =
+      std::max(worst_kkt_, s.kkt.with_solver_multipliers.SquaredNorm());
+}
+
 void SweepRunner::Finish(SweepPoint* point) {
   // Called with mutex_ held.
-  const Solver::Summary& s = point->summary;
-  if (s.IsSolutionUsable() && s.z.size() == num_parameters_) {
-    done_[point->index] = 1;
-    neighbours_->Add(point->index, point->preference);
-    worst_kkt_ =
-        std::max(worst_kkt_, s.kkt.with_solver_multipliers.SquaredNorm());
-  }
+  RecordIfUsable(*point);
   ++num_finished_;
   if (jsonl_.is_open()) {
     // The options that computed the point travel with its line, so that a
@@ -267,7 +272,8 @@ void SweepRunner::Finish(SweepPoint* point) {
     line["settings"] = settings_;
     if (!jsonl_.Write(Dump(line) + "\n")) RecordWriteError(&jsonl_);
   }
-  if (csv_.is_open() && !csv_.Write(CsvRow(s, options_.problem_name) + "\n")) {
+  if (csv_.is_open() &&
+      !csv_.Write(CsvRow(point->summary, options_.problem_name) + "\n")) {
     RecordWriteError(&csv_);
   }
   for (SweepCallback* callback : options_.callbacks) {
@@ -446,13 +452,7 @@ void SweepRunner::Run() {
   for (SweepPoint& p : summary_->points) {
     if (p.status == SweepPoint::RESUMED) {
       ++summary_->num_resumed;
-      if (p.summary.IsSolutionUsable() &&
-          p.summary.z.size() == num_parameters_) {
-        done_[p.index] = 1;
-        neighbours_->Add(p.index, p.preference);
-        worst_kkt_ = std::max(
-            worst_kkt_, p.summary.kkt.with_solver_multipliers.SquaredNorm());
-      }
+      RecordIfUsable(p);
     } else {
       todo.push_back(p.index);
     }
