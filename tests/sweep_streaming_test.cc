@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <cmath>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <set>
 #include <sstream>
@@ -44,6 +45,18 @@ std::vector<std::string> ReadLines(const std::string& path) {
 void WriteText(const std::string& path, const std::string& text) {
   std::ofstream out(path, std::ios::trunc | std::ios::binary);
   out << text;
+}
+
+// Rewrites every line of a JSON-lines file through `edit`.
+void EditLines(const std::string& path,
+               const std::function<void(nlohmann::json*)>& edit) {
+  std::string text;
+  for (const std::string& line : ReadLines(path)) {
+    nlohmann::json j = nlohmann::json::parse(line);
+    edit(&j);
+    text += j.dump() + "\n";
+  }
+  WriteText(path, text);
 }
 
 std::string ReadText(const std::string& path) {
@@ -312,16 +325,11 @@ TEST(SweepStreaming, ResumedPointsAreCompactAndGiveTheirLineBack) {
   Sweep(options, Gebken(), preferences, &first);
   ASSERT_EQ(first.num_solved, 6) << first.message;
   // A field of another version (or a point_solver) must survive.
-  std::vector<std::string> lines = ReadLines(jsonl);
-  std::string text;
   std::map<int, nlohmann::json> by_index;
-  for (const std::string& l : lines) {
-    nlohmann::json j = nlohmann::json::parse(l);
-    j["from_elsewhere"] = {{"a", 1}};
-    by_index[j["index"].get<int>()] = j;
-    text += j.dump() + "\n";
-  }
-  WriteText(jsonl, text);
+  EditLines(jsonl, [&](nlohmann::json* j) {
+    (*j)["from_elsewhere"] = {{"a", 1}};
+    by_index[(*j)["index"].get<int>()] = *j;
+  });
   for (bool keep : {false, true}) {
     options.resume = true;
     options.keep_history = keep;
@@ -372,20 +380,15 @@ TEST(SweepStreaming, AResumedPointNeverScoredKeepsItsNanResidual) {
   ParetoSweep::Summary first;
   Sweep(options, Gebken(), preferences, &first);
   ASSERT_EQ(first.num_solved, 3) << first.message;
-  std::string text;
-  for (const std::string& l : ReadLines(jsonl)) {
-    nlohmann::json j = nlohmann::json::parse(l);
-    if (j["index"].get<int>() == 1) {
-      j["termination"] = "FAILURE";
-      for (auto& [key, block] : j["kkt"].items()) {
-        if (block.is_object() && block.contains("stationarity_sq")) {
-          block["stationarity_sq"] = nullptr;
-        }
+  EditLines(jsonl, [](nlohmann::json* j) {
+    if ((*j)["index"].get<int>() != 1) return;
+    (*j)["termination"] = "FAILURE";
+    for (auto& [key, block] : (*j)["kkt"].items()) {
+      if (block.is_object() && block.contains("stationarity_sq")) {
+        block["stationarity_sq"] = nullptr;
       }
     }
-    text += j.dump() + "\n";
-  }
-  WriteText(jsonl, text);
+  });
   options.resume = true;
   ParetoSweep::Summary resumed;
   Sweep(options, Gebken(), preferences, &resumed);
