@@ -28,10 +28,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <functional>
 #include <memory>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "Eigen/Core"
@@ -39,6 +37,7 @@
 #include "ecmo/problem.h"
 #include "ecmo/solver.h"
 #include "ecmo/sweep.h"
+#include "calibration.h"
 #include "sphere_family.h"
 
 namespace {
@@ -118,38 +117,9 @@ double RunSweep(int k,
   return summary.total_time_in_seconds;
 }
 
-// Best wall time of `repeats` runs of `work` (called with the thread's
-// index, returning a value kept so the loop is not optimized away) on
-// `threads` std::threads at once.
-double BestWallTime(int threads,
-                    int repeats,
-                    const std::function<double(int)>& work) {
-  double best = 1e300;
-  for (int rep = 0; rep < repeats; ++rep) {
-    const auto begin = std::chrono::steady_clock::now();
-    std::vector<std::thread> pool;
-    std::vector<double> sums(threads, 0.0);
-    for (int t = 0; t < threads; ++t) {
-      pool.emplace_back([t, &work, &sums] { sums[t] = work(t); });
-    }
-    for (std::thread& thread : pool) thread.join();
-    best = std::min(
-        best,
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - begin)
-            .count());
-    if (sums[0] == 0.0) std::printf(" ");  // keeps the loop
-  }
-  return best;
-}
-
-// Best wall time of a fixed arithmetic loop split over `threads`
-// std::threads: the parallelism the (shared) machine offers right now.
+// The busy loop on `threads` threads (ecmo_bench::BusyLoopWallTime).
 double Calibration(int threads, int repeats) {
-  return BestWallTime(threads, repeats, [threads](int) {
-    double x = 0.0;
-    for (long i = 0; i < 200000000L / threads; ++i) x += 1.0 / (i + 1.0);
-    return x;
-  });
+  return ecmo_bench::BusyLoopWallTime(threads, repeats, 200000000L);
 }
 
 // The memory system's share: the best wall time for `threads` threads to
@@ -163,7 +133,7 @@ double StreamCalibration(int threads, long doubles, int repeats) {
       std::max(2L, static_cast<long>(4e9 / 8.0 / static_cast<double>(doubles)));
   const std::vector<std::vector<double>> arrays(
       threads, std::vector<double>(doubles, 1.0));
-  return BestWallTime(threads, repeats, [&](int t) {
+  return ecmo_bench::BestWallTime(threads, repeats, [&](int t) {
     double x = 0.0;
     for (long pass = 0; pass < passes / threads; ++pass) {
       double y = 0.0;

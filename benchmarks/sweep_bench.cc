@@ -42,15 +42,13 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
-#include <thread>
 #include <vector>
 
+#include "calibration.h"
 #include "ecmo/preference_grid.h"
 #include "ecmo/problems/registry.h"
 #include "ecmo/sweep.h"
@@ -79,9 +77,6 @@ void Check(bool ok, const std::string& label, const char* what) {
   std::fprintf(stderr, "sweep_bench: %s: %s\n", label.c_str(), what);
   ++g_failures;
 }
-
-// Keeps the calibration loop from being optimized away.
-std::atomic<double> g_sink{0.0};
 
 struct Case {
   std::string label;
@@ -409,26 +404,10 @@ int main(int argc, char** argv) {
   // Calibration: the same split of pure arithmetic (no ecmo code, no
   // memory traffic) over 1 and 2 std::threads shows how much parallelism
   // the machine offers right now; on a loaded machine both rows drop.
-  double best[3] = {1e300, 1e300, 1e300};
   const long work = FLAGS_smoke ? 20000000L : 200000000L;
-  for (int r = 0; r < FLAGS_repeats; ++r) {
-    for (int threads : {1, 2}) {
-      const auto start = std::chrono::steady_clock::now();
-      std::vector<std::thread> pool;
-      for (int t = 0; t < threads; ++t) {
-        pool.emplace_back([work, threads] {
-          double x = 0.0;
-          for (long i = 0; i < work / threads; ++i) x += 1.0 / (i + 1.0);
-          g_sink = x;
-        });
-      }
-      for (std::thread& t : pool) t.join();
-      best[threads] = std::min(best[threads],
-                               std::chrono::duration<double>(
-                                   std::chrono::steady_clock::now() - start)
-                                   .count());
-    }
-  }
+  double best[3] = {0.0,
+                    ecmo_bench::BusyLoopWallTime(1, FLAGS_repeats, work),
+                    ecmo_bench::BusyLoopWallTime(2, FLAGS_repeats, work)};
   std::printf(
       "| calibration: busy loop, no ecmo code | - | %.3f | %.3f | "
       "%.2fx |\n",
