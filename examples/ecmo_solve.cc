@@ -147,8 +147,10 @@ DEFINE_int32(history_entries,
              "Keep at most about this many history entries per point, "
              "log-spaced (0: all recorded).");
 DEFINE_string(strategy,
-              "wc-augmented-lagrangian",
-              "Solver strategy: wc-augmented-lagrangian (default), "
+              "automatic",
+              "Solver strategy: automatic (default: wc-sqp on problems with "
+              "at most 10 parameters and equality constraints only, else "
+              "wc-augmented-lagrangian), wc-augmented-lagrangian, "
               "wc-newton (second-order inner solves: ill-conditioned and "
               "large problems), wc-sqp (dense SQP: small problems, equality "
               "constraints only), wc-penalty-lbfgs, or wc-penalty-pgd (the "
@@ -496,9 +498,12 @@ int main(int argc, char** argv) {
                  "'; valid: automatic, bfgs, exact-products, lbfgs.");
   }
   if (options.strategy != ecmo::StrategyType::WC_SQP &&
+      options.strategy != ecmo::StrategyType::AUTOMATIC &&
       FlagGiven("sqp_hessian")) {
-    return Usage("--sqp_hessian only applies to --strategy=wc-sqp, not '" +
-                 FLAGS_strategy + "'; drop it or select wc-sqp.");
+    return Usage(
+        "--sqp_hessian only applies to --strategy=wc-sqp or "
+        "automatic, not '" +
+        FLAGS_strategy + "'; drop it or select wc-sqp.");
   }
   options.max_iterations = FLAGS_max_iterations;
   options.kkt_tolerance = FLAGS_kkt_tolerance;
@@ -995,6 +1000,14 @@ int main(int argc, char** argv) {
         sweep.warm_start ? "on" : "off",
         sweep.total_time_in_seconds);
     print_scalarization_line(sweep);
+    if (sweep.num_possibly_spurious_ends > 0) {
+      std::printf(
+          "%d point(s) possibly spurious ends of the front (one objective "
+          "alone active above its minimum: a stationary point of every WC "
+          "problem; \"possibly_spurious_end\" in the JSON). Try another "
+          "--strategy.\n",
+          sweep.num_possibly_spurious_ends);
+    }
   }
   const auto dump = [](const nlohmann::json& j) {
     return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);

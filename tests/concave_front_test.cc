@@ -22,6 +22,7 @@
 #include "ecmo/preference_grid.h"
 #include "ecmo/problems/registry.h"
 #include "ecmo/solver.h"
+#include "ecmo/sweep.h"
 #include "gtest/gtest.h"
 
 namespace ecmo {
@@ -212,6 +213,92 @@ TEST(ConcaveFront, ResidualFormThroughTheAdapterBeatsWeightedSums) {
   // Two points (0, 1) and (1, 0) dominate 1.1 * 0.1 + 0.1 * 1.1 - 0.01.
   EXPECT_NEAR(ws_hv, 0.21, 1e-5);
   EXPECT_GT(wc_hv, ws_hv + 0.2);
+}
+
+// The default sweep of the command-line quick start, at a density where
+// the outer-loop strategies lose the front: both ends are KKT points of
+// every WC problem (f2 = 1 - u^2 has a local maximum along the circle at
+// u = 0, flat to fourth order in z2), the cold first point at lambda_1 =
+// 0.98 lands on that end and every warm start after it stays there (with
+// wc-augmented-lagrangian, the default before AUTOMATIC, all 51 points
+// were certified at F = (0, 1)). The default (AUTOMATIC: WC_SQP on this
+// problem) traces the front: every point at its analytic WC point.
+TEST(ConcaveFront, DefaultSweepTracesTheWholeFront) {
+  const problems::ProblemInfo& info = Info();
+  auto instance = info.build();
+  std::vector<std::vector<double>> preferences = EvenlySpaced2(53);
+  preferences.erase(preferences.begin());  // the vertices: 51 interior
+  preferences.pop_back();                  // points, as --sweep=51
+  ParetoSweep::Options options;
+  ParetoSweep::Summary summary;
+  Sweep(options, instance->problem, ThreadSafety::BASIC, preferences, &summary);
+  ASSERT_EQ(summary.num_usable, 51) << summary.FullReport();
+  // The automatic reference point: 1% of the range (1, 1) below the ideal
+  // point (0, 0); equal scales, so the WC point of the offset (0.01, 0.01).
+  const Eigen::Vector2d offset(0.01, 0.01);
+  int interior = 0;
+  for (const SweepPoint& point : summary.points) {
+    const Solver::Summary& s = point.summary;
+    SCOPED_TRACE("lambda_1 = " + std::to_string(point.preference[0]) + ": " +
+                 s.message);
+    ASSERT_TRUE(s.IsCertified(options.solver));
+    const Eigen::VectorXd expected = info.pareto_point(
+        Eigen::Vector2d(point.preference[0], point.preference[1]), offset);
+    EXPECT_LE((s.z - expected).norm(), 1e-5) << s.z.transpose();
+    if (s.objectives[0] > 1e-3 && s.objectives[1] > 1e-3) ++interior;
+  }
+  EXPECT_EQ(interior, 51);
+}
+
+// The same sweep with the outer-loop strategies: a warm start that lands on
+// the spurious end is detected (one objective alone active above its
+// minimum) and the point solved again from the problem's start, so the
+// collapse stops where a cold solve finds the front; the points at the
+// extreme preferences, where cold solves land on the end too, are flagged
+// (SweepPoint::possibly_spurious_end, counted in the summary). Every point
+// is either at its analytic WC point or flagged, never silently wrong.
+TEST(ConcaveFront, OuterLoopSweepsFlagEveryPointTheyCannotPlace) {
+  const problems::ProblemInfo& info = Info();
+  std::vector<std::vector<double>> preferences = EvenlySpaced2(53);
+  preferences.erase(preferences.begin());
+  preferences.pop_back();
+  const Eigen::Vector2d offset(0.01, 0.01);
+  for (StrategyType strategy :
+       {StrategyType::WC_AUGMENTED_LAGRANGIAN, StrategyType::WC_NEWTON}) {
+    SCOPED_TRACE(StrategyTypeToString(strategy));
+    auto instance = info.build();
+    ParetoSweep::Options options;
+    options.solver.strategy = strategy;
+    ParetoSweep::Summary summary;
+    Sweep(
+        options, instance->problem, ThreadSafety::BASIC, preferences, &summary);
+    ASSERT_EQ(summary.num_usable, 51) << summary.FullReport();
+    int flagged = 0, placed = 0, retried = 0;
+    for (const SweepPoint& point : summary.points) {
+      const Solver::Summary& s = point.summary;
+      const Eigen::VectorXd expected = info.pareto_point(
+          Eigen::Vector2d(point.preference[0], point.preference[1]), offset);
+      const double error = (s.z - expected).norm();
+      if (s.message.find("Solved cold: the warm start") != std::string::npos) {
+        ++retried;
+      }
+      if (point.possibly_spurious_end) {
+        ++flagged;
+        EXPECT_GT(error, 1e-3) << "lambda_1 = " << point.preference[0];
+        EXPECT_NE(s.message.find("Possibly a spurious end"), std::string::npos)
+            << s.message;
+      } else {
+        ++placed;
+        EXPECT_LE(error, 1e-5)
+            << "lambda_1 = " << point.preference[0] << ": " << s.message;
+      }
+    }
+    EXPECT_EQ(summary.num_possibly_spurious_ends, flagged);
+    EXPECT_GE(placed, 46);
+    EXPECT_GE(retried, 1);
+    EXPECT_NE(summary.FullReport().find("possibly spurious ends"),
+              std::string::npos);
+  }
 }
 
 // Known limitation of WC_NEWTON (matrix-free path, before the adapter

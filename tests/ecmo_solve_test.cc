@@ -40,7 +40,8 @@ void ExpectUsageError(const std::string& args, const std::string& text) {
 TEST(EcmoSolve, BadInputsGiveClearErrors) {
   ExpectUsageError("--problem=nope",
                    "unknown problem 'nope'; valid names: gebken_circle");
-  ExpectUsageError("--strategy=nope", "valid strategies: wc-penalty-pgd");
+  ExpectUsageError("--strategy=nope",
+                   "valid strategies: automatic, wc-penalty-pgd");
   ExpectUsageError("--step_rule=sideways", "valid: fixed, backtracking");
   ExpectUsageError("--preference=0.5", "has 1 entries");
   ExpectUsageError("--preference=0.5,abc", "'abc' is not a number");

@@ -763,5 +763,57 @@ TEST(Scalarization, InvalidScalarizationOptionsNameTheField) {
   }
 }
 
+// The utopia point's single-objective solves keep every constraint of the
+// problem: inequalities as inequalities and bounds as bounds (they were
+// once dropped, which turned bnh's inequalities into equalities and let
+// bounded_segment's f2 reach 0 outside its box). Ideal and payoff-table
+// nadir against the closed forms:
+//   bnh: min f1 = 0 at (0, 0), min f2 = 4 at (5, 3) (x2 <= 3), so ideal
+//     (0, 4) and nadir (f1(5, 3), f2(0, 0)) = (136, 50);
+//   bounded_segment: min f1 = 0 at (0, 0), min f2 = 1 at (1, 2) (x1 <= 1):
+//     ideal (0, 1), nadir (f1(1, 2), f2(0, 0)) = (5, 8);
+//   disk_biobjective: min f1 = 0 at (0, 1/2); min f2 over the unit disk at
+//     the projection of (2, 1/2): f2 = (sqrt(4.25) - 1)^2; nadir f1 there
+//     = |(2, 1/2)/sqrt(4.25) - (0, 1/2)|^2, f2(0, 1/2) = 4.
+TEST(Scalarization, UtopiaSolvesKeepInequalitiesAndBounds) {
+  struct Case {
+    const char* name;
+    Eigen::Vector2d ideal, nadir;
+  };
+  const Eigen::Vector2d e(2.0, 0.5);
+  const Eigen::Vector2d projected = e / e.norm();
+  const std::vector<Case> cases = {
+      {"bnh", {0.0, 4.0}, {136.0, 50.0}},
+      {"bounded_segment", {0.0, 1.0}, {5.0, 8.0}},
+      {"disk_biobjective",
+       {0.0, std::pow(e.norm() - 1.0, 2)},
+       {(projected - Eigen::Vector2d(0.0, 0.5)).squaredNorm(), 4.0}}};
+  for (const Case& c : cases) {
+    for (StrategyType strategy : {StrategyType::AUTOMATIC,
+                                  StrategyType::WC_AUGMENTED_LAGRANGIAN,
+                                  StrategyType::WC_NEWTON}) {
+      SCOPED_TRACE(std::string(c.name) + " with " +
+                   StrategyTypeToString(strategy));
+      const problems::ProblemInfo* info = problems::Find(c.name);
+      ASSERT_NE(info, nullptr);
+      auto instance = info->build();
+      ProblemEvaluator evaluator(&instance->problem);
+      Solver::Options options;
+      options.strategy = strategy;
+      options.normalize_objectives = true;
+      Scalarization scalarization;
+      std::string error;
+      ASSERT_TRUE(ComputeScalarization(
+          options, &evaluator, instance->start, &scalarization, &error))
+          << error;
+      ASSERT_EQ(scalarization.ideal_point.size(), 2);
+      EXPECT_LE((scalarization.ideal_point - c.ideal).norm(), 1e-6)
+          << scalarization.ideal_point.transpose();
+      EXPECT_LE((scalarization.nadir_point - c.nadir).norm(), 1e-5)
+          << scalarization.nadir_point.transpose();
+    }
+  }
+}
+
 }  // namespace
 }  // namespace ecmo

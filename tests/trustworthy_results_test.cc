@@ -190,7 +190,7 @@ TEST(TrustworthyResults, ResumeRefusesPointsComputedWithOtherOptions) {
                       "--jsonl=" +
                       path),
              2,
-             "strategy (file: \"wc-augmented-lagrangian\", this run: "
+             "strategy (file: \"automatic\", this run: "
              "\"wc-penalty-lbfgs\")");
   EXPECT_RUN(
       RunSolve("--sweep=3 --resume --objective_offset=2,2 --jsonl=" + path),
@@ -371,9 +371,10 @@ TEST(TrustworthyResults, MeaninglessFlagsAreRefused) {
                2,
                "only applies to --strategy=wc-newton");
   }
-  EXPECT_RUN(RunSolve("--sweep=2 --sqp_hessian=bfgs"),
+  EXPECT_RUN(RunSolve("--sweep=2 --strategy=wc-augmented-lagrangian "
+                      "--sqp_hessian=bfgs"),
              2,
-             "only applies to --strategy=wc-sqp");
+             "only applies to --strategy=wc-sqp or automatic");
   EXPECT_RUN(RunSolve("--sweep=2 --strategy=wc-sqp --sqp_hessian=newton"),
              2,
              "valid: automatic, bfgs, exact-products");

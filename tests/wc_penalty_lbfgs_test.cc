@@ -426,7 +426,9 @@ TEST(QuasiNewtonStrategy, StrategyNamesRoundTrip) {
   StrategyType parsed;
   EXPECT_TRUE(StringToStrategyType("WC_AUGMENTED_LAGRANGIAN", &parsed));
   EXPECT_EQ(parsed, StrategyType::WC_AUGMENTED_LAGRANGIAN);
-  EXPECT_EQ(StrategyTypeNames().size(), 5u);
+  EXPECT_TRUE(StringToStrategyType("automatic", &parsed));
+  EXPECT_EQ(parsed, StrategyType::AUTOMATIC);
+  EXPECT_EQ(StrategyTypeNames().size(), 6u);
 }
 
 TEST(QuasiNewtonStrategy, SweepLogsNothingToStderr) {

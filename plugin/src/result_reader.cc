@@ -217,6 +217,7 @@ bool SummaryFromJsonImpl(const nlohmann::json& j,
     return false;
   }
   if (!ReadString(j, "message", &s->message, error) ||
+      !ReadString(j, "strategy_choice", &s->strategy_choice, error) ||
       !ReadArray(j, "preference", &s->preference, error) ||
       !ReadArray(j, "objective_offset", &s->objective_offset_used, error) ||
       !ReadInt(j, "iterations", &s->iterations, error) ||

@@ -124,6 +124,9 @@ nlohmann::json SummaryToJson(const Solver::Summary& summary,
       {"constraint_max_norm", summary.constraint_max_norm},
       {"scalarization", ScalarizationToJson(summary.scalarization)},
   };
+  if (!summary.strategy_choice.empty()) {
+    j["strategy_choice"] = summary.strategy_choice;
+  }
   if (summary.strategy == StrategyType::WC_PENALTY_PGD && summary.eta > 0.0) {
     j["schedule"] = {{"step_rule", StepRuleToString(summary.step_rule)},
                      {"eta", summary.eta},

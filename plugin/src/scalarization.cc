@@ -34,19 +34,39 @@ namespace {
 // One objective of another evaluator, with all of its constraints: the
 // problem min f_s s.t. h = 0. Evaluations are counted by the wrapped
 // evaluator (and by this one).
+// Objective `objective` of `inner` alone, with all of inner's constraints
+// (equalities, inequalities, bounds, manifold) and second-order structure,
+// so that min f_s is solved on the same feasible set as the WC problems.
 class SingleObjectiveEvaluator final : public Evaluator {
  public:
   SingleObjectiveEvaluator(Evaluator* inner, int objective)
       : inner_(inner),
         objective_(objective),
         f_(inner->NumObjectives()),
-        grad_f_(inner->NumParameters(), inner->NumObjectives()) {}
+        grad_f_(inner->NumParameters(), inner->NumObjectives()),
+        weights_(Eigen::VectorXd::Zero(inner->NumObjectives())) {
+    if (inner->HasBounds()) {
+      SetBounds(inner->lower_bounds(), inner->upper_bounds());
+    }
+  }
 
   int NumParameters() const override { return inner_->NumParameters(); }
   int NumObjectives() const override { return 1; }
   int NumConstraints() const override { return inner_->NumConstraints(); }
+  int NumInequalityConstraints() const override {
+    return inner_->NumInequalityConstraints();
+  }
   const ceres::Manifold* manifold() const override {
     return inner_->manifold();
+  }
+  bool HasExactLagrangianHessian() const override {
+    return inner_->HasExactLagrangianHessian();
+  }
+  bool HasGaussNewtonMatrix() const override {
+    return inner_->HasGaussNewtonMatrix();
+  }
+  bool HasWeightedLeastSquaresSolver() const override {
+    return inner_->HasWeightedLeastSquaresSolver();
   }
 
  protected:
@@ -74,12 +94,45 @@ class SingleObjectiveEvaluator final : public Evaluator {
   void DoJacobianMultiply(const double* x, double* out) const override {
     inner_->JacobianMultiply(x, out);
   }
+  // The products below take one weight per objective: a[0] goes to this
+  // objective, 0 to the others.
+  bool DoLagrangianHessianMultiply(const double* a,
+                                   const double* b,
+                                   const double* x,
+                                   double* out,
+                                   std::string* error) override {
+    if (!inner_->HasExactLagrangianHessian()) {
+      // Gradient differences of this evaluator (the base class's).
+      return Evaluator::DoLagrangianHessianMultiply(a, b, x, out, error);
+    }
+    weights_[objective_] = a[0];
+    return inner_->LagrangianHessianMultiply(weights_.data(), b, x, out, error);
+  }
+  bool DoGaussNewtonMatrix(const double* a,
+                           const double* c,
+                           Eigen::SparseMatrix<double>* lower,
+                           std::string* error) override {
+    weights_[objective_] = a[0];
+    return inner_->GaussNewtonMatrix(weights_.data(), c, lower, error);
+  }
+  bool DoSolveWeightedLeastSquares(const ceres::Solver::Options& options,
+                                   const double* a,
+                                   double mu,
+                                   const double* shift,
+                                   double* z,
+                                   ceres::Solver::Summary* summary,
+                                   std::string* error) override {
+    weights_[objective_] = a[0];
+    return inner_->SolveWeightedLeastSquares(
+        options, weights_.data(), mu, shift, z, summary, error);
+  }
 
  private:
   Evaluator* inner_;
   int objective_;
   Eigen::VectorXd f_;
   Eigen::MatrixXd grad_f_;
+  Eigen::VectorXd weights_;  // S: the products' objective weights
 };
 
 // The payoff table: row j holds F at the minimizer of f_j found from z.

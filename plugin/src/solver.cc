@@ -350,7 +350,7 @@ bool ValidateConstraintKinds(StrategyType strategy,
        << name
        << " does not take (it is the paper's Algorithm 1, which has "
           "equality constraints only). Use strategy wc-augmented-lagrangian "
-          "(the default), wc-penalty-lbfgs or wc-newton, or the Ipopt "
+          "(or automatic), wc-penalty-lbfgs or wc-newton, or the Ipopt "
           "reference.";
   }
   if (strategy == StrategyType::WC_SQP && (p > 0 || evaluator->HasBounds())) {
@@ -362,7 +362,8 @@ bool ValidateConstraintKinds(StrategyType strategy,
     }
     os << " the strategy " << name
        << " does not take (its quadratic programs have equality "
-          "constraints only). Use wc-augmented-lagrangian (the default) or "
+          "constraints only). Use automatic (the default), "
+          "wc-augmented-lagrangian or "
           "wc-newton, or the Ipopt reference.";
   }
   if (os.str().empty() && evaluator->HasBounds()) {
@@ -439,6 +440,19 @@ bool CarryWarmStartOver(const Eigen::VectorXd& lambda,
 
 bool Solver::Summary::IsSolutionUsable() const {
   return ecmo::IsSolutionUsable(termination_type);
+}
+
+double Solver::Summary::CertificateRatio(const Options& options) const {
+  if (!IsSolutionUsable() || kkt.objective_scale.size() == 0) {
+    return std::numeric_limits<double>::infinity();
+  }
+  return kkt
+      .BestCertificate(options.stationarity_tolerance,
+                       options.complementarity_tolerance,
+                       options.feasibility_tolerance)
+      .Ratio(options.stationarity_tolerance,
+             options.complementarity_tolerance,
+             options.feasibility_tolerance);
 }
 
 bool Solver::Summary::IsCertified(const Options& options) const {
@@ -542,14 +556,23 @@ CallbackReturnType RunCallbacks(const Solver::Options& options,
 
 }  // namespace internal
 
-void Solve(const Solver::Options& options,
-           Evaluator* evaluator,
-           const std::vector<double>& preference,
-           Eigen::VectorXd* z,
-           Solver::Summary* summary) {
+namespace {
+
+// One solve by `strategy` (never AUTOMATIC). `scalarization`, when not
+// null, is used instead of computing it (AUTOMATIC's second attempt reuses
+// the first one's single-objective solves); `max_iterations` caps
+// WC_SQP's iterations below options.max_iterations (AUTOMATIC's budget).
+void SolveWith(const Solver::Options& options,
+               StrategyType strategy,
+               int max_iterations,
+               const Scalarization* scalarization_given,
+               Evaluator* evaluator,
+               const std::vector<double>& preference,
+               Eigen::VectorXd* z,
+               Solver::Summary* summary) {
   internal::WallTimer timer;
   *summary = Solver::Summary();
-  summary->strategy = options.strategy;
+  summary->strategy = strategy;
   summary->preference = preference;
   auto fail = [&](const std::string& message) {
     internal::Fail(timer, message, summary);
@@ -585,12 +608,11 @@ void Solve(const Solver::Options& options,
   }
   if (!ValidatePreference(preference, S, &error)) return fail(error);
   // The quasi-Newton strategies take bounds through BoxLbfgs.
-  if (!ValidateConstraintKinds(
-          options.strategy,
-          internal::CanUseBoxLbfgs(options),
-          evaluator,
-          z,
-          &error)) {
+  if (!ValidateConstraintKinds(strategy,
+                               internal::CanUseBoxLbfgs(options, strategy),
+                               evaluator,
+                               z,
+                               &error)) {
     return fail(error);
   }
   auto check_size = [&](const std::vector<double>& v, const char* name) {
@@ -678,7 +700,7 @@ void Solve(const Solver::Options& options,
     const bool factorizing =
         newton.linear_solver == NewtonLinearSolverType::SPARSE_CHOLESKY ||
         newton.linear_solver == NewtonLinearSolverType::DENSE_CHOLESKY;
-    if (options.strategy == StrategyType::WC_NEWTON &&
+    if (strategy == StrategyType::WC_NEWTON &&
         (newton.hessian == NewtonHessianType::GAUSS_NEWTON || factorizing) &&
         !evaluator->HasGaussNewtonMatrix()) {
       const std::string option =
@@ -700,14 +722,18 @@ void Solve(const Solver::Options& options,
 
   internal::StrategyInput input;
   input.options = &options;
+  input.strategy = strategy;
+  input.max_iterations = std::min(options.max_iterations, max_iterations);
   input.evaluator = evaluator;
   input.timer = &timer;
   input.z0 = *z;
 
   // The scalarization: reference point r and scales w (may run the
   // single-objective solves; their work is reported separately).
-  if (!ComputeScalarization(
-          options, evaluator, *z, &summary->scalarization, &error)) {
+  if (scalarization_given != nullptr) {
+    summary->scalarization = *scalarization_given;
+  } else if (!ComputeScalarization(
+                 options, evaluator, *z, &summary->scalarization, &error)) {
     return fail(error);
   }
   const Scalarization& scalarization = summary->scalarization;
@@ -720,8 +746,8 @@ void Solve(const Solver::Options& options,
   // s; rho and nu scale with it and are reported unscaled. Without it the
   // penalties, sized for O(1) values, cannot enforce feasibility against
   // objectives in large units (1e6 and up).
-  const bool scale_problem = options.kkt_tolerance == 0.0 &&
-                             options.strategy != StrategyType::WC_PENALTY_PGD;
+  const bool scale_problem =
+      options.kkt_tolerance == 0.0 && strategy != StrategyType::WC_PENALTY_PGD;
   Eigen::VectorXd f0(S), h0(q);
   Eigen::MatrixXd grad0(k, S);
   if (!evaluator->Evaluate(z->data(),
@@ -823,7 +849,9 @@ void Solve(const Solver::Options& options,
   }
 
   internal::StrategyOutput output;
-  switch (options.strategy) {
+  switch (strategy) {
+    case StrategyType::AUTOMATIC:  // resolved by Solve
+      return fail("ecmo::Solve: no strategy was chosen.");
     case StrategyType::WC_PENALTY_PGD:
       internal::RunWcPenaltyPgd(input, &output, summary);
       break;
@@ -912,13 +940,156 @@ void Solve(const Solver::Options& options,
   summary->total_time_in_seconds = timer.Seconds();
 }
 
+// The text up to the end of its first sentence.
+std::string FirstSentence(const std::string& text) {
+  const size_t end = text.find(". ");
+  return end == std::string::npos ? text : text.substr(0, end + 1);
+}
+
+// What StrategyType::AUTOMATIC runs on this problem, and why (see
+// ecmo/types.h).
+StrategyType ChooseStrategy(const Evaluator& evaluator, std::string* why) {
+  const int k = evaluator.NumParameters();
+  const char* sqp = StrategyTypeToString(StrategyType::WC_SQP);
+  const char* al = StrategyTypeToString(StrategyType::WC_AUGMENTED_LAGRANGIAN);
+  const char* reason = nullptr;
+  if (k > kAutomaticSqpMaxParameters) {
+    *why = std::string(al) + ": " + std::to_string(k) + " parameters (" + sqp +
+           " up to " + std::to_string(kAutomaticSqpMaxParameters) + ")";
+    return StrategyType::WC_AUGMENTED_LAGRANGIAN;
+  }
+  if (evaluator.NumInequalityConstraints() > 0) {
+    reason = "inequality constraints";
+  } else if (evaluator.HasBounds()) {
+    reason = "bounds";
+  } else if (evaluator.manifold() != nullptr) {
+    reason = "a manifold";
+  }
+  if (reason != nullptr) {
+    *why = std::string(al) + ": the problem has " + reason + " (" + sqp +
+           " takes equality constraints in R^k only)";
+    return StrategyType::WC_AUGMENTED_LAGRANGIAN;
+  }
+  *why = std::string(sqp) + ": " + std::to_string(k) +
+         " parameters, equality constraints only";
+  return StrategyType::WC_SQP;
+}
+
+}  // namespace
+
+void Solve(const Solver::Options& options,
+           Evaluator* evaluator,
+           const std::vector<double>& preference,
+           Eigen::VectorXd* z,
+           Solver::Summary* summary) {
+  if (options.strategy != StrategyType::AUTOMATIC || evaluator == nullptr ||
+      z == nullptr) {
+    SolveWith(options,
+              options.strategy == StrategyType::AUTOMATIC
+                  ? StrategyType::WC_AUGMENTED_LAGRANGIAN
+                  : options.strategy,
+              options.max_iterations,
+              nullptr,
+              evaluator,
+              preference,
+              z,
+              summary);
+    return;
+  }
+  std::string why;
+  const StrategyType chosen = ChooseStrategy(*evaluator, &why);
+  if (chosen != StrategyType::WC_SQP) {
+    SolveWith(options,
+              chosen,
+              options.max_iterations,
+              nullptr,
+              evaluator,
+              preference,
+              z,
+              summary);
+    summary->strategy_choice = why;
+    return;
+  }
+  const Eigen::VectorXd start = *z;
+  // SQP converges superlinearly where it works (3-30 iterations on small
+  // problems); one that creeps (flat, saturated regions) hands over early.
+  SolveWith(options,
+            chosen,
+            kAutomaticSqpMaxIterations,
+            nullptr,
+            evaluator,
+            preference,
+            z,
+            summary);
+  summary->strategy_choice = why;
+  // SQP's step can stall where the augmented Lagrangian's penalties still
+  // make progress (rank-deficient constraints, a merit function that
+  // rejects every step): try that too, from the same start, within the
+  // time left. Not after a user callback's decision or a failure before
+  // the first iteration (invalid input fails the same way for both).
+  const TerminationType type = summary->termination_type;
+  const double time_left =
+      options.max_solver_time_in_seconds - summary->total_time_in_seconds;
+  if (!(type == ceres::NO_CONVERGENCE ||
+        (type == ceres::FAILURE && summary->iterations > 0)) ||
+      !(time_left > 0.0)) {
+    return;
+  }
+  Solver::Summary first = std::move(*summary);
+  Eigen::VectorXd z_first = *z;
+  *z = start;
+  Solver::Options second_options = options;
+  second_options.strategy = StrategyType::WC_AUGMENTED_LAGRANGIAN;
+  second_options.max_solver_time_in_seconds = time_left;
+  SolveWith(second_options,
+            StrategyType::WC_AUGMENTED_LAGRANGIAN,
+            second_options.max_iterations,
+            &first.scalarization,
+            evaluator,
+            preference,
+            z,
+            summary);
+  const std::string first_outcome =
+      std::string(StrategyTypeToString(StrategyType::WC_SQP)) + " ended " +
+      TerminationTypeName(first.termination_type);
+  const bool second_better =
+      summary->termination_type == ceres::CONVERGENCE ||
+      (summary->IsSolutionUsable() &&
+       summary->CertificateRatio(options) < first.CertificateRatio(options));
+  const EvaluationCounts second_counts = summary->evaluations;
+  const double second_time = summary->total_time_in_seconds;
+  if (second_better) {
+    summary->evaluations += first.evaluations;
+    summary->total_time_in_seconds += first.total_time_in_seconds;
+    summary->strategy_choice =
+        why + "; " + first_outcome + " (" + FirstSentence(first.message) +
+        "), so " + StrategyTypeToString(StrategyType::WC_AUGMENTED_LAGRANGIAN) +
+        " solved it from the same start";
+    return;
+  }
+  const TerminationType second_type = summary->termination_type;
+  *summary = std::move(first);
+  *z = z_first;
+  summary->evaluations += second_counts;
+  summary->total_time_in_seconds += second_time;
+  summary->strategy_choice =
+      why + "; " + first_outcome + ", and " +
+      StrategyTypeToString(StrategyType::WC_AUGMENTED_LAGRANGIAN) +
+      " from the same start did no better (ended " +
+      TerminationTypeName(second_type) +
+      "): " + StrategyTypeToString(StrategyType::WC_SQP) +
+      "'s point is reported";
+}
+
 void Solve(const Solver::Options& options,
            Problem* problem,
            const std::vector<double>& preference,
            Solver::Summary* summary) {
   internal::SolveOnProblem(options, problem, preference, summary);
   // Also in a FAILURE summary of an invalid problem.
-  if (summary != nullptr) summary->strategy = options.strategy;
+  if (summary != nullptr && summary->strategy == StrategyType::AUTOMATIC) {
+    summary->strategy = options.strategy;
+  }
 }
 
 void Solve(const Solver::Options& options,
@@ -927,7 +1098,9 @@ void Solve(const Solver::Options& options,
            Solver::Summary* summary) {
   internal::SolveOnProblem(options, &problem, preference, summary);
   // Also in a FAILURE summary of an invalid problem.
-  if (summary != nullptr) summary->strategy = options.strategy;
+  if (summary != nullptr && summary->strategy == StrategyType::AUTOMATIC) {
+    summary->strategy = options.strategy;
+  }
 }
 
 }  // namespace ecmo

@@ -82,6 +82,9 @@ std::string Solver::Summary::FullReport() const {
   }
   report.Section("Strategy");
   report.Row("  Type", StrategyTypeToString(strategy));
+  if (!strategy_choice.empty()) {
+    report.Row("  Chosen automatically", strategy_choice);
+  }
   if (strategy == StrategyType::WC_PENALTY_PGD && eta > 0.0) {
     report.Row("  Step rule", StepRuleToString(step_rule));
     report.Row("  eta = eta0 T^(-1/4)", FormatNumber(eta));

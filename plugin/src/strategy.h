@@ -78,6 +78,11 @@ struct StopRule {
 
 struct StrategyInput {
   const Solver::Options* options = nullptr;
+  // The strategy that runs (options->strategy, or what AUTOMATIC chose).
+  StrategyType strategy = StrategyType::WC_AUGMENTED_LAGRANGIAN;
+  // WC_SQP's iteration budget: options->max_iterations, or less when
+  // AUTOMATIC runs it (kAutomaticSqpMaxIterations).
+  int max_iterations = 0;
   Evaluator* evaluator = nullptr;
   // S, positive: the preference divided by the objective scales,
   // lambda_s / w_s (sums to 1 when w = 1).
@@ -161,7 +166,7 @@ void RunWcPenaltyPgd(const StrategyInput& input,
 // can run on BoxLbfgs, the inner solver that takes bounds: one of those two
 // strategies, quasi_newton.use_ceres_inner_solver false and the LBFGS line
 // search direction (wc_lbfgs_inner.cc; a manifold keeps Ceres' solver too).
-bool CanUseBoxLbfgs(const Solver::Options& options);
+bool CanUseBoxLbfgs(const Solver::Options& options, StrategyType strategy);
 
 // StrategyType::WC_PENALTY_LBFGS and StrategyType::WC_AUGMENTED_LAGRANGIAN
 // (wc_quasi_newton.cc). Both fill output->multipliers with the first-order

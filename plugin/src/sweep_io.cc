@@ -384,6 +384,7 @@ nlohmann::json SweepPointToJson(const SweepPoint& point,
   j["warm_start_from"] = point.warm_start_from;
   if (point.rank >= 0) j["rank"] = point.rank;
   if (point.refined) j["refined"] = true;
+  if (point.possibly_spurious_end) j["possibly_spurious_end"] = true;
   if (point.extra.is_object()) j.update(point.extra);
   return j;
 }
@@ -415,6 +416,7 @@ nlohmann::json SweepToJson(const ParetoSweep::Summary& summary,
       {"num_solved", summary.num_solved},
       {"num_resumed", summary.num_resumed},
       {"num_refined", summary.num_refined},
+      {"num_possibly_spurious_ends", summary.num_possibly_spurious_ends},
       {"scalarization", ScalarizationToJson(summary.scalarization)},
       {"num_usable", summary.num_usable},
       {"gradient_evaluations", summary.gradient_evaluations},

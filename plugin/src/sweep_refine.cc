@@ -27,7 +27,7 @@ void SweepRunner::Summarize() {
   const int S = num_objectives_;
   std::vector<int> usable_index;
   sum.num_solved = sum.num_usable = sum.num_converged = sum.num_not_solved = 0;
-  sum.num_refined = 0;
+  sum.num_refined = sum.num_possibly_spurious_ends = 0;
   sum.num_points = static_cast<int>(sum.points.size());
   sum.gradient_evaluations = 0;
   for (const SweepPoint& p : sum.points) {
@@ -44,6 +44,7 @@ void SweepRunner::Summarize() {
     if (s.termination_type == ceres::CONVERGENCE) ++sum.num_converged;
     if (!s.IsSolutionUsable()) continue;
     ++sum.num_usable;
+    if (p.possibly_spurious_end) ++sum.num_possibly_spurious_ends;
     const double kkt = s.kkt.with_solver_multipliers.SquaredNorm();
     const double kkt_ls = s.kkt.with_least_squares_multipliers.SquaredNorm();
     if (std::isfinite(kkt)) {

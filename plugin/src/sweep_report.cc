@@ -58,6 +58,13 @@ std::string ParetoSweep::Summary::FullReport() const {
   report.Row("  converged", std::to_string(num_converged));
   if (num_refined > 0)
     report.Row("  added by refinement", std::to_string(num_refined));
+  if (num_possibly_spurious_ends > 0) {
+    report.Row("  possibly spurious ends",
+               std::to_string(num_possibly_spurious_ends) +
+                   " (an objective alone active above its minimum: a "
+                   "stationary point of every WC problem; try "
+                   "another --strategy or start)");
+  }
   if (!resume_message.empty()) report.Row("Resume", resume_message);
   if (scalarization.reference_point.size() > 0) {
     report.Row("Reference point r",

@@ -21,6 +21,78 @@
 
 namespace ecmo {
 namespace internal {
+namespace {
+
+// max_s lambda_s (f_s - r_s) / w_s at the summary's point, lambda the
+// preference normalized to sum 1 (as Solve takes it).
+double WcValue(const Solver::Summary& s,
+               const std::vector<double>& preference) {
+  const Scalarization& c = s.scalarization;
+  const int S = static_cast<int>(preference.size());
+  if (s.objectives.size() != S || c.reference_point.size() != S ||
+      c.objective_scale.size() != S) {
+    return std::numeric_limits<double>::infinity();
+  }
+  double sum = 0.0;
+  for (double l : preference) sum += l;
+  double value = -std::numeric_limits<double>::infinity();
+  for (int i = 0; i < S; ++i) {
+    value = std::max(value,
+                     preference[i] / sum *
+                         (s.objectives[i] - c.reference_point[i]) /
+                         c.objective_scale[i]);
+  }
+  return std::isfinite(value) ? value : std::numeric_limits<double>::infinity();
+}
+
+// A certified point where one objective j alone is active (every other one
+// more than kInactiveSlack of its scale below the level that would make it
+// active) although f_j is more than kAboveMinimum of its scale above its
+// minimum (the ideal point of the single-objective solves): z is then a
+// stationary point of f_j on the feasible set that is not its minimizer.
+// At a WC solution with one active objective, z minimizes that objective
+// at least locally; a stationary point of f_j that is not its minimum is
+// the signature of an end that is KKT for every preference (f_j has a
+// maximum or a plateau there along the front). Needs the ideal point (a
+// reference point from the single-objective solves).
+bool SpuriousEnd(const Solver::Summary& s,
+                 const std::vector<double>& preference,
+                 std::string* why) {
+  constexpr double kInactiveSlack = 1e-3;
+  constexpr double kAboveMinimum = 1e-3;
+  const Scalarization& c = s.scalarization;
+  const int S = static_cast<int>(preference.size());
+  if (S < 2 || c.ideal_point.size() != S || s.objectives.size() != S ||
+      s.kkt.objective_scale.size() != S) {
+    return false;
+  }
+  const double rho = WcValue(s, preference);
+  if (!std::isfinite(rho)) return false;
+  double sum = 0.0;
+  for (double l : preference) sum += l;
+  int active = -1;
+  for (int i = 0; i < S; ++i) {
+    // f_i's distance below the level rho w_i / lambda_i + r_i at which it
+    // would be active, in units of its scale.
+    const double level =
+        rho * c.objective_scale[i] * sum / preference[i] + c.reference_point[i];
+    const double slack = (level - s.objectives[i]) / s.kkt.objective_scale[i];
+    if (slack > kInactiveSlack) continue;
+    if (active >= 0) return false;  // two active objectives
+    active = i;
+  }
+  if (active < 0) return false;
+  const double above = (s.objectives[active] - c.ideal_point[active]) /
+                       s.kkt.objective_scale[active];
+  if (!(above > kAboveMinimum)) return false;
+  *why = "a stationary point of objective " + std::to_string(active + 1) +
+         " alone (the only active one) at f = " +
+         FormatScientific(s.objectives[active], 4) + ", above its minimum " +
+         FormatScientific(c.ideal_point[active], 4);
+  return true;
+}
+
+}  // namespace
 
 int SweepRunner::StartThreads(int threads, std::vector<WorkerThread>* pool) {
   const int started =
@@ -205,47 +277,70 @@ void SweepRunner::SolvePoint(Worker* worker,
   }
   Eigen::VectorXd z = z0;
   Solve(options, worker->evaluator, point->preference, &z, &summary);
-  if (warm == nullptr || summary.termination_type == ceres::CONVERGENCE) {
+  std::string spurious;
+  point->possibly_spurious_end =
+      summary.termination_type == ceres::CONVERGENCE &&
+      SpuriousEnd(summary, point->preference, &spurious);
+  if (warm == nullptr || (summary.termination_type == ceres::CONVERGENCE &&
+                          !point->possibly_spurious_end)) {
+    if (point->possibly_spurious_end) {
+      summary.message += " (Possibly a spurious end: " + spurious + ".)";
+    }
     return;
   }
-  // A warm start can inherit a neighbour's saturated region or penalties
-  // and end worse than a cold start would: retry from the problem's start
-  // point and keep the better of the two (converged first, then the
-  // smaller certificate ratio), saying so in the message.
+  // Retry from the problem's start, for one of two reasons:
+  //   - a warm start can inherit a neighbour's saturated region or
+  //     penalties and end worse than a cold start would: keep the better
+  //     of the two (converged first, then the smaller certificate ratio);
+  //   - a warm start from an end of the front where every objective is
+  //     stationary (a concave front's end on a closed constraint set, a
+  //     saturated model) is a KKT point of every WC problem, so the
+  //     neighbour's point is certified again whatever the preference: keep
+  //     the smaller WC value.
+  // The message says which; the work of both solves is the point's.
   Solver::Summary cold;
   Eigen::VectorXd z_cold = start_point_;
   Solve(solver_options_, worker->evaluator, point->preference, &z_cold, &cold);
-  const auto ratio = [&](const Solver::Summary& s) {
-    if (!s.IsSolutionUsable() || s.kkt.objective_scale.size() == 0) {
-      return std::numeric_limits<double>::infinity();
-    }
-    return s.kkt
-        .BestCertificate(options.stationarity_tolerance,
-                         options.complementarity_tolerance,
-                         options.feasibility_tolerance)
-        .Ratio(options.stationarity_tolerance,
-               options.complementarity_tolerance,
-               options.feasibility_tolerance);
-  };
-  const bool cold_better =
-      cold.termination_type == ceres::CONVERGENCE ||
-      (cold.IsSolutionUsable() && ratio(cold) < ratio(summary));
-  const std::string warm_outcome =
-      std::string(TerminationTypeName(summary.termination_type));
-  if (cold_better) {
-    const EvaluationCounts warm_counts = summary.evaluations;
-    summary = std::move(cold);
-    summary.evaluations += warm_counts;
-    summary.message += " (Solved cold after the warm start from point " +
-                       std::to_string(point->warm_start_from) + " ended " +
-                       warm_outcome + ".)";
-    point->warm_start_from = -1;
+  const bool was_spurious = point->possibly_spurious_end;
+  bool cold_better;
+  std::string note;
+  if (was_spurious) {
+    const double warm_value = WcValue(summary, point->preference);
+    cold_better = cold.termination_type == ceres::CONVERGENCE &&
+                  WcValue(cold, point->preference) <
+                      warm_value - 1e-12 * std::max(1.0, std::abs(warm_value));
+    note = cold_better ? " (Solved cold: the warm start from point " +
+                             std::to_string(point->warm_start_from) +
+                             " ended at " + spurious + ".)"
+                       : " (Possibly a spurious end: " + spurious +
+                             "; a cold retry did no better.)";
   } else {
-    // The retry's work was spent on this point too.
+    cold_better =
+        cold.termination_type == ceres::CONVERGENCE ||
+        (cold.IsSolutionUsable() &&
+         cold.CertificateRatio(options) < summary.CertificateRatio(options));
+    note = cold_better
+               ? " (Solved cold after the warm start from point " +
+                     std::to_string(point->warm_start_from) + " ended " +
+                     TerminationTypeName(summary.termination_type) + ".)"
+               : std::string(" (A cold retry did no better: it ended ") +
+                     TerminationTypeName(cold.termination_type) + ".)";
+  }
+  if (!cold_better) {
     summary.evaluations += cold.evaluations;
-    summary.message += " (A cold retry did no better: it ended " +
-                       std::string(TerminationTypeName(cold.termination_type)) +
-                       ".)";
+    summary.message += note;
+    return;
+  }
+  const EvaluationCounts warm_counts = summary.evaluations;
+  summary = std::move(cold);
+  summary.evaluations += warm_counts;
+  summary.message += note;
+  point->warm_start_from = -1;
+  point->possibly_spurious_end =
+      summary.termination_type == ceres::CONVERGENCE &&
+      SpuriousEnd(summary, point->preference, &spurious);
+  if (point->possibly_spurious_end) {
+    summary.message += " (Possibly a spurious end: " + spurious + ".)";
   }
 }
 

@@ -10,6 +10,8 @@ namespace ecmo {
 
 const char* StrategyTypeToString(StrategyType type) {
   switch (type) {
+    case StrategyType::AUTOMATIC:
+      return "automatic";
     case StrategyType::WC_PENALTY_PGD:
       return "wc-penalty-pgd";
     case StrategyType::WC_PENALTY_LBFGS:
@@ -25,7 +27,8 @@ const char* StrategyTypeToString(StrategyType type) {
 }
 
 std::vector<std::string> StrategyTypeNames() {
-  return {StrategyTypeToString(StrategyType::WC_PENALTY_PGD),
+  return {StrategyTypeToString(StrategyType::AUTOMATIC),
+          StrategyTypeToString(StrategyType::WC_PENALTY_PGD),
           StrategyTypeToString(StrategyType::WC_PENALTY_LBFGS),
           StrategyTypeToString(StrategyType::WC_AUGMENTED_LAGRANGIAN),
           StrategyTypeToString(StrategyType::WC_NEWTON),
@@ -33,7 +36,8 @@ std::vector<std::string> StrategyTypeNames() {
 }
 
 bool StringToStrategyType(std::string value, StrategyType* type) {
-  for (StrategyType candidate : {StrategyType::WC_PENALTY_PGD,
+  for (StrategyType candidate : {StrategyType::AUTOMATIC,
+                                 StrategyType::WC_PENALTY_PGD,
                                  StrategyType::WC_PENALTY_LBFGS,
                                  StrategyType::WC_AUGMENTED_LAGRANGIAN,
                                  StrategyType::WC_NEWTON,

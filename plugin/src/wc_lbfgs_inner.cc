@@ -230,9 +230,9 @@ class CeresLbfgsInnerMinimizer final : public InnerMinimizer {
 
 }  // namespace
 
-bool CanUseBoxLbfgs(const Solver::Options& options) {
-  return (options.strategy == StrategyType::WC_AUGMENTED_LAGRANGIAN ||
-          options.strategy == StrategyType::WC_PENALTY_LBFGS) &&
+bool CanUseBoxLbfgs(const Solver::Options& options, StrategyType strategy) {
+  return (strategy == StrategyType::WC_AUGMENTED_LAGRANGIAN ||
+          strategy == StrategyType::WC_PENALTY_LBFGS) &&
          !options.quasi_newton.use_ceres_inner_solver &&
          options.quasi_newton.inner.line_search_direction_type == ceres::LBFGS;
 }
@@ -248,8 +248,8 @@ std::unique_ptr<InnerMinimizer> MakeLbfgsInnerMinimizer(
   // rule one step earlier, the extrapolation does not certify, and the
   // penalty runs into u ~ 1e6, where no line search resolves the steps.
   // With bounds it runs on BoxLbfgs too (Ceres has no bounds).
-  if (!CanUseBoxLbfgs(*input.options) ||
-      (input.options->strategy == StrategyType::WC_PENALTY_LBFGS &&
+  if (!CanUseBoxLbfgs(*input.options, input.strategy) ||
+      (input.strategy == StrategyType::WC_PENALTY_LBFGS &&
        !function->evaluator()->HasBounds()) ||
       function->evaluator()->manifold() != nullptr) {
     return std::make_unique<CeresLbfgsInnerMinimizer>(input, function);

@@ -824,10 +824,16 @@ void SqpSolver::Run(StrategyOutput* output) {
         Finish(ceres::FAILURE, UnboundedMessage(rho, h_inf, input_.rho_floor));
         break;
       }
-      if (it >= options_.max_iterations) {
+      if (it >= input_.max_iterations) {
         Finish(ceres::NO_CONVERGENCE,
-               "Maximum number of iterations reached (max_iterations = " +
-                   std::to_string(options_.max_iterations) + ").");
+               input_.max_iterations < options_.max_iterations
+                   ? "Not converged within the " +
+                         std::to_string(input_.max_iterations) +
+                         " iterations that the automatic strategy gives "
+                         "wc-sqp."
+                   : "Maximum number of iterations reached (max_iterations "
+                     "= " +
+                         std::to_string(options_.max_iterations) + ").");
         break;
       }
       if (input_.timer->Seconds() >= options_.max_solver_time_in_seconds) {

@@ -94,8 +94,10 @@ class IterationCallback {
 class Solver {
  public:
   struct Options {
-    // Which strategy solves the WC subproblem.
-    StrategyType strategy = StrategyType::WC_AUGMENTED_LAGRANGIAN;
+    // Which strategy solves the WC subproblem (ecmo/types.h). AUTOMATIC:
+    // WC_SQP on small equality-constrained problems, otherwise
+    // WC_AUGMENTED_LAGRANGIAN; Summary::strategy reports the one used.
+    StrategyType strategy = StrategyType::AUTOMATIC;
 
     // T: the iteration budget. For WC_PENALTY_PGD it also sets the schedule
     // (eta = eta0 T^(-1/4), u = v = c0 T^(1/4)), so the faithful strategy
@@ -575,11 +577,21 @@ class Solver {
     // least-squares multipliers) meeting options.stationarity_tolerance,
     // complementarity_tolerance and feasibility_tolerance.
     bool IsCertified(const Options& options) const;
+    // How far the best certificate is from options' tolerances: the
+    // largest ratio of a certificate block to its tolerance (<= 1 meets
+    // them all; ecmo/kkt.h, KktCertificate::Ratio); +inf without a usable
+    // solution. Compares two solves of the same point.
+    double CertificateRatio(const Options& options) const;
 
     TerminationType termination_type = ceres::FAILURE;
     std::string message = "ecmo::Solve was not called.";
 
-    StrategyType strategy = StrategyType::WC_AUGMENTED_LAGRANGIAN;
+    // The strategy that produced the reported point (never AUTOMATIC once
+    // a strategy ran).
+    StrategyType strategy = StrategyType::AUTOMATIC;
+    // With Options::strategy = AUTOMATIC: why this strategy, and whether a
+    // WC_SQP attempt fell back to WC_AUGMENTED_LAGRANGIAN. Empty otherwise.
+    std::string strategy_choice;
     // Step rule used by WC_PENALTY_PGD.
     StepRule step_rule = StepRule::BACKTRACKING;
 

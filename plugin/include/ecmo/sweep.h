@@ -204,6 +204,18 @@ struct SweepPoint {
   bool preference_changed = false;
   // True for points added by adaptive refinement (Options::refine_to).
   bool refined = false;
+  // True when the point is certified but may be a spurious end of the
+  // front: one objective alone is active there although it is above its
+  // minimum (the ideal point), i.e. z is a stationary point of that
+  // objective that does not minimize it, as at the ends of a concave front
+  // on a closed constraint set, which are KKT points of EVERY WC problem. A
+  // warm-started point that ends so is solved again from the problem's
+  // start (the smaller WC value is kept; the message says what happened);
+  // this flag says the kept point still looks so. Written into the point's
+  // JSON as "possibly_spurious_end" (only when true) and counted in
+  // ParetoSweep::Summary::num_possibly_spurious_ends. Needs the ideal point
+  // (the automatic reference point): false otherwise.
+  bool possibly_spurious_end = false;
 
   // SOLVED: solved by this call. RESUMED: read back from the JSON-lines file
   // (Options::resume). NOT_SOLVED: not reached (a callback stopped the
@@ -448,6 +460,8 @@ class ParetoSweep {
     int num_not_solved = 0;
     // Points added by adaptive refinement (solved or resumed).
     int num_refined = 0;
+    // Usable points with SweepPoint::possibly_spurious_end.
+    int num_possibly_spurious_ends = 0;
 
     // The scalarization every point used, computed once (see
     // Options::normalize_objectives), with the cost of computing it.

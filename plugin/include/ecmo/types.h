@@ -25,6 +25,17 @@ using ceres::CallbackReturnType;
 
 // The solver strategies for one weighted-Chebyshev (WC) subproblem.
 enum class StrategyType {
+  // The default: WC_SQP for small problems it takes (at most
+  // kAutomaticSqpMaxParameters parameters, equality constraints only, no
+  // bounds, in R^k), WC_AUGMENTED_LAGRANGIAN for everything else. On small
+  // problems SQP's second-order steps need 5-8x fewer evaluations than the
+  // augmented Lagrangian's first-order inner solves and are faster per
+  // point; its dense O(k^3) iterations lose from about 10 parameters on
+  // (benchmarks/README.md, "Small problems"). When WC_SQP chosen this way
+  // does not converge, the solve is repeated by WC_AUGMENTED_LAGRANGIAN
+  // from the same start and the better of the two is reported
+  // (Solver::Summary::strategy says which; strategy_choice says why).
+  AUTOMATIC,
   // Algorithm 1 of the paper: projected gradient on the penalty
   // P = rho + u/2 ||h||^2 + v/2 sum_s (lambda_s f_s + delta_s - rho)^2 over
   // (rho, z, delta >= 0) with the schedule eta = eta0 T^(-1/4),
@@ -172,6 +183,13 @@ enum class StepRule {
   // so it reduces to Algorithm 1 whenever the fixed step is safe.
   BACKTRACKING,
 };
+
+// StrategyType::AUTOMATIC chooses WC_SQP up to this many parameters, and
+// hands a point over to WC_AUGMENTED_LAGRANGIAN when WC_SQP has not
+// converged within this many iterations (or Options::max_iterations, if
+// smaller).
+constexpr int kAutomaticSqpMaxParameters = 10;
+constexpr int kAutomaticSqpMaxIterations = 200;
 
 const char* StrategyTypeToString(StrategyType type);
 bool StringToStrategyType(std::string value, StrategyType* type);
