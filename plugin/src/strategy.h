@@ -197,6 +197,10 @@ void RunWcSqp(const StrategyInput& input,
 // test).
 Eigen::VectorXd MaximizeOnSimplex(const Eigen::MatrixXd& Q,
                                   const Eigen::VectorXd& p);
+// The same into *out (its storage reused when it has S entries).
+void MaximizeOnSimplex(const Eigen::MatrixXd& Q,
+                       const Eigen::VectorXd& p,
+                       Eigen::VectorXd* out);
 
 }  // namespace internal
 }  // namespace ecmo

@@ -76,8 +76,19 @@ constexpr int kMaxEnumeratedObjectives = 12;
 // kMaxEnumeratedObjectives or if no support passes (rounding).
 Eigen::VectorXd MaximizeOnSimplex(const Eigen::MatrixXd& Q,
                                   const Eigen::VectorXd& p) {
+  Eigen::VectorXd w;
+  MaximizeOnSimplex(Q, p, &w);
+  return w;
+}
+
+void MaximizeOnSimplex(const Eigen::MatrixXd& Q,
+                       const Eigen::VectorXd& p,
+                       Eigen::VectorXd* out) {
   const int S = static_cast<int>(p.size());
-  if (S == 1) return Eigen::VectorXd::Ones(1);
+  if (S == 1) {
+    out->setOnes(1);
+    return;
+  }
   if (S == 2) {
     // w = (t, 1 - t): a concave parabola in t, clamped to [0, 1].
     const double curvature = Q(0, 0) - 2.0 * Q(0, 1) + Q(1, 1);
@@ -88,9 +99,10 @@ Eigen::VectorXd MaximizeOnSimplex(const Eigen::MatrixXd& Q,
     } else {
       t = slope > 0.0 ? 1.0 : (slope < 0.0 ? 0.0 : 0.5);
     }
-    Eigen::VectorXd w(2);
-    w << t, 1.0 - t;
-    return w;
+    out->resize(2);  // no allocation when it already has 2 entries
+    (*out)[0] = t;
+    (*out)[1] = 1.0 - t;
+    return;
   }
   const double scale =
       std::max({1.0, Q.cwiseAbs().maxCoeff(), p.cwiseAbs().maxCoeff()});
@@ -128,7 +140,10 @@ Eigen::VectorXd MaximizeOnSimplex(const Eigen::MatrixXd& Q,
           feasible = gradient[s] <= x[n] + 1e-12 * scale;
         }
       }
-      if (feasible) return w / w.sum();
+      if (feasible) {
+        *out = w / w.sum();
+        return;
+      }
     }
   }
   // Accelerated projected gradient (FISTA) with step 1/||Q||.
@@ -147,7 +162,7 @@ Eigen::VectorXd MaximizeOnSimplex(const Eigen::MatrixXd& Q,
     w = next;
     t = t_next;
   }
-  return w;
+  *out = w;
 }
 
 namespace {
@@ -229,7 +244,7 @@ bool SolveQp(const ApplyInverse& apply_inverse,
   qp->p = a;
   qp->p.noalias() += G.transpose() * qp->d0;
   if (!qp->Q.allFinite() || !qp->p.allFinite()) return false;
-  qp->omega = MaximizeOnSimplex(qp->Q, qp->p);
+  MaximizeOnSimplex(qp->Q, qp->p, &qp->omega);
   qp->d = qp->d0;
   qp->d.noalias() -= qp->pg * qp->omega;
   if (q > 0) {
@@ -416,7 +431,10 @@ class SqpSolver {
   // the arithmetic): the last step pair, B s, the line search's trial.
   Eigen::VectorXd step_s_, step_y_, step_bs_;
   Eigen::VectorXd slope_, z_trial_, a_trial_, h_trial_;
+  // The second-order correction's.
+  Eigen::VectorXd correction_, z_soc_, a_soc_, h_soc_;
   KktResidual estimate_;  // EstimateResidual's
+  KktResidual exact_residual_;  // the exact K, when the estimate is close
   int line_search_failures_ = 0;
   double first_nu_norm_ = 0.0;
   double linearization_residual_ = 0.0;
@@ -667,14 +685,14 @@ SqpSolver::Step SqpSolver::SolveAndCertify(int it, IterationSummary* record) {
   // The estimate lives in a member (its vectors reused across iterations);
   // the exact K, when needed, in `exact`.
   EstimateResidual(&estimate_);
-  KktResidual exact;
+  KktResidual& exact = exact_residual_;
   const KktResidual* residual = &estimate_;
   last_certificate_ =
       system_->Certificate(multipliers_, stop_.sigma, *residual);
   if (stop_.IsClose(residual->SquaredNorm(),
                     last_certificate_,
                     sqp_.least_squares_certification_factor)) {
-    exact = system_->Residual(multipliers_);
+    system_->Residual(multipliers_, &exact);
     residual = &exact;
     last_certificate_ =
         system_->Certificate(multipliers_, stop_.sigma, *residual);
@@ -752,15 +770,19 @@ SqpSolver::Step SqpSolver::LineSearch(int it, IterationSummary* record) {
     }
     // Second-order correction: back onto the linearized constraints from
     // the trial point, in the metric of B.
-    Eigen::VectorXd correction = h_trial;
+    Eigen::VectorXd& correction = correction_;
+    correction = h_trial;
     qp_.SolveM(&correction);
-    const Eigen::VectorXd z_soc = z_trial - qp_.b_inverse_jt * correction;
-    Eigen::VectorXd a_soc(S_), h_soc(q_);
-    if (z_soc.allFinite() && EvaluateValues(z_soc, &a_soc, &h_soc) &&
-        phi0 - Merit(a_soc, h_soc) >= sqp_.armijo * model) {
-      z_trial = z_soc;
-      a_trial = a_soc;
-      h_trial = h_soc;
+    Eigen::VectorXd& z_soc = z_soc_;
+    z_soc = z_trial;
+    z_soc.noalias() -= qp_.b_inverse_jt * correction;
+    a_soc_.resize(S_);
+    h_soc_.resize(q_);
+    if (z_soc.allFinite() && EvaluateValues(z_soc, &a_soc_, &h_soc_) &&
+        phi0 - Merit(a_soc_, h_soc_) >= sqp_.armijo * model) {
+      z_trial.swap(z_soc);
+      a_trial.swap(a_soc_);
+      h_trial.swap(h_soc_);
       accepted = true;
     }
   }

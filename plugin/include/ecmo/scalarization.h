@@ -31,7 +31,8 @@
 //   GIVEN             Solver::Options::reference_point;
 //   SINGLE_OBJECTIVE  S = 1: r = 0 (the scalarization is min f; r is moot);
 //   UTOPIA            the ideal point minus a margin, from S single-objective
-//                     solves min f_s s.t. h = 0 (same strategy and start
+//                     solves min f_s on the problem's feasible set (h = 0,
+//                     its inequalities and bounds; same strategy and start
 //                     point as the WC solve): utopia_s = ideal_s -
 //                     utopia_margin * range_s, where range_s = max(nadir_s -
 //                     ideal_s, 1e-4 max(1, |ideal_s|, |nadir_s|)) and
