@@ -9,6 +9,7 @@
 // two ends of the front.
 
 #include <cmath>
+#include <cstdio>
 #include <memory>
 #include <vector>
 
@@ -298,6 +299,33 @@ TEST(ConcaveFront, OuterLoopSweepsFlagEveryPointTheyCannotPlace) {
     EXPECT_GE(retried, 1);
     EXPECT_NE(summary.FullReport().find("possibly spurious ends"),
               std::string::npos);
+  }
+}
+
+// The flag travels through the JSON-lines file: a resumed sweep reports
+// the same flagged points.
+TEST(ConcaveFront, SpuriousEndFlagsSurviveAResume) {
+  const problems::ProblemInfo& info = Info();
+  std::vector<std::vector<double>> preferences = EvenlySpaced2(53);
+  preferences.erase(preferences.begin());
+  preferences.pop_back();
+  ParetoSweep::Options options;
+  options.solver.strategy = StrategyType::WC_AUGMENTED_LAGRANGIAN;
+  options.jsonl_path = ::testing::TempDir() + "/concave_spurious.jsonl";
+  std::remove(options.jsonl_path.c_str());
+  auto instance = info.build();
+  ParetoSweep::Summary first, resumed;
+  Sweep(options, instance->problem, ThreadSafety::BASIC, preferences, &first);
+  ASSERT_GT(first.num_possibly_spurious_ends, 0) << first.FullReport();
+  options.resume = true;
+  Sweep(options, instance->problem, ThreadSafety::BASIC, preferences, &resumed);
+  ASSERT_EQ(resumed.num_resumed, 51) << resumed.FullReport();
+  EXPECT_EQ(resumed.num_possibly_spurious_ends,
+            first.num_possibly_spurious_ends);
+  for (int i = 0; i < 51; ++i) {
+    EXPECT_EQ(resumed.points[i].possibly_spurious_end,
+              first.points[i].possibly_spurious_end)
+        << i;
   }
 }
 

@@ -197,6 +197,31 @@ TEST(SweepMpi, TwoRanksEqualOneProcessToTheBitWithColdStarts) {
       << run.output;
 }
 
+// Points flagged as possible spurious ends (SweepPoint::
+// possibly_spurious_end) are counted under mpirun as by a single process:
+// concave_quarter's cold augmented-Lagrangian points at the extreme
+// preferences land on an end of the front. (These points take
+// microseconds, so rank 0 solves most of them; a point another rank sends
+// back is read by the same function as a resumed line, which
+// concave_front_test's resume test covers.)
+TEST(SweepMpi, SpuriousEndFlagsReachTheCoordinator) {
+  const std::string command =
+      std::string(ECMO_SOLVE_PATH) +
+      " --problem=concave_quarter --sweep=51 "
+      "--strategy=wc-augmented-lagrangian --warm_start=false --output=";
+  const std::string a = Path("spurious1.json"), b = Path("spurious2.json");
+  ASSERT_EQ(RunCommand(command + a, false).exit_code, 0);
+  const CommandResult run = RunCommand(Mpirun(2, command + b));
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  const json single = json::parse(ReadText(a), nullptr, false);
+  const json two = json::parse(ReadText(b), nullptr, false);
+  ASSERT_TRUE(single.is_object() && two.is_object());
+  EXPECT_GT(single["num_possibly_spurious_ends"].get<int>(), 0);
+  EXPECT_EQ(two["num_possibly_spurious_ends"],
+            single["num_possibly_spurious_ends"]);
+  EXPECT_EQ(two["num_ranks"], 2);
+}
+
 TEST(SweepMpi, OneRankIsTheSingleProcessRun) {
   const std::string flags = "--preferences=das-dennis:1 --warm_start=false";
   const std::string a = Path("np1a.jsonl"), b = Path("np1b.jsonl");

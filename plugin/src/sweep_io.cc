@@ -365,6 +365,11 @@ nlohmann::json ResumedExtra(const nlohmann::json& file,
   return extra;
 }
 
+bool PossiblySpuriousEnd(const nlohmann::json& point) {
+  const auto it = point.find("possibly_spurious_end");
+  return it != point.end() && it->is_boolean() && it->get<bool>();
+}
+
 }  // namespace internal
 
 namespace {

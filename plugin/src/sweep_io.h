@@ -215,6 +215,10 @@ std::string DescribeSettingsDifference(const nlohmann::json& file,
 // Frees summary->history (ParetoSweep::Options::keep_history = false).
 void DropHistory(Solver::Summary* summary);
 
+// SweepPoint::possibly_spurious_end as a point's JSON records it (absent:
+// false): for a resumed line and for a point a rank sends back.
+bool PossiblySpuriousEnd(const nlohmann::json& point);
+
 // SweepPoint::extra of a resumed point: the fields of its line `file` that
 // `written` (SweepPointToJson of the restored point, extra empty) lacks or
 // writes otherwise, so that SweepPointToJson of the point gives the line

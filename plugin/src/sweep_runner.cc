@@ -326,10 +326,7 @@ bool SweepRunner::Resume() {
     if (rank != line.json.end() && rank->is_number_integer()) {
       point.rank = rank->get<int>();
     }
-    const auto spurious = line.json.find("possibly_spurious_end");
-    point.possibly_spurious_end = spurious != line.json.end() &&
-                                  spurious->is_boolean() &&
-                                  spurious->get<bool>();
+    point.possibly_spurious_end = internal::PossiblySpuriousEnd(line.json);
     if (!options_.keep_history) DropHistory(&point.summary);
     // Only what SweepPointToJson would not write back as the file has it
     // (the whole line would cost kilobytes per point).

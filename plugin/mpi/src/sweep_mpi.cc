@@ -227,6 +227,7 @@ class Coordinator {
       if (from != point_json->end() && from->is_number_integer()) {
         point->warm_start_from = from->get<int>();
       }
+      point->possibly_spurious_end = internal::PossiblySpuriousEnd(*point_json);
       return;
     }
     point->summary = Solver::Summary();
