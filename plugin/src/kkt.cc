@@ -428,6 +428,7 @@ bool KktSystem::Linearize(Evaluator* evaluator,
     return false;
   }
   if (offset.size() == S) f_ += offset;
+  if (std::isnan(rho)) rho_ = lambda_.cwiseProduct(f_).maxCoeff();
   const int kt = evaluator->NumTangentParameters();
   if (manifold_ != nullptr) {
     // Column-major k x S is row-major S x k: one RightMultiplyByPlusJacobian

@@ -43,6 +43,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -372,7 +373,7 @@ class SqpSolver {
   // QP's optimality conditions (-B d), in place.
   void EstimateResidual(KktResidual* k) const;
   // Backtracking with a second-order correction; kRetry after a BFGS
-  // restart (z_ unchanged: the next iteration keeps its linearization),
+  // restart (z_ unchanged; the next iteration linearizes it again),
   // kStop with the message set when no step decreases the merit.
   Step LineSearch(int it, IterationSummary* record);
   // Shifted, weighted objectives a = lambda (F + offset) and h at `at`;
@@ -380,6 +381,12 @@ class SqpSolver {
   bool EvaluateValues(const Eigen::VectorXd& at,
                       Eigen::VectorXd* a,
                       Eigen::VectorXd* h);
+  // The same by linearizing system_ at `at` (gradients and J too): where
+  // the point is likely to become the next iterate (the start, the full
+  // step), so that the next linearization costs no evaluation.
+  bool LinearizeAt(const Eigen::VectorXd& at,
+                   Eigen::VectorXd* a,
+                   Eigen::VectorXd* h);
   double Merit(const Eigen::VectorXd& a, const Eigen::VectorXd& h) const {
     return a.maxCoeff() + (q_ > 0 ? mu_.dot(h.cwiseAbs()) : 0.0);
   }
@@ -446,6 +453,23 @@ class SqpSolver {
   std::string message_;
 };
 
+bool SqpSolver::LinearizeAt(const Eigen::VectorXd& at,
+                            Eigen::VectorXd* a,
+                            Eigen::VectorXd* h) {
+  // rho = NaN: the system takes max_s a_s at `at`, this strategy's rho.
+  if (!system_->Linearize(evaluator_,
+                          input_.lambda,
+                          input_.offset,
+                          std::numeric_limits<double>::quiet_NaN(),
+                          at,
+                          &error_)) {
+    return false;
+  }
+  *a = input_.lambda.cwiseProduct(system_->f());  // f includes the offset
+  *h = system_->h();
+  return true;
+}
+
 bool SqpSolver::EvaluateValues(const Eigen::VectorXd& at,
                                Eigen::VectorXd* a,
                                Eigen::VectorXd* h) {
@@ -493,7 +517,7 @@ bool SqpSolver::Start() {
   z_ = input_.z0;
   a_.resize(S_);
   h_.resize(q_);
-  if (!EvaluateValues(z_, &a_, &h_)) {
+  if (!LinearizeAt(z_, &a_, &h_)) {
     Finish(ceres::FAILURE, "At the start point: " + error_);
     return false;
   }
@@ -509,6 +533,7 @@ bool SqpSolver::Start() {
     multipliers_.omega[top] = 1.0;
   }
   if (warm.nu.size() == q_) multipliers_.nu = warm.nu;
+  system_at_z_ = true;
   if (!limited_) B_ = Eigen::MatrixXd::Identity(k_, k_);
   mu_ = Eigen::VectorXd::Zero(q_);
   J_.resize(q_, k_);
@@ -516,12 +541,12 @@ bool SqpSolver::Start() {
 }
 
 bool SqpSolver::Linearize(int it) {
-  if (!system_->Linearize(evaluator_,
-                          input_.lambda,
-                          input_.offset,
-                          a_.maxCoeff(),
-                          z_,
-                          &error_)) {
+  if (!system_at_z_ && !system_->Linearize(evaluator_,
+                                           input_.lambda,
+                                           input_.offset,
+                                           a_.maxCoeff(),
+                                           z_,
+                                           &error_)) {
     Finish(ceres::FAILURE,
            "At iteration " + std::to_string(it) + ": " + error_);
     return false;
@@ -762,8 +787,14 @@ SqpSolver::Step SqpSolver::LineSearch(int it, IterationSummary* record) {
     if (!(model > 0.0)) break;  // not a descent direction
     z_trial = z_;
     z_trial.noalias() += t * qp_.d;
-    // A failed evaluation (NaN) rejects the step.
-    if (!EvaluateValues(z_trial, &a_trial, &h_trial)) continue;
+    // A failed evaluation (NaN) rejects the step. The full step is
+    // linearized (usually accepted: the next iteration then evaluates
+    // nothing); system_ is then no longer at z_.
+    if (backtrack == 0) system_at_z_ = false;
+    if (!(backtrack == 0 ? LinearizeAt(z_trial, &a_trial, &h_trial)
+                         : EvaluateValues(z_trial, &a_trial, &h_trial))) {
+      continue;
+    }
     accepted = phi0 - Merit(a_trial, h_trial) >= sqp_.armijo * model;
     if (accepted || backtrack > 0 || q_ == 0 || !sqp_.second_order_correction) {
       continue;
@@ -817,13 +848,15 @@ SqpSolver::Step SqpSolver::LineSearch(int it, IterationSummary* record) {
   record->step_size = t;
   record->step_norm = (z_trial - z_).norm();
   Record(*record);
+  // The full step was linearized; a shorter or corrected one was not.
+  const bool linearized = t == 1.0 && system_->z() == z_trial;
   // Swaps, not copies: the trial vectors are scratch for the next search.
   previous_z_.swap(z_);
   z_.swap(z_trial);
   previous_G_ = G_;
   previous_J_ = J_;
   have_previous_ = true;
-  system_at_z_ = false;
+  system_at_z_ = linearized;
   a_.swap(a_trial);
   h_.swap(h_trial);
   return Step::kContinue;
@@ -833,11 +866,11 @@ void SqpSolver::Run(StrategyOutput* output) {
   summary_->inner_iterations = 0;
   int it = 0;
   if (Start()) {
-    bool relinearize = true;
     for (;; ++it) {
       IterationSummary record;
-      if (relinearize && !Linearize(it)) break;
-      relinearize = true;
+      // Evaluates only when system_ is not at z_ (the start and accepted
+      // full steps were linearized already).
+      if (!Linearize(it)) break;
       if (!UpdateCurvature(it)) break;
       if (SolveAndCertify(it, &record) == Step::kStop) break;
       const double rho = a_.maxCoeff();
@@ -864,10 +897,7 @@ void SqpSolver::Run(StrategyOutput* output) {
       }
       const Step step = LineSearch(it, &record);
       if (step == Step::kStop) break;
-      if (step == Step::kRetry) {
-        relinearize = false;  // same z_: only the curvature restarts
-        continue;
-      }
+      if (step == Step::kRetry) continue;  // same z_, the curvature restarts
       const CallbackReturnType answer = RunCallbacks(options_, record);
       if (answer == ceres::SOLVER_ABORT) {
         Finish(ceres::USER_FAILURE, "User callback returned SOLVER_ABORT.");

@@ -290,10 +290,11 @@ KktCertificate ComputeKktCertificate(double rho,
 class KktSystem {
  public:
   // Evaluates F, grad F, h and linearizes h at z. `offset` (size S, may be
-  // empty for zeros) is added to F. With a manifold, grad F is projected to
-  // the tangent space at z (see the top of this file). Returns false with a
-  // message if the evaluation (or the projection) fails or the sizes do not
-  // match.
+  // empty for zeros) is added to F. rho NaN: max_s lambda_s (f_s +
+  // offset_s) at z (rho eliminated, as WC_SQP has it). With a manifold,
+  // grad F is projected to the tangent space at z (see the top of this
+  // file). Returns false with a message if the evaluation (or the
+  // projection) fails or the sizes do not match.
   bool Linearize(Evaluator* evaluator,
                  const Eigen::VectorXd& lambda,
                  const Eigen::VectorXd& offset,
