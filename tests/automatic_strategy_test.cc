@@ -265,6 +265,14 @@ TEST(AutomaticStrategy, SweepsFlagNoSpuriousEndsOnOrdinaryFronts) {
             &summary);
       ASSERT_EQ(summary.num_usable, 31) << summary.FullReport();
       EXPECT_EQ(summary.num_possibly_spurious_ends, 0);
+      const bool takes_sqp =
+          strategy == StrategyType::AUTOMATIC &&
+          instance->problem.NumInequalityConstraints() == 0 &&
+          !ProblemEvaluator(&instance->problem).HasBounds();
+      EXPECT_EQ(summary.strategies_used,
+                std::string(takes_sqp ? "wc-sqp" : "wc-augmented-lagrangian") +
+                    " 31");
+      EXPECT_NE(summary.FullReport().find("solved by"), std::string::npos);
       const Scalarization& c = summary.scalarization;
       ASSERT_EQ(c.reference_point.size(), 2);
       for (const SweepPoint& point : summary.points) {

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstring>
 #include <iostream>
+#include <map>
 #include <set>
 #include <sstream>
 #include <system_error>
@@ -28,6 +29,7 @@ void SweepRunner::Summarize() {
   std::vector<int> usable_index;
   sum.num_solved = sum.num_usable = sum.num_converged = sum.num_not_solved = 0;
   sum.num_refined = sum.num_possibly_spurious_ends = 0;
+  std::map<std::string, int> strategies;
   sum.num_points = static_cast<int>(sum.points.size());
   sum.gradient_evaluations = 0;
   for (const SweepPoint& p : sum.points) {
@@ -45,6 +47,7 @@ void SweepRunner::Summarize() {
     if (!s.IsSolutionUsable()) continue;
     ++sum.num_usable;
     if (p.possibly_spurious_end) ++sum.num_possibly_spurious_ends;
+    ++strategies[StrategyTypeToString(s.strategy)];
     const double kkt = s.kkt.with_solver_multipliers.SquaredNorm();
     const double kkt_ls = s.kkt.with_least_squares_multipliers.SquaredNorm();
     if (std::isfinite(kkt)) {
@@ -57,6 +60,11 @@ void SweepRunner::Summarize() {
     if (s.objectives.size() == S && s.objectives.allFinite()) {
       usable_index.push_back(p.index);
     }
+  }
+  sum.strategies_used.clear();
+  for (const auto& [name, count] : strategies) {
+    sum.strategies_used += (sum.strategies_used.empty() ? "" : ", ") + name +
+                           " " + std::to_string(count);
   }
   Eigen::MatrixXd front(usable_index.size(), std::max(S, 0));
   for (size_t r = 0; r < usable_index.size(); ++r) {

@@ -58,6 +58,9 @@ std::string ParetoSweep::Summary::FullReport() const {
   report.Row("  converged", std::to_string(num_converged));
   if (num_refined > 0)
     report.Row("  added by refinement", std::to_string(num_refined));
+  if (!strategies_used.empty()) {
+    report.Row("  solved by", strategies_used);
+  }
   if (num_possibly_spurious_ends > 0) {
     report.Row("  possibly spurious ends",
                std::to_string(num_possibly_spurious_ends) +

@@ -462,6 +462,10 @@ class ParetoSweep {
     int num_refined = 0;
     // Usable points with SweepPoint::possibly_spurious_end.
     int num_possibly_spurious_ends = 0;
+    // Which strategies produced the usable points, with counts, e.g.
+    // "wc-sqp 49, wc-augmented-lagrangian 2" (StrategyType::AUTOMATIC
+    // picks per point and may fall back).
+    std::string strategies_used;
 
     // The scalarization every point used, computed once (see
     // Options::normalize_objectives), with the cost of computing it.
