@@ -382,8 +382,7 @@ int main(int argc, char** argv) {
       column->time += r.seconds / n;
       column->evals += r.evaluations / n;
       column->error = std::max(column->error, r.z_error);
-      if (column->strategy.empty() ||
-          column->strategy.find(r.strategy) == std::string::npos) {
+      if (column->strategy.find(r.strategy) == std::string::npos) {
         column->strategy += (column->strategy.empty() ? "" : ", ") + r.strategy;
       }
     };

@@ -31,12 +31,10 @@ const char* ReferencePointTypeToString(ReferencePointType type) {
 
 namespace {
 
-// One objective of another evaluator, with all of its constraints: the
-// problem min f_s s.t. h = 0. Evaluations are counted by the wrapped
-// evaluator (and by this one).
 // Objective `objective` of `inner` alone, with all of inner's constraints
 // (equalities, inequalities, bounds, manifold) and second-order structure,
 // so that min f_s is solved on the same feasible set as the WC problems.
+// Evaluations are counted by the wrapped evaluator (and by this one).
 class SingleObjectiveEvaluator final : public Evaluator {
  public:
   SingleObjectiveEvaluator(Evaluator* inner, int objective)

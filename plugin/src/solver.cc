@@ -457,12 +457,7 @@ double Solver::Summary::CertificateRatio(const Options& options) const {
 
 bool Solver::Summary::IsCertified(const Options& options) const {
   return termination_type == ceres::CONVERGENCE &&
-         kkt.BestCertificate(options.stationarity_tolerance,
-                             options.complementarity_tolerance,
-                             options.feasibility_tolerance)
-             .Certifies(options.stationarity_tolerance,
-                        options.complementarity_tolerance,
-                        options.feasibility_tolerance);
+         CertificateRatio(options) <= 1.0;
 }
 
 namespace internal {
@@ -982,46 +977,30 @@ void Solve(const Solver::Options& options,
            const std::vector<double>& preference,
            Eigen::VectorXd* z,
            Solver::Summary* summary) {
-  if (options.strategy != StrategyType::AUTOMATIC || evaluator == nullptr ||
-      z == nullptr) {
-    SolveWith(options,
-              options.strategy == StrategyType::AUTOMATIC
-                  ? StrategyType::WC_AUGMENTED_LAGRANGIAN
-                  : options.strategy,
-              options.max_iterations,
-              nullptr,
-              evaluator,
-              preference,
-              z,
-              summary);
-    return;
-  }
+  // (A null evaluator or z: SolveWith reports it.)
+  const bool automatic = options.strategy == StrategyType::AUTOMATIC &&
+                         evaluator != nullptr && z != nullptr;
   std::string why;
-  const StrategyType chosen = ChooseStrategy(*evaluator, &why);
-  if (chosen != StrategyType::WC_SQP) {
-    SolveWith(options,
-              chosen,
-              options.max_iterations,
-              nullptr,
-              evaluator,
-              preference,
-              z,
-              summary);
-    summary->strategy_choice = why;
-    return;
-  }
-  const Eigen::VectorXd start = *z;
+  const StrategyType chosen =
+      automatic ? ChooseStrategy(*evaluator, &why)
+      : options.strategy == StrategyType::AUTOMATIC
+          ? StrategyType::WC_AUGMENTED_LAGRANGIAN
+          : options.strategy;
+  const bool sqp_first = automatic && chosen == StrategyType::WC_SQP;
+  const Eigen::VectorXd start = sqp_first ? *z : Eigen::VectorXd();
   // SQP converges superlinearly where it works (3-30 iterations on small
   // problems); one that creeps (flat, saturated regions) hands over early.
   SolveWith(options,
             chosen,
-            kAutomaticSqpMaxIterations,
+            sqp_first ? kAutomaticSqpMaxIterations : options.max_iterations,
             nullptr,
             evaluator,
             preference,
             z,
             summary);
+  if (!automatic) return;
   summary->strategy_choice = why;
+  if (!sqp_first) return;
   // SQP's step can stall where the augmented Lagrangian's penalties still
   // make progress (rank-deficient constraints, a merit function that
   // rejects every step): try that too, from the same start, within the
@@ -1038,8 +1017,7 @@ void Solve(const Solver::Options& options,
   Solver::Summary first = std::move(*summary);
   Eigen::VectorXd z_first = *z;
   *z = start;
-  Solver::Options second_options = options;
-  second_options.strategy = StrategyType::WC_AUGMENTED_LAGRANGIAN;
+  Solver::Options second_options = options;  // with the time left
   second_options.max_solver_time_in_seconds = time_left;
   SolveWith(second_options,
             StrategyType::WC_AUGMENTED_LAGRANGIAN,

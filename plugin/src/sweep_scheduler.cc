@@ -277,15 +277,24 @@ void SweepRunner::SolvePoint(Worker* worker,
   }
   Eigen::VectorXd z = z0;
   Solve(options, worker->evaluator, point->preference, &z, &summary);
+  // Sets the point's flag from its summary (`spurious` says why).
   std::string spurious;
-  point->possibly_spurious_end =
-      summary.termination_type == ceres::CONVERGENCE &&
-      SpuriousEnd(summary, point->preference, &spurious);
-  if (warm == nullptr || (summary.termination_type == ceres::CONVERGENCE &&
-                          !point->possibly_spurious_end)) {
+  const auto flag = [&] {
+    point->possibly_spurious_end =
+        summary.termination_type == ceres::CONVERGENCE &&
+        SpuriousEnd(summary, point->preference, &spurious);
+    return point->possibly_spurious_end;
+  };
+  // The flag the kept point ends with, said in its message.
+  const auto say_flag = [&] {
     if (point->possibly_spurious_end) {
       summary.message += " (Possibly a spurious end: " + spurious + ".)";
     }
+  };
+  const bool was_spurious = flag();
+  if (warm == nullptr || (summary.termination_type == ceres::CONVERGENCE &&
+                          !was_spurious)) {
+    say_flag();
     return;
   }
   // Retry from the problem's start, for one of two reasons:
@@ -301,7 +310,6 @@ void SweepRunner::SolvePoint(Worker* worker,
   Solver::Summary cold;
   Eigen::VectorXd z_cold = start_point_;
   Solve(solver_options_, worker->evaluator, point->preference, &z_cold, &cold);
-  const bool was_spurious = point->possibly_spurious_end;
   bool cold_better;
   std::string note;
   if (was_spurious) {
@@ -336,12 +344,8 @@ void SweepRunner::SolvePoint(Worker* worker,
   summary.evaluations += warm_counts;
   summary.message += note;
   point->warm_start_from = -1;
-  point->possibly_spurious_end =
-      summary.termination_type == ceres::CONVERGENCE &&
-      SpuriousEnd(summary, point->preference, &spurious);
-  if (point->possibly_spurious_end) {
-    summary.message += " (Possibly a spurious end: " + spurious + ".)";
-  }
+  flag();
+  say_flag();
 }
 
 // A finished or resumed point with a usable z becomes a warm-start source

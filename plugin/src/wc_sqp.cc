@@ -541,12 +541,7 @@ bool SqpSolver::Start() {
 }
 
 bool SqpSolver::Linearize(int it) {
-  if (!system_at_z_ && !system_->Linearize(evaluator_,
-                                           input_.lambda,
-                                           input_.offset,
-                                           a_.maxCoeff(),
-                                           z_,
-                                           &error_)) {
+  if (!system_at_z_ && !LinearizeAt(z_, &a_, &h_)) {
     Finish(ceres::FAILURE,
            "At iteration " + std::to_string(it) + ": " + error_);
     return false;
