@@ -4,10 +4,12 @@
 // counterexamples (closed-form least-squares residuals), and the
 // least-squares multipliers against random multipliers.
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "ceres/autodiff_cost_function.h"
 #include "ecmo/evaluator.h"
@@ -275,6 +277,57 @@ TEST(Kkt, MatrixFreePathAgreesWithBruteForce) {
     const double value = LeastSquaresValue(n);
     EXPECT_LE(value, grid_best + 1e-12) << "n = " << n;
     EXPECT_GE(value, grid_best - 1e-5) << "n = " << n;
+  }
+}
+
+// Two objectives of one parameter and no constraints: the gradients are
+// parallel, so the least-squares problem's quadratic in omega is singular
+// and its minimizers form a line (the two-objective closed form's edge
+// path). Its value is min (w1 + w2 - 1)^2 + (g1 w1 + g2 w2)^2 +
+// sum_s min(w_s, c_s)^2 over w >= 0 with g_s = lambda_s f_s'(x) and c_s =
+// rho - lambda_s f_s(x); checked by brute force over points whose slacks
+// c_s are positive, zero and negative.
+TEST(Kkt, TwoObjectiveLeastSquaresWithParallelGradientsMatchBruteForce) {
+  std::vector<double> x = {0.0};
+  Problem problem;
+  problem.AddObjective(new ceres::AutoDiffCostFunction<ShiftedSquare, 1, 1>(
+                           new ShiftedSquare(1.0)),
+                       {x.data()});
+  problem.AddObjective(new ceres::AutoDiffCostFunction<ShiftedSquare, 1, 1>(
+                           new ShiftedSquare(2.0)),
+                       {x.data()});
+  ProblemEvaluator evaluator(&problem);
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<double> position(-0.5, 3.5);
+  std::uniform_real_distribution<double> weight(0.05, 0.95);
+  std::uniform_real_distribution<double> slack(-0.5, 0.8);
+  for (int trial = 0; trial < 12; ++trial) {
+    const double at = trial == 0 ? 1.5 : position(rng);  // 1.5: g1 = -g2
+    const double l1 = weight(rng);
+    const Eigen::Vector2d lambda(l1, 1.0 - l1);
+    const Eigen::Vector2d f((at - 1) * (at - 1) + 1, (at - 2) * (at - 2) + 1);
+    const Eigen::Vector2d g(lambda[0] * 2 * (at - 1), lambda[1] * 2 * (at - 2));
+    const double rho = lambda.cwiseProduct(f).maxCoeff() + slack(rng);
+    const Eigen::Vector2d c = Eigen::Vector2d::Constant(rho) -
+                              lambda.cwiseProduct(f);
+    double grid_best = 1e300;
+    for (int i = 0; i <= 1500; ++i) {
+      for (int j = 0; j <= 1500; ++j) {
+        const double w1 = i * 1e-3, w2 = j * 1e-3;
+        const double m1 = std::min(w1, c[0]), m2 = std::min(w2, c[1]);
+        const double st = g[0] * w1 + g[1] * w2;
+        grid_best = std::min(grid_best, (w1 + w2 - 1) * (w1 + w2 - 1) +
+                                            st * st + m1 * m1 + m2 * m2);
+      }
+    }
+    KktSystem system = Linearized(&evaluator, lambda, Eigen::VectorXd(), rho,
+                                  Eigen::VectorXd::Constant(1, at));
+    const KktMultipliers ls = system.LeastSquaresMultipliers();
+    ASSERT_EQ(ls.omega.size(), 2);
+    EXPECT_GE(ls.omega.minCoeff(), 0.0) << "trial " << trial;
+    const double value = system.Residual(ls).SquaredNorm();
+    EXPECT_LE(value, grid_best + 1e-12) << "trial " << trial;
+    EXPECT_GE(value, grid_best - 1e-5) << "trial " << trial;
   }
 }
 

@@ -26,10 +26,13 @@ void ComputeKktResidual(double rho,
   KktResidual& k = *residual;
   k.kept_squared_norms = KktResidual::SquaredNorms();
   k.simplex = omega.sum() - 1.0;
-  // In place: no temporary of size k (see KktSystem::Residual).
-  k.stationarity.resize(grad_f.rows());
-  k.stationarity.noalias() = grad_f * lambda.cwiseProduct(omega);
-  k.stationarity += jt_nu;
+  // In place, column by column: no temporary of size k (see
+  // KktSystem::Residual), and none of size S either (a product with the
+  // expression lambda .* omega evaluates it on the heap first).
+  k.stationarity = jt_nu;
+  for (Eigen::Index s = 0; s < grad_f.cols(); ++s) {
+    k.stationarity += (lambda[s] * omega[s]) * grad_f.col(s);
+  }
   k.feasibility = h;
   k.complementarity.resize(f.size());
   for (int s = 0; s < f.size(); ++s) {
@@ -191,6 +194,62 @@ struct DynamicTypes {
 // Objectives up to this many take the stack path.
 constexpr int kSmallObjectives = 8;
 
+// SolveBoxQp for n = 2 with finite lower bounds, in closed form: the
+// unconstrained minimizer when H is nonsingular and it lies in the box
+// (the problem is convex, so it is then the answer), else the best of the
+// one-dimensional minimizers along the box's edges (the minimum of a
+// convex problem on a box with finite lower bounds lies on its boundary
+// when the unconstrained one does not lie inside; with H singular, its
+// line of minimizers crosses that boundary). Two objectives are the common
+// case, and the least-squares multipliers of every certificate run up to
+// four of these: the active-set loop's pivoted factorizations cost ten
+// times more than the arithmetic here.
+template <typename T>
+typename T::Vector SolveBoxQp2(const typename T::Matrix& H,
+                               const typename T::Vector& b,
+                               const typename T::Vector& lo,
+                               const typename T::Vector& hi) {
+  auto value = [&](double x0, double x1) {
+    return H(0, 0) * x0 * x0 + 2.0 * H(0, 1) * x0 * x1 + H(1, 1) * x1 * x1 -
+           2.0 * (b[0] * x0 + b[1] * x1);
+  };
+  auto inside = [&](double x, int i) { return x >= lo[i] && x <= hi[i]; };
+  typename T::Vector x(2);
+  const double h01 = 0.5 * (H(0, 1) + H(1, 0));
+  const double det = H(0, 0) * H(1, 1) - h01 * h01;
+  const double scale = std::abs(H(0, 0) * H(1, 1)) + h01 * h01;
+  if (det > 1e-12 * scale) {
+    x[0] = (H(1, 1) * b[0] - h01 * b[1]) / det;
+    x[1] = (H(0, 0) * b[1] - h01 * b[0]) / det;
+    if (inside(x[0], 0) && inside(x[1], 1)) return x;
+  }
+  // Edge x_i = v: minimize over x_j in [lo_j, hi_j]; the quadratic in x_j
+  // is H_jj x_j^2 - 2 (b_j - H_ij v) x_j.
+  double best = std::numeric_limits<double>::infinity();
+  x = lo;
+  for (int i = 0; i < 2; ++i) {
+    const int j = 1 - i;
+    for (const double v : {lo[i], hi[i]}) {
+      if (!std::isfinite(v)) continue;
+      const double linear = b[j] - h01 * v;
+      double xj;
+      if (H(j, j) > 0.0) {
+        xj = std::min(std::max(linear / H(j, j), lo[j]), hi[j]);
+      } else {
+        xj = linear > 0.0 ? hi[j] : lo[j];
+      }
+      if (!std::isfinite(xj)) continue;  // unbounded along this edge
+      const double candidate = i == 0 ? value(v, xj) : value(xj, v);
+      if (candidate < best) {
+        best = candidate;
+        x[i] = v;
+        x[j] = xj;
+      }
+    }
+  }
+  return x;
+}
+
 // min x^T H x - 2 b^T x  s.t.  lo <= x <= hi (hi may be +inf), for small n,
 // by a primal active-set method: fix variables at bounds (the working set),
 // solve the equality-constrained problem on the free ones, step to the
@@ -203,6 +262,7 @@ typename T::Vector SolveBoxQp(const typename T::Matrix& H,
                               const typename T::Vector& lo,
                               const typename T::Vector& hi) {
   const int n = static_cast<int>(b.size());
+  if (n == 2 && lo.allFinite()) return SolveBoxQp2<T>(H, b, lo, hi);
   typename T::Vector x = lo;
   // at_bound: 0 free, -1 at lo, +1 at hi.
   typename T::Index at_bound = T::Index::Constant(n, -1);
@@ -637,8 +697,8 @@ void KktSystem::EliminateNu() const {
     Eigen::VectorXd& jt = jt_nu_scratch_;
     jt.resize(k);
     for (int s = 0; s < S; ++s) {
-      const Eigen::VectorXd n_s = N.col(s);
-      TangentJacobianTransposeMultiply(n_s.data(), jt.data());
+      // N is column-major: its column is contiguous.
+      TangentJacobianTransposeMultiply(N.col(s).data(), jt.data());
       const double g_sq = R.col(s).squaredNorm();
       // A least-squares nu can never make the residual longer than nu = 0;
       // if rounding did (extreme scales), fall back to nu = 0.
