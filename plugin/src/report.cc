@@ -45,6 +45,12 @@ Eigen::VectorXd ProjectOntoSimplex(const Eigen::VectorXd& v) {
 std::string FormatNumber(double x) { return FormatScientific(x, 6); }
 
 std::string FormatScientific(double x, int precision) {
+  std::string out;
+  AppendScientific(x, precision, &out);
+  return out;
+}
+
+void AppendScientific(double x, int precision, std::string* out) {
   char buffer[64];
   const std::to_chars_result result =
       std::to_chars(buffer,
@@ -52,7 +58,7 @@ std::string FormatScientific(double x, int precision) {
                     x,
                     std::chars_format::scientific,
                     precision);
-  return std::string(buffer, result.ptr);
+  out->append(buffer, result.ptr);
 }
 
 std::string FormatVector(const Eigen::VectorXd& v,

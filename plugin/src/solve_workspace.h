@@ -29,6 +29,7 @@
 #include "ecmo/kkt.h"
 #include "ecmo/wc_reduced_penalty.h"
 #include "sparse_ldlt.h"
+#include "wc_sqp_workspace.h"
 
 namespace ecmo {
 namespace internal {
@@ -44,6 +45,8 @@ struct SolveWorkspace {
   std::unique_ptr<WcReducedPenalty> reduced_penalty;
   // The quasi-Newton outer loop's iterates x = (rho, z) (1 + k each).
   Eigen::VectorXd x, x_start, previous_x, x_extrapolated;
+  // WC_SQP's iterates, curvature, QP and line-search storage.
+  SqpWorkspace sqp;
   // WC_NEWTON's sparse factorization of the Gauss-Newton matrix, whose
   // pattern is the evaluator's (see sparse_ldlt.h).
   SparseLdlt gauss_newton;

@@ -502,18 +502,29 @@ double StopRule::RawEquivalent(const Eigen::VectorXd& lambda) const {
 
 std::string StopRule::Describe(const KktResidual& residual,
                                const KktCertificate& c) const {
+  // One string appended to: this message is part of every solve, and
+  // concatenating temporaries cost a few percent of a small one.
+  std::string out;
+  out.reserve(200);
+  auto number = [&out](const char* label, double x, int precision) {
+    out += label;
+    AppendScientific(x, precision, &out);
+  };
   if (absolute) {
-    return "||K||^2 = " + FormatScientific(residual.SquaredNorm(), 3) +
-           " <= kkt_tolerance = " + FormatScientific(kkt_tolerance, 3);
+    number("||K||^2 = ", residual.SquaredNorm(), 3);
+    number(" <= kkt_tolerance = ", kkt_tolerance, 3);
+    return out;
   }
-  return "certificate: simplex " + FormatScientific(c.simplex, 1) +
-         ", stationarity " + FormatScientific(c.stationarity, 1) +
-         " <= " + FormatScientific(stationarity_tolerance, 1) +
-         ", complementarity " + FormatScientific(c.complementarity, 1) +
-         " <= " + FormatScientific(complementarity_tolerance, 1) +
-         ", ||h||_inf " + FormatScientific(c.feasibility, 1) +
-         " <= " + FormatScientific(feasibility_tolerance, 1) +
-         " (||K||^2 = " + FormatScientific(residual.SquaredNorm(), 3) + ")";
+  number("certificate: simplex ", c.simplex, 1);
+  number(", stationarity ", c.stationarity, 1);
+  number(" <= ", stationarity_tolerance, 1);
+  number(", complementarity ", c.complementarity, 1);
+  number(" <= ", complementarity_tolerance, 1);
+  number(", ||h||_inf ", c.feasibility, 1);
+  number(" <= ", feasibility_tolerance, 1);
+  number(" (||K||^2 = ", residual.SquaredNorm(), 3);
+  out += ")";
+  return out;
 }
 
 bool IsUnboundedEvidence(const StrategyInput& input,

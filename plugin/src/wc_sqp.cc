@@ -54,7 +54,6 @@
 #include "Eigen/QR"
 #include "ecmo/internal/report.h"
 #include "ecmo/kkt.h"
-#include "lbfgs_memory.h"
 #include "solve_workspace.h"
 #include "strategy.h"
 #include "wc_diagnosis.h"
@@ -167,39 +166,6 @@ void MaximizeOnSimplex(const Eigen::MatrixXd& Q,
 }
 
 namespace {
-
-// The QP of one iteration and its solution, with the workspace SolveQp
-// reuses across iterations (at small k the QP's few-by-few temporaries,
-// allocated afresh, cost more than its arithmetic).
-struct QpStep {
-  Eigen::VectorXd d;      // k
-  Eigen::VectorXd omega;  // S, on the simplex
-  Eigen::VectorXd nu;     // q
-  // For the second-order correction: B^-1 J^T and SolveM.
-  Eigen::MatrixXd b_inverse_jt;
-  // M = J B^-1 J^T (q x q) and its complete orthogonal decomposition
-  // (minimum-norm solutions if J lacks rank), or for q = 1 its one entry.
-  Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd> m;
-  double m_scalar = 0.0;
-  // M^-1 x in place (the minimum-norm least-squares solution).
-  template <typename Matrix>
-  void SolveM(Matrix* x) const {
-    if (b_inverse_jt.cols() == 1) {
-      // What the decomposition gives for 1 x 1: rank 0 only for M = 0.
-      *x *= m_scalar != 0.0 ? 1.0 / m_scalar : 0.0;
-    } else {
-      *x = m.solve(*x);
-    }
-  }
-  // Workspace.
-  Eigen::MatrixXd pg;   // P G (k x S)
-  Eigen::MatrixXd jx;   // J B^-1 G, then M^-1 J B^-1 G (q x S)
-  Eigen::MatrixXd jbj;  // M (q x q)
-  Eigen::VectorXd m_h;  // M^-1 h (q)
-  Eigen::VectorXd d0;   // k
-  Eigen::MatrixXd Q;    // S x S
-  Eigen::VectorXd p;    // S
-};
 
 // Solves the QP of the file comment for the curvature B, given as
 // apply_inverse(X) (X <- B^-1 X in place, X of k rows), the weighted
@@ -416,32 +382,34 @@ class SqpSolver {
   // dense variant's Powell damping needs B s, which the limited memory
   // does not keep.
   bool limited_ = false;
-  LbfgsMemory lbfgs_;
 
-  Eigen::VectorXd z_, a_, h_;  // iterate, weighted objectives, constraints
-  KktMultipliers multipliers_;
+  // The buffers below live in the evaluator's workspace
+  // (wc_sqp_workspace.h): reused from solve to solve.
+  SqpWorkspace& ws_ = evaluator_->workspace()->sqp;
+  LbfgsMemory& lbfgs_ = ws_.lbfgs;
+  Eigen::VectorXd &z_ = ws_.z, &a_ = ws_.a, &h_ = ws_.h;
+  KktMultipliers& multipliers_ = ws_.multipliers;
   // The evaluator's kept system (solve_workspace.h), linearized at z_
   // while system_at_z_ (handed to Solve() at the end).
   KktSystem* system_ = &evaluator_->workspace()->certification;
   bool system_at_z_ = false;
-  Eigen::MatrixXd G_, J_;  // grad F diag(lambda) (k x S), J_h (q x k)
-  Eigen::MatrixXd B_;      // curvature
-  Eigen::LLT<Eigen::MatrixXd> factor_;
-  QpStep qp_;
-  Eigen::VectorXd mu_;  // merit weights (q)
+  Eigen::MatrixXd &G_ = ws_.G, &J_ = ws_.J, &B_ = ws_.B;
+  Eigen::LLT<Eigen::MatrixXd>& factor_ = ws_.factor;
+  QpStep& qp_ = ws_.qp;
+  Eigen::VectorXd& mu_ = ws_.mu;
   double delta_ = 0.0;  // exact Hessian: the last diagonal shift
   bool bfgs_scaled_ = false;
   bool have_previous_ = false;
-  Eigen::VectorXd previous_z_;
-  Eigen::MatrixXd previous_G_, previous_J_;
-  // Scratch kept across iterations (at small k allocations cost more than
-  // the arithmetic): the last step pair, B s, the line search's trial.
-  Eigen::VectorXd step_s_, step_y_, step_bs_;
-  Eigen::VectorXd slope_, z_trial_, a_trial_, h_trial_;
-  // The second-order correction's.
-  Eigen::VectorXd correction_, z_soc_, a_soc_, h_soc_;
-  KktResidual estimate_;  // EstimateResidual's
-  KktResidual exact_residual_;  // the exact K, when the estimate is close
+  Eigen::VectorXd& previous_z_ = ws_.previous_z;
+  Eigen::MatrixXd &previous_G_ = ws_.previous_G, &previous_J_ = ws_.previous_J;
+  Eigen::VectorXd &step_s_ = ws_.step_s, &step_y_ = ws_.step_y,
+                  &step_bs_ = ws_.step_bs;
+  Eigen::VectorXd &slope_ = ws_.slope, &z_trial_ = ws_.z_trial,
+                  &a_trial_ = ws_.a_trial, &h_trial_ = ws_.h_trial;
+  Eigen::VectorXd &correction_ = ws_.correction, &z_soc_ = ws_.z_soc,
+                  &a_soc_ = ws_.a_soc, &h_soc_ = ws_.h_soc;
+  KktResidual& estimate_ = ws_.estimate;
+  KktResidual& exact_residual_ = ws_.exact_residual;
   int line_search_failures_ = 0;
   double first_nu_norm_ = 0.0;
   double linearization_residual_ = 0.0;
@@ -514,6 +482,11 @@ bool SqpSolver::Start() {
       !limited_ && (sqp_.hessian == SqpHessianType::EXACT_PRODUCTS ||
                     (automatic && evaluator_->HasExactLagrangianHessian()));
   if (limited_) lbfgs_.Resize(k_, std::max(1, sqp_.lbfgs_memory));
+  // Most solves take under 16 iterations: one allocation for the history
+  // instead of one per doubling.
+  if (options_.record_history) {
+    summary_->history.reserve(summary_->history.size() + 16);
+  }
   z_ = input_.z0;
   a_.resize(S_);
   h_.resize(q_);
@@ -523,8 +496,10 @@ bool SqpSolver::Start() {
   }
   // Multipliers: the warm start's, else weight 1 on the largest term.
   const Solver::Options::WarmStart& warm = options_.warm_start;
-  multipliers_.omega = Eigen::VectorXd::Zero(S_);
-  multipliers_.nu = Eigen::VectorXd::Zero(q_);
+  multipliers_.omega.setZero(S_);
+  multipliers_.nu.setZero(q_);
+  multipliers_.bound_lower.resize(0);  // no bounds here
+  multipliers_.bound_upper.resize(0);
   if (warm.omega.size() == S_ && warm.omega.sum() > 0.0) {
     multipliers_.omega = warm.omega / warm.omega.sum();
   } else {
@@ -534,8 +509,8 @@ bool SqpSolver::Start() {
   }
   if (warm.nu.size() == q_) multipliers_.nu = warm.nu;
   system_at_z_ = true;
-  if (!limited_) B_ = Eigen::MatrixXd::Identity(k_, k_);
-  mu_ = Eigen::VectorXd::Zero(q_);
+  if (!limited_) B_.setIdentity(k_, k_);
+  mu_.setZero(q_);
   J_.resize(q_, k_);
   return true;
 }
@@ -617,14 +592,18 @@ void SqpSolver::UpdateBfgs() {
         sy = s.dot(y);
       }
       if (sy > 0.0) {
-        B_.noalias() -= (1.0 / sBs) * Bs * Bs.transpose();
-        B_.noalias() += (1.0 / sy) * y * y.transpose();
+        // Scaled in place first: a scaled vector in an outer product is
+        // evaluated into a heap temporary.
+        Bs /= std::sqrt(sBs);
+        B_.noalias() -= Bs * Bs.transpose();
+        y /= std::sqrt(sy);
+        B_.noalias() += y * y.transpose();
       }
     }
   }
   factor_.compute(B_);
   if (factor_.info() != Eigen::Success) {
-    B_ = Eigen::MatrixXd::Identity(k_, k_);
+    B_.setIdentity(k_, k_);
     bfgs_scaled_ = false;
     factor_.compute(B_);
   }
@@ -668,7 +647,8 @@ void SqpSolver::EstimateResidual(KktResidual* k) const {
     k->stationarity.noalias() = G_ * qp_.omega;
     if (q_ > 0) k->stationarity.noalias() += J_.transpose() * qp_.nu;
   } else if (!exact_) {
-    k->stationarity.noalias() = -(B_ * qp_.d);  // B_ is what was factorized
+    k->stationarity.noalias() = B_ * qp_.d;  // B_ is what was factorized
+    k->stationarity = -k->stationarity;
   } else {
     const auto L = factor_.matrixL();
     k->stationarity.noalias() = -(L * (L.transpose() * qp_.d));
@@ -694,8 +674,15 @@ SqpSolver::Step SqpSolver::SolveAndCertify(int it, IterationSummary* record) {
   if (it == 0) first_nu_norm_ = qp_.nu.norm();
   // Inconsistent linearized constraints (J_h rank-deficient along h): the
   // step only reduces h in the least-squares sense.
-  linearization_residual_ =
-      q_ > 0 ? (J_ * qp_.d + h_).norm() / std::max(1e-300, h_.norm()) : 0.0;
+  if (q_ > 0) {
+    Eigen::VectorXd& linearized_h = ws_.linearized_h;
+    linearized_h = h_;
+    linearized_h.noalias() += J_ * qp_.d;
+    linearization_residual_ =
+        linearized_h.norm() / std::max(1e-300, h_.norm());
+  } else {
+    linearization_residual_ = 0.0;
+  }
 
   // The QP's multipliers are O(||d||) from exact. Their stationarity block
   // is -B d by the QP's optimality conditions (B d + G omega + J^T nu = 0),
@@ -821,7 +808,7 @@ SqpSolver::Step SqpSolver::LineSearch(int it, IterationSummary* record) {
       if (limited_) {
         lbfgs_.Clear();
       } else {
-        B_ = Eigen::MatrixXd::Identity(k_, k_);
+        B_.setIdentity(k_, k_);
         bfgs_scaled_ = false;
       }
       have_previous_ = false;
@@ -860,7 +847,10 @@ SqpSolver::Step SqpSolver::LineSearch(int it, IterationSummary* record) {
 void SqpSolver::Run(StrategyOutput* output) {
   summary_->inner_iterations = 0;
   int it = 0;
-  if (Start()) {
+  // The workspace's buffers hold the previous solve's values until Start
+  // has filled them: only a started solve reports them.
+  const bool started = Start();
+  if (started) {
     for (;; ++it) {
       IterationSummary record;
       // Evaluates only when system_ is not at z_ (the start and accepted
@@ -886,7 +876,10 @@ void SqpSolver::Run(StrategyOutput* output) {
                          std::to_string(options_.max_iterations) + ").");
         break;
       }
-      if (input_.timer->Seconds() >= options_.max_solver_time_in_seconds) {
+      // The clock read by SolveAndCertify for the record (a clock read is
+      // a few percent of a small solve's iteration).
+      if (record.cumulative_time_in_seconds >=
+          options_.max_solver_time_in_seconds) {
         Finish(ceres::NO_CONVERGENCE, "Maximum solver time reached.");
         break;
       }
@@ -913,9 +906,9 @@ void SqpSolver::Run(StrategyOutput* output) {
   output->iterations = it;
   summary_->inner_iterations = it;
   if (!certified_by_.empty()) summary_->certified_by = certified_by_;
-  output->rho = a_.size() == S_ ? a_.maxCoeff() : input_.rho0;
-  output->z = z_.size() == k_ ? z_ : input_.z0;
-  output->multipliers = multipliers_;
+  output->rho = started ? a_.maxCoeff() : input_.rho0;
+  output->z = started ? z_ : input_.z0;
+  output->multipliers = started ? multipliers_ : KktMultipliers();
   output->average_kkt_residual_sq = it > 0 ? kkt_sum_ / (it + 1) : -1.0;
   if (system_at_z_) output->system = system_;
 }

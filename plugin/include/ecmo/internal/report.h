@@ -73,6 +73,8 @@ std::string FormatNumber(double x);
 // is built once per point, and at small k snprintf's locale handling was a
 // visible part of a solve.
 std::string FormatScientific(double x, int precision);
+// The same appended to *out (no temporary string).
+void AppendScientific(double x, int precision, std::string* out);
 
 // "[a, b, c]" with `precision` significant digits; vectors longer than
 // max_entries (> 0) end in ", ... (n entries)". max_entries <= 0 prints all.
