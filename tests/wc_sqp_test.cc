@@ -140,6 +140,84 @@ INSTANTIATE_TEST_SUITE_P(
       return std::string(info.param.name);
     });
 
+// wc-sqp keeps its vectors with the evaluator (wc_sqp_workspace.h): a
+// solve on an evaluator that solved other points before (converged, cut
+// short, refused) gives the bits of the same solve on a fresh one, for
+// every curvature; a refused solve after a finished one reports its own
+// start, not the last solve's point. On the unit sphere in R^4 (on the
+// circle, with two objectives and one constraint, the QP step is the kink
+// of the two linearized objectives on a line, whatever the curvature).
+TEST(WcSqp, AUsedEvaluatorGivesTheBitsOfAFreshOne) {
+  Eigen::MatrixXd a1 = Eigen::Vector4d(1.0, 2.0, 0.5, 1.5).asDiagonal();
+  Eigen::MatrixXd a2(4, 4);
+  a2 << 1.0, 0.3, 0.0, 0.2,  //
+      0.3, 0.8, 0.1, 0.0,    //
+      0.0, 0.1, 1.6, 0.4,    //
+      0.2, 0.0, 0.4, 1.1;
+  const Eigen::Vector4d b1(1.5, 0.2, -0.4, 0.6), b2(-0.3, 1.2, 0.5, -0.8);
+  auto make = [&](bool exact) {
+    return SphereLeastSquares({a1, a2}, {b1, b2}, exact);
+  };
+  // Eigen's == needs equal sizes: compare them first.
+  auto same = [](const Eigen::VectorXd& x, const Eigen::VectorXd& y) {
+    return x.size() == y.size() && x == y;
+  };
+  const Eigen::VectorXd start = Eigen::Vector4d(0.3, -0.9, 0.2, 0.1);
+  for (const SqpHessianType hessian : {SqpHessianType::BFGS,
+                                       SqpHessianType::LBFGS,
+                                       SqpHessianType::EXACT_PRODUCTS}) {
+    const bool exact = hessian == SqpHessianType::EXACT_PRODUCTS;
+    Solver::Options options;
+    options.strategy = StrategyType::WC_SQP;
+    options.sqp.hessian = hessian;
+    Eigen::VectorXd z;  // the last solve's point (unchanged on failure)
+    auto solve = [&](Evaluator* evaluator,
+                     const Solver::Options& o,
+                     double l1,
+                     const Eigen::VectorXd& from) {
+      Solver::Summary summary;
+      z = from;
+      Solve(o, evaluator, {l1, 1.0 - l1}, &z, &summary);
+      return summary;
+    };
+    for (const double l1 : {0.2, 0.5, 0.8}) {
+      const std::string label = std::string(SqpHessianTypeToString(hessian)) +
+                                ", lambda_1 = " + std::to_string(l1);
+      SphereLeastSquares fresh = make(exact);
+      const Solver::Summary a = solve(&fresh, options, l1, start);
+      ASSERT_TRUE(a.IsCertified(options)) << a.FullReport();
+      ASSERT_GE(a.inner_iterations, 4) << label;
+      SphereLeastSquares used = make(exact);
+      solve(&used, options, 0.95, Eigen::Vector4d(-0.5, 0.5, 0.5, 0.5));
+      Solver::Options short_options = options;
+      short_options.max_iterations = 2;
+      solve(&used, short_options, 1.0 - l1, Eigen::Vector4d(0, 1, 0, 0));
+      // Refused at the start (the size limit): its own start comes back.
+      Solver::Options refused = options;
+      refused.sqp.hessian = SqpHessianType::BFGS;
+      refused.sqp.max_parameters = 1;
+      refused.objective_offset = {0.0, 0.0};  // no single-objective solves
+      const Eigen::VectorXd other = Eigen::Vector4d(0.6, 0.8, 0.0, 0.0);
+      const Solver::Summary r = solve(&used, refused, 0.4, other);
+      EXPECT_EQ(r.termination_type, ceres::FAILURE) << label;
+      EXPECT_NE(r.message.find("sqp.max_parameters"), std::string::npos)
+          << r.message;
+      EXPECT_TRUE(same(z, other)) << label;
+      EXPECT_TRUE(r.z.size() == 0 || same(r.z, other))
+          << label << ": " << r.z.transpose();
+      const Solver::Summary b = solve(&used, options, l1, start);
+      EXPECT_TRUE(same(b.z, a.z)) << label;
+      EXPECT_EQ(b.final_rho, a.final_rho) << label;
+      EXPECT_EQ(b.inner_iterations, a.inner_iterations) << label;
+      EXPECT_TRUE(
+          same(b.kkt.solver_multipliers.omega, a.kkt.solver_multipliers.omega))
+          << label;
+      EXPECT_TRUE(same(b.kkt.solver_multipliers.nu, a.kkt.solver_multipliers.nu))
+          << label;
+    }
+  }
+}
+
 TEST(WcSqp, AgreesWithIpoptOnThreeObjectivesInR30) {
   // S = 3 on the unit sphere in R^30 from the same start: the same local
   // WC point as the interior-point reference (both certified).
