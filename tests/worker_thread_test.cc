@@ -4,13 +4,21 @@
 // and joins; moves; where the caller may run on several CPUs the thread
 // starts on another CPU than the caller's and then may run on all of the
 // caller's CPUs again (it is not left pinned); StartWorkers runs its body
-// once for every thread number of its range and appends the threads.
+// once for every thread number of its range and appends the threads;
+// WorkerTeam runs every number of its range once on pooled threads that
+// successive teams reuse, with nested, concurrent and forked uses.
 
 #include "worker_thread.h"
 
 #include <sched.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <atomic>
+#include <chrono>
+#include <mutex>
+#include <set>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -95,6 +103,141 @@ TEST(WorkerThread, StartsOnAnotherCpuAndIsNotLeftPinned) {
     }
   }
   EXPECT_GT(checked, 0);
+}
+#endif
+
+// WorkerTeam: every number of the range once, on the pool's threads plus
+// the caller; Join makes the bodies' plain (non-atomic) writes visible
+// (ThreadSanitizer checks the ordering in the sanitizer job).
+TEST(WorkerTeam, RunsEveryNumberOnceAndJoinSeesTheirWrites) {
+  std::vector<int> seen(6, -1);
+  for (int round = 0; round < 50; ++round) {
+    WorkerTeam team;
+    // Reserve takes idle threads only: after the first round the pool
+    // has five.
+    if (round > 0 && round % 2 == 0) {
+      EXPECT_EQ(team.Reserve(5), 5);
+    }
+    const int started = team.Start(1, 6, [&seen, round](int t) {
+      // Now and then longer than Join's spin: Join must then sleep.
+      if (round % 10 == 0 && t == 5) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(3));
+      }
+      seen[t] = round;
+    });
+    EXPECT_EQ(started, 5);
+    seen[0] = round;  // the caller's share
+    team.Join();
+    for (int t = 0; t < 6; ++t) ASSERT_EQ(seen[t], round) << t;
+  }
+}
+
+// The bodies of one Start run each on its own thread (they may wait for
+// each other): a thread whose body ended early is not handed a second one
+// of the same Start.
+TEST(WorkerTeam, EveryBodyOfOneStartHasItsOwnThread) {
+  for (int round = 0; round < 50; ++round) {
+    WorkerTeam team;
+    std::mutex mutex;
+    std::set<std::thread::id> threads;
+    auto body = [&](int t) {
+      {
+        std::lock_guard<std::mutex> lock(mutex);
+        threads.insert(std::this_thread::get_id());
+      }
+      // Body 1 ends at once, the others a little later.
+      if (t != 1) std::this_thread::sleep_for(std::chrono::microseconds(200));
+    };
+    ASSERT_EQ(team.Start(1, 5, body), 4);
+    body(0);
+    team.Join();
+    EXPECT_EQ(threads.size(), 5u) << "round " << round;
+  }
+}
+
+// The helpers come back to the pool: successive teams run on the same few
+// threads instead of new ones (a thread-local count of the bodies each
+// thread ran grows across teams).
+TEST(WorkerTeam, SuccessiveTeamsReuseThePoolsThreads) {
+  static thread_local int bodies_here = 0;
+  std::atomic<int> most(0);
+  for (int round = 0; round < 40; ++round) {
+    WorkerTeam team;
+    team.Start(0, 2, [&](int) {
+      const int n = ++bodies_here;
+      int m = most.load();
+      while (n > m && !most.compare_exchange_weak(m, n)) {
+      }
+    });
+    team.Join();
+  }
+  // 80 bodies on fresh threads would give 1; the pool keeps two or three.
+  EXPECT_GE(most.load(), 20);
+}
+
+// Reservations given back unused, teams inside teams' bodies, and teams on
+// several threads at once: every body runs exactly once.
+TEST(WorkerTeam, UnusedReservationsNestedAndConcurrentTeams) {
+  {
+    WorkerTeam four;  // leaves at least four idle threads in the pool
+    four.Start(0, 4, [](int) {});
+  }
+  {
+    WorkerTeam unused;
+    EXPECT_EQ(unused.Reserve(3), 3);
+  }  // handed back to the pool
+  {
+    WorkerTeam surplus;
+    EXPECT_EQ(surplus.Reserve(4), 4);
+    std::atomic<int> runs(0);
+    EXPECT_EQ(surplus.Start(0, 1, [&](int) { ++runs; }), 1);
+    surplus.Join();
+    EXPECT_EQ(runs.load(), 1);
+  }
+  std::atomic<int> total(0);
+  auto nested = [&total](int) {
+    WorkerTeam inner;
+    inner.Start(0, 3, [&total](int) { ++total; });
+    ++total;
+    inner.Join();
+  };
+  std::vector<WorkerThread> callers(3);
+  for (WorkerThread& c : callers) {
+    ASSERT_TRUE(c.Start([&] {
+      for (int round = 0; round < 10; ++round) {
+        WorkerTeam outer;
+        outer.Start(0, 2, nested);
+        outer.Join();
+      }
+    }));
+  }
+  for (WorkerThread& c : callers) c.Join();
+  // 3 callers x 10 rounds x 2 outer bodies x (3 inner + 1).
+  EXPECT_EQ(total.load(), 3 * 10 * 2 * 4);
+}
+
+#if defined(__linux__) && !defined(__SANITIZE_THREAD__)
+// A child of fork() (which has none of the parent's pool threads) gets a
+// pool of its own. (Not under ThreadSanitizer, which stops a child that
+// starts threads after a multi-threaded fork.)
+TEST(WorkerTeam, WorksInAForkedChild) {
+  {
+    WorkerTeam warm;  // the parent's pool has threads now
+    warm.Start(0, 2, [](int) {});
+  }
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    std::atomic<int> runs(0);
+    WorkerTeam team;
+    team.Start(0, 2, [&](int) { ++runs; });
+    team.Join();
+    _exit(runs.load() == 2 ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0);
 }
 #endif
 

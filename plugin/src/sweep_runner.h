@@ -148,7 +148,7 @@ class SweepRunner {
   bool Resume();
   bool OpenOutputs();
   bool UpdateJsonlForResume();
-  int StartThreads(int threads, std::vector<WorkerThread>* pool);
+  int StartThreads(int threads);
   void RecordWriteError(LineWriter* writer);
   void ChooseThreads(int num_todo);
   int NextTask(int thread);
@@ -213,6 +213,9 @@ class SweepRunner {
   int num_todo_ = 0;
   double worst_kkt_ = -1.0;
   bool progress_printed_ = false;
+  // The helper threads (worker 0 is the caller). Last: destroyed first, so
+  // no helper outlives the members it uses.
+  WorkerTeam team_;
 };
 
 }  // namespace internal

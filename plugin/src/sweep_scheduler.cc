@@ -94,9 +94,8 @@ bool SpuriousEnd(const Solver::Summary& s,
 
 }  // namespace
 
-int SweepRunner::StartThreads(int threads, std::vector<WorkerThread>* pool) {
-  const int started =
-      StartWorkers(1, threads, [this](int t) { WorkerLoop(t); }, pool);
+int SweepRunner::StartThreads(int threads) {
+  const int started = team_.Start(1, threads, [this](int t) { WorkerLoop(t); });
   if (started + 1 < threads) {
     std::lock_guard<std::mutex> lock(mutex_);
     summary_->num_threads_used = started + 1;
@@ -534,6 +533,9 @@ void SweepRunner::ProgressLoop() {
 }
 
 void SweepRunner::Run() {
+  // Wake the helpers now: their wake-up overlaps the preparation below
+  // (worker_thread.h). Surplus ones go back when the threads are chosen.
+  team_.Reserve(std::min<int>(options_.num_threads, preferences_.size()) - 1);
   *summary_ = ParetoSweep::Summary();
   summary_->num_threads_given = options_.num_threads;
   summary_->warm_start = options_.warm_start;
@@ -577,10 +579,9 @@ void SweepRunner::Run() {
       // No progress lines then; the sweep itself does not need them.
     }
   }
-  std::vector<WorkerThread> pool;
-  StartThreads(threads, &pool);
+  StartThreads(threads);
   WorkerLoop(0);  // the calling thread is worker 0
-  for (WorkerThread& t : pool) t.Join();
+  team_.Join();
   {
     std::lock_guard<std::mutex> lock(mutex_);
     finished_ = true;

@@ -80,10 +80,10 @@ void RunTasks(const TaskFarm::Options& options,
   const int num_threads =
       std::max(1, std::min<int>(options.num_threads, tasks.size()));
   // The calling thread is worker 0.
-  std::vector<internal::WorkerThread> threads;
-  internal::StartWorkers(1, num_threads, body, &threads);
+  internal::WorkerTeam team;
+  team.Start(1, num_threads, body);
   body(0);
-  for (internal::WorkerThread& t : threads) t.Join();
+  team.Join();
 }
 
 }  // namespace ecmo

@@ -1,13 +1,21 @@
 // Copyright 2026 The ceres-ecmo Authors.
 // SPDX-License-Identifier: BSD-3-Clause (see LICENSE).
-// internal::WorkerThread (worker_thread.h) on POSIX threads.
+// internal::WorkerThread (worker_thread.h) on POSIX threads, and the pool
+// of them that WorkerTeam borrows from.
 
 #include "worker_thread.h"
 
 #include <pthread.h>
 #include <sched.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <new>
+#include <thread>
 #include <utility>
 
 namespace ecmo {
@@ -105,6 +113,274 @@ int StartWorkers(int begin,
     threads->push_back(std::move(thread));
   }
   return std::max(0, end - begin);
+}
+
+namespace {
+
+// How long a reserved pool thread spins for its work before it sleeps
+// (covers a small loop's preparation: about 30 us for a 101-point sweep),
+// and how long Join spins before it sleeps. Spinning yields the CPU, so an
+// oversubscribed machine (more threads than cores) loses little to it.
+constexpr std::chrono::microseconds kReservedSpin(500);
+constexpr std::chrono::microseconds kJoinSpin(200);
+
+enum Phase : int { kIdle = 0, kReserved = 1, kWork = 2 };
+
+// One turn of a spin: a pause hint to the CPU (the other hardware thread
+// of a core, or the hypervisor, gets the cycles), and every 64th turn the
+// rest of the time slice to another runnable thread.
+// Moves the calling thread off `cpu` (another CPU it may use; a no-op
+// when it is elsewhere already or has no other). Why: a sleeping thread
+// woken by a condition variable is often placed on its waker's CPU, where
+// the two then share one core until the scheduler's next balancing pass,
+// milliseconds later (see WorkerThread for the same at thread start). The
+// mask is restored at once: the thread is not pinned.
+void LeaveCpu(int cpu) {
+#ifdef __linux__
+  if (cpu < 0 || cpu >= CPU_SETSIZE || sched_getcpu() != cpu) return;
+  cpu_set_t allowed;
+  if (sched_getaffinity(0, sizeof(allowed), &allowed) != 0) return;
+  cpu_set_t others = allowed;
+  CPU_CLR(cpu, &others);
+  if (CPU_COUNT(&others) == 0) return;
+  if (pthread_setaffinity_np(pthread_self(), sizeof(others), &others) == 0) {
+    pthread_setaffinity_np(pthread_self(), sizeof(allowed), &allowed);
+  }
+#else
+  (void)cpu;
+#endif
+}
+
+// The CPU the caller runs on, or -1.
+int CurrentCpu() {
+#ifdef __linux__
+  return sched_getcpu();
+#else
+  return -1;
+#endif
+}
+
+inline void SpinTurn(int* turn) {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+  if ((++*turn & 63) == 0) std::this_thread::yield();
+}
+
+}  // namespace
+
+struct WorkerTeam::Done {
+  std::mutex mutex;
+  std::condition_variable cv;
+  std::atomic<int> count{0};
+  // Under the mutex, so that a Join that sleeps cannot miss it; the team's
+  // shared_ptr keeps this alive for a thread still here after Join saw the
+  // count.
+  void Finish() {
+    std::lock_guard<std::mutex> lock(mutex);
+    count.fetch_add(1, std::memory_order_acq_rel);
+    cv.notify_all();
+  }
+};
+
+struct WorkerTeam::Slot {
+  std::mutex mutex;
+  std::condition_variable cv;
+  // Written under the mutex by whoever holds the slot (a team, or the
+  // thread itself between two pieces of work); read by the thread while
+  // it spins.
+  std::atomic<int> phase{kIdle};
+  // The CPU of the team's thread when it reserved or started this one.
+  std::atomic<int> caller_cpu{-1};
+  std::function<void()> work;
+  std::shared_ptr<Done> done;
+  WorkerThread thread;
+
+  void Set(int p) {
+    caller_cpu.store(CurrentCpu(), std::memory_order_relaxed);
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      phase.store(p, std::memory_order_release);
+    }
+    cv.notify_one();
+  }
+};
+
+namespace {
+
+using Slot = WorkerTeam::Slot;
+
+class Pool {
+ public:
+  // The process's pool, created on first use and never destroyed (its
+  // threads sleep until the process exits; destroying it at exit would race
+  // with loops still running in other static destructors). A child of
+  // fork() has none of the parent's threads: it gets a pool of its own.
+  static Pool* Shared() {
+    static std::mutex* mutex = new std::mutex;
+    static Pool* pool = nullptr;
+    static pid_t owner = 0;
+    std::lock_guard<std::mutex> lock(*mutex);
+    if (pool == nullptr || owner != getpid()) {
+      pool = new Pool;
+      owner = getpid();
+    }
+    return pool;
+  }
+
+  // An idle thread, or (when `create`) a new one; nullptr when there is
+  // none or the system refuses a thread (or the memory for one).
+  Slot* Acquire(bool create) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (!idle_.empty()) {
+        Slot* slot = idle_.back();
+        idle_.pop_back();
+        return slot;
+      }
+    }
+    if (!create) return nullptr;
+    try {
+      auto slot = std::make_unique<Slot>();
+      Slot* raw = slot.get();
+      if (!raw->thread.Start([this, raw] { Loop(raw); })) return nullptr;
+      return slot.release();  // lives as long as its thread: never freed
+    } catch (const std::bad_alloc&) {
+      return nullptr;
+    }
+  }
+
+  void Release(Slot* slot) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    idle_.push_back(slot);
+  }
+
+ private:
+  void Loop(Slot* slot) {
+    for (;;) {
+      {
+        std::unique_lock<std::mutex> lock(slot->mutex);
+        slot->cv.wait(lock, [slot] {
+          return slot->phase.load(std::memory_order_acquire) != kIdle;
+        });
+      }
+      LeaveCpu(slot->caller_cpu.load(std::memory_order_relaxed));
+      // Reserved: spin for the work, then sleep until it comes.
+      const auto until = std::chrono::steady_clock::now() + kReservedSpin;
+      int phase;
+      int turn = 0;
+      while ((phase = slot->phase.load(std::memory_order_acquire)) ==
+                 kReserved &&
+             std::chrono::steady_clock::now() < until) {
+        SpinTurn(&turn);
+      }
+      if (phase == kReserved) {
+        std::unique_lock<std::mutex> lock(slot->mutex);
+        slot->cv.wait(lock, [slot] {
+          return slot->phase.load(std::memory_order_acquire) != kReserved;
+        });
+        phase = slot->phase.load(std::memory_order_acquire);
+        LeaveCpu(slot->caller_cpu.load(std::memory_order_relaxed));
+      }
+      if (phase != kWork) continue;  // handed back unused
+      std::function<void()> work;
+      std::shared_ptr<WorkerTeam::Done> done;
+      {
+        std::lock_guard<std::mutex> lock(slot->mutex);
+        work.swap(slot->work);
+        done.swap(slot->done);
+        phase = kIdle;
+        slot->phase.store(kIdle, std::memory_order_release);
+      }
+      work();
+      done->Finish();  // the team's Join returns this thread to the pool
+    }
+  }
+
+  std::mutex mutex_;
+  std::vector<Slot*> idle_;
+};
+
+}  // namespace
+
+WorkerTeam::WorkerTeam() : done_(std::make_shared<Done>()) {}
+
+WorkerTeam::~WorkerTeam() {
+  Join();
+  for (Slot* slot : reserved_) {
+    slot->Set(kIdle);
+    Pool::Shared()->Release(slot);
+  }
+}
+
+int WorkerTeam::Reserve(int n) {
+  Pool* pool = Pool::Shared();
+  while (static_cast<int>(reserved_.size()) < n) {
+    Slot* slot = pool->Acquire(/*create=*/false);
+    if (slot == nullptr) break;
+    slot->Set(kReserved);
+    reserved_.push_back(slot);
+  }
+  return static_cast<int>(reserved_.size());
+}
+
+int WorkerTeam::Start(int begin, int end, std::function<void(int)> body) {
+  Join();
+  const int n = std::max(0, end - begin);
+  while (static_cast<int>(reserved_.size()) > n) {
+    reserved_.back()->Set(kIdle);
+    Pool::Shared()->Release(reserved_.back());
+    reserved_.pop_back();
+  }
+  auto shared_body =
+      std::make_shared<std::function<void(int)>>(std::move(body));
+  done_->count.store(0, std::memory_order_relaxed);
+  started_ = 0;
+  // The reserved threads first, then new ones, each given its work as soon
+  // as it is had: a thread running its body takes the memory it needs
+  // before the next thread's stack takes address space (under a memory
+  // limit, creating them all first left none for their work).
+  for (int i = 0; i < n; ++i) {
+    Slot* slot = i < static_cast<int>(reserved_.size())
+                     ? reserved_[i]
+                     : Pool::Shared()->Acquire(/*create=*/true);
+    if (slot == nullptr) break;
+    slot->caller_cpu.store(CurrentCpu(), std::memory_order_relaxed);
+    {
+      std::lock_guard<std::mutex> lock(slot->mutex);
+      slot->work = [shared_body, t = begin + i] { (*shared_body)(t); };
+      slot->done = done_;
+      slot->phase.store(kWork, std::memory_order_release);
+    }
+    slot->cv.notify_one();
+    running_.push_back(slot);
+    ++started_;
+  }
+  reserved_.clear();
+  return started_;
+}
+
+void WorkerTeam::Join() {
+  if (started_ == 0) return;
+  const auto until = std::chrono::steady_clock::now() + kJoinSpin;
+  int turn = 0;
+  while (done_->count.load(std::memory_order_acquire) < started_ &&
+         std::chrono::steady_clock::now() < until) {
+    SpinTurn(&turn);
+  }
+  {
+    // Always through the mutex: a Finish still inside it has then left.
+    std::unique_lock<std::mutex> lock(done_->mutex);
+    done_->cv.wait(lock, [this] {
+      return done_->count.load(std::memory_order_acquire) >= started_;
+    });
+  }
+  // Back to the pool only now: a thread that finished its body early must
+  // not be handed a second body of the same Start (bodies of one loop may
+  // wait for each other).
+  for (Slot* slot : running_) Pool::Shared()->Release(slot);
+  running_.clear();
+  started_ = 0;
 }
 
 }  // namespace internal

@@ -1,7 +1,8 @@
 // Copyright 2026 The ceres-ecmo Authors.
 // SPDX-License-Identifier: BSD-3-Clause (see LICENSE).
 // ceres-ecmo internal: the threads of the parallel loops (sweep workers,
-// the task farm, the MPI serving threads). Not installed.
+// the task farm, the MPI serving threads) and the pool that keeps them
+// between loops (WorkerTeam). Not installed.
 //
 // Why not plain std::thread: Linux starts a new thread on its creator's
 // CPU, and while the creator keeps working the scheduler moves it to an
@@ -50,12 +51,65 @@ class WorkerThread {
 
 // Starts WorkerThreads running body(t) for t = begin .. end - 1 and appends
 // them to *threads; when the system refuses one, stops there (the caller
-// runs with fewer). Returns how many it started. The one loop the sweep
-// workers, the task farm and the MPI serving threads share.
+// runs with fewer). Returns how many it started. For threads that live as
+// long as their job (the MPI serving threads); parallel loops use a
+// WorkerTeam.
 int StartWorkers(int begin,
                  int end,
                  const std::function<void(int)>& body,
                  std::vector<WorkerThread>* threads);
+
+// The helper threads of one parallel loop (a sweep's workers, the task
+// farm), borrowed from a process-wide pool of WorkerThreads that outlive
+// the loop.
+//
+// Why a pool: a sweep of 101 points at k = 10 takes about 0.7 ms on one
+// thread, and a second thread started for it (26 us to create, then a cold
+// stack, cold per-thread malloc caches and a cold core) made two threads
+// only 1.5x faster; the same two half-sweeps on a thread kept from one
+// sweep to the next ran 1.9x faster (benchmarks/README.md, "A pool of
+// worker threads"). Pool threads sleep on a condition variable between
+// loops; waking one costs tens of microseconds on a virtual machine, so
+// Reserve wakes idle ones before the loop's own preparation and they spin
+// (for at most 0.5 ms) until their work arrives.
+//
+// Usage: Reserve early (optional), Start, run the caller's own share, Join.
+// One team per loop and per calling thread; teams may nest (a body may run
+// its own team) and run concurrently: the pool grows to the largest number
+// of helpers in use at once. Its threads are never joined: idle ones sleep
+// until the process exits. After fork() the child gets a fresh pool.
+class WorkerTeam {
+ public:
+  WorkerTeam();
+  // Join()s, then returns unused reservations to the pool.
+  ~WorkerTeam();
+  WorkerTeam(const WorkerTeam&) = delete;
+  WorkerTeam& operator=(const WorkerTeam&) = delete;
+
+  // Reserves up to n of the pool's idle threads and wakes them; creates
+  // none (Start does: a loop that fails before it starts, or needs its
+  // memory for other things first, has not spent it on threads). Returns
+  // how many this team holds.
+  int Reserve(int n);
+  // Runs body(t) for t = begin .. end - 1, each on a helper (reserving more
+  // if needed; reservations beyond end - begin go back to the pool), and
+  // returns at once with how many it started (the caller runs with fewer
+  // when the system refuses threads). body must not throw. One Start per
+  // Join.
+  int Start(int begin, int end, std::function<void(int)> body);
+  // Waits for every body started (spinning briefly first: the loop's last
+  // point usually ends within microseconds of the caller's).
+  void Join();
+
+  struct Slot;  // a pool thread (opaque)
+  struct Done;  // the team's completion count (opaque)
+
+ private:
+  std::vector<Slot*> reserved_;
+  std::vector<Slot*> running_;  // started, returned to the pool by Join
+  std::shared_ptr<Done> done_;
+  int started_ = 0;
+};
 
 }  // namespace internal
 }  // namespace ecmo
