@@ -6,7 +6,8 @@
 // caller's CPUs again (it is not left pinned); StartWorkers runs its body
 // once for every thread number of its range and appends the threads;
 // WorkerTeam runs every number of its range once on pooled threads that
-// successive teams reuse, with nested, concurrent and forked uses.
+// successive teams reuse, one thread per body of a Start, with nested,
+// concurrent and forked uses.
 
 #include "worker_thread.h"
 
@@ -113,11 +114,6 @@ TEST(WorkerTeam, RunsEveryNumberOnceAndJoinSeesTheirWrites) {
   std::vector<int> seen(6, -1);
   for (int round = 0; round < 50; ++round) {
     WorkerTeam team;
-    // Reserve takes idle threads only: after the first round the pool
-    // has five.
-    if (round > 0 && round % 2 == 0) {
-      EXPECT_EQ(team.Reserve(5), 5);
-    }
     const int started = team.Start(1, 6, [&seen, round](int t) {
       // Now and then longer than Join's spin: Join must then sleep.
       if (round % 10 == 0 && t == 5) {
@@ -175,25 +171,9 @@ TEST(WorkerTeam, SuccessiveTeamsReuseThePoolsThreads) {
   EXPECT_GE(most.load(), 20);
 }
 
-// Reservations given back unused, teams inside teams' bodies, and teams on
-// several threads at once: every body runs exactly once.
-TEST(WorkerTeam, UnusedReservationsNestedAndConcurrentTeams) {
-  {
-    WorkerTeam four;  // leaves at least four idle threads in the pool
-    four.Start(0, 4, [](int) {});
-  }
-  {
-    WorkerTeam unused;
-    EXPECT_EQ(unused.Reserve(3), 3);
-  }  // handed back to the pool
-  {
-    WorkerTeam surplus;
-    EXPECT_EQ(surplus.Reserve(4), 4);
-    std::atomic<int> runs(0);
-    EXPECT_EQ(surplus.Start(0, 1, [&](int) { ++runs; }), 1);
-    surplus.Join();
-    EXPECT_EQ(runs.load(), 1);
-  }
+// Teams inside teams' bodies, and teams on several threads at once: every
+// body runs exactly once.
+TEST(WorkerTeam, NestedAndConcurrentTeams) {
   std::atomic<int> total(0);
   auto nested = [&total](int) {
     WorkerTeam inner;

@@ -533,9 +533,6 @@ void SweepRunner::ProgressLoop() {
 }
 
 void SweepRunner::Run() {
-  // Wake the helpers now: their wake-up overlaps the preparation below
-  // (worker_thread.h). Surplus ones go back when the threads are chosen.
-  team_.Reserve(std::min<int>(options_.num_threads, preferences_.size()) - 1);
   *summary_ = ParetoSweep::Summary();
   summary_->num_threads_given = options_.num_threads;
   summary_->warm_start = options_.warm_start;

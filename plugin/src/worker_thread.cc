@@ -117,23 +117,16 @@ int StartWorkers(int begin,
 
 namespace {
 
-// How long a reserved pool thread spins for its work before it sleeps
-// (covers a small loop's preparation: about 30 us for a 101-point sweep),
-// and how long Join spins before it sleeps. Spinning yields the CPU, so an
-// oversubscribed machine (more threads than cores) loses little to it.
-constexpr std::chrono::microseconds kReservedSpin(500);
+// How long Join spins before it sleeps: the loop's last body usually ends
+// within microseconds of the caller's share, and waking a sleeping thread
+// costs tens of microseconds on a virtual machine.
 constexpr std::chrono::microseconds kJoinSpin(200);
 
-enum Phase : int { kIdle = 0, kReserved = 1, kWork = 2 };
-
-// One turn of a spin: a pause hint to the CPU (the other hardware thread
-// of a core, or the hypervisor, gets the cycles), and every 64th turn the
-// rest of the time slice to another runnable thread.
-// Moves the calling thread off `cpu` (another CPU it may use; a no-op
+// Moves the calling thread off `cpu` (to another CPU it may use; a no-op
 // when it is elsewhere already or has no other). Why: a sleeping thread
 // woken by a condition variable is often placed on its waker's CPU, where
 // the two then share one core until the scheduler's next balancing pass,
-// milliseconds later (see WorkerThread for the same at thread start). The
+// milliseconds later (WorkerThread avoids the same at thread start). The
 // mask is restored at once: the thread is not pinned.
 void LeaveCpu(int cpu) {
 #ifdef __linux__
@@ -160,22 +153,14 @@ int CurrentCpu() {
 #endif
 }
 
-inline void SpinTurn(int* turn) {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#endif
-  if ((++*turn & 63) == 0) std::this_thread::yield();
-}
-
 }  // namespace
 
 struct WorkerTeam::Done {
   std::mutex mutex;
   std::condition_variable cv;
   std::atomic<int> count{0};
-  // Under the mutex, so that a Join that sleeps cannot miss it; the team's
-  // shared_ptr keeps this alive for a thread still here after Join saw the
-  // count.
+  // Under the mutex, so that a Join that sleeps cannot miss it; the
+  // shared_ptr that the thread holds keeps this alive while it is here.
   void Finish() {
     std::lock_guard<std::mutex> lock(mutex);
     count.fetch_add(1, std::memory_order_acq_rel);
@@ -183,27 +168,14 @@ struct WorkerTeam::Done {
   }
 };
 
+// A pool thread and the work handed to it (under the mutex).
 struct WorkerTeam::Slot {
   std::mutex mutex;
   std::condition_variable cv;
-  // Written under the mutex by whoever holds the slot (a team, or the
-  // thread itself between two pieces of work); read by the thread while
-  // it spins.
-  std::atomic<int> phase{kIdle};
-  // The CPU of the team's thread when it reserved or started this one.
-  std::atomic<int> caller_cpu{-1};
-  std::function<void()> work;
+  std::function<void()> work;  // empty while idle
   std::shared_ptr<Done> done;
+  int caller_cpu = -1;  // the CPU of the thread that handed the work over
   WorkerThread thread;
-
-  void Set(int p) {
-    caller_cpu.store(CurrentCpu(), std::memory_order_relaxed);
-    {
-      std::lock_guard<std::mutex> lock(mutex);
-      phase.store(p, std::memory_order_release);
-    }
-    cv.notify_one();
-  }
 };
 
 namespace {
@@ -228,9 +200,9 @@ class Pool {
     return pool;
   }
 
-  // An idle thread, or (when `create`) a new one; nullptr when there is
-  // none or the system refuses a thread (or the memory for one).
-  Slot* Acquire(bool create) {
+  // An idle thread, or a new one; nullptr when the system refuses a
+  // thread (or the memory for one).
+  Slot* Acquire() {
     {
       std::lock_guard<std::mutex> lock(mutex_);
       if (!idle_.empty()) {
@@ -239,11 +211,10 @@ class Pool {
         return slot;
       }
     }
-    if (!create) return nullptr;
     try {
       auto slot = std::make_unique<Slot>();
       Slot* raw = slot.get();
-      if (!raw->thread.Start([this, raw] { Loop(raw); })) return nullptr;
+      if (!raw->thread.Start([raw] { Loop(raw); })) return nullptr;
       return slot.release();  // lives as long as its thread: never freed
     } catch (const std::bad_alloc&) {
       return nullptr;
@@ -256,42 +227,19 @@ class Pool {
   }
 
  private:
-  void Loop(Slot* slot) {
+  static void Loop(Slot* slot) {
     for (;;) {
-      {
-        std::unique_lock<std::mutex> lock(slot->mutex);
-        slot->cv.wait(lock, [slot] {
-          return slot->phase.load(std::memory_order_acquire) != kIdle;
-        });
-      }
-      LeaveCpu(slot->caller_cpu.load(std::memory_order_relaxed));
-      // Reserved: spin for the work, then sleep until it comes.
-      const auto until = std::chrono::steady_clock::now() + kReservedSpin;
-      int phase;
-      int turn = 0;
-      while ((phase = slot->phase.load(std::memory_order_acquire)) ==
-                 kReserved &&
-             std::chrono::steady_clock::now() < until) {
-        SpinTurn(&turn);
-      }
-      if (phase == kReserved) {
-        std::unique_lock<std::mutex> lock(slot->mutex);
-        slot->cv.wait(lock, [slot] {
-          return slot->phase.load(std::memory_order_acquire) != kReserved;
-        });
-        phase = slot->phase.load(std::memory_order_acquire);
-        LeaveCpu(slot->caller_cpu.load(std::memory_order_relaxed));
-      }
-      if (phase != kWork) continue;  // handed back unused
       std::function<void()> work;
       std::shared_ptr<WorkerTeam::Done> done;
+      int caller_cpu;
       {
-        std::lock_guard<std::mutex> lock(slot->mutex);
+        std::unique_lock<std::mutex> lock(slot->mutex);
+        slot->cv.wait(lock, [slot] { return static_cast<bool>(slot->work); });
         work.swap(slot->work);
         done.swap(slot->done);
-        phase = kIdle;
-        slot->phase.store(kIdle, std::memory_order_release);
+        caller_cpu = slot->caller_cpu;
       }
+      LeaveCpu(caller_cpu);
       work();
       done->Finish();  // the team's Join returns this thread to the pool
     }
@@ -305,58 +253,32 @@ class Pool {
 
 WorkerTeam::WorkerTeam() : done_(std::make_shared<Done>()) {}
 
-WorkerTeam::~WorkerTeam() {
-  Join();
-  for (Slot* slot : reserved_) {
-    slot->Set(kIdle);
-    Pool::Shared()->Release(slot);
-  }
-}
-
-int WorkerTeam::Reserve(int n) {
-  Pool* pool = Pool::Shared();
-  while (static_cast<int>(reserved_.size()) < n) {
-    Slot* slot = pool->Acquire(/*create=*/false);
-    if (slot == nullptr) break;
-    slot->Set(kReserved);
-    reserved_.push_back(slot);
-  }
-  return static_cast<int>(reserved_.size());
-}
+WorkerTeam::~WorkerTeam() { Join(); }
 
 int WorkerTeam::Start(int begin, int end, std::function<void(int)> body) {
   Join();
   const int n = std::max(0, end - begin);
-  while (static_cast<int>(reserved_.size()) > n) {
-    reserved_.back()->Set(kIdle);
-    Pool::Shared()->Release(reserved_.back());
-    reserved_.pop_back();
-  }
   auto shared_body =
       std::make_shared<std::function<void(int)>>(std::move(body));
   done_->count.store(0, std::memory_order_relaxed);
-  started_ = 0;
-  // The reserved threads first, then new ones, each given its work as soon
-  // as it is had: a thread running its body takes the memory it needs
-  // before the next thread's stack takes address space (under a memory
-  // limit, creating them all first left none for their work).
+  // Each thread is given its body as soon as it is had: a running body
+  // takes the memory it needs before the next new thread's stack takes
+  // address space (under a memory limit, creating every thread first left
+  // none for their work).
+  const int cpu = CurrentCpu();
   for (int i = 0; i < n; ++i) {
-    Slot* slot = i < static_cast<int>(reserved_.size())
-                     ? reserved_[i]
-                     : Pool::Shared()->Acquire(/*create=*/true);
+    Slot* slot = Pool::Shared()->Acquire();
     if (slot == nullptr) break;
-    slot->caller_cpu.store(CurrentCpu(), std::memory_order_relaxed);
     {
       std::lock_guard<std::mutex> lock(slot->mutex);
       slot->work = [shared_body, t = begin + i] { (*shared_body)(t); };
       slot->done = done_;
-      slot->phase.store(kWork, std::memory_order_release);
+      slot->caller_cpu = cpu;
     }
     slot->cv.notify_one();
     running_.push_back(slot);
-    ++started_;
   }
-  reserved_.clear();
+  started_ = static_cast<int>(running_.size());
   return started_;
 }
 
@@ -366,7 +288,12 @@ void WorkerTeam::Join() {
   int turn = 0;
   while (done_->count.load(std::memory_order_acquire) < started_ &&
          std::chrono::steady_clock::now() < until) {
-    SpinTurn(&turn);
+    // A pause hint, and now and then the rest of the time slice to another
+    // runnable thread (an oversubscribed machine loses little to the spin).
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+    if ((++turn & 63) == 0) std::this_thread::yield();
   }
   {
     // Always through the mutex: a Finish still inside it has then left.

@@ -69,33 +69,25 @@ int StartWorkers(int begin,
 // only 1.5x faster; the same two half-sweeps on a thread kept from one
 // sweep to the next ran 1.9x faster (benchmarks/README.md, "A pool of
 // worker threads"). Pool threads sleep on a condition variable between
-// loops; waking one costs tens of microseconds on a virtual machine, so
-// Reserve wakes idle ones before the loop's own preparation and they spin
-// (for at most 0.5 ms) until their work arrives.
+// loops.
 //
-// Usage: Reserve early (optional), Start, run the caller's own share, Join.
-// One team per loop and per calling thread; teams may nest (a body may run
-// its own team) and run concurrently: the pool grows to the largest number
-// of helpers in use at once. Its threads are never joined: idle ones sleep
-// until the process exits. After fork() the child gets a fresh pool.
+// Usage: Start, run the caller's own share, Join. One team per loop and
+// per calling thread; teams may nest (a body may run its own team) and run
+// concurrently: the pool grows to the largest number of helpers in use at
+// once. Its threads are never joined: idle ones sleep until the process
+// exits. After fork() the child gets a fresh pool.
 class WorkerTeam {
  public:
   WorkerTeam();
-  // Join()s, then returns unused reservations to the pool.
+  // Join()s.
   ~WorkerTeam();
   WorkerTeam(const WorkerTeam&) = delete;
   WorkerTeam& operator=(const WorkerTeam&) = delete;
 
-  // Reserves up to n of the pool's idle threads and wakes them; creates
-  // none (Start does: a loop that fails before it starts, or needs its
-  // memory for other things first, has not spent it on threads). Returns
-  // how many this team holds.
-  int Reserve(int n);
-  // Runs body(t) for t = begin .. end - 1, each on a helper (reserving more
-  // if needed; reservations beyond end - begin go back to the pool), and
-  // returns at once with how many it started (the caller runs with fewer
-  // when the system refuses threads). body must not throw. One Start per
-  // Join.
+  // Runs body(t) for t = begin .. end - 1, each on its own pool thread
+  // (created when none is idle), and returns at once with how many it
+  // started (the caller runs with fewer when the system refuses threads).
+  // body must not throw. One Start per Join.
   int Start(int begin, int end, std::function<void(int)> body);
   // Waits for every body started (spinning briefly first: the loop's last
   // point usually ends within microseconds of the caller's).
@@ -105,8 +97,7 @@ class WorkerTeam {
   struct Done;  // the team's completion count (opaque)
 
  private:
-  std::vector<Slot*> reserved_;
-  std::vector<Slot*> running_;  // started, returned to the pool by Join
+  std::vector<Slot*> running_;  // started; Join returns them to the pool
   std::shared_ptr<Done> done_;
   int started_ = 0;
 };
