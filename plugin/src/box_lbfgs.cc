@@ -336,7 +336,9 @@ bool BoxLbfgs::BudgetExhausted(Summary* summary) {
                options_.max_num_iterations);
     return true;
   }
-  if (Now() - start_time_ >= options_.max_solver_time_in_seconds) {
+  const double elapsed = elapsed_ >= 0.0 ? elapsed_ : Now() - start_time_;
+  elapsed_ = -1.0;
+  if (elapsed >= options_.max_solver_time_in_seconds) {
     summary->termination_type = ceres::NO_CONVERGENCE;
     SetMessage(summary,
                "Maximum solver time reached (%g s).",
@@ -360,7 +362,8 @@ bool BoxLbfgs::RunCallback(ceres::IterationCallback* callback,
   it.gradient_max_norm = gradient_max_norm;
   it.step_norm = step_norm;
   it.step_size = step_size;
-  it.cumulative_time_in_seconds = Now() - start_time_;
+  elapsed_ = Now() - start_time_;
+  it.cumulative_time_in_seconds = elapsed_;
   switch ((*callback)(it)) {
     case ceres::SOLVER_TERMINATE_SUCCESSFULLY:
       summary->termination_type = ceres::USER_SUCCESS;
@@ -464,6 +467,7 @@ void BoxLbfgs::Minimize(const ceres::FirstOrderFunction& function,
                         double* x,
                         Summary* summary) {
   start_time_ = Now();
+  elapsed_ = -1.0;
   summary_ = summary;
   function_ = &function;
   summary->termination_type = ceres::FAILURE;

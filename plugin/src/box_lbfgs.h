@@ -216,6 +216,10 @@ class BoxLbfgs {
   int n_ = -1;
   int rank_ = -1;
   double start_time_ = 0.0;
+  // Seconds since start_time_ as the last callback read them (< 0: not
+  // read since): the budget test right after reuses the reading (a clock
+  // read was a few percent of a small solve).
+  double elapsed_ = -1.0;
   Summary* summary_ = nullptr;
 
   // Workspace, sized by Resize.
