@@ -4,11 +4,12 @@
 // (SolveWorkspace::sqp) from one solve to the next.
 //
 // Why: at k = 2 a WC_SQP point costs about 8 us, and building these
-// vectors and matrices afresh per solve was some 80 heap allocations and
-// frees, a fifth of that time (the sweep of a small problem solves
-// thousands of points on one evaluator). Every member is sized and
-// overwritten before it is read in a solve; nothing carries over but the
-// capacity.
+// vectors and matrices afresh per solve was a large part of its 121 heap
+// allocations (69 once they are kept here and Eigen temporaries are
+// avoided; benchmarks/README.md, "Per-solve overhead out of wc-sqp"); the
+// sweep of a small problem solves thousands of points on one evaluator.
+// Every member is sized and overwritten before it is read in a solve;
+// nothing carries over but the capacity.
 
 #ifndef ECMO_INTERNAL_WC_SQP_WORKSPACE_H_
 #define ECMO_INTERNAL_WC_SQP_WORKSPACE_H_
