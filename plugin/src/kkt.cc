@@ -26,13 +26,17 @@ void ComputeKktResidual(double rho,
   KktResidual& k = *residual;
   k.kept_squared_norms = KktResidual::SquaredNorms();
   k.simplex = omega.sum() - 1.0;
-  // In place, column by column: no temporary of size k (see
-  // KktSystem::Residual), and none of size S either (a product with the
-  // expression lambda .* omega evaluates it on the heap first).
-  k.stationarity = jt_nu;
-  for (Eigen::Index s = 0; s < grad_f.cols(); ++s) {
-    k.stationarity += (lambda[s] * omega[s]) * grad_f.col(s);
-  }
+  // In place: no temporary of size k (see KktSystem::Residual). The same
+  // operations in the same order as KktSystem::StationaritySquaredNorm
+  // (the product first, then J^T nu): MinimizeOverMultipliers scores its
+  // candidates with that function, and where huge gradients cancel against
+  // J^T nu a different order rounds to a different residual (summing the
+  // columns onto J^T nu made the least-squares multipliers score worse
+  // than zero ones: fuzz/corpus/problem_fuzzer/
+  // regression-kkt-stationarity-order).
+  k.stationarity.resize(grad_f.rows());
+  k.stationarity.noalias() = grad_f * lambda.cwiseProduct(omega);
+  k.stationarity += jt_nu;
   k.feasibility = h;
   k.complementarity.resize(f.size());
   for (int s = 0; s < f.size(); ++s) {

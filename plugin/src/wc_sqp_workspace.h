@@ -5,7 +5,7 @@
 //
 // Why: at k = 2 a WC_SQP point costs about 8 us, and building these
 // vectors and matrices afresh per solve was a large part of its 121 heap
-// allocations (69 once they are kept here and Eigen temporaries are
+// allocations (73 once they are kept here and Eigen temporaries are
 // avoided; benchmarks/README.md, "Per-solve overhead out of wc-sqp"); the
 // sweep of a small problem solves thousands of points on one evaluator.
 // Every member is sized and overwritten before it is read in a solve;
