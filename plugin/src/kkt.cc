@@ -213,13 +213,13 @@ typename T::Vector SolveBoxQp2(const typename T::Matrix& H,
                                const typename T::Vector& b,
                                const typename T::Vector& lo,
                                const typename T::Vector& hi) {
+  const double h01 = 0.5 * (H(0, 1) + H(1, 0));
   auto value = [&](double x0, double x1) {
-    return H(0, 0) * x0 * x0 + 2.0 * H(0, 1) * x0 * x1 + H(1, 1) * x1 * x1 -
+    return H(0, 0) * x0 * x0 + 2.0 * h01 * x0 * x1 + H(1, 1) * x1 * x1 -
            2.0 * (b[0] * x0 + b[1] * x1);
   };
   auto inside = [&](double x, int i) { return x >= lo[i] && x <= hi[i]; };
   typename T::Vector x(2);
-  const double h01 = 0.5 * (H(0, 1) + H(1, 0));
   const double det = H(0, 0) * H(1, 1) - h01 * h01;
   const double scale = std::abs(H(0, 0) * H(1, 1)) + h01 * h01;
   if (det > 1e-12 * scale) {

@@ -647,8 +647,9 @@ void SqpSolver::EstimateResidual(KktResidual* k) const {
     k->stationarity.noalias() = G_ * qp_.omega;
     if (q_ > 0) k->stationarity.noalias() += J_.transpose() * qp_.nu;
   } else if (!exact_) {
-    k->stationarity.noalias() = B_ * qp_.d;  // B_ is what was factorized
-    k->stationarity = -k->stationarity;
+    // B_ is what was factorized; the sign goes into the product (no
+    // temporary).
+    k->stationarity.noalias() = -B_ * qp_.d;
   } else {
     const auto L = factor_.matrixL();
     k->stationarity.noalias() = -(L * (L.transpose() * qp_.d));
