@@ -232,16 +232,20 @@ struct Follow {
   }
 };
 
+// f1 = (x - 1)^2 + 1 and f2 = (x - 2)^2 + 1 of the one parameter *x.
+void AddShiftedSquares(double* x, Problem* problem) {
+  for (const double c : {1.0, 2.0}) {
+    problem->AddObjective(new ceres::AutoDiffCostFunction<ShiftedSquare, 1, 1>(
+                              new ShiftedSquare(c)),
+                          {x});
+  }
+}
+
 double LeastSquaresValue(int n) {
   std::vector<double> x = {1.2};
   std::vector<double> y(n, 1.2);
   Problem problem;
-  problem.AddObjective(new ceres::AutoDiffCostFunction<ShiftedSquare, 1, 1>(
-                           new ShiftedSquare(1.0)),
-                       {x.data()});
-  problem.AddObjective(new ceres::AutoDiffCostFunction<ShiftedSquare, 1, 1>(
-                           new ShiftedSquare(2.0)),
-                       {x.data()});
+  AddShiftedSquares(x.data(), &problem);
   for (int i = 0; i < n; ++i) {
     problem.AddConstraint(
         new ceres::AutoDiffCostFunction<Follow, 1, 1, 1>(new Follow),
@@ -290,12 +294,7 @@ TEST(Kkt, MatrixFreePathAgreesWithBruteForce) {
 TEST(Kkt, TwoObjectiveLeastSquaresWithParallelGradientsMatchBruteForce) {
   std::vector<double> x = {0.0};
   Problem problem;
-  problem.AddObjective(new ceres::AutoDiffCostFunction<ShiftedSquare, 1, 1>(
-                           new ShiftedSquare(1.0)),
-                       {x.data()});
-  problem.AddObjective(new ceres::AutoDiffCostFunction<ShiftedSquare, 1, 1>(
-                           new ShiftedSquare(2.0)),
-                       {x.data()});
+  AddShiftedSquares(x.data(), &problem);
   ProblemEvaluator evaluator(&problem);
   std::mt19937 rng(11);
   std::uniform_real_distribution<double> position(-0.5, 3.5);
