@@ -14,6 +14,26 @@
 #include "solve_workspace.h"
 
 namespace ecmo {
+namespace {
+
+// The stationarity block grad_f * weights (+ jt_nu when given), in place
+// (no temporary of size k). The one order of operations for ||K|| and for
+// the function MinimizeOverMultipliers scores its candidates with
+// (KktSystem::StationaritySquaredNorm): where huge gradients cancel
+// against J^T nu another order rounds to another residual, and summing
+// the columns onto J^T nu made the least-squares multipliers score worse
+// than zero ones (fuzz/corpus/problem_fuzzer/
+// regression-kkt-stationarity-order).
+void Stationarity(const Eigen::MatrixXd& grad_f,
+                  const Eigen::VectorXd& weights,
+                  const Eigen::VectorXd* jt_nu,
+                  Eigen::VectorXd* out) {
+  out->resize(grad_f.rows());
+  out->noalias() = grad_f * weights;
+  if (jt_nu != nullptr) *out += *jt_nu;
+}
+
+}  // namespace
 
 void ComputeKktResidual(double rho,
                         const Eigen::VectorXd& lambda,
@@ -26,17 +46,7 @@ void ComputeKktResidual(double rho,
   KktResidual& k = *residual;
   k.kept_squared_norms = KktResidual::SquaredNorms();
   k.simplex = omega.sum() - 1.0;
-  // In place: no temporary of size k (see KktSystem::Residual). The same
-  // operations in the same order as KktSystem::StationaritySquaredNorm
-  // (the product first, then J^T nu): MinimizeOverMultipliers scores its
-  // candidates with that function, and where huge gradients cancel against
-  // J^T nu a different order rounds to a different residual (summing the
-  // columns onto J^T nu made the least-squares multipliers score worse
-  // than zero ones: fuzz/corpus/problem_fuzzer/
-  // regression-kkt-stationarity-order).
-  k.stationarity.resize(grad_f.rows());
-  k.stationarity.noalias() = grad_f * lambda.cwiseProduct(omega);
-  k.stationarity += jt_nu;
+  Stationarity(grad_f, lambda.cwiseProduct(omega), &jt_nu, &k.stationarity);
   k.feasibility = h;
   k.complementarity.resize(f.size());
   for (int s = 0; s < f.size(); ++s) {
@@ -544,15 +554,16 @@ void KktSystem::TangentJacobianTransposeMultiply(const double* v,
 
 double KktSystem::StationaritySquaredNorm(const Eigen::VectorXd& omega,
                                           const Eigen::VectorXd& nu) const {
-  const Eigen::Index k = grad_f_.rows();
-  stationarity_scratch_.resize(k);
   weights_scratch_ = lambda_.cwiseProduct(omega);
-  stationarity_scratch_.noalias() = grad_f_ * weights_scratch_;
-  if (nu.size() > 0 && nu.size() == h_.size()) {
-    jt_nu_scratch_.resize(k);
+  const bool with_nu = nu.size() > 0 && nu.size() == h_.size();
+  if (with_nu) {
+    jt_nu_scratch_.resize(grad_f_.rows());
     TangentJacobianTransposeMultiply(nu.data(), jt_nu_scratch_.data());
-    stationarity_scratch_ += jt_nu_scratch_;
   }
+  Stationarity(grad_f_,
+               weights_scratch_,
+               with_nu ? &jt_nu_scratch_ : nullptr,
+               &stationarity_scratch_);
   return stationarity_scratch_.squaredNorm();
 }
 
