@@ -7,7 +7,9 @@
 // once for every thread number of its range and appends the threads;
 // WorkerTeam runs every number of its range once on pooled threads that
 // successive teams reuse, one thread per body of a Start, with nested,
-// concurrent and forked uses.
+// concurrent and forked uses. LockBriefly excludes as a lock does, also
+// when the holder keeps the mutex far longer than the spin, and returns
+// the lock owned.
 
 #include "worker_thread.h"
 
@@ -194,6 +196,33 @@ TEST(WorkerTeam, NestedAndConcurrentTeams) {
   for (WorkerThread& c : callers) c.Join();
   // 3 callers x 10 rounds x 2 outer bodies x (3 inner + 1).
   EXPECT_EQ(total.load(), 3 * 10 * 2 * 4);
+}
+
+// Two threads add to a plain counter under LockBriefly, each holding the
+// mutex now and then for a millisecond (100 times the spin, so that the
+// other must fall back to blocking): no increment is lost.
+TEST(LockBriefly, ExcludesAndFallsBackToBlocking) {
+  std::mutex mutex;
+  long counter = 0;
+  constexpr int kAdds = 20000;
+  const auto add = [&](int who) {
+    for (int i = 0; i < kAdds; ++i) {
+      const std::unique_lock<std::mutex> lock = LockBriefly(&mutex);
+      ASSERT_TRUE(lock.owns_lock());
+      const long seen = counter;
+      if (i % 5000 == who) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      }
+      counter = seen + 1;
+    }
+  };
+  std::thread other(add, 1);
+  add(0);
+  other.join();
+  EXPECT_EQ(counter, 2L * kAdds);
+  // Released by the lock's destructor: the mutex is free again.
+  ASSERT_TRUE(mutex.try_lock());
+  mutex.unlock();
 }
 
 #if defined(__linux__) && !defined(__SANITIZE_THREAD__)

@@ -211,9 +211,10 @@ void SweepRunner::Refine() {
     if (options_.max_history_entries > 0) {
       ThinHistory(options_.max_history_entries, &point->summary.history);
     }
+    PointLines lines;
+    FormatLines(*point, &lines);
     std::lock_guard<std::mutex> lock(mutex_);
-    point->status = SweepPoint::SOLVED;
-    Finish(point);
+    Finish(point, lines);
   }
 }
 

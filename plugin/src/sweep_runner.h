@@ -144,7 +144,6 @@ class SweepRunner {
   bool AddWorker(std::string* error);
   bool PrepareScalarization();
   void Refine();
-  void SolveAndFinish(Worker* worker, int thread, SweepPoint* point);
   bool Resume();
   bool OpenOutputs();
   bool UpdateJsonlForResume();
@@ -166,7 +165,16 @@ class SweepRunner {
                   double* t) const;
   bool UsableStart(Worker* worker, const Eigen::VectorXd& z) const;
   void RecordIfUsable(const SweepPoint& point);
-  void Finish(SweepPoint* point);
+  // A finished point's JSON line and CSV row (each empty when its file is
+  // not written), built outside the lock.
+  struct PointLines {
+    std::string jsonl;
+    std::string csv;
+  };
+  void FormatLines(const SweepPoint& point, PointLines* lines) const;
+  // Marks the point solved, writes its lines, calls the callbacks, and
+  // keeps what a finished point keeps. Called with mutex_ held.
+  void Finish(SweepPoint* point, const PointLines& lines);
   void ProgressLoop();
   std::string ProgressLine() const;
   void Summarize();

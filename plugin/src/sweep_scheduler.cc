@@ -358,22 +358,34 @@ void SweepRunner::RecordIfUsable(const SweepPoint& point) {
       std::max(worst_kkt_, s.kkt.with_solver_multipliers.SquaredNorm());
 }
 
-void SweepRunner::Finish(SweepPoint* point) {
-  // Called with mutex_ held.
-  RecordIfUsable(*point);
-  ++num_finished_;
-  if (jsonl_.is_open()) {
+// Serializing a point takes longer than all the rest of its bookkeeping:
+// it is done before the lock is taken. Decided by the paths (fixed for the
+// whole sweep), not by the files' state, which a write error changes
+// under the lock.
+void SweepRunner::FormatLines(const SweepPoint& point,
+                              PointLines* lines) const {
+  if (!options_.jsonl_path.empty()) {
     // The options that computed the point travel with its line, so that a
     // resume with other options refuses it (in memory they are kept once,
     // in Summary::settings).
-    nlohmann::json line = SweepPointToJson(*point, options_.problem_name);
+    nlohmann::json line = SweepPointToJson(point, options_.problem_name);
     line["settings"] = settings_;
-    if (!jsonl_.Write(Dump(line) + "\n")) RecordWriteError(&jsonl_);
+    lines->jsonl = Dump(line) + "\n";
   }
-  if (csv_.is_open() &&
-      !csv_.Write(CsvRow(point->summary, options_.problem_name) + "\n")) {
-    RecordWriteError(&csv_);
+  if (!options_.csv_path.empty()) {
+    lines->csv = CsvRow(point.summary, options_.problem_name) + "\n";
   }
+}
+
+void SweepRunner::Finish(SweepPoint* point, const PointLines& lines) {
+  // Called with mutex_ held.
+  point->status = SweepPoint::SOLVED;
+  RecordIfUsable(*point);
+  ++num_finished_;
+  if (jsonl_.is_open() && !jsonl_.Write(lines.jsonl)) {
+    RecordWriteError(&jsonl_);
+  }
+  if (csv_.is_open() && !csv_.Write(lines.csv)) RecordWriteError(&csv_);
   for (SweepCallback* callback : options_.callbacks) {
     const CallbackReturnType r = (*callback)(*point);
     if (r == ceres::SOLVER_ABORT && !stop_) {
@@ -403,7 +415,7 @@ void SweepRunner::WorkerLoop(int thread) {
     bool have_warm = false;
     Eigen::VectorXd z_predicted;
     {
-      std::lock_guard<std::mutex> lock(mutex_);
+      const std::unique_lock<std::mutex> lock = LockBriefly(&mutex_);
       const int position = NextTask(thread);
       if (position < 0) return;
       point = &summary_->points[walk_[position]];
@@ -447,9 +459,10 @@ void SweepRunner::WorkerLoop(int thread) {
     } else {
       SolveTask(thread, point, z0, z_predicted, have_warm ? &warm : nullptr);
     }
-    std::lock_guard<std::mutex> lock(mutex_);
-    point->status = SweepPoint::SOLVED;
-    Finish(point);
+    PointLines lines;
+    FormatLines(*point, &lines);
+    const std::unique_lock<std::mutex> lock = LockBriefly(&mutex_);
+    Finish(point, lines);
   }
 }
 

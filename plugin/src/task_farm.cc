@@ -48,7 +48,7 @@ void TaskQueue::Run(int thread,
 }
 
 bool TaskQueue::Next(int* task) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  const std::unique_lock<std::mutex> lock = LockBriefly(&mutex_);
   if (next_ >= tasks_.size()) return false;
   *task = tasks_[next_++];
   return true;

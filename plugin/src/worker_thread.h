@@ -21,6 +21,7 @@
 
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 namespace ecmo {
@@ -58,6 +59,16 @@ int StartWorkers(int begin,
                  int end,
                  const std::function<void(int)>& body,
                  std::vector<WorkerThread>* threads);
+
+// Locks *mutex, spinning for up to about 10 us before it blocks. For the
+// short bookkeeping sections that every thread of a parallel loop enters
+// once or twice per task (a sweep takes its next point, records a finished
+// one): they last about a microsecond, and a thread that finds the lock
+// taken and sleeps on it is woken only tens of microseconds later on a
+// virtual machine. With std::mutex::lock, two threads of a 101-point sweep
+// at k = 10 (7 us per point) slept there often enough to cost 10-15% of
+// the loop (benchmarks/README.md, "The sweep's lock").
+std::unique_lock<std::mutex> LockBriefly(std::mutex* mutex);
 
 // The helper threads of one parallel loop (a sweep's workers, the task
 // farm), borrowed from a process-wide pool of WorkerThreads that outlive
