@@ -443,6 +443,39 @@ TEST(ResumeReader, AcceptsGoodLinesAndACutLastLine) {
   EXPECT_TRUE(contents.needs_newline);
 }
 
+// The settings a sweep records hold non-finite options as a file holds
+// them (null), so that the file's copy compares equal and a resume accepts
+// its own lines; the user's record too (here with invalid UTF-8).
+TEST(ResumeReader, SettingsWithNonFiniteValuesMatchTheirFileCopy) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double inf = std::numeric_limits<double>::infinity();
+  Solver::Options options;
+  options.initial_rho = nan;
+  options.reference_point = {inf, 1.5};
+  options.quasi_newton.max_penalty = -inf;
+  const nlohmann::json extra = {{"note", "cut \xff here"}, {"x", nan}};
+  const nlohmann::json settings =
+      internal::SweepSettings(options, true, 1e-4, extra);
+  EXPECT_TRUE(settings["initial_rho"].is_null());
+  EXPECT_TRUE(settings["reference_point"][0].is_null());
+  EXPECT_EQ(settings["reference_point"][1], 1.5);
+  EXPECT_TRUE(settings["quasi_newton"]["max_penalty"].is_null());
+  EXPECT_TRUE(settings["extra"]["x"].is_null());
+  const auto dump = [](const nlohmann::json& j) {
+    return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  };
+  EXPECT_EQ(nlohmann::json::parse(dump(settings)), settings);
+
+  internal::ResumeExpectation expect = Expectation();
+  expect.settings = settings;
+  internal::ResumeContents contents;
+  std::string error;
+  ASSERT_TRUE(internal::ParseResumeText(
+      dump(Line(0, expect)) + "\n", expect, &contents, &error))
+      << error;
+  ASSERT_EQ(contents.points.size(), 1u);
+}
+
 TEST(ResumeReader, RefusesEveryBadFieldWithFileLineAndField) {
   const internal::ResumeExpectation expect = Expectation();
   const double inf = std::numeric_limits<double>::infinity();

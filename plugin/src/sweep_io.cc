@@ -258,6 +258,19 @@ bool ParseResumeText(const std::string& text,
   return true;
 }
 
+namespace {
+
+// Replaces every NaN or infinite number in *j by null, as a dump does.
+void NullNonFinite(nlohmann::json* j) {
+  if (j->is_number_float()) {
+    if (!std::isfinite(j->get<double>())) *j = nullptr;
+  } else if (j->is_structured()) {
+    for (nlohmann::json& child : *j) NullNonFinite(&child);
+  }
+}
+
+}  // namespace
+
 nlohmann::json SweepSettings(const Solver::Options& solver,
                              bool warm_start,
                              double preference_floor,
@@ -301,9 +314,16 @@ nlohmann::json SweepSettings(const Solver::Options& solver,
       {"warm_start", warm_start},
       {"preference_floor", preference_floor},
   };
-  if (extra.is_object() && !extra.empty()) settings["extra"] = extra;
-  // As read back from a file: NaN becomes null, so compare like with like.
-  return nlohmann::json::parse(Dump(settings), nullptr, false);
+  // As read back from a file, so that a resume compares like with like: a
+  // NaN or infinity is written as null. (A walk, not a dump and parse: the
+  // round trip was a third of a small sweep's preparation.) The user's own
+  // record may hold anything a dump changes (invalid UTF-8 too): it makes
+  // the round trip.
+  NullNonFinite(&settings);
+  if (extra.is_object() && !extra.empty()) {
+    settings["extra"] = nlohmann::json::parse(Dump(extra), nullptr, false);
+  }
+  return settings;
 }
 
 std::string DescribeSettingsDifference(const nlohmann::json& file,
