@@ -251,7 +251,8 @@ int main(int argc, char** argv) {
   }
   std::printf(
       "\n| warm sweep, %d points | inner | 1 thread (s, median) | "
-      "2 threads (s, median) | speed-up | converged | busy loop 2 threads / 1, right after | "
+      "2 threads (s, median) | speed-up | converged | busy loop 2 threads / 1, "
+      "right after | "
       "streaming 2 x 20 k-vectors per thread, 2 threads / 1 | "
       "gradient evaluations 2 threads / 1 | gradient evaluations per point, "
       "1 thread |\n"
@@ -274,7 +275,8 @@ int main(int argc, char** argv) {
       int converged = points;
       const int min_pairs = smoke ? 1 : std::max(1, repeats);
       for (int rep = 0; rep < 2000; ++rep) {
-        if (rep >= min_pairs && (smoke || (spent[1] >= 0.5 && spent[2] >= 0.5))) {
+        if (rep >= min_pairs &&
+            (smoke || (spent[1] >= 0.5 && spent[2] >= 0.5))) {
           break;
         }
         for (int threads : {1, 2}) {
