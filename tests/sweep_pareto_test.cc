@@ -587,6 +587,27 @@ TEST(WarmStart, WrongSizesAndValuesFailWithAClearMessage) {
       << summary.message;
 
   bad = options;
+  bad.warm_start.omega = Eigen::Vector2d(0.5, 0.5);
+  bad.warm_start.nu = Eigen::VectorXd::Constant(1, NAN);
+  summary = solve(bad);
+  EXPECT_EQ(summary.termination_type, ceres::FAILURE);
+  EXPECT_NE(summary.message.find("warm_start.nu[0] = nan"), std::string::npos)
+      << summary.message;
+
+  bad.warm_start.nu = Eigen::VectorXd::Zero(1);
+  bad.warm_start.preference = {0.5};
+  summary = solve(bad);
+  EXPECT_EQ(summary.termination_type, ceres::FAILURE);
+  EXPECT_NE(summary.message.find("warm_start.preference has 1 entries"),
+            std::string::npos)
+      << summary.message;
+
+  // Every check passed: solved.
+  bad.warm_start.preference = {0.5, 0.5};
+  summary = solve(bad);
+  EXPECT_TRUE(summary.IsSolutionUsable()) << summary.message;
+
+  bad = options;
   bad.warm_start.penalty_u = -1.0;
   std::string error;
   EXPECT_FALSE(bad.IsValid(&error));

@@ -641,10 +641,10 @@ void SolveWith(const Solver::Options& options,
     // >= 0) and nu of size q (empty allowed when q = 0).
     const Solver::Options::WarmStart& warm = options.warm_start;
     const bool any = warm.omega.size() > 0 || warm.nu.size() > 0;
-    // Nothing to check for a cold start (the stream costs a locale set-up
-    // per solve, which shows at small k).
+    // Nothing to check for a cold start; the message's stream is created
+    // only when a check fails.
     if (any || !warm.preference.empty()) {
-      std::ostringstream os;
+      internal::LazyMessage os;
       if (any && warm.omega.size() != S) {
         os << "Solver::Options::warm_start.omega has " << warm.omega.size()
            << " entries but the problem has " << S
@@ -666,7 +666,7 @@ void SolveWith(const Solver::Options& options,
           }
         }
         const int first_inequality = q - evaluator->NumInequalityConstraints();
-        for (int i = 0; i < warm.nu.size() && os.str().empty(); ++i) {
+        for (int i = 0; i < warm.nu.size() && os.empty(); ++i) {
           if (!std::isfinite(warm.nu[i])) {
             os << "Solver::Options::warm_start.nu[" << i << "] = " << warm.nu[i]
                << "; equality multipliers must be finite.";
@@ -677,7 +677,7 @@ void SolveWith(const Solver::Options& options,
           }
         }
       }
-      if (os.str().empty() && !warm.preference.empty()) {
+      if (os.empty() && !warm.preference.empty()) {
         if (static_cast<int>(warm.preference.size()) != S ||
             warm.omega.size() != S) {
           os << "Solver::Options::warm_start.preference has "
@@ -696,7 +696,7 @@ void SolveWith(const Solver::Options& options,
           }
         }
       }
-      if (!os.str().empty()) return fail(os.str());
+      if (!os.empty()) return fail(os.str());
     }
   }
   {

@@ -18,6 +18,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -58,6 +59,28 @@ void Fail(const WallTimer& timer,
 
 // True when all n values are finite (no NaN, no inf).
 bool AllFinite(const double* values, size_t n);
+
+// An error message written with operator<<, whose stream is created on
+// the first write. For checks that run on every solve and almost always
+// pass: constructing a std::ostringstream sets up a locale, which cost 2%
+// of a 101-point sweep at k = 10 when the warm-start check built one per
+// point.
+class LazyMessage {
+ public:
+  template <typename T>
+  LazyMessage& operator<<(const T& value) {
+    if (stream_ == nullptr) stream_ = std::make_unique<std::ostringstream>();
+    *stream_ << value;
+    return *this;
+  }
+  bool empty() const { return stream_ == nullptr || stream_->tellp() == 0; }
+  std::string str() const {
+    return stream_ == nullptr ? std::string() : stream_->str();
+  }
+
+ private:
+  std::unique_ptr<std::ostringstream> stream_;
+};
 
 // The Euclidean projection of v onto the unit simplex {w >= 0, sum w = 1}
 // (sort-based, O(n log n)).
