@@ -463,6 +463,10 @@ TEST(IdealNadir, IgnoreDominatedPointsForTheNadir) {
   EXPECT_EQ(Vec({7, 7}), Nadir(points));
   EXPECT_TRUE(Ideal(Eigen::MatrixXd(0, 2)).array().isNaN().all());
   EXPECT_TRUE(Nadir(Eigen::MatrixXd(0, 2)).array().isNaN().all());
+  // With the non-dominated rows given (as a sweep's summary passes them).
+  EXPECT_EQ(Vec({7, 7}), Nadir(points, NonDominatedIndices(points)));
+  EXPECT_EQ(Vec({5, 6}), Nadir(points, {0, 1}));
+  EXPECT_TRUE(Nadir(points, {}).array().isNaN().all());
 }
 
 TEST(DefaultReferencePoint, NadirPlusOffsetTimesRange) {
@@ -489,6 +493,31 @@ TEST(DefaultReferencePoint, AbsoluteOffsetWhereTheRangeIsZero) {
   const Eigen::VectorXd single = DefaultReferencePoint(Rows({{4, 5}}));
   EXPECT_DOUBLE_EQ(4.1, single[0]);
   EXPECT_DOUBLE_EQ(5.1, single[1]);
+}
+
+// From the ideal and nadir points themselves: the same rule.
+TEST(DefaultReferencePoint, FromTheIdealAndNadirPoints) {
+  // ideal (2, 4), nadir (7, 7) as in NadirPlusOffsetTimesRange.
+  const Eigen::VectorXd reference =
+      DefaultReferencePoint(Vec({2, 4}), Vec({7, 7}), 0.1);
+  EXPECT_DOUBLE_EQ(7.5, reference[0]);
+  EXPECT_DOUBLE_EQ(7.3, reference[1]);
+  // A zero range: the offset in absolute terms.
+  const Eigen::VectorXd flat =
+      DefaultReferencePoint(Vec({3, 1}), Vec({3, 2}), 0.25);
+  EXPECT_DOUBLE_EQ(3.25, flat[0]);
+  EXPECT_DOUBLE_EQ(2.25, flat[1]);
+  EXPECT_TRUE(DefaultReferencePoint(Vec({2, 4}), Vec({7, 7}), -1.0)
+                  .array()
+                  .isNaN()
+                  .all());
+  EXPECT_TRUE(
+      DefaultReferencePoint(Vec({2}), Vec({7, 7}), 0.1).array().isNaN().all());
+  EXPECT_TRUE(DefaultReferencePoint(Vec({NAN, 4}), Vec({7, 7}), 0.1)
+                  .array()
+                  .head(1)
+                  .isNaN()
+                  .all());
 }
 
 TEST(DefaultReferencePoint, InvalidInputGivesNaN) {

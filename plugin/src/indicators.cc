@@ -440,8 +440,12 @@ Eigen::VectorXd Ideal(const Eigen::MatrixXd& points) {
 }
 
 Eigen::VectorXd Nadir(const Eigen::MatrixXd& points) {
+  return Nadir(points, NonDominatedIndices(points));
+}
+
+Eigen::VectorXd Nadir(const Eigen::MatrixXd& points,
+                      const std::vector<int>& front) {
   Eigen::VectorXd nadir = Eigen::VectorXd::Constant(points.cols(), kNaN);
-  const std::vector<int> front = NonDominatedIndices(points);
   for (size_t k = 0; k < front.size(); ++k) {
     if (k == 0) {
       nadir = points.row(front[k]).transpose();
@@ -513,17 +517,25 @@ double Hypervolume(const Eigen::MatrixXd& points,
 
 Eigen::VectorXd DefaultReferencePoint(const Eigen::MatrixXd& points,
                                       double offset) {
-  const Eigen::VectorXd invalid =
-      Eigen::VectorXd::Constant(points.cols(), kNaN);
   if (!std::isfinite(offset) || offset < 0.0) {
-    return invalid;
+    return Eigen::VectorXd::Constant(points.cols(), kNaN);
   }
-  const Eigen::VectorXd ideal = Ideal(points);
-  const Eigen::VectorXd nadir = Nadir(points);
-  Eigen::VectorXd reference(points.cols());
-  for (int j = 0; j < points.cols(); ++j) {
+  return DefaultReferencePoint(Ideal(points), Nadir(points), offset);
+}
+
+Eigen::VectorXd DefaultReferencePoint(const Eigen::VectorXd& ideal,
+                                      const Eigen::VectorXd& nadir,
+                                      double offset) {
+  const int S = static_cast<int>(nadir.size());
+  if (!std::isfinite(offset) || offset < 0.0 || ideal.size() != S) {
+    return Eigen::VectorXd::Constant(S, kNaN);
+  }
+  Eigen::VectorXd reference(S);
+  for (int j = 0; j < S; ++j) {
     const double range = nadir[j] - ideal[j];
-    reference[j] = nadir[j] + (range > 0.0 ? offset * range : offset);
+    reference[j] = std::isnan(ideal[j])
+                       ? kNaN
+                       : nadir[j] + (range > 0.0 ? offset * range : offset);
   }
   return reference;
 }

@@ -29,7 +29,9 @@ void SweepRunner::Summarize() {
   std::vector<int> usable_index;
   sum.num_solved = sum.num_usable = sum.num_converged = sum.num_not_solved = 0;
   sum.num_refined = sum.num_possibly_spurious_ends = 0;
-  std::map<std::string, int> strategies;
+  // Points per strategy, by enum (a name per point was a heap string per
+  // point); listed by name below.
+  std::map<StrategyType, int> strategies;
   sum.num_points = static_cast<int>(sum.points.size());
   sum.gradient_evaluations = 0;
   for (const SweepPoint& p : sum.points) {
@@ -47,7 +49,7 @@ void SweepRunner::Summarize() {
     if (!s.IsSolutionUsable()) continue;
     ++sum.num_usable;
     if (p.possibly_spurious_end) ++sum.num_possibly_spurious_ends;
-    ++strategies[StrategyTypeToString(s.strategy)];
+    ++strategies[s.strategy];
     const double kkt = s.kkt.with_solver_multipliers.SquaredNorm();
     const double kkt_ls = s.kkt.with_least_squares_multipliers.SquaredNorm();
     if (std::isfinite(kkt)) {
@@ -61,8 +63,12 @@ void SweepRunner::Summarize() {
       usable_index.push_back(p.index);
     }
   }
+  std::map<std::string, int> by_name;
+  for (const auto& [strategy, count] : strategies) {
+    by_name[StrategyTypeToString(strategy)] = count;
+  }
   sum.strategies_used.clear();
-  for (const auto& [name, count] : strategies) {
+  for (const auto& [name, count] : by_name) {
     sum.strategies_used += (sum.strategies_used.empty() ? "" : ", ") + name +
                            " " + std::to_string(count);
   }
@@ -71,21 +77,22 @@ void SweepRunner::Summarize() {
     front.row(r) = sum.points[usable_index[r]].summary.objectives.transpose();
   }
   if (S > 0 && !usable_index.empty()) {
+    // The non-dominated rows once (Nadir and DefaultReferencePoint(front)
+    // would each find them again).
+    const std::vector<int> kept = NonDominatedIndices(front);
     sum.ideal = Ideal(front);
-    sum.nadir = Nadir(front);
+    sum.nadir = Nadir(front, kept);
     if (static_cast<int>(options_.reference_point.size()) == S) {
       sum.reference_point =
           Eigen::Map<const Eigen::VectorXd>(options_.reference_point.data(), S);
     } else {
-      sum.reference_point =
-          DefaultReferencePoint(front, options_.reference_point_offset);
+      sum.reference_point = DefaultReferencePoint(
+          sum.ideal, sum.nadir, options_.reference_point_offset);
     }
     std::string error;
     sum.hypervolume = Hypervolume(front, sum.reference_point, &error);
     sum.non_dominated.clear();
-    for (int r : NonDominatedIndices(front)) {
-      sum.non_dominated.push_back(usable_index[r]);
-    }
+    for (int r : kept) sum.non_dominated.push_back(usable_index[r]);
   } else if (S > 0) {
     sum.ideal = Eigen::VectorXd::Constant(S, kSweepNaN);
     sum.nadir = Eigen::VectorXd::Constant(S, kSweepNaN);

@@ -50,6 +50,12 @@ Eigen::VectorXd Ideal(const Eigen::MatrixXd& points);
 // usable.
 Eigen::VectorXd Nadir(const Eigen::MatrixXd& points);
 
+// The same, with the rows of the non-dominated set already known
+// (non_dominated = NonDominatedIndices(points)): for callers that need the
+// set anyway (a sweep's summary), which then find it once.
+Eigen::VectorXd Nadir(const Eigen::MatrixXd& points,
+                      const std::vector<int>& non_dominated);
+
 // Hypervolume (Lebesgue measure) of the region dominated by `points` and
 // bounded by `reference`:
 //
@@ -98,6 +104,12 @@ double Hypervolume(const Eigen::MatrixXd& points,
 // of S NaNs if offset is invalid or no row is usable.
 Eigen::VectorXd DefaultReferencePoint(const Eigen::MatrixXd& points,
                                       double offset = 0.1);
+
+// The same rule from the ideal and nadir points themselves (as Ideal and
+// Nadir give them); NaNs where either is NaN or the offset is invalid.
+Eigen::VectorXd DefaultReferencePoint(const Eigen::VectorXd& ideal,
+                                      const Eigen::VectorXd& nadir,
+                                      double offset);
 
 // The unary indicators below compare an approximation set A (rows of
 // `approximation`) with a reference set R (rows of `reference_front`, e.g.
