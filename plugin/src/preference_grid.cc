@@ -396,15 +396,18 @@ std::vector<double> ToOpenSimplex(const std::vector<double>& w,
   for (double& value : v) value /= sum;
 
   // The common case, no entry below the floor: the first round of the
-  // water filling below, in place (the same arithmetic, without its two
-  // work vectors).
+  // water filling below, in place (the same arithmetic, so the same bits,
+  // without its two work vectors).
   {
+    const double free_mass = 1.0;  // 1 - (number raised = 0) * floor
     double free_sum = 0.0;
     for (double value : v) free_sum += value;
     bool below = false;
-    for (double value : v) below = below || value * 1.0 / free_sum < floor;
+    for (double value : v) {
+      below = below || value * free_mass / free_sum < floor;
+    }
     if (!below) {
-      for (double& value : v) value = value * 1.0 / free_sum;
+      for (double& value : v) value = value * free_mass / free_sum;
       return v;
     }
   }

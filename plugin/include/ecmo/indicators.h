@@ -106,7 +106,9 @@ Eigen::VectorXd DefaultReferencePoint(const Eigen::MatrixXd& points,
                                       double offset = 0.1);
 
 // The same rule from the ideal and nadir points themselves (as Ideal and
-// Nadir give them); NaNs where either is NaN or the offset is invalid.
+// Nadir give them): NaN along an objective where either is NaN, and all
+// NaN (nadir.size() entries) when the offset is invalid or the sizes
+// differ.
 Eigen::VectorXd DefaultReferencePoint(const Eigen::VectorXd& ideal,
                                       const Eigen::VectorXd& nadir,
                                       double offset);
