@@ -24,13 +24,34 @@ namespace {
 // the columns onto J^T nu made the least-squares multipliers score worse
 // than zero ones (fuzz/corpus/problem_fuzzer/
 // regression-kkt-stationarity-order).
-void Stationarity(const Eigen::MatrixXd& grad_f,
-                  const Eigen::VectorXd& weights,
-                  const Eigen::VectorXd* jt_nu,
-                  Eigen::VectorXd* out) {
+// The weights lambda_s omega_s live on the stack up to this many
+// objectives: Eigen's matrix-vector product evaluates an expression
+// argument into a heap vector, one per residual and per score.
+constexpr int kStackWeights = 16;
+
+template <typename Weights>
+void StationarityWith(const Eigen::MatrixXd& grad_f,
+                      const Weights& weights,
+                      const Eigen::VectorXd* jt_nu,
+                      Eigen::VectorXd* out) {
   out->resize(grad_f.rows());
   out->noalias() = grad_f * weights;
   if (jt_nu != nullptr) *out += *jt_nu;
+}
+
+void Stationarity(const Eigen::MatrixXd& grad_f,
+                  const Eigen::VectorXd& lambda,
+                  const Eigen::VectorXd& omega,
+                  const Eigen::VectorXd* jt_nu,
+                  Eigen::VectorXd* out) {
+  if (lambda.size() <= kStackWeights) {
+    const Eigen::Matrix<double, Eigen::Dynamic, 1, 0, kStackWeights, 1>
+        weights = lambda.cwiseProduct(omega);
+    StationarityWith(grad_f, weights, jt_nu, out);
+  } else {
+    const Eigen::VectorXd weights = lambda.cwiseProduct(omega);
+    StationarityWith(grad_f, weights, jt_nu, out);
+  }
 }
 
 }  // namespace
@@ -46,7 +67,7 @@ void ComputeKktResidual(double rho,
   KktResidual& k = *residual;
   k.kept_squared_norms = KktResidual::SquaredNorms();
   k.simplex = omega.sum() - 1.0;
-  Stationarity(grad_f, lambda.cwiseProduct(omega), &jt_nu, &k.stationarity);
+  Stationarity(grad_f, lambda, omega, &jt_nu, &k.stationarity);
   k.feasibility = h;
   k.complementarity.resize(f.size());
   for (int s = 0; s < f.size(); ++s) {
@@ -370,10 +391,11 @@ typename T::Vector SolveBoxQp(const typename T::Matrix& H,
 // branches is a convex box QP; the best over all choices is the global
 // minimum.
 template <typename T>
-Eigen::VectorXd BestOmegaWith(const Eigen::MatrixXd& R,
-                              double weight,
-                              const Eigen::VectorXd& c,
-                              Eigen::VectorXd* rw_scratch) {
+void BestOmegaWith(const Eigen::MatrixXd& R,
+                   double weight,
+                   const Eigen::VectorXd& c,
+                   Eigen::VectorXd* rw_scratch,
+                   Eigen::VectorXd* best) {
   const int S = static_cast<int>(c.size());
   typename T::Matrix M(S, S);
   M.noalias() = R.transpose() * R;
@@ -441,18 +463,21 @@ Eigen::VectorXd BestOmegaWith(const Eigen::MatrixXd& R,
       best_w = w;
     }
   }
-  return Eigen::VectorXd(best_w);
+  *best = best_w;
 }
 
-// R scaled by `weight` (not copied); rw_scratch holds R w (size k).
-Eigen::VectorXd BestOmega(const Eigen::MatrixXd& R,
-                          double weight,
-                          const Eigen::VectorXd& c,
-                          Eigen::VectorXd* rw_scratch) {
-  return c.size() <= kSmallObjectives
-             ? BestOmegaWith<SmallTypes<kSmallObjectives>>(
-                   R, weight, c, rw_scratch)
-             : BestOmegaWith<DynamicTypes>(R, weight, c, rw_scratch);
+// R scaled by `weight` (not copied); rw_scratch holds R w (size k). The
+// minimizer goes to *best (size S).
+void BestOmega(const Eigen::MatrixXd& R,
+               double weight,
+               const Eigen::VectorXd& c,
+               Eigen::VectorXd* rw_scratch,
+               Eigen::VectorXd* best) {
+  if (c.size() <= kSmallObjectives) {
+    BestOmegaWith<SmallTypes<kSmallObjectives>>(R, weight, c, rw_scratch, best);
+  } else {
+    BestOmegaWith<DynamicTypes>(R, weight, c, rw_scratch, best);
+  }
 }
 
 }  // namespace
@@ -554,14 +579,14 @@ void KktSystem::TangentJacobianTransposeMultiply(const double* v,
 
 double KktSystem::StationaritySquaredNorm(const Eigen::VectorXd& omega,
                                           const Eigen::VectorXd& nu) const {
-  weights_scratch_ = lambda_.cwiseProduct(omega);
   const bool with_nu = nu.size() > 0 && nu.size() == h_.size();
   if (with_nu) {
     jt_nu_scratch_.resize(grad_f_.rows());
     TangentJacobianTransposeMultiply(nu.data(), jt_nu_scratch_.data());
   }
   Stationarity(grad_f_,
-               weights_scratch_,
+               lambda_,
+               omega,
                with_nu ? &jt_nu_scratch_ : nullptr,
                &stationarity_scratch_);
   return stationarity_scratch_.squaredNorm();
@@ -735,21 +760,22 @@ KktMultipliers KktSystem::MinimizeOverMultipliers(
   if (!nu_elimination_.valid) EliminateNu();
   const Eigen::MatrixXd& N = nu_elimination_.N;
   const Eigen::MatrixXd& R = nu_elimination_.R;
-  Eigen::VectorXd c(S);
+  Eigen::VectorXd& c = complementarity_scratch_;
+  c.resize(S);
   for (int s = 0; s < S; ++s) {
     c[s] = comp_scale[s] * (rho_ - lambda_[s] * f_[s]);
   }
-  const Eigen::VectorXd best_w =
-      BestOmega(R, stationarity_weight, c, &stationarity_scratch_);
-
+  // result.omega is the enumeration's best w throughout, unless omega = 0
+  // wins at the end.
   KktMultipliers result;
-  result.omega = best_w;
-  result.nu = q > 0 ? Eigen::VectorXd(N * best_w) : Eigen::VectorXd();
+  BestOmega(R, stationarity_weight, c, &stationarity_scratch_, &result.omega);
+  const Eigen::VectorXd& best_w = result.omega;
+  if (q > 0) result.nu.noalias() = N * best_w;
   // Guard against rounding at extreme scales (huge gradients against an
   // ill-conditioned J_h, where g + J^T nu cancels to noise): score the
   // answer exactly as Residual() will, and never return something worse
   // than dropping nu or both multipliers.
-  auto score_of = [&](const Eigen::VectorXd& omega, double stationarity_sq) {
+  auto score_of = [&](const auto& omega, double stationarity_sq) {
     const double sum = omega.sum() - 1.0;
     double value =
         sum * sum + stationarity_weight * stationarity_weight * stationarity_sq;
@@ -770,13 +796,12 @@ KktMultipliers KktSystem::MinimizeOverMultipliers(
       score_of(best_w, StationaritySquaredNorm(best_w, no_nu));
   if (best_w_score < best_score || !std::isfinite(best_score)) {
     best_score = best_w_score;
-    result.omega = best_w;
     result.nu.setZero(q);
   }
   // omega = 0: no stationarity residual at all.
-  Eigen::VectorXd zero = Eigen::VectorXd::Zero(S);
-  if (score_of(zero, 0.0) < best_score || !std::isfinite(best_score)) {
-    result.omega = std::move(zero);
+  if (score_of(Eigen::VectorXd::Zero(S), 0.0) < best_score ||
+      !std::isfinite(best_score)) {
+    result.omega.setZero();
     result.nu.setZero(q);
   }
   return result;
@@ -926,7 +951,7 @@ KktMultipliers KktSystem::MinimizeWithActiveSet(
   }
   KktMultipliers result;
   Eigen::VectorXd rw;
-  result.omega = BestOmega(R, 1.0, c, &rw);
+  BestOmega(R, 1.0, c, &rw, &result.omega);
   result.nu = N * result.omega;
   if (lower_.size() > 0) {
     const Eigen::VectorXd r = unmasked * result.omega;

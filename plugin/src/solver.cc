@@ -830,7 +830,9 @@ void SolveWith(const Solver::Options& options,
     }
     input.options = &scaled_options;
   }
-  if (!options.warm_start.preference.empty()) {
+  // Only WC_NEWTON's Ceres phase takes the carried multipliers.
+  if (strategy == StrategyType::WC_NEWTON &&
+      !options.warm_start.preference.empty()) {
     Solver::Options::WarmStart carried = options.warm_start;
     if (CarryWarmStartOver(lambda, &carried)) {
       input.ceres_phase_omega = carried.omega;

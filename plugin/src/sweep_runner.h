@@ -86,6 +86,9 @@ struct Worker {
   // point's warm start: a copy of the whole Options per point was a tenth
   // of a small problem's sweep in allocations.
   std::unique_ptr<Solver::Options> warm_options;
+  // The point's iterate and UsableStart's values, kept across this
+  // worker's points so that their storage is reused.
+  Eigen::VectorXd z, f, h;
 };
 
 // Where the workers come from: every public Sweep overload is one of these

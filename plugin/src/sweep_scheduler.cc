@@ -176,7 +176,15 @@ int SweepRunner::NearestFinished(const std::vector<double>& preference) const {
 // when nothing could be taken.
 bool SweepRunner::WarmStartFrom(const Solver::Summary& from,
                                 Solver::Options::WarmStart* warm) const {
-  *warm = Solver::Options::WarmStart();
+  // Filled in place: the worker's warm start keeps its storage from point
+  // to point (a fresh one per point freed it and allocated it again).
+  auto leave_cold = [warm]() {
+    warm->omega.resize(0);
+    warm->nu.resize(0);
+    warm->preference.clear();
+    warm->penalty_u = 0.0;
+    warm->penalty_v = 0.0;
+  };
   // Only the augmented Lagrangian continues well from where the neighbour
   // ended: the pure penalty's final u is the end of its penalty path (often
   // near max_penalty), and starting there leaves it neither room to grow
@@ -187,6 +195,7 @@ bool SweepRunner::WarmStartFrom(const Solver::Summary& from,
   if (from.strategy != StrategyType::WC_AUGMENTED_LAGRANGIAN &&
       from.strategy != StrategyType::WC_NEWTON &&
       from.strategy != StrategyType::WC_SQP) {
+    leave_cold();
     return false;
   }
   const KktMultipliers& m = from.kkt.solver_multipliers;
@@ -196,10 +205,16 @@ bool SweepRunner::WarmStartFrom(const Solver::Summary& from,
                      (num_constraints_ == 0 && m.nu.size() == 0);
   if (omega_ok && nu_ok) {
     warm->omega = m.omega;
-    warm->nu = num_constraints_ > 0 ? m.nu : Eigen::VectorXd();
+    if (num_constraints_ > 0) {
+      warm->nu = m.nu;
+    } else {
+      warm->nu.resize(0);
+    }
     // The multipliers belong to the neighbour's preference (valid: its
     // Solve checked it before finding them); Solve carries them over.
     warm->preference = from.preference;
+  } else {
+    leave_cold();
   }
   auto penalty = [](double p) { return std::isfinite(p) && p > 0.0 ? p : 0.0; };
   warm->penalty_u = penalty(from.penalty_u);
@@ -222,10 +237,12 @@ bool SweepRunner::SecantStep(const std::vector<double>& preference,
   const int S = static_cast<int>(preference.size());
   const Eigen::Map<const Eigen::VectorXd> la(a.data(), S), lb(b.data(), S),
       l(preference.data(), S);
-  const Eigen::VectorXd d = la - lb;
-  const Eigen::VectorXd e = l - la;
-  if (d.squaredNorm() <= 0.0 || e.squaredNorm() <= 0.0) return false;
-  *t = e.dot(d) / d.squaredNorm();
+  // Expressions, not vectors: nothing to allocate for a few numbers.
+  const auto d = la - lb;
+  const auto e = l - la;
+  const double d_sq = d.squaredNorm();
+  if (d_sq <= 0.0 || e.squaredNorm() <= 0.0) return false;
+  *t = e.dot(d) / d_sq;
   return *t > 0.0 && *t <= 2.0 && (e - *t * d).norm() <= 0.1 * e.norm();
 }
 
@@ -234,7 +251,10 @@ bool SweepRunner::SecantStep(const std::vector<double>& preference,
 // counted in the point's work).
 bool SweepRunner::UsableStart(Worker* worker, const Eigen::VectorXd& z) const {
   if (!z.allFinite()) return false;
-  Eigen::VectorXd f(num_objectives_), h(num_constraints_);
+  Eigen::VectorXd& f = worker->f;
+  Eigen::VectorXd& h = worker->h;
+  f.resize(num_objectives_);
+  h.resize(num_constraints_);
   std::string error;
   if (!worker->evaluator->Evaluate(
           z.data(), f.data(), h.data(), nullptr, &error)) {
@@ -274,7 +294,8 @@ void SweepRunner::SolvePoint(Worker* worker,
     if (!point->extra.is_object()) point->extra = nlohmann::json::object();
     return;
   }
-  Eigen::VectorXd z = z0;
+  Eigen::VectorXd& z = worker->z;
+  z = z0;
   Solve(options, worker->evaluator, point->preference, &z, &summary);
   // Sets the point's flag from its summary (`spurious` says why).
   std::string spurious;
@@ -408,12 +429,18 @@ void SweepRunner::Finish(SweepPoint* point, const PointLines& lines) {
 
 void SweepRunner::WorkerLoop(int thread) {
   Worker* worker = &workers_[thread];
+  // Kept across this thread's points: same-sized assignments reuse their
+  // storage (with WarmStartFrom's and UsableStart's, fresh ones per point
+  // were a tenth of a k = 10 sweep's heap allocations).
+  Eigen::VectorXd z0;
+  Solver::Options::WarmStart warm, warm_before;
+  Eigen::VectorXd prediction;
+  const Eigen::VectorXd no_prediction;
   while (true) {
     SweepPoint* point = nullptr;
-    Eigen::VectorXd z0 = start_point_;
-    Solver::Options::WarmStart warm;
+    z0 = start_point_;
     bool have_warm = false;
-    Eigen::VectorXd z_predicted;
+    bool predicted = false;
     {
       const std::unique_lock<std::mutex> lock = LockBriefly(&mutex_);
       const int position = NextTask(thread);
@@ -435,25 +462,27 @@ void SweepRunner::WorkerLoop(int thread) {
               done_[before] &&
               SecantStep(point->preference, from, before, &t)) {
             const Solver::Summary& b = summary_->points[before].summary;
-            Solver::Options::WarmStart wb;
+            Solver::Options::WarmStart& wb = warm_before;
             if (WarmStartFrom(b, &wb) && warm.omega.size() > 0 &&
                 wb.omega.size() == warm.omega.size() &&
                 wb.nu.size() == warm.nu.size()) {
               warm.omega =
                   (warm.omega + t * (warm.omega - wb.omega)).cwiseMax(0.0);
-              warm.nu = warm.nu + t * (warm.nu - wb.nu);
+              warm.nu += t * (warm.nu - wb.nu);
             }
             // (A worker solving on another rank has no evaluator here;
             // every instance has worker 0's manifold.)
             if (b.z.size() == z0.size() &&
                 workers_[0].evaluator->manifold() == nullptr) {
-              z_predicted = z0 + t * (z0 - b.z);
+              prediction = z0 + t * (z0 - b.z);
+              predicted = true;
             }
           }
         }
       }
     }
     point->rank = worker->rank;
+    const Eigen::VectorXd& z_predicted = predicted ? prediction : no_prediction;
     if (worker->remote) {
       worker->remote(point, z0, z_predicted, have_warm ? &warm : nullptr);
     } else {

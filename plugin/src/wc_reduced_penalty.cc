@@ -276,9 +276,14 @@ bool WcReducedPenalty::MultipliersAt(const double* x,
     double cost;
     if (!Evaluate(x, &cost, nullptr)) return false;
   }
+  // Copied in place: the caller's vectors keep their storage across
+  // outer iterations.
   multipliers->omega = omega_plus_;
-  multipliers->nu = q_ > 0 ? nu_plus_ : Eigen::VectorXd();
-  if (q_ == 0) multipliers->nu.resize(0);
+  if (q_ > 0) {
+    multipliers->nu = nu_plus_;
+  } else {
+    multipliers->nu.resize(0);
+  }
   *point = last_point_;
   return true;
 }

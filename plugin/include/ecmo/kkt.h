@@ -423,11 +423,11 @@ class KktSystem {
   // StationaritySquaredNorm's k-vectors (the first also holds R w inside
   // MinimizeOverMultipliers' enumeration, which ends before the scores).
   mutable Eigen::VectorXd stationarity_scratch_, jt_nu_scratch_;
-  // lambda .* omega (S) for StationaritySquaredNorm; unit vector and row
-  // for Linearize's dense J_h.
-  mutable Eigen::VectorXd weights_scratch_;
+  // MinimizeOverMultipliers' scaled complementarity bounds c (S).
+  mutable Eigen::VectorXd complementarity_scratch_;
   // The residual Certificate(multipliers, sigma) scores.
   mutable KktResidual residual_scratch_;
+  // Unit vector and row for Linearize's dense J_h.
   Eigen::VectorXd unit_scratch_, row_scratch_;
   double rho_ = 0.0;
   Eigen::VectorXd lambda_;
