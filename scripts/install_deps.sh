@@ -22,7 +22,7 @@ PACKAGES=(
 )
 
 # --fuzz: also the clang toolchain with libFuzzer and the sanitizer runtimes
-# (scripts/fuzz.sh).
+# (scripts/fuzz.sh, and scripts/sanitize.sh, which builds with clang).
 if [ "${1:-}" = "--fuzz" ]; then
   PACKAGES+=(clang libclang-rt-14-dev)
 fi
