@@ -18,16 +18,13 @@
 
 #include "Eigen/Dense"
 #include "gtest/gtest.h"
+#include "sanitizers.h"
 
 // Heap allocations are counted by interposing malloc (Eigen allocates with
 // std::malloc, not operator new) and forwarding to glibc. Not under the
 // sanitizers, whose runtimes own malloc; the test is skipped there.
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#if ECMO_UNDER_ASAN || ECMO_UNDER_TSAN || ECMO_UNDER_MSAN
 #define ECMO_COUNT_MALLOC 0
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(memory_sanitizer)
-#define ECMO_COUNT_MALLOC 0
-#endif
 #endif
 #if !defined(ECMO_COUNT_MALLOC) && defined(__GLIBC__)
 #define ECMO_COUNT_MALLOC 1

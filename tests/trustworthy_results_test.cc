@@ -25,6 +25,7 @@
 #include "ecmo/sweep.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "sanitizers.h"
 #include "sweep_io.h"
 
 namespace ecmo {
@@ -296,7 +297,7 @@ TEST(TrustworthyResults, WriteErrorsExitFourAndNeverTruncateAGoodFile) {
 }
 
 TEST(TrustworthyResults, ThreadCreationFailureFallsBackInsteadOfAborting) {
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#if ECMO_UNDER_ASAN || ECMO_UNDER_TSAN
   GTEST_SKIP() << "sanitizers reserve more address space than ulimit -v";
 #endif
   const RunResult run =

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "sanitizers.h"
 
 namespace ecmo {
 namespace internal {
@@ -225,7 +226,7 @@ TEST(LockBriefly, ExcludesAndFallsBackToBlocking) {
   mutex.unlock();
 }
 
-#if defined(__linux__) && !defined(__SANITIZE_THREAD__)
+#if defined(__linux__) && !ECMO_UNDER_TSAN
 // A child of fork() (which has none of the parent's pool threads) gets a
 // pool of its own. (Not under ThreadSanitizer, which stops a child that
 // starts threads after a multi-threaded fork.)

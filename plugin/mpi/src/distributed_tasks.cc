@@ -183,8 +183,7 @@ class Coordinator {
 
 void Serve(const TaskFarm::Options& options,
            const TaskFarm::SolveFunction& solve,
-           MPI_Comm comm,
-           int rank) {
+           MPI_Comm comm) {
   internal::TaskServer::Handlers handlers;
   handlers.solve = [&solve](int thread, const std::string& text) {
     char* end = nullptr;
@@ -203,7 +202,7 @@ void Serve(const TaskFarm::Options& options,
     result.error = why;
     return EncodeReply(result);
   };
-  internal::TaskServer server(comm, rank, std::move(handlers));
+  internal::TaskServer server(comm, std::move(handlers));
   server.Run(options.num_threads);
 }
 
@@ -259,7 +258,7 @@ void DistributeTasks(const TaskFarm::Options& options,
     coordinator.Run();
     if (statistics != nullptr) *statistics = coordinator.statistics();
   } else {
-    Serve(options, solve, comm, rank);
+    Serve(options, solve, comm);
   }
   MPI_Comm_free(&comm);
 }

@@ -133,8 +133,8 @@ class TaskServer {
         error_reply;
   };
 
-  TaskServer(MPI_Comm comm, int rank, Handlers handlers)
-      : comm_(comm), rank_(rank), handlers_(std::move(handlers)) {}
+  TaskServer(MPI_Comm comm, Handlers handlers)
+      : comm_(comm), handlers_(std::move(handlers)) {}
   ~TaskServer();
   TaskServer(const TaskServer&) = delete;
   TaskServer& operator=(const TaskServer&) = delete;
@@ -155,7 +155,6 @@ class TaskServer {
   void SolveLoop(int thread);
 
   MPI_Comm comm_;
-  const int rank_;
   Handlers handlers_;
   std::string error_;
   std::vector<WorkerThread> threads_;

@@ -332,7 +332,6 @@ class Server {
         preferences_(preferences),
         rank_(rank),
         server_(comm,
-                rank,
                 {[this](const std::string& text, std::string* error) {
                    return SetUp(text, error);
                  },
