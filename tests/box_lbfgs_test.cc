@@ -18,44 +18,9 @@
 
 #include "Eigen/Dense"
 #include "gtest/gtest.h"
-#include "sanitizers.h"
+#include "malloc_counter.h"
 
-// Heap allocations are counted by interposing malloc (Eigen allocates with
-// std::malloc, not operator new) and forwarding to glibc. Not under the
-// sanitizers, whose runtimes own malloc; the test is skipped there.
-#if ECMO_UNDER_ASAN || ECMO_UNDER_TSAN || ECMO_UNDER_MSAN
-#define ECMO_COUNT_MALLOC 0
-#endif
-#if !defined(ECMO_COUNT_MALLOC) && defined(__GLIBC__)
-#define ECMO_COUNT_MALLOC 1
-#endif
-#ifndef ECMO_COUNT_MALLOC
-#define ECMO_COUNT_MALLOC 0
-#endif
-
-#if ECMO_COUNT_MALLOC
-namespace {
-std::atomic<bool> g_counting{false};
-std::atomic<long> g_allocations{0};
-}  // namespace
-extern "C" {
-void* __libc_malloc(size_t size);
-void* __libc_calloc(size_t count, size_t size);
-void* __libc_realloc(void* pointer, size_t size);
-void* malloc(size_t size) {
-  if (g_counting.load(std::memory_order_relaxed)) ++g_allocations;
-  return __libc_malloc(size);
-}
-void* calloc(size_t count, size_t size) {
-  if (g_counting.load(std::memory_order_relaxed)) ++g_allocations;
-  return __libc_calloc(count, size);
-}
-void* realloc(void* pointer, size_t size) {
-  if (g_counting.load(std::memory_order_relaxed)) ++g_allocations;
-  return __libc_realloc(pointer, size);
-}
-}
-#endif
+// Heap allocations are counted by interposing malloc (malloc_counter.h).
 
 namespace ecmo {
 namespace internal {
@@ -579,11 +544,9 @@ TEST(BoxLbfgs, SecondCallWithTheSameSizeDoesNotAllocate) {
     ASSERT_EQ(summary.termination_type, ceres::CONVERGENCE) << summary.message;
     x.setConstant(-1.0);
     never.costs.clear();
-    g_allocations = 0;
-    g_counting = true;
+    ecmo::testing::AllocationCount count;
     solver.Minimize(f, lo, hi, &never, x.data(), &summary);
-    g_counting = false;
-    EXPECT_EQ(g_allocations.load(), 0) << (bounded ? "bounded" : "unbounded");
+    EXPECT_EQ(count.Stop(), 0) << (bounded ? "bounded" : "unbounded");
     EXPECT_EQ(summary.termination_type, ceres::CONVERGENCE) << summary.message;
     EXPECT_GT(summary.iterations, 20);
   }
