@@ -282,7 +282,7 @@ TEST(SolveWorkspace, WarmSweepAllocatesLittlePerPoint) {
   GTEST_SKIP() << "malloc is not interposed in this build (sanitizer or not "
                   "glibc)";
 #else
-  const int k = 10;
+  constexpr int kParameters = 10;
   const int num_points = 101;
   std::vector<std::vector<double>> preferences;
   for (int i = 0; i < num_points; ++i) {
@@ -296,9 +296,9 @@ TEST(SolveWorkspace, WarmSweepAllocatesLittlePerPoint) {
   options.solver.record_history = false;
   options.warm_start = true;
   options.num_threads = 1;
-  const ProblemFactory factory = [k]() {
+  const ProblemFactory factory = []() {
     std::shared_ptr<ecmo_bench::SphereInstance> instance =
-        ecmo_bench::MakeSphereInstance(k);
+        ecmo_bench::MakeSphereInstance(kParameters);
     return std::shared_ptr<const Problem>(instance, &instance->problem);
   };
   // A first sweep initializes what is made once per process.
