@@ -6,9 +6,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # clang, the sanitizers' reference compiler (installed with the fuzzing
-# toolchain): it builds this tree under ASan + UBSan in 80% of g++'s time,
-# and the Release build of scripts/test.sh stays on g++, so that both
-# compilers see the code.
+# toolchain): it compiled a test file under ASan + UBSan in 80% of g++'s
+# time (15.9 against 19.9 s), and the Release build of scripts/test.sh
+# stays on g++, so that both compilers see the code.
 bash scripts/install_deps.sh --fuzz
 export CC=clang CXX=clang++
 # -O1 -g1: ASan's recommended optimization level and line tables only (enough

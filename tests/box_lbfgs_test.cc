@@ -8,7 +8,6 @@
 
 #include "box_lbfgs.h"
 
-#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>

@@ -274,9 +274,10 @@ TEST(SolveWorkspace, KeepNormsOnlyKeepsTheSquaredNormsExactly) {
 
 // A warm 101-point sweep of the sphere family at k = 10 on one thread
 // makes at most 90 heap allocations per point, the sweep's preparation and
-// summary included: 79 when this bound was set, 114 before the solves and
-// the sweep's worker kept their storage across points (at k = 10 a point
-// takes about 8 us, and glibc's malloc and free were a sixth of it).
+// summary included: 77.6 when this bound was set; before the solves and
+// the sweep's worker kept their storage across points heaptrack counted
+// 114 per point over three such sweeps (at k = 10 a point takes about
+// 8 us, and glibc's malloc and free were a sixth of it).
 TEST(SolveWorkspace, WarmSweepAllocatesLittlePerPoint) {
 #if !ECMO_COUNT_MALLOC
   GTEST_SKIP() << "malloc is not interposed in this build (sanitizer or not "
