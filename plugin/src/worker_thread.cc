@@ -29,6 +29,7 @@ struct WorkerThread::State {
   cpu_set_t allowed;
   bool restore_allowed = false;
 #endif
+  int start_cpu = -1;  // written by the thread, read after its join
 };
 
 namespace {
@@ -36,6 +37,7 @@ namespace {
 void* Entry(void* argument) {
   auto* state = static_cast<WorkerThread::State*>(argument);
 #ifdef __linux__
+  state->start_cpu = sched_getcpu();
   if (state->restore_allowed) {
     pthread_setaffinity_np(
         pthread_self(), sizeof(state->allowed), &state->allowed);
@@ -52,12 +54,13 @@ WorkerThread::WorkerThread() = default;
 WorkerThread::~WorkerThread() { Join(); }
 
 WorkerThread::WorkerThread(WorkerThread&& other) noexcept
-    : state_(std::move(other.state_)) {}
+    : state_(std::move(other.state_)), start_cpu_(other.start_cpu_) {}
 
 WorkerThread& WorkerThread::operator=(WorkerThread&& other) noexcept {
   if (this != &other) {
     Join();
     state_ = std::move(other.state_);
+    start_cpu_ = other.start_cpu_;
   }
   return *this;
 }
@@ -98,6 +101,7 @@ bool WorkerThread::Start(std::function<void()> body) {
 void WorkerThread::Join() {
   if (state_ == nullptr) return;
   pthread_join(state_->thread, nullptr);
+  start_cpu_ = state_->start_cpu;
   state_.reset();
 }
 

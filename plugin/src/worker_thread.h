@@ -43,11 +43,17 @@ class WorkerThread {
   bool Start(std::function<void()> body);
   bool joinable() const { return state_ != nullptr; }
   void Join();
+  // After Join: the CPU the last started thread ran on first, before it
+  // let itself run anywhere the caller could (-1 where not known). What
+  // the thread sees later is up to the scheduler, which may move it back
+  // to the caller's CPU at any time.
+  int start_cpu() const { return start_cpu_; }
 
   struct State;  // opaque
 
  private:
   std::unique_ptr<State> state_;
+  int start_cpu_ = -1;
 };
 
 // Starts WorkerThreads running body(t) for t = begin .. end - 1 and appends
