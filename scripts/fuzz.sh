@@ -11,9 +11,12 @@ SECONDS_PER_TARGET="${1:-60}"
 bash scripts/install_deps.sh --fuzz
 SAN="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
 # -O1 -g1 as in scripts/sanitize.sh: the build, not the 3 x 60 s of
-# fuzzing, is most of this script's time.
+# fuzzing, is most of this script's time. Without precompiled headers: this
+# build of the libraries checks that each of their files includes what it
+# uses (cmake/ecmoPrecompiledHeaders.cmake).
 CC=clang CXX=clang++ cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" -DECMO_FUZZ=ON -DBUILD_TESTING=OFF -DBUILD_EXAMPLES=OFF -DBUILD_BENCHMARKS=OFF \
+  -DECMO_PRECOMPILE_HEADERS=OFF \
   -DCMAKE_CXX_FLAGS="$SAN" > build-fuzz.log 2>&1 || { cat build-fuzz.log; exit 1; }
 cmake --build build-fuzz -j"$(nproc)" --target problem_fuzzer text_fuzzer resume_fuzzer
 # The three targets run side by side (each libFuzzer process is one

@@ -20,9 +20,12 @@ common=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DBUILD_BENCHMARKS=OFF -DBUILD_EXAMPLE
 # UBSan instruments the libraries and tools, not the test bodies
 # (ECMO_TEST_COMPILE_OPTIONS): the test files are two thirds of this build
 # and UBSan was 40% of their compile time; ASan still instruments them.
+# The test bodies also go without line tables (-g0; 18% of a test file's
+# compile time, 27.8 -> 22.8 s for mtbl_baselines_test.cc): a report from
+# them still names the functions, and the library frames keep their lines.
 asan="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
 cmake -S . -B build-asan "${common[@]}" -DCMAKE_CXX_FLAGS="$asan" \
-  -DECMO_TEST_COMPILE_OPTIONS=-fno-sanitize=undefined \
+  "-DECMO_TEST_COMPILE_OPTIONS=-fno-sanitize=undefined;-g0" \
   -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" > build-asan.log 2>&1 \
   || { cat build-asan.log; exit 1; }
 cmake --build build-asan -j"$(nproc)"
