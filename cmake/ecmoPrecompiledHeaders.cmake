@@ -37,6 +37,18 @@ set(ECMO_PCH_HEADERS_program ${ECMO_PCH_HEADERS_library}
 set(ECMO_PCH_HEADERS_test ${ECMO_PCH_HEADERS_program}
     <random> <gtest/gtest.h> <nlohmann/json.hpp>)
 
+# Writes <content> to <path> only when it differs, so that configuring again
+# does not touch the file and rebuild the donor.
+function(_ecmo_pch_write path content)
+  if(EXISTS ${path})
+    file(READ ${path} old)
+    if(old STREQUAL content)
+      return()
+    endif()
+  endif()
+  file(WRITE ${path} "${content}")
+endfunction()
+
 # The donor of one kind, made on first use: an empty file compiled with
 # that kind's flags, whose precompiled header the others reuse.
 function(_ecmo_pch_donor kind out_var)
@@ -44,21 +56,21 @@ function(_ecmo_pch_donor kind out_var)
   if(NOT TARGET ${donor})
     set(empty ${PROJECT_BINARY_DIR}/generated/ecmo_pch_donor_${kind}.cc)
     if(kind STREQUAL "library")
-      file(WRITE ${empty} "// The donor of the libraries' precompiled header.\n")
+      _ecmo_pch_write(${empty} "// The donor of the libraries' precompiled header.\n")
       add_library(${donor} OBJECT EXCLUDE_FROM_ALL ${empty})
       target_link_libraries(${donor} PRIVATE Ceres::ceres Eigen3::Eigen)
       target_compile_options(${donor} PRIVATE ${ECMO_WARNINGS})
     elseif(kind STREQUAL "program")
       # An executable: programs are compiled as position-independent
       # executables (-fPIE), which an object library cannot be.
-      file(WRITE ${empty} "// The donor of the programs' precompiled header.\n"
-                          "int main() { return 0; }\n")
+      _ecmo_pch_write(${empty} "// The donor of the programs' precompiled header.
+int main() { return 0; }\n")
       add_executable(${donor} EXCLUDE_FROM_ALL ${empty})
       target_link_libraries(${donor} PRIVATE ecmo_plugin)
       target_compile_options(${donor} PRIVATE ${ECMO_WARNINGS})
     elseif(kind STREQUAL "test")
       # main() comes from gtest_main.
-      file(WRITE ${empty} "// The donor of the tests' precompiled header.\n")
+      _ecmo_pch_write(${empty} "// The donor of the tests' precompiled header.\n")
       add_executable(${donor} EXCLUDE_FROM_ALL ${empty})
       target_link_libraries(${donor} PRIVATE ecmo_problems ecmo_adapters
                             ecmo_plugin GTest::gtest_main)
@@ -89,15 +101,13 @@ function(ecmo_precompile_headers target kind)
 endfunction()
 
 # Every target of <kind> defined in <dir> and its subdirectories: static
-# libraries for "library", executables for "program" and "test" (modules,
-# e.g. the problem-library fixtures, are left alone).
+# and shared libraries for "library", executables for "program" and "test"
+# (modules, e.g. the problem-library fixtures, are left alone). The donors
+# belong to the top-level directory, which is never passed here.
 function(ecmo_precompile_headers_in_directory dir kind)
   get_property(targets DIRECTORY ${dir} PROPERTY BUILDSYSTEM_TARGETS)
   foreach(target IN LISTS targets)
     get_target_property(type ${target} TYPE)
-    if(target MATCHES "^ecmo_pch_donor_")
-      continue()
-    endif()
     if((kind STREQUAL "library" AND type MATCHES "^(STATIC|SHARED)_LIBRARY$") OR
        (NOT kind STREQUAL "library" AND type STREQUAL "EXECUTABLE"))
       ecmo_precompile_headers(${target} ${kind})
