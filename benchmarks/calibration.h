@@ -11,8 +11,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <functional>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -51,6 +53,70 @@ inline double BusyLoopWallTime(int threads, int repeats, long iterations) {
     return x;
   });
 }
+
+// A second thread that runs one job at a time beside the caller's and
+// sleeps on a condition variable in between, as a pool thread of the
+// library does: what a parallel loop could reach on this machine at best,
+// with none of the loop's shared state (its lock, its neighbour queries,
+// one setup for both threads), for work split in two by hand.
+class PartnerThread {
+ public:
+  PartnerThread() : thread_([this] { Loop(); }) {}
+  ~PartnerThread() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      quit_ = true;
+    }
+    cv_.notify_one();
+    thread_.join();
+  }
+  PartnerThread(const PartnerThread&) = delete;
+  PartnerThread& operator=(const PartnerThread&) = delete;
+
+  // Wall time (s) of mine() on the calling thread and theirs() on the
+  // partner, started together, until both have returned.
+  double Run(const std::function<void()>& mine,
+             const std::function<void()>& theirs) {
+    const auto begin = std::chrono::steady_clock::now();
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      job_ = theirs;
+      done_ = false;
+    }
+    cv_.notify_one();
+    mine();
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      cv_.wait(lock, [this] { return done_; });
+    }
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                         begin)
+        .count();
+  }
+
+ private:
+  void Loop() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    for (;;) {
+      cv_.wait(lock, [this] { return quit_ || job_; });
+      if (quit_) return;
+      std::function<void()> job;
+      job.swap(job_);
+      lock.unlock();
+      job();
+      lock.lock();
+      done_ = true;
+      cv_.notify_all();
+    }
+  }
+
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  std::function<void()> job_;
+  bool done_ = false;
+  bool quit_ = false;
+  std::thread thread_;  // last: started once the members above exist
+};
 
 }  // namespace ecmo_bench
 
