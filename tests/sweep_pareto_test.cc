@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -145,6 +146,49 @@ TEST(ParetoSweep, OneAndTwoThreadsGiveTheSamePoints) {
   // so points agree to the solver's accuracy (z within z_tolerance), not
   // bit for bit; the hypervolume moves by at most a few times that.
   EXPECT_NEAR(one.hypervolume, two.hypervolume, 10 * fast.z_tolerance);
+}
+
+// Records, per thread, the order in which its points finish (callbacks
+// run one at a time, under the sweep's lock).
+class FinishOrder : public SweepCallback {
+ public:
+  CallbackReturnType operator()(const SweepPoint& point) override {
+    if (point.thread >= 0 && point.thread < 2) {
+      by_thread[point.thread].push_back(point.index);
+    }
+    return ceres::SOLVER_CONTINUE;
+  }
+  std::vector<int> by_thread[2];
+};
+
+TEST(ParetoSweep, TwoThreadsStartAtTheTwoEndsOfTheWalk) {
+  // Each thread's chain starts at an end of the front, as one thread's
+  // does, and the two meet in the middle (a chain started cold in the
+  // middle cost more evaluations per point). Stealing never takes a
+  // chunk's first point from its owner, so a thread that solves anything
+  // starts at its end, whatever the timing.
+  const Fast fast = FastOptions();
+  ParetoSweep::Options options;
+  options.solver = fast.options;
+  options.num_threads = 2;
+  FinishOrder order;
+  options.callbacks.push_back(&order);
+  const int n = 41;
+  ParetoSweep::Summary summary;
+  Sweep(options, MakeProblemFactory(Gebken().build), Even(n), &summary);
+  ASSERT_EQ(summary.num_solved, n) << summary.FullReport();
+  ASSERT_EQ(summary.num_threads_used, 2);
+  ASSERT_FALSE(order.by_thread[0].empty());
+  const std::set<int> ends = {0, n - 1};
+  EXPECT_EQ(ends.count(order.by_thread[0].front()), 1u)
+      << order.by_thread[0].front();
+  if (!order.by_thread[1].empty()) {
+    const std::set<int> firsts = {order.by_thread[0].front(),
+                                  order.by_thread[1].front()};
+    EXPECT_EQ(firsts, ends);
+  }
+  EXPECT_EQ(order.by_thread[0].size() + order.by_thread[1].size(),
+            static_cast<size_t>(n));
 }
 
 TEST(ParetoSweep, SharedProblemHonoursThreadSafety) {

@@ -156,6 +156,24 @@ class SweepRunner {
   int NextTask(int thread);
   int NearestFinished(const std::vector<double>& preference) const;
   void WorkerLoop(int thread);
+  // A point a worker has taken, and the finished points its start comes
+  // from (-1: none).
+  struct Claimed {
+    SweepPoint* point = nullptr;
+    int from = -1;    // the nearest finished point: z, multipliers
+    int before = -1;  // the point `from` started from: the secant step
+  };
+  bool Claim(int thread, Claimed* claimed);
+  // A point's start, kept by its worker from point to point (same-sized
+  // assignments reuse their storage).
+  struct Start {
+    Eigen::VectorXd z0;
+    bool have_warm = false;
+    Solver::Options::WarmStart warm, warm_before;
+    bool predicted = false;
+    Eigen::VectorXd prediction;
+  };
+  void StartFrom(const Claimed& claimed, Start* start) const;
   void SolvePoint(Worker* worker,
                   SweepPoint* point,
                   const Eigen::VectorXd& z0,
@@ -175,9 +193,12 @@ class SweepRunner {
     std::string csv;
   };
   void FormatLines(const SweepPoint& point, PointLines* lines) const;
+  // Drops what a finished point does not keep.
+  void Trim(SweepPoint* point) const;
   // Marks the point solved, writes its lines, calls the callbacks, and
-  // keeps what a finished point keeps. Called with mutex_ held.
-  void Finish(SweepPoint* point, const PointLines& lines);
+  // (when `trim`) keeps what a finished point keeps. Called with mutex_
+  // held.
+  void Finish(SweepPoint* point, const PointLines& lines, bool trim = true);
   void ProgressLoop();
   std::string ProgressLine() const;
   void Summarize();
