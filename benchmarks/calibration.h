@@ -9,6 +9,11 @@
 #ifndef ECMO_BENCHMARKS_CALIBRATION_H_
 #define ECMO_BENCHMARKS_CALIBRATION_H_
 
+#ifdef __linux__
+#include <pthread.h>
+#include <sched.h>
+#endif
+
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
@@ -52,6 +57,69 @@ inline double BusyLoopWallTime(int threads, int repeats, long iterations) {
     for (long i = 0; i < iterations / threads; ++i) x += 1.0 / (i + 1.0);
     return x;
   });
+}
+
+// The CPUs the calling thread may run on (empty where not known).
+inline std::vector<int> AllowedCpus() {
+  std::vector<int> cpus;
+#ifdef __linux__
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof(set), &set) == 0) {
+    for (int c = 0; c < CPU_SETSIZE; ++c) {
+      if (CPU_ISSET(c, &set)) cpus.push_back(c);
+    }
+  }
+#endif
+  return cpus;
+}
+
+// Keeps the calling thread on one CPU while it lives, then restores the
+// thread's mask. Why: the two vCPUs of a virtual machine need not be
+// equally fast on short bursts of work (one measured 1.5x slower per
+// point of a 1 ms sweep than the other, while a busy loop ran at the
+// same speed on both), and a one-thread run lands on either, so its time
+// is bimodal; pinned runs on each CPU in turn say which is which. A no-op
+// where affinity is not available.
+class PinnedTo {
+ public:
+  explicit PinnedTo(int cpu) {
+#ifdef __linux__
+    if (cpu < 0 || cpu >= CPU_SETSIZE) return;
+    if (pthread_getaffinity_np(pthread_self(), sizeof(saved_), &saved_) != 0) {
+      return;
+    }
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(cpu, &one);
+    pinned_ = pthread_setaffinity_np(pthread_self(), sizeof(one), &one) == 0;
+#else
+    (void)cpu;
+#endif
+  }
+  ~PinnedTo() {
+#ifdef __linux__
+    if (pinned_)
+      pthread_setaffinity_np(pthread_self(), sizeof(saved_), &saved_);
+#endif
+  }
+  PinnedTo(const PinnedTo&) = delete;
+  PinnedTo& operator=(const PinnedTo&) = delete;
+
+ private:
+#ifdef __linux__
+  cpu_set_t saved_;
+  bool pinned_ = false;
+#endif
+};
+
+// Two threads' speed-up on CPUs that need not be equally fast: the
+// two-thread throughput over the mean one-thread throughput of the two
+// CPUs, 2 / (t_two (1 / t_a + 1 / t_b)) for one-thread times t_a and t_b.
+// On equal CPUs it is t_one / t_two; a perfect split of the work scores 2
+// on any two CPUs (a ratio against the slower CPU alone could exceed 2,
+// one against the faster could never reach it).
+inline double SpeedUpOverMeanCpu(double t_two, double t_a, double t_b) {
+  return 2.0 / (t_two * (1.0 / t_a + 1.0 / t_b));
 }
 
 // A second thread that runs one job at a time beside the caller's and

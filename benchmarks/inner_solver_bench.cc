@@ -11,15 +11,19 @@
 // solves per inner solver, the two solvers alternating.
 // Table 2: a warm sweep (`points` preferences) at k = 1e3 and 1e4 on 1 and 2
 // threads, for both inner solvers (issue 16: 2 threads >= 1.8x one), the
-// medians of paired runs (at least `repeats` pairs and 0.5 s each), with
-// three ceilings: the same preferences as two one-thread sweeps of half of
-// them each, run at once in every pair (the most two threads could gain
-// on this work here and now: on a virtual machine a vCPU woken from idle
-// for a burst of a millisecond can run far slower than under sustained
-// load, which no busy loop shows), and, right after each row, a
-// compute-bound loop (is a second core free?) and a memory-bound one
-// streaming what a thread's L-BFGS pairs hold at that k (does the shared
-// cache hold both threads'?).
+// medians of paired runs (at least `repeats` pairs per CPU and 0.5 s
+// each). The one-thread runs alternate between two CPUs, pinned: the two
+// vCPUs of a virtual machine need not be equally fast on millisecond
+// bursts (one measured 1.6x slower than the other on a k = 10 sweep while
+// a busy loop ran equally fast on both), and an unpinned run lands on
+// either. Speed-ups are given over the faster CPU and over the two CPUs'
+// mean throughput (ecmo_bench::SpeedUpOverMeanCpu: 2.0 for a perfect
+// split on any two CPUs). References: the same preferences as two
+// one-thread sweeps of half of them each, run at once in every pair (no
+// shared state, no balancing), and, right after each row, a compute-bound
+// loop (is a second core free?) and a memory-bound one streaming what a
+// thread's L-BFGS pairs hold at that k (does the shared cache hold both
+// threads'?).
 //
 //   inner_solver_bench [--max_k=100000] [--repeats=5] [--points=101]
 //                      [--sweep_sizes=1000,10000] [--inner=box|ceres|both]
@@ -57,6 +61,7 @@ double Seconds(Clock::time_point begin, Clock::time_point end) {
 }
 
 double Median(std::vector<double>* v) {
+  if (v->empty()) return std::nan("");
   std::nth_element(v->begin(), v->begin() + v->size() / 2, v->end());
   return (*v)[v->size() / 2];
 }
@@ -276,21 +281,26 @@ int main(int argc, char** argv) {
     return 2;
   }
   std::printf(
-      "\n| warm sweep, %d points | inner | 1 thread (s, median) | "
-      "2 threads (s, median) | speed-up | two 1-thread half sweeps at once, "
-      "1 thread / them | converged | busy loop 2 threads / 1, right after | "
-      "streaming 2 x 20 k-vectors per thread, 2 threads / 1 | "
+      "\n| warm sweep, %d points | inner | 1 thread on CPU a / b (s, "
+      "medians) | 2 threads (s, median) | speed-up over the faster CPU | "
+      "speed-up over the mean CPU | two 1-thread half sweeps at once, "
+      "speed-up over the mean CPU | converged | busy loop 2 threads / 1, "
+      "right after | streaming 2 x 20 k-vectors per thread, 2 threads / 1 | "
       "gradient evaluations 2 threads / 1 | gradient evaluations per point, "
       "1 thread |\n"
-      "|---|---|---|---|---|---|---|---|---|---|---|\n",
+      "|---|---|---|---|---|---|---|---|---|---|---|---|\n",
       points);
-  // The preferences in two halves, each a sweep of its own (the ceiling
+  // The preferences in two halves, each a sweep of its own (the half-sweep
   // column), and the thread that runs the upper one.
   const std::vector<std::vector<double>> lower(w.begin(),
                                                w.begin() + (w.size() + 1) / 2);
   const std::vector<std::vector<double>> upper(w.begin() + (w.size() + 1) / 2,
                                                w.end());
   ecmo_bench::PartnerThread partner;
+  // One-thread runs alternate between two CPUs (pinned), so that a fast
+  // and a slow vCPU show up as two medians instead of one bimodal one.
+  std::vector<int> cpus = ecmo_bench::AllowedCpus();
+  if (cpus.size() > 2) cpus.resize(2);
   std::vector<int> sizes = sweep_sizes;
   if (smoke) sizes = {1000};
   std::vector<int> inners = {1, 0};
@@ -298,33 +308,41 @@ int main(int argc, char** argv) {
   if (inner_choice == "ceres") inners = {1};
   for (int k : sizes) {
     for (int ceres_inner : inners) {
-      // Paired runs (one thread, then two) until each thread count has had
-      // `repeats` runs and 0.5 s (at most 2000 pairs): a 101-point sweep at
-      // k = 10 lasts 0.7 ms, and the best of three such runs says more
-      // about the machine's hiccups than about the code. The medians.
-      std::vector<double> seconds[3];
-      // Wall times of the ecmo::Sweep calls: one thread, and the two
-      // halves of the preferences as one-thread sweeps at once.
-      std::vector<double> wall_one, wall_halves;
-      double spent[3] = {0.0, 0.0, 0.0};
+      // Paired runs (one thread, then two) until each CPU's one-thread runs
+      // and the two-thread runs have had `repeats` runs and 0.5 s (at most
+      // 2000 pairs): a 101-point sweep at k = 10 lasts 0.7 ms, and the best
+      // of three such runs says more about the machine's hiccups than
+      // about the code. The medians.
+      std::vector<double> one_on[2], two;
+      // Wall times of the ecmo::Sweep calls: one thread (per CPU), and the
+      // two halves of the preferences as one-thread sweeps at once.
+      std::vector<double> wall_one_on[2], wall_halves;
+      double spent_one = 0.0, spent_two = 0.0;
       long gradients[3] = {0, 0, 0};  // of the last run per thread count
       int converged = points;
-      const int min_pairs = smoke ? 1 : std::max(1, repeats);
+      const int slots = cpus.size() == 2 ? 2 : 1;
+      const int min_pairs = slots * (smoke ? 1 : std::max(1, repeats));
       for (int rep = 0; rep < 2000; ++rep) {
         if (rep >= min_pairs &&
-            (smoke || (spent[1] >= 0.5 && spent[2] >= 0.5))) {
+            (smoke || (spent_one >= 0.5 && spent_two >= 0.5))) {
           break;
         }
-        for (int threads : {1, 2}) {
-          int c = 0;
-          Span span;
-          const double t = RunSweep(
-              k, ceres_inner == 1, threads, w, &c, &gradients[threads], &span);
-          seconds[threads].push_back(t);
-          spent[threads] += t;
-          converged = std::min(converged, c);
-          if (threads == 1) wall_one.push_back(Seconds(span.begin, span.end));
+        const int slot = rep % slots;
+        int c = 0;
+        Span span;
+        {
+          const ecmo_bench::PinnedTo pin(slots == 2 ? cpus[slot] : -1);
+          const double t =
+              RunSweep(k, ceres_inner == 1, 1, w, &c, &gradients[1], &span);
+          one_on[slot].push_back(t);
+          spent_one += t;
         }
+        converged = std::min(converged, c);
+        wall_one_on[slot].push_back(Seconds(span.begin, span.end));
+        const double t = RunSweep(k, ceres_inner == 1, 2, w, &c, &gradients[2]);
+        two.push_back(t);
+        spent_two += t;
+        converged = std::min(converged, c);
         if (!smoke) {
           Span a, b;
           int ca = 0, cb = 0;
@@ -339,13 +357,19 @@ int main(int argc, char** argv) {
               Seconds(std::min(a.begin, b.begin), std::max(a.end, b.end)));
         }
       }
-      double median[3] = {0.0, 0.0, 0.0};
-      for (int threads : {1, 2}) median[threads] = Median(&seconds[threads]);
-      // What two threads could reach at best on this machine right now, for
-      // this work: the halves need no lock, no shared neighbour index and
-      // no second worker built by the caller, but each pays its own setup.
-      const double ceiling =
-          smoke ? 0.0 : Median(&wall_one) / Median(&wall_halves);
+      const double t_a = Median(&one_on[0]);
+      const double t_b = slots == 2 ? Median(&one_on[1]) : t_a;
+      const double t_two = Median(&two);
+      // The same split by hand: the halves need no lock, no shared
+      // neighbour index and no second worker built by the caller, but each
+      // pays its own setup and nothing balances them (on unequal CPUs the
+      // slower half decides).
+      double halves = 0.0;
+      if (!smoke) {
+        const double w_a = Median(&wall_one_on[0]);
+        const double w_b = slots == 2 ? Median(&wall_one_on[1]) : w_a;
+        halves = ecmo_bench::SpeedUpOverMeanCpu(Median(&wall_halves), w_a, w_b);
+      }
       // The machine is shared: the same arithmetic on 1 and 2 threads,
       // measured right after the row, says whether a second core was free
       // while it ran (2.0x: free; 1.0x: taken).
@@ -357,14 +381,16 @@ int main(int argc, char** argv) {
                                   : StreamCalibration(1, pair_doubles, 2) /
                                         StreamCalibration(2, pair_doubles, 2);
       std::printf(
-          "| k = %d | %s | %.6f | %.6f | %.2fx | %.2fx | %d / %d | %.2fx | "
-          "%.2fx | %.3f | %.1f |\n",
+          "| k = %d | %s | %.6f / %.6f | %.6f | %.2fx | %.2fx | %.2fx | "
+          "%d / %d | %.2fx | %.2fx | %.3f | %.1f |\n",
           k,
           ceres_inner ? "Ceres" : "BoxLbfgs",
-          median[1],
-          median[2],
-          median[1] / median[2],
-          ceiling,
+          t_a,
+          t_b,
+          t_two,
+          std::min(t_a, t_b) / t_two,
+          ecmo_bench::SpeedUpOverMeanCpu(t_two, t_a, t_b),
+          halves,
           converged,
           points,
           free_core,
@@ -378,7 +404,7 @@ int main(int argc, char** argv) {
     const double one = Calibration(1, 3), two = Calibration(2, 3);
     std::printf(
         "| calibration: busy loop, no ecmo code | - | %.3f | %.3f | "
-        "%.2fx | - | - | - |\n",
+        "%.2fx | - | - | - | - | - | - | - |\n",
         one,
         two,
         one / two);
