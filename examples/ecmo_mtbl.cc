@@ -1555,8 +1555,10 @@ int main(int argc, char** argv) {
   ecmo::DistributeTasks(farm_options, tasks, solve, on_result, &distribution);
   if (!coordinator) return 0;  // rank 0 reports and sets the exit status
   if (num_ranks > 1) {
-    std::cerr << "ecmo_mtbl: distributed over " << distribution.Report()
-              << "\n";
+    // One write: under mpirun stdout and stderr are forwarded apart, and a
+    // line written in pieces came out with the report's table inside it.
+    std::cerr << "ecmo_mtbl: distributed over " + distribution.Report() + "\n"
+              << std::flush;
   }
 #else
   ecmo::RunTasks(farm_options, tasks, solve, on_result);

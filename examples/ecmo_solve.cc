@@ -780,8 +780,10 @@ int main(int argc, char** argv) {
                          &distribution);
   if (!coordinator) return 0;  // rank 0 reports and sets the exit status
   if (mpi.size() > 1 && sweep.num_solved > 0) {
-    std::cerr << "ecmo_solve: distributed over " << distribution.Report()
-              << "\n";
+    // One write: under mpirun stdout and stderr are forwarded apart, and a
+    // line written in pieces came out with the report's table inside it.
+    std::cerr << "ecmo_solve: distributed over " + distribution.Report() + "\n"
+              << std::flush;
   }
 #else
   ecmo::Sweep(sweep_options,

@@ -193,8 +193,15 @@ TEST(SweepMpi, TwoRanksEqualOneProcessToTheBitWithColdStarts) {
   for (const json& p : document["points"]) {
     EXPECT_EQ(p, two.at(p["index"].get<int>())) << p["index"];
   }
-  EXPECT_NE(run.output.find("distributed over 2 ranks"), std::string::npos)
-      << run.output;
+  // The report's line arrives whole (stdout and stderr are forwarded apart
+  // under mpirun; a line written in pieces had the result table inside).
+  const size_t at = run.output.find("ecmo_solve: distributed over 2 ranks; ");
+  ASSERT_NE(at, std::string::npos) << run.output;
+  const std::string line =
+      run.output.substr(at, run.output.find('\n', at) - at);
+  EXPECT_NE(line.find("; points per rank "), std::string::npos) << line;
+  EXPECT_NE(line.find(" point(s) sent, "), std::string::npos) << line;
+  EXPECT_NE(line.find(" KB per point ("), std::string::npos) << line;
 }
 
 // Points flagged as possible spurious ends (SweepPoint::
