@@ -93,10 +93,12 @@
 //
 // Work order. The preferences are visited along a walk through the simplex
 // (sorted by lambda_1 for S = 2, a greedy nearest-neighbour path otherwise)
-// and the walk is cut into one contiguous chunk per thread. A thread that
-// runs out of work takes the half of the largest remaining chunk farthest
-// from its owner and walks it towards the owner, starting next to a point
-// that is already done. Which neighbour a warm start uses therefore depends
+// and the walk is cut into one contiguous chunk per thread; odd chunks are
+// walked backwards, so that with two threads each starts at an end of the
+// walk and the two meet in the middle. A thread that runs out of work
+// takes the half of the largest remaining chunk farthest from its owner
+// and walks it towards the owner, starting next to a point that is
+// already done. Which neighbour a warm start uses therefore depends
 // on timing when num_threads > 1; the points agree to solver tolerance.
 //
 // Threads call Solve concurrently; streaming writes, callbacks and progress
