@@ -88,4 +88,4 @@ fi
 cmake --build build-tsan -j"$(nproc)" --target "${tsan_targets[@]}"
 (cd build-tsan && TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
    ctest --output-on-failure -j"$(nproc)" \
-     -R 'Sweep|ParetoSweep|WarmStart|Determinism|Concurren|Thread|WorkerTeam|LockBriefly|TaskFarm')
+     -R 'Sweep|ParetoSweep|WarmStart|Determinism|Concurren|Thread|WorkerTeam|Gate|LockBriefly|TaskFarm')

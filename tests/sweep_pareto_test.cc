@@ -3,7 +3,8 @@
 // ecmo::Sweep (ecmo/sweep.h): warm and cold starts and 1 or 2 threads give
 // the same points, the open-simplex floor is applied and reported, shared
 // problems honour their declared thread safety, failures stay per point,
-// callbacks stop a sweep, and the hypervolume approaches the analytic
+// callbacks stop a sweep, a second worker the factory cannot build leaves
+// one thread, and the hypervolume approaches the analytic
 // front's.
 
 #include <algorithm>
@@ -279,23 +280,55 @@ TEST(ParetoSweep, InvalidOptionsAndProblemsGiveAFailureSummary) {
   EXPECT_FALSE(options.IsValid(&error));
   EXPECT_NE(error.find("max_iterations"), std::string::npos);
 
+  // On two threads too: the helper, woken before the options are checked,
+  // is sent home and the call returns.
   ParetoSweep::Summary summary;
-  Sweep(options, MakeProblemFactory(Gebken().build), Even(3), &summary);
-  EXPECT_EQ(summary.termination_type, ceres::FAILURE);
-  EXPECT_NE(summary.message.find("max_iterations"), std::string::npos);
-  EXPECT_EQ(summary.num_not_solved, 3);
+  for (int threads : {1, 2}) {
+    options.num_threads = threads;
+    options.solver.max_iterations = 0;
+    Sweep(options, MakeProblemFactory(Gebken().build), Even(3), &summary);
+    EXPECT_EQ(summary.termination_type, ceres::FAILURE);
+    EXPECT_NE(summary.message.find("max_iterations"), std::string::npos);
+    EXPECT_EQ(summary.num_not_solved, 3);
 
-  options.solver.max_iterations = 100;
-  const ProblemFactory broken = [] { return std::shared_ptr<const Problem>(); };
-  Sweep(options, broken, Even(3), &summary);
-  EXPECT_EQ(summary.termination_type, ceres::FAILURE);
-  EXPECT_NE(summary.message.find("factory returned no problem"),
-            std::string::npos);
+    options.solver.max_iterations = 100;
+    const ProblemFactory broken = [] {
+      return std::shared_ptr<const Problem>();
+    };
+    Sweep(options, broken, Even(3), &summary);
+    EXPECT_EQ(summary.termination_type, ceres::FAILURE);
+    EXPECT_NE(summary.message.find("factory returned no problem"),
+              std::string::npos);
+  }
+  options.num_threads = 1;
 
   Problem empty;
   Sweep(options, empty, ThreadSafety::BASIC, Even(3), &summary);
   EXPECT_EQ(summary.termination_type, ceres::FAILURE);
   EXPECT_NE(summary.message.find("Invalid problem"), std::string::npos);
+}
+
+// A factory that builds the first instance but not the second: the sweep
+// runs on one thread, says why, and solves every point (the helper woken
+// for the second worker returns unused).
+TEST(ParetoSweep, FactoryThatFailsForTheSecondWorkerRunsOnOneThread) {
+  ParetoSweep::Options options;
+  options.solver = FastOptions().options;
+  options.num_threads = 2;
+  int built = 0;
+  const ProblemFactory good = MakeProblemFactory(Gebken().build);
+  const ProblemFactory once = [&]() -> std::shared_ptr<const Problem> {
+    if (built++ > 0) return nullptr;
+    return good();
+  };
+  ParetoSweep::Summary summary;
+  Sweep(options, once, Even(5), &summary);
+  EXPECT_EQ(summary.num_threads_used, 1);
+  EXPECT_NE(summary.threads_message.find("failed to build instance 1"),
+            std::string::npos)
+      << summary.threads_message;
+  EXPECT_EQ(summary.num_converged, 5) << summary.FullReport();
+  for (const SweepPoint& p : summary.points) EXPECT_EQ(p.thread, 0);
 }
 
 class CountingCallback : public SweepCallback {

@@ -7,9 +7,11 @@
 // once for every thread number of its range and appends the threads;
 // WorkerTeam runs every number of its range once on pooled threads that
 // successive teams reuse, one thread per body of a Start, with nested,
-// concurrent and forked uses. LockBriefly excludes as a lock does, also
-// when the holder keeps the mutex far longer than the spin, and returns
-// the lock owned.
+// concurrent and forked uses. A Gate holds helpers until it opens (also
+// past its spin), lets through those below the number it opens with and
+// sends the others (all, when opened with 0) home. LockBriefly excludes
+// as a lock does, also when the holder keeps the mutex far longer than
+// the spin, and returns the lock owned.
 
 #include "worker_thread.h"
 
@@ -203,6 +205,54 @@ TEST(WorkerTeam, NestedAndConcurrentTeams) {
   for (WorkerThread& c : callers) c.Join();
   // 3 callers x 10 rounds x 2 outer bodies x (3 inner + 1).
   EXPECT_EQ(total.load(), 3 * 10 * 2 * 4);
+}
+
+// Helpers started before the work is ready wait at the gate, also when it
+// opens long after their spin (they must then sleep and be woken), and
+// see everything written before Open; helpers t >= the number it opens
+// with return without working.
+TEST(Gate, HoldsHelpersUntilItOpensAndLetsOnlyTheChosenThrough) {
+  for (int round = 0; round < 20; ++round) {
+    Gate gate;
+    WorkerTeam team;
+    std::vector<int> ready(4, 0);  // written before Open, read after Wait
+    std::vector<int> ran(4, 0);
+    std::atomic<int> through(0);
+    const int started = team.Start(1, 4, [&](int t) {
+      if (!gate.Wait(t)) return;
+      ran[t] = ready[t];
+      ++through;
+    });
+    ASSERT_EQ(started, 3);
+    // Past the spin now and then.
+    if (round % 4 == 0) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(3));
+    }
+    EXPECT_EQ(through.load(), 0);
+    for (int& r : ready) r = round + 1;
+    gate.Open(3);  // the caller and helpers 1 and 2
+    team.Join();
+    EXPECT_EQ(through.load(), 2);
+    EXPECT_EQ(ran[1], round + 1);
+    EXPECT_EQ(ran[2], round + 1);
+    EXPECT_EQ(ran[3], 0);  // sent home
+  }
+}
+
+// Open(0) (a sweep that failed to prepare) sends every helper home, so
+// that the team's Join returns.
+TEST(Gate, OpeningWithZeroSendsEveryHelperHome) {
+  Gate gate;
+  WorkerTeam team;
+  std::atomic<int> through(0);
+  team.Start(1, 3, [&](int t) {
+    if (gate.Wait(t)) ++through;
+  });
+  gate.Open(0);
+  team.Join();
+  EXPECT_EQ(through.load(), 0);
+  // A Wait after Open returns at once, with the same answer.
+  EXPECT_FALSE(gate.Wait(1));
 }
 
 // Two threads add to a plain counter under LockBriefly, each holding the

@@ -150,7 +150,8 @@ class SweepRunner {
   bool Resume();
   bool OpenOutputs();
   bool UpdateJsonlForResume();
-  int StartThreads(int threads);
+  int WakeHelpers();
+  int StartHelpers(int threads, int woken);
   void RecordWriteError(LineWriter* writer);
   void ChooseThreads(int num_todo);
   int NextTask(int thread);
@@ -245,9 +246,14 @@ class SweepRunner {
   int num_todo_ = 0;
   double worst_kkt_ = -1.0;
   bool progress_printed_ = false;
-  // The helper threads (worker 0 is the caller). Last: destroyed first, so
-  // no helper outlives the members it uses.
+  // Where the helpers, woken at the start of Run, wait for the walk.
+  Gate gate_;
+  int num_early_ = 0;  // how many WakeHelpers meant to wake
+  // The helper threads (worker 0 is the caller): those woken early (one
+  // per other CPU) and any beyond them. Last: destroyed first, so no
+  // helper outlives the members it uses.
   WorkerTeam team_;
+  WorkerTeam late_team_;
 };
 
 }  // namespace internal

@@ -94,17 +94,42 @@ bool SpuriousEnd(const Solver::Summary& s,
 
 }  // namespace
 
-int SweepRunner::StartThreads(int threads) {
-  const int started = team_.Start(1, threads, [this](int t) { WorkerLoop(t); });
-  if (started + 1 < threads) {
+// Wakes, before anything is prepared, the helpers the sweep will likely
+// use, one per other CPU: they wait at gate_ until the walk is ready (see
+// Gate). At most as many as ChooseThreads can choose (one per point, the
+// source's limit); those it does not choose return at the gate. Returns
+// how many were started.
+int SweepRunner::WakeHelpers() {
+  num_early_ = std::min({options_.num_threads,
+                         static_cast<int>(preferences_.size()),
+                         source_.max_threads,
+                         UsableCpus()}) -
+               1;
+  if (num_early_ <= 0) return 0;
+  return team_.Start(1, num_early_ + 1, [this](int t) {
+    if (gate_.Wait(t)) WorkerLoop(t);
+  });
+}
+
+// Starts the helpers of `threads` (ChooseThreads' choice) beyond the
+// `woken` early ones, and returns how many threads run (fewer, with the
+// reason in the summary, when the system refuses threads; the chunks of
+// the missing ones are then taken by the others).
+int SweepRunner::StartHelpers(int threads, int woken) {
+  int running = 1 + std::min(woken, threads - 1);
+  if (threads > num_early_ + 1 && woken == num_early_) {
+    running += late_team_.Start(
+        num_early_ + 1, threads, [this](int t) { WorkerLoop(t); });
+  }
+  if (running < threads) {
     std::lock_guard<std::mutex> lock(mutex_);
-    summary_->num_threads_used = started + 1;
+    summary_->num_threads_used = running;
     summary_->threads_message =
-        "could create only " + std::to_string(started + 1) + " of " +
+        "could create only " + std::to_string(running) + " of " +
         std::to_string(threads) +
         " threads; lower num_threads or raise the memory / process limits";
   }
-  return started + 1;
+  return running;
 }
 
 void SweepRunner::ChooseThreads(int num_todo) {
@@ -614,7 +639,11 @@ void SweepRunner::Run() {
   summary_->num_threads_given = options_.num_threads;
   summary_->warm_start = options_.warm_start;
   summary_->preference_floor = options_.preference_floor;
+  // Woken now, while the sweep is prepared (see Gate).
+  const int woken = WakeHelpers();
   if (!Prepare() || !Resume() || !OpenOutputs()) {
+    gate_.Open(0);
+    team_.Join();
     jsonl_.Close();
     csv_.Close();
     summary_->num_not_solved = summary_->num_points;
@@ -660,9 +689,11 @@ void SweepRunner::Run() {
       // No progress lines then; the sweep itself does not need them.
     }
   }
-  StartThreads(threads);
+  gate_.Open(threads);
+  StartHelpers(threads, woken);
   WorkerLoop(0);  // the calling thread is worker 0
   team_.Join();
+  late_team_.Join();
   {
     std::lock_guard<std::mutex> lock(mutex_);
     finished_ = true;

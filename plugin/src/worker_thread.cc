@@ -192,6 +192,47 @@ int CurrentCpu() {
 
 }  // namespace
 
+int UsableCpus() {
+#ifdef __linux__
+  cpu_set_t allowed;
+  if (sched_getaffinity(0, sizeof(allowed), &allowed) == 0) {
+    return std::max(1, CPU_COUNT(&allowed));
+  }
+#endif
+  return std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+}
+
+void Gate::Open(int threads) {
+  {
+    // Under the mutex, so that a Wait about to sleep cannot miss it.
+    std::lock_guard<std::mutex> lock(mutex_);
+    threads_.store(std::max(threads, 0), std::memory_order_release);
+  }
+  cv_.notify_all();
+}
+
+bool Gate::Wait(int t) {
+  // Only as many threads spin as there are CPUs (the caller included):
+  // more would take CPU time from the caller's preparation.
+  static const int kCpus = UsableCpus();
+  const std::chrono::microseconds spin(t < kCpus ? 200 : 0);
+  const auto until = std::chrono::steady_clock::now() + spin;
+  int turn = 0;
+  while (threads_.load(std::memory_order_acquire) < 0 &&
+         std::chrono::steady_clock::now() < until) {
+    CpuRelax();
+    if ((++turn & 63) == 0) std::this_thread::yield();
+  }
+  int threads = threads_.load(std::memory_order_acquire);
+  if (threads < 0) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    cv_.wait(lock,
+             [this] { return threads_.load(std::memory_order_acquire) >= 0; });
+    threads = threads_.load(std::memory_order_acquire);
+  }
+  return t < threads;
+}
+
 struct WorkerTeam::Done {
   std::mutex mutex;
   std::condition_variable cv;

@@ -19,6 +19,8 @@
 #ifndef ECMO_WORKER_THREAD_H_
 #define ECMO_WORKER_THREAD_H_
 
+#include <atomic>
+#include <condition_variable>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -75,6 +77,35 @@ int StartWorkers(int begin,
 // at k = 10 (7 us per point) slept there often enough to cost 10-15% of
 // the loop (benchmarks/README.md, "The sweep's lock").
 std::unique_lock<std::mutex> LockBriefly(std::mutex* mutex);
+
+// The number of CPUs the calling thread may run on (at least 1).
+int UsableCpus();
+
+// A gate where the helpers of a parallel loop wait while the caller
+// finishes preparing the loop. Why: a pool thread asleep between loops
+// takes 35-70 us to run after WorkerTeam::Start wakes it on a virtual
+// machine (the idle vCPU must be scheduled again), a tenth of a 101-point
+// sweep at k = 10 on two threads; woken before the preparation and held
+// here, it is running when the work is ready. Wait spins for up to about
+// 200 us, then sleeps (helpers beyond the number of CPUs sleep at once).
+//
+// Usage: WorkerTeam::Start bodies that begin with `if (!gate.Wait(t))
+// return;`, then the caller's preparation, then exactly one Open (every
+// path, failures included: helpers wait until it). Wake no more helpers
+// this way than UsableCpus() - 1: more gain nothing, and their stacks
+// would take address space before the preparation has its memory.
+class Gate {
+ public:
+  // Lets helpers t < threads through (threads <= 1: none; they return).
+  void Open(int threads);
+  // Blocks until Open; true when helper `t` is to run.
+  bool Wait(int t);
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  std::atomic<int> threads_{-1};  // -1: not open yet
+};
 
 // The helper threads of one parallel loop (a sweep's workers, the task
 // farm), borrowed from a process-wide pool of WorkerThreads that outlive
