@@ -6,7 +6,8 @@
 //     distance, ties to the smallest id) for S = 2, 3 and 5, on grids full
 //     of exact ties and duplicates, ids added in a shuffled order and some
 //     removed again, before and after the switch from scanning to the k-d
-//     tree;
+//     tree, and with two objectives and nothing removed (the finished
+//     points of a sweep);
 //   - wrong sizes, non-finite entries and ids present already are not
 //     added, and are not found;
 //   - the sweep's greedy walk (internal::Walk, S > 2) is the brute-force
@@ -58,7 +59,10 @@ int BruteForceNearest(const std::vector<Added>& added,
   return best;
 }
 
-void CheckAgainstScan(int num_objectives, int grid_divisions, unsigned seed) {
+void CheckAgainstScan(int num_objectives,
+                      int grid_divisions,
+                      unsigned seed,
+                      bool remove = true) {
   std::string error;
   std::vector<std::vector<double>> grid =
       DasDennis(num_objectives, grid_divisions, &error);
@@ -80,7 +84,7 @@ void CheckAgainstScan(int num_objectives, int grid_divisions, unsigned seed) {
     index.Add(i, grid[i]);
     added.push_back({i, grid[i]});
     // Now and then one of those held goes again (the walk removes).
-    if (rng() % 4 == 0) {
+    if (remove && rng() % 4 == 0) {
       const size_t victim = rng() % added.size();
       index.Remove(added[victim].index);
       index.Remove(added[victim].index);  // twice: no effect
@@ -117,6 +121,12 @@ void CheckAgainstScan(int num_objectives, int grid_divisions, unsigned seed) {
 
 TEST(PreferenceIndex, EqualsTheScanWithTwoObjectives) {
   CheckAgainstScan(2, 300, 1);  // 602 points
+}
+
+// Nothing removed, as for a sweep's finished points: the scan's own loop
+// for two objectives.
+TEST(PreferenceIndex, EqualsTheScanWithTwoObjectivesAndNothingRemoved) {
+  CheckAgainstScan(2, 200, 11u, /*remove=*/false);
 }
 
 TEST(PreferenceIndex, EqualsTheScanWithThreeObjectives) {

@@ -151,16 +151,42 @@ int PreferenceIndex::Nearest(const std::vector<double>& preference) const {
 
 int PreferenceIndex::Nearest(const double* preference) const {
   if (size_ == 0 || !AllFinite(preference, dimension_)) return -1;
-  NearestWithTies result(
-      preference, coordinates_, id_of_slot_, removed_, dimension_);
   if (tree_ != nullptr) {
+    NearestWithTies result(
+        preference, coordinates_, id_of_slot_, removed_, dimension_);
     tree_->index.findNeighbors(result, preference, nanoflann::SearchParams());
+    return result.best_slot() < 0 ? -1 : id_of_slot_[result.best_slot()];
+  }
+  // The scan, by hand: through the result set it cost 46 instructions per
+  // preference held (callgrind), 2% of a 101-point sweep at k = 10, under
+  // the sweep's lock. Same distances, same ties (smallest id).
+  // Two objectives (the common sweep) with nothing removed (a sweep's
+  // finished points) get a loop of their own.
+  int best_slot = -1;
+  double best = std::numeric_limits<double>::infinity();
+  const auto consider = [&](int slot, double d) {
+    if (best_slot < 0 || d < best ||
+        (d == best && id_of_slot_[slot] < id_of_slot_[best_slot])) {
+      best = d;
+      best_slot = slot;
+    }
+  };
+  const double* c = coordinates_.data();
+  const int slots = static_cast<int>(id_of_slot_.size());
+  if (dimension_ == 2 && size_ == slots) {
+    const double q0 = preference[0], q1 = preference[1];
+    for (int slot = 0; slot < slots; ++slot, c += 2) {
+      // As SquaredDistance sums: (0 + e0^2) + e1^2.
+      const double d = (q0 - c[0]) * (q0 - c[0]) + (q1 - c[1]) * (q1 - c[1]);
+      if (d <= best) consider(slot, d);
+    }
   } else {
-    for (size_t slot = 0; slot < id_of_slot_.size(); ++slot) {
-      result.addPoint(0.0, static_cast<uint32_t>(slot));
+    for (int slot = 0; slot < slots; ++slot, c += dimension_) {
+      if (removed_[slot]) continue;
+      consider(slot, SquaredDistance(preference, c, dimension_));
     }
   }
-  return result.best_slot() < 0 ? -1 : id_of_slot_[result.best_slot()];
+  return best_slot < 0 ? -1 : id_of_slot_[best_slot];
 }
 
 }  // namespace internal
