@@ -4,7 +4,7 @@
 // the same points, the open-simplex floor is applied and reported, shared
 // problems honour their declared thread safety, failures stay per point,
 // callbacks stop a sweep, a second worker the factory cannot build leaves
-// one thread, and the hypervolume approaches the analytic
+// one thread, a factory's exception reaches the caller, and the hypervolume approaches the analytic
 // front's.
 
 #include <algorithm>
@@ -12,6 +12,7 @@
 #include <memory>
 #include <set>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -329,6 +330,27 @@ TEST(ParetoSweep, FactoryThatFailsForTheSecondWorkerRunsOnOneThread) {
       << summary.threads_message;
   EXPECT_EQ(summary.num_converged, 5) << summary.FullReport();
   for (const SweepPoint& p : summary.points) EXPECT_EQ(p.thread, 0);
+}
+
+// A factory that throws: the exception reaches the caller, for the first
+// worker and for the second, and the call does not hang on the helper
+// woken before the workers were built.
+TEST(ParetoSweep, FactoryThatThrowsReachesTheCallerOnTwoThreads) {
+  ParetoSweep::Options options;
+  options.solver = FastOptions().options;
+  options.num_threads = 2;
+  const ProblemFactory good = MakeProblemFactory(Gebken().build);
+  for (int throw_at : {0, 1}) {
+    int built = 0;
+    const ProblemFactory throwing = [&]() -> std::shared_ptr<const Problem> {
+      if (built++ == throw_at) throw std::runtime_error("factory broke");
+      return good();
+    };
+    ParetoSweep::Summary summary;
+    EXPECT_THROW(Sweep(options, throwing, Even(5), &summary),
+                 std::runtime_error)
+        << "instance " << throw_at;
+  }
 }
 
 class CountingCallback : public SweepCallback {

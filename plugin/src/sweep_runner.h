@@ -116,6 +116,9 @@ class SweepRunner {
         source_(std::move(source)),
         preferences_(preferences),
         summary_(summary) {}
+  // Sends home the helpers still at the gate when Run is left by an
+  // exception (from the user's factory, say), before team_ joins them.
+  ~SweepRunner() { gate_.Open(0); }
 
   void Run();
 

@@ -97,6 +97,7 @@ int UsableCpus();
 class Gate {
  public:
   // Lets helpers t < threads through (threads <= 1: none; they return).
+  // A later Open changes the answer only for helpers not yet through.
   void Open(int threads);
   // Blocks until Open; true when helper `t` is to run.
   bool Wait(int t);
