@@ -4,8 +4,8 @@
 // the same points, the open-simplex floor is applied and reported, shared
 // problems honour their declared thread safety, failures stay per point,
 // callbacks stop a sweep, a second worker the factory cannot build leaves
-// one thread, a factory's exception reaches the caller, and the hypervolume approaches the analytic
-// front's.
+// one thread, a factory's exception reaches the caller, and the
+// hypervolume approaches the analytic front's.
 
 #include <algorithm>
 #include <cmath>

@@ -159,6 +159,21 @@ namespace {
 // costs tens of microseconds on a virtual machine.
 constexpr std::chrono::microseconds kJoinSpin(200);
 
+// Spins until done() or `spin` has passed: a pause hint, and now and then
+// the rest of the time slice to another runnable thread (an
+// oversubscribed machine loses little to the spin). For the waits that
+// usually end within microseconds, where sleeping and being woken costs
+// tens of microseconds on a virtual machine.
+template <typename Done>
+void SpinUntil(std::chrono::microseconds spin, Done done) {
+  const auto until = std::chrono::steady_clock::now() + spin;
+  int turn = 0;
+  while (!done() && std::chrono::steady_clock::now() < until) {
+    CpuRelax();
+    if ((++turn & 63) == 0) std::this_thread::yield();
+  }
+}
+
 // Moves the calling thread off `cpu` (to another CPU it may use; a no-op
 // when it is elsewhere already or has no other). Why: a sleeping thread
 // woken by a condition variable is often placed on its waker's CPU, where
@@ -212,17 +227,9 @@ void Gate::Open(int threads) {
 }
 
 bool Gate::Wait(int t) {
-  // Only as many threads spin as there are CPUs (the caller included):
-  // more would take CPU time from the caller's preparation.
-  static const int kCpus = UsableCpus();
-  const std::chrono::microseconds spin(t < kCpus ? 200 : 0);
-  const auto until = std::chrono::steady_clock::now() + spin;
-  int turn = 0;
-  while (threads_.load(std::memory_order_acquire) < 0 &&
-         std::chrono::steady_clock::now() < until) {
-    CpuRelax();
-    if ((++turn & 63) == 0) std::this_thread::yield();
-  }
+  SpinUntil(std::chrono::microseconds(200), [this] {
+    return threads_.load(std::memory_order_acquire) >= 0;
+  });
   int threads = threads_.load(std::memory_order_acquire);
   if (threads < 0) {
     std::unique_lock<std::mutex> lock(mutex_);
@@ -362,15 +369,9 @@ int WorkerTeam::Start(int begin, int end, std::function<void(int)> body) {
 
 void WorkerTeam::Join() {
   if (started_ == 0) return;
-  const auto until = std::chrono::steady_clock::now() + kJoinSpin;
-  int turn = 0;
-  while (done_->count.load(std::memory_order_acquire) < started_ &&
-         std::chrono::steady_clock::now() < until) {
-    // A pause hint, and now and then the rest of the time slice to another
-    // runnable thread (an oversubscribed machine loses little to the spin).
-    CpuRelax();
-    if ((++turn & 63) == 0) std::this_thread::yield();
-  }
+  SpinUntil(kJoinSpin, [this] {
+    return done_->count.load(std::memory_order_acquire) >= started_;
+  });
   {
     // Always through the mutex: a Finish still inside it has then left.
     std::unique_lock<std::mutex> lock(done_->mutex);

@@ -87,13 +87,14 @@ int UsableCpus();
 // machine (the idle vCPU must be scheduled again), a tenth of a 101-point
 // sweep at k = 10 on two threads; woken before the preparation and held
 // here, it is running when the work is ready. Wait spins for up to about
-// 200 us, then sleeps (helpers beyond the number of CPUs sleep at once).
+// 200 us, then sleeps.
 //
 // Usage: WorkerTeam::Start bodies that begin with `if (!gate.Wait(t))
-// return;`, then the caller's preparation, then exactly one Open (every
-// path, failures included: helpers wait until it). Wake no more helpers
-// this way than UsableCpus() - 1: more gain nothing, and their stacks
-// would take address space before the preparation has its memory.
+// return;`, then the caller's preparation, then Open on every path,
+// failures and exceptions included (helpers wait until it). Wake no more
+// helpers this way than UsableCpus() - 1: more gain nothing, would spin
+// on CPUs the caller needs, and their stacks would take address space
+// before the preparation has its memory.
 class Gate {
  public:
   // Lets helpers t < threads through (threads <= 1: none; they return).
