@@ -227,9 +227,8 @@ void Gate::Open(int threads) {
 }
 
 bool Gate::Wait(int t) {
-  SpinUntil(std::chrono::microseconds(200), [this] {
-    return threads_.load(std::memory_order_acquire) >= 0;
-  });
+  SpinUntil(std::chrono::microseconds(200),
+            [this] { return threads_.load(std::memory_order_acquire) >= 0; });
   int threads = threads_.load(std::memory_order_acquire);
   if (threads < 0) {
     std::unique_lock<std::mutex> lock(mutex_);
