@@ -526,13 +526,18 @@ void SweepRunner::WorkerLoop(int thread) {
   // The lock is held only to pick the point and to record it: copying the
   // neighbours' vectors under it, and freeing a finished point's
   // k-vectors, made the other thread wait on each point of a short sweep.
+  // Recording a point and picking the next are one critical section: each
+  // lock moves the mutex and the shared bookkeeping (the chunks, done_,
+  // the neighbour index) from the other thread's CPU to this one. (Time
+  // under the lock per point, k = 10, two threads: 0.30 / 0.23 us against
+  // 0.36 / 0.26 us with a lock each; more threads contend more.)
   const bool trim_before_lock = options_.callbacks.empty();
+  Claimed claimed;
+  {
+    const std::unique_lock<std::mutex> lock = LockBriefly(&mutex_);
+    if (!Claim(thread, &claimed)) return;
+  }
   while (true) {
-    Claimed claimed;
-    {
-      const std::unique_lock<std::mutex> lock = LockBriefly(&mutex_);
-      if (!Claim(thread, &claimed)) return;
-    }
     SweepPoint* point = claimed.point;
     StartFrom(claimed, &start);
     point->rank = worker->rank;
@@ -552,6 +557,7 @@ void SweepRunner::WorkerLoop(int thread) {
     if (trim_before_lock) Trim(point);
     const std::unique_lock<std::mutex> lock = LockBriefly(&mutex_);
     Finish(point, lines, /*trim=*/!trim_before_lock);
+    if (!Claim(thread, &claimed)) return;
   }
 }
 
