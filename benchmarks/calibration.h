@@ -15,6 +15,7 @@
 #endif
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
@@ -185,6 +186,74 @@ class PartnerThread {
   bool quit_ = false;
   std::thread thread_;  // last: started once the members above exist
 };
+
+// What waking a thread asleep on a condition variable costs, as the sweep
+// wakes its pooled helper at the start of each sweep: the caller has been
+// busy for `busy_us` (its CPU running, the sleeper's idle), then notifies.
+// Medians over `repeats` wake-ups, in microseconds: the notify_one call on
+// the waker (serial time of the caller) and until the woken thread runs.
+// On the development VM the two were 33 and 84 us from a busy waker
+// against 7 and 3 us from one that had itself just woken (see
+// benchmarks/README.md, "What bounds a two-thread sweep at k = 10").
+struct WakeUp {
+  double notify_us = 0.0;
+  double until_running_us = 0.0;
+};
+inline WakeUp WakeUpCost(int repeats, int busy_us) {
+  using Clock = std::chrono::steady_clock;
+  std::mutex mutex;
+  std::condition_variable cv;
+  int ticket = 0;
+  bool quit = false;
+  std::atomic<int> seen{0};
+  std::atomic<Clock::rep> woke{0};
+  std::thread sleeper([&] {
+    std::unique_lock<std::mutex> lock(mutex);
+    for (;;) {
+      cv.wait(lock, [&] { return quit || ticket != seen.load(); });
+      if (quit) return;
+      woke.store(Clock::now().time_since_epoch().count());
+      seen.store(ticket);
+    }
+  });
+  std::vector<double> notify, running;
+  for (int i = 0; i < repeats; ++i) {
+    const Clock::time_point until =
+        Clock::now() + std::chrono::microseconds(busy_us);
+    while (Clock::now() < until) {
+    }
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      ++ticket;
+    }
+    const Clock::time_point begin = Clock::now();
+    cv.notify_one();
+    const Clock::time_point end = Clock::now();
+    while (seen.load() != i + 1) std::this_thread::yield();
+    notify.push_back(
+        std::chrono::duration<double, std::micro>(end - begin).count());
+    running.push_back(
+        std::chrono::duration<double, std::micro>(Clock::duration(woke.load()) -
+                                                  begin.time_since_epoch())
+            .count());
+  }
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    quit = true;
+  }
+  cv.notify_one();
+  sleeper.join();
+  auto median = [](std::vector<double>* v) {
+    std::nth_element(v->begin(), v->begin() + v->size() / 2, v->end());
+    return (*v)[v->size() / 2];
+  };
+  WakeUp result;
+  if (repeats > 0) {
+    result.notify_us = median(&notify);
+    result.until_running_us = median(&running);
+  }
+  return result;
+}
 
 }  // namespace ecmo_bench
 

@@ -409,5 +409,14 @@ int main(int argc, char** argv) {
         two,
         one / two);
   }
+  // The fixed cost a two-thread sweep pays at its start, which bounds the
+  // speed-up of sub-millisecond sweeps (k = 10: 0.9 ms on one thread).
+  const ecmo_bench::WakeUp wake = ecmo_bench::WakeUpCost(smoke ? 5 : 200, 1000);
+  std::printf(
+      "\ncalibration: waking a sleeping thread from a busy one (as a sweep "
+      "wakes its helper): notify_one %.1f us on the waker, %.1f us until the "
+      "woken thread runs (medians)\n",
+      wake.notify_us,
+      wake.until_running_us);
   return smoke && g_failures > 0 ? 1 : 0;
 }
