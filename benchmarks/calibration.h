@@ -24,6 +24,8 @@
 #include <thread>
 #include <vector>
 
+#include "median.h"
+
 namespace ecmo_bench {
 
 // Best wall time of `repeats` runs of `work` (called with the thread's
@@ -243,15 +245,9 @@ inline WakeUp WakeUpCost(int repeats, int busy_us) {
   }
   cv.notify_one();
   sleeper.join();
-  auto median = [](std::vector<double>* v) {
-    std::nth_element(v->begin(), v->begin() + v->size() / 2, v->end());
-    return (*v)[v->size() / 2];
-  };
   WakeUp result;
-  if (repeats > 0) {
-    result.notify_us = median(&notify);
-    result.until_running_us = median(&running);
-  }
+  result.notify_us = Median(notify);
+  result.until_running_us = Median(running);
   return result;
 }
 
