@@ -1,7 +1,8 @@
 // Copyright 2026 The ceres-ecmo Authors.
 // SPDX-License-Identifier: BSD-3-Clause (see LICENSE).
 // ecmo::Sweep (ecmo/sweep.h): warm and cold starts and 1 or 2 threads give
-// the same points, the open-simplex floor is applied and reported, shared
+// the same points, cold points use the solver warm start given, the
+// open-simplex floor is applied and reported, shared
 // problems honour their declared thread safety, failures stay per point,
 // callbacks stop a sweep, a second worker the factory cannot build leaves
 // one thread, a factory's exception reaches the caller, and the
@@ -148,6 +149,43 @@ TEST(ParetoSweep, OneAndTwoThreadsGiveTheSamePoints) {
   // so points agree to the solver's accuracy (z within z_tolerance), not
   // bit for bit; the hypervolume moves by at most a few times that.
   EXPECT_NEAR(one.hypervolume, two.hypervolume, 10 * fast.z_tolerance);
+}
+
+// ecmo/sweep.h: a point that starts from the problem's start point uses
+// Options::solver.warm_start as given. Each point of a cold two-thread
+// sweep must be the solve ecmo::Solve gives for its preference with the
+// same options (the same work and z), and differ from the solve without
+// the given warm start, so that the check can fail.
+TEST(ParetoSweep, ColdPointsUseTheGivenSolverWarmStart) {
+  Fast fast = FastOptions();
+  if (fast.options.strategy != StrategyType::WC_AUGMENTED_LAGRANGIAN) {
+    GTEST_SKIP() << "quasi-Newton strategies not built";
+  }
+  ParetoSweep::Options options;
+  options.solver = fast.options;
+  options.solver.warm_start.penalty_u = 1e4;
+  options.warm_start = false;
+  options.num_threads = 2;
+  const auto preferences = Even(6);
+  ParetoSweep::Summary sweep;
+  Sweep(options, MakeProblemFactory(Gebken().build), preferences, &sweep);
+  ASSERT_EQ(sweep.num_solved, 6);
+  int differs = 0;
+  for (size_t i = 0; i < preferences.size(); ++i) {
+    const Solver::Summary& point = sweep.points[i].summary;
+    ASSERT_EQ(point.termination_type, ceres::CONVERGENCE) << point.message;
+    Solver::Summary alone, plain;
+    Solve(options.solver, Gebken().build()->problem, preferences[i], &alone);
+    Solve(fast.options, Gebken().build()->problem, preferences[i], &plain);
+    EXPECT_EQ(point.evaluations.gradient_evaluations,
+              alone.evaluations.gradient_evaluations)
+        << "point " << i;
+    EXPECT_LT((point.z - alone.z).norm(), 1e-12) << "point " << i;
+    differs += plain.evaluations.gradient_evaluations !=
+               alone.evaluations.gradient_evaluations;
+  }
+  EXPECT_GT(differs, 0) << "penalty_u = 1e4 changed no solve: the test "
+                           "cannot tell whether the sweep used it";
 }
 
 // Records, per thread, the order in which its points finish (callbacks

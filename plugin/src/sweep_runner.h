@@ -81,11 +81,15 @@ struct Worker {
   // Distributed sweeps: set for a worker that hands its points to another
   // rank; such a worker has no evaluator (worker 0 never is one).
   RemoteSolve remote;
-  // The sweep's solver options with this worker's current warm start,
-  // copied once (on the first warm point) and then only given each
-  // point's warm start: a copy of the whole Options per point was a tenth
-  // of a small problem's sweep in allocations.
-  std::unique_ptr<Solver::Options> warm_options;
+  // This worker's copy of the sweep's solver options, made on the
+  // worker's own thread at its first point and then only given each
+  // point's warm start (the user's for a cold point). Its scalarization is
+  // a private copy of the sweep's too. Why per worker: a copy of the whole
+  // Options per point was a tenth of a small problem's sweep in
+  // allocations, and with one Options and one Scalarization read by every
+  // thread, two-thread sweeps were 0-2% slower at k = 10 and 100
+  // (benchmarks/README.md, "Per-worker solver options").
+  std::unique_ptr<Solver::Options> options;
   // The point's iterate and UsableStart's values, kept across this
   // worker's points so that their storage is reused.
   Eigen::VectorXd z, f, h;
@@ -178,6 +182,9 @@ class SweepRunner {
     Eigen::VectorXd prediction;
   };
   void StartFrom(const Claimed& claimed, Start* start) const;
+  // The worker's own copy of the solver options (Worker::options), made
+  // on first use; called on the worker's thread.
+  Solver::Options& WorkerOptions(Worker* worker) const;
   void SolvePoint(Worker* worker,
                   SweepPoint* point,
                   const Eigen::VectorXd& z0,

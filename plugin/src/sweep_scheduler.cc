@@ -288,20 +288,26 @@ bool SweepRunner::UsableStart(Worker* worker, const Eigen::VectorXd& z) const {
   return f.allFinite() && h.allFinite();
 }
 
+Solver::Options& SweepRunner::WorkerOptions(Worker* worker) const {
+  if (worker->options == nullptr) {
+    worker->options = std::make_unique<Solver::Options>(solver_options_);
+    if (solver_options_.scalarization != nullptr) {
+      worker->options->scalarization = std::make_shared<const Scalarization>(
+          *solver_options_.scalarization);
+    }
+  }
+  return *worker->options;
+}
+
 void SweepRunner::SolvePoint(Worker* worker,
                              SweepPoint* point,
                              const Eigen::VectorXd& z0,
                              const Solver::Options::WarmStart* warm) {
   // The sweep's solver options, with the neighbour's multipliers and
-  // penalties when warm-starting.
-  if (warm != nullptr) {
-    if (worker->warm_options == nullptr) {
-      worker->warm_options = std::make_unique<Solver::Options>(solver_options_);
-    }
-    worker->warm_options->warm_start = *warm;
-  }
-  const Solver::Options& options =
-      warm != nullptr ? *worker->warm_options : solver_options_;
+  // penalties when warm-starting (cold points keep the user's
+  // Options::solver.warm_start, as ecmo/sweep.h says).
+  Solver::Options& options = WorkerOptions(worker);
+  options.warm_start = warm != nullptr ? *warm : solver_options_.warm_start;
   Solver::Summary& summary = point->summary;
   std::string error;
   if (!CheckPreference(point->preference_given, num_objectives_, &error)) {
@@ -354,7 +360,8 @@ void SweepRunner::SolvePoint(Worker* worker,
   // The message says which; the work of both solves is the point's.
   Solver::Summary cold;
   Eigen::VectorXd z_cold = start_point_;
-  Solve(solver_options_, worker->evaluator, point->preference, &z_cold, &cold);
+  options.warm_start = solver_options_.warm_start;
+  Solve(options, worker->evaluator, point->preference, &z_cold, &cold);
   bool cold_better;
   std::string note;
   if (was_spurious) {
