@@ -292,8 +292,8 @@ Solver::Options& SweepRunner::WorkerOptions(Worker* worker) const {
   if (worker->options == nullptr) {
     worker->options = std::make_unique<Solver::Options>(solver_options_);
     if (solver_options_.scalarization != nullptr) {
-      worker->options->scalarization = std::make_shared<const Scalarization>(
-          *solver_options_.scalarization);
+      worker->options->scalarization =
+          std::make_shared<const Scalarization>(*solver_options_.scalarization);
     }
   }
   return *worker->options;
@@ -343,8 +343,8 @@ void SweepRunner::SolvePoint(Worker* worker,
     }
   };
   const bool was_spurious = flag();
-  if (warm == nullptr || (summary.termination_type == ceres::CONVERGENCE &&
-                          !was_spurious)) {
+  if (warm == nullptr ||
+      (summary.termination_type == ceres::CONVERGENCE && !was_spurious)) {
     say_flag();
     return;
   }
