@@ -12,7 +12,11 @@
 //   * normalization (w = nadir - utopia) and explicit scales;
 //   * the scale-invariant KKT certificate (hand-computed case) and the
 //     kkt_tolerance switch;
-//   * validation of the scalarization options (message names the field).
+//   * validation of the scalarization options (message names the field);
+//   * the single-objective solves spread over several evaluators (as a
+//     sweep's threads share them) give the one-evaluator result bit for
+//     bit, whichever evaluator solves which objective, also on threads,
+//     and the same first error for an unbounded problem.
 
 #include "ecmo/scalarization.h"
 
@@ -20,6 +24,7 @@
 #include <limits>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "ceres/autodiff_cost_function.h"
@@ -29,6 +34,7 @@
 #include "ecmo/result_writer.h"
 #include "ecmo/solver.h"
 #include "gtest/gtest.h"
+#include "scalarization_internal.h"
 #include "single_objective_problems.h"
 
 namespace ecmo {
@@ -65,18 +71,21 @@ struct UnitCircle {
     return true;
   }
 };
-void BuildScaledCircle(double* z, double scale1, double scale2,
+void BuildScaledCircle(double* z,
+                       double scale1,
+                       double scale2,
                        Problem* problem) {
-  problem->AddObjective(
-      new ceres::AutoDiffCostFunction<ScaledCoordinate, 1, 2>(
-          new ScaledCoordinate(0, scale1)),
-      {z}, "f1");
-  problem->AddObjective(
-      new ceres::AutoDiffCostFunction<ScaledCoordinate, 1, 2>(
-          new ScaledCoordinate(1, scale2)),
-      {z}, "f2");
+  problem->AddObjective(new ceres::AutoDiffCostFunction<ScaledCoordinate, 1, 2>(
+                            new ScaledCoordinate(0, scale1)),
+                        {z},
+                        "f1");
+  problem->AddObjective(new ceres::AutoDiffCostFunction<ScaledCoordinate, 1, 2>(
+                            new ScaledCoordinate(1, scale2)),
+                        {z},
+                        "f2");
   problem->AddConstraint(
-      new ceres::AutoDiffCostFunction<UnitCircle, 1, 2>(new UnitCircle), {z},
+      new ceres::AutoDiffCostFunction<UnitCircle, 1, 2>(new UnitCircle),
+      {z},
       "unit_circle");
 }
 
@@ -90,8 +99,7 @@ Eigen::VectorXd ExactCircleZ(const std::vector<double>& preference,
   const problems::ProblemInfo* info = problems::Find("circle_quarter");
   Eigen::VectorXd lambda(2), offset(2);
   for (int s = 0; s < 2; ++s) {
-    lambda[s] =
-        scales[s] * preference[s] / scalarization.objective_scale[s];
+    lambda[s] = scales[s] * preference[s] / scalarization.objective_scale[s];
     offset[s] = -scalarization.reference_point[s] / scales[s];
   }
   return info->pareto_point(lambda, offset);
@@ -103,8 +111,7 @@ TEST(Scalarization, SingleObjectiveProblemsReachTheirNegativeOptimum) {
   for (StrategyType strategy : kQuasiNewton) {
     for (const testing::SingleObjectiveProblem& p :
          testing::SingleObjectiveProblems()) {
-      SCOPED_TRACE(std::string(StrategyTypeToString(strategy)) + " " +
-                   p.name);
+      SCOPED_TRACE(std::string(StrategyTypeToString(strategy)) + " " + p.name);
       std::vector<double> z = p.start;
       Problem problem;
       p.build(z.data(), &problem);
@@ -119,8 +126,8 @@ TEST(Scalarization, SingleObjectiveProblemsReachTheirNegativeOptimum) {
       EXPECT_EQ(summary.scalarization.num_single_objective_solves, 0);
       ASSERT_EQ(summary.objectives.size(), 1);
       const double f_star = p.optimal_value;
-      EXPECT_NEAR(summary.objectives[0], f_star,
-                  1e-6 * std::max(1.0, std::abs(f_star)))
+      EXPECT_NEAR(
+          summary.objectives[0], f_star, 1e-6 * std::max(1.0, std::abs(f_star)))
           << summary.FullReport();
       EXPECT_LE(summary.constraint_max_norm, options.feasibility_tolerance);
     }
@@ -148,8 +155,7 @@ void ExpectExactWcPointOnRegistryProblem(const std::string& name,
   Solver::Summary summary;
   Solve(options, instance->problem, preference, &summary);
   if (must_converge) {
-    ASSERT_EQ(summary.termination_type, ceres::CONVERGENCE)
-        << summary.message;
+    ASSERT_EQ(summary.termination_type, ceres::CONVERGENCE) << summary.message;
   } else if (summary.termination_type != ceres::CONVERGENCE) {
     EXPECT_EQ(summary.termination_type, ceres::NO_CONVERGENCE)
         << summary.message;
@@ -172,8 +178,7 @@ void ExpectExactWcPointOnRegistryProblem(const std::string& name,
     EXPECT_NEAR(sc.ideal_point[s], -1.0, 1e-6) << s;
     EXPECT_NEAR(sc.nadir_point[s], 0.0, 1e-5) << s;
     EXPECT_LT(sc.reference_point[s], sc.ideal_point[s]) << s;
-    EXPECT_NEAR(sc.reference_point[s], -1.0 - options.utopia_margin, 1e-6)
-        << s;
+    EXPECT_NEAR(sc.reference_point[s], -1.0 - options.utopia_margin, 1e-6) << s;
     EXPECT_EQ(sc.objective_scale[s], 1.0) << s;
   }
   const Eigen::VectorXd lambda =
@@ -182,7 +187,8 @@ void ExpectExactWcPointOnRegistryProblem(const std::string& name,
   ASSERT_EQ(summary.objectives.size(), S);
   for (int s = 0; s < S; ++s) {
     EXPECT_NEAR(summary.objectives[s], exact[s], 1e-6)
-        << "objective " << s << "\n" << summary.FullReport();
+        << "objective " << s << "\n"
+        << summary.FullReport();
   }
   // What the certificate promises (solver.h): ||h||_inf <= 1e-8 and each
   // ACTIVE objective (exact z_s < 0; inactive ones sit at z_s = 0) within
@@ -218,7 +224,8 @@ TEST(Scalarization, CornerPreferencesReachTheExactWcPointOnTheOctant) {
                  << ", " << preference[2] << ")");
     ExpectExactWcPointOnRegistryProblem(
         "sphere_octant", preference, StrategyType::WC_AUGMENTED_LAGRANGIAN);
-    ExpectExactWcPointOnRegistryProblem("sphere_octant", preference,
+    ExpectExactWcPointOnRegistryProblem("sphere_octant",
+                                        preference,
                                         StrategyType::WC_PENALTY_LBFGS,
                                         /*must_converge=*/false);
   }
@@ -228,8 +235,8 @@ TEST(Scalarization, CornerPreferencesReachTheExactWcPointOnTheQuarterCircle) {
   for (double lambda1 : {1e-4, 0.1, 0.5, 0.9, 1.0 - 1e-4}) {
     for (StrategyType strategy : kQuasiNewton) {
       SCOPED_TRACE(::testing::Message() << "lambda1 = " << lambda1);
-      ExpectExactWcPointOnRegistryProblem("circle_quarter",
-                                          {lambda1, 1.0 - lambda1}, strategy);
+      ExpectExactWcPointOnRegistryProblem(
+          "circle_quarter", {lambda1, 1.0 - lambda1}, strategy);
     }
   }
 }
@@ -270,9 +277,8 @@ TEST(Scalarization, InfeasibleIteratesBelowTheReferencePointAreOrdinary) {
           EXPECT_NEAR(summary.scalarization.reference_point[0], -1.5, 0.0);
           EXPECT_NEAR(summary.scalarization.reference_point[1], -1.5, 0.0);
         }
-        const Eigen::VectorXd exact =
-            ExactCircleZ(preference, Eigen::Vector2d(1.0, 1.0),
-                         summary.scalarization);
+        const Eigen::VectorXd exact = ExactCircleZ(
+            preference, Eigen::Vector2d(1.0, 1.0), summary.scalarization);
         EXPECT_NEAR(summary.objectives[0], exact[0], 1e-6);
         EXPECT_NEAR(summary.objectives[1], exact[1], 1e-6);
         EXPECT_NEAR(z[0], exact[0], 1e-6);
@@ -314,6 +320,89 @@ struct SecondCoordinateIsZero {
     return true;
   }
 };
+
+// Runs row i on evaluator route(i), in order on this thread.
+internal::ParallelFor Routed(std::function<int(int)> route) {
+  return [route](int n, const std::function<void(int, int)>& body) {
+    for (int i = 0; i < n; ++i) body(i, route(i));
+  };
+}
+
+// Rows i on thread i % 2, two threads at once.
+void OnTwoThreads(int n, const std::function<void(int, int)>& body) {
+  std::thread other([&] {
+    for (int i = 1; i < n; i += 2) body(i, 1);
+  });
+  for (int i = 0; i < n; i += 2) body(i, 0);
+  other.join();
+}
+
+TEST(Scalarization, SolvesSpreadOverEvaluatorsGiveTheOneEvaluatorResult) {
+  for (const char* name : {"circle_quarter", "sphere_octant"}) {
+    SCOPED_TRACE(name);
+    const problems::ProblemInfo* info = problems::Find(name);
+    ASSERT_NE(info, nullptr);
+    std::unique_ptr<problems::ProblemInstance> a = info->build();
+    std::unique_ptr<problems::ProblemInstance> b = info->build();
+    ProblemEvaluator ea(&a->problem), eb(&b->problem);
+    Eigen::VectorXd z(ea.NumParameters());
+    a->problem.GetParameters(z.data());
+    Solver::Options options;
+    options.normalize_objectives = true;
+    Scalarization serial;
+    std::string error;
+    ASSERT_TRUE(ComputeScalarization(options, &ea, z, &serial, &error))
+        << error;
+    const int S = ea.NumObjectives();
+    ASSERT_EQ(serial.num_single_objective_solves, S);
+    const internal::ParallelFor ways[] = {
+        Routed([](int i) { return (i + 1) % 2; }),  // row 0 on the second
+        Routed([](int i) { return i % 2; }),
+        OnTwoThreads};
+    for (const internal::ParallelFor& parallel_for : ways) {
+      Scalarization spread;
+      ASSERT_TRUE(internal::ComputeScalarization(
+          options, {&ea, &eb}, parallel_for, z, &spread, &error))
+          << error;
+      EXPECT_EQ(spread.payoff_table, serial.payoff_table);
+      EXPECT_EQ(spread.reference_point, serial.reference_point);
+      EXPECT_EQ(spread.objective_scale, serial.objective_scale);
+      EXPECT_EQ(spread.ideal_point, serial.ideal_point);
+      EXPECT_EQ(spread.nadir_point, serial.nadir_point);
+      EXPECT_EQ(spread.num_single_objective_solves, S);
+      EXPECT_EQ(spread.evaluations.gradient_evaluations,
+                serial.evaluations.gradient_evaluations);
+      EXPECT_EQ(spread.message, serial.message);
+    }
+  }
+  // An unbounded problem (f1 = f2 = z0 on {z1 = 0}): the error of the first
+  // objective, however the solves are spread.
+  double z1[2] = {1.0, 0.5}, z2[2] = {1.0, 0.5};
+  Problem p1, p2;
+  for (auto [problem, z] : {std::pair{&p1, z1}, std::pair{&p2, z2}}) {
+    for (int s = 0; s < 2; ++s) {
+      problem->AddObjective(
+          new ceres::AutoDiffCostFunction<FirstCoordinate, 1, 2>(
+              new FirstCoordinate),
+          {z});
+    }
+    problem->AddConstraint(
+        new ceres::AutoDiffCostFunction<SecondCoordinateIsZero, 1, 2>(
+            new SecondCoordinateIsZero),
+        {z});
+  }
+  ProblemEvaluator e1(&p1), e2(&p2);
+  const Eigen::Vector2d start(1.0, 0.5);
+  Solver::Options options;
+  Scalarization serial, spread;
+  std::string serial_error, spread_error;
+  EXPECT_FALSE(
+      ComputeScalarization(options, &e1, start, &serial, &serial_error));
+  EXPECT_FALSE(internal::ComputeScalarization(
+      options, {&e1, &e2}, OnTwoThreads, start, &spread, &spread_error));
+  EXPECT_TRUE(Contains(serial_error, "min f_0")) << serial_error;
+  EXPECT_EQ(spread_error, serial_error);
+}
 
 TEST(Scalarization, UnboundedProblemsStillFailForEveryStrategy) {
   struct Case {
@@ -366,8 +455,8 @@ TEST(Scalarization, UnboundedProblemsStillFailForEveryStrategy) {
             << summary.message;
         EXPECT_EQ(summary.iterations, options.max_iterations);
         if (c.num_objectives == 2) {
-          EXPECT_TRUE(Contains(summary.scalarization.message,
-                               "ended NO_CONVERGENCE"))
+          EXPECT_TRUE(
+              Contains(summary.scalarization.message, "ended NO_CONVERGENCE"))
               << summary.scalarization.message;
         }
         continue;
@@ -433,7 +522,8 @@ TEST(Scalarization, NormalizationMakesUnitsIrrelevant) {
       EXPECT_NEAR(sc.reference_point[s], utopia[s], 1e-6 * unit);
       EXPECT_NEAR(sc.objective_scale[s], nadir[s] - utopia[s], 1e-5 * unit);
       EXPECT_NEAR(sc.objective_scale[s],
-                  sc.nadir_point[s] - sc.reference_point[s], 1e-12 * unit);
+                  sc.nadir_point[s] - sc.reference_point[s],
+                  1e-12 * unit);
     }
     EXPECT_NEAR(z[0], -inv_sqrt2, 1e-6);
     EXPECT_NEAR(z[1], -inv_sqrt2, 1e-6);
@@ -496,9 +586,10 @@ TEST(Scalarization, ReturnedPointsCarryTheCertificate) {
     ASSERT_EQ(summary.termination_type, ceres::CONVERGENCE) << summary.message;
     EXPECT_TRUE(Contains(summary.message, "certificate")) << summary.message;
     ASSERT_EQ(summary.kkt.objective_scale.size(), 3);
-    const KktCertificate& best = summary.kkt.BestCertificate(
-        options.stationarity_tolerance, options.complementarity_tolerance,
-        options.feasibility_tolerance);
+    const KktCertificate& best =
+        summary.kkt.BestCertificate(options.stationarity_tolerance,
+                                    options.complementarity_tolerance,
+                                    options.feasibility_tolerance);
     EXPECT_TRUE(best.Certifies(options.stationarity_tolerance,
                                options.complementarity_tolerance,
                                options.feasibility_tolerance))
@@ -512,9 +603,10 @@ TEST(Scalarization, ReturnedPointsCarryTheCertificate) {
     Solve(options, instance->problem, {0.2, 0.3, 0.5}, &summary);
     ASSERT_EQ(summary.termination_type, ceres::CONVERGENCE) << summary.message;
     EXPECT_TRUE(Contains(summary.message, "kkt_tolerance")) << summary.message;
-    EXPECT_LE(std::min(summary.kkt.with_solver_multipliers.SquaredNorm(),
-                       summary.kkt.with_least_squares_multipliers.SquaredNorm()),
-              options.kkt_tolerance)
+    EXPECT_LE(
+        std::min(summary.kkt.with_solver_multipliers.SquaredNorm(),
+                 summary.kkt.with_least_squares_multipliers.SquaredNorm()),
+        options.kkt_tolerance)
         << summary.FullReport();
   }
 }
@@ -643,9 +735,9 @@ TEST(Scalarization, CertificateOfAHandBuiltResidual) {
   // Ratio: max(max(0.1, 0.2424) / 0.5, (1/12) / 0.1, 2e-3 / 0.01) = 5/6.
   EXPECT_NEAR(c.Ratio(0.5, 0.1, 0.01), 5.0 / 6.0, 1e-15);
   EXPECT_TRUE(c.Certifies(0.5, 0.1, 0.01));
-  EXPECT_FALSE(c.Certifies(0.5, 0.05, 0.01));   // complementarity 1.67
-  EXPECT_FALSE(c.Certifies(0.2, 0.1, 0.01));    // stationarity 1.21
-  EXPECT_FALSE(c.Certifies(0.5, 0.1, 1e-3));    // feasibility 2
+  EXPECT_FALSE(c.Certifies(0.5, 0.05, 0.01));  // complementarity 1.67
+  EXPECT_FALSE(c.Certifies(0.2, 0.1, 0.01));   // stationarity 1.21
+  EXPECT_FALSE(c.Certifies(0.5, 0.1, 1e-3));   // feasibility 2
 
   // Multipliers far from the simplex: the weight floor min_s lambda_s
   // sigma_s = 0.25 divides the stationarity.
@@ -678,7 +770,8 @@ TEST(Scalarization, CertificateOfAHandBuiltResidual) {
 
 // IsValid (when it can tell without the problem) and Solve on the quarter
 // circle both refuse `options`, naming `field`.
-void ExpectRefused(const Solver::Options& options, const std::string& field,
+void ExpectRefused(const Solver::Options& options,
+                   const std::string& field,
                    bool is_valid_can_tell = true) {
   std::string error;
   if (is_valid_can_tell) {

@@ -1,7 +1,8 @@
 // Copyright 2026 The ceres-ecmo Authors.
 // SPDX-License-Identifier: BSD-3-Clause (see LICENSE).
 // ecmo::Sweep (ecmo/sweep.h): warm and cold starts and 1 or 2 threads give
-// the same points, cold points use the solver warm start given, the
+// the same points and the same automatic scalarization, cold points use
+// the solver warm start given, the
 // open-simplex floor is applied and reported, shared
 // problems honour their declared thread safety, failures stay per point,
 // callbacks stop a sweep, a second worker the factory cannot build leaves
@@ -548,6 +549,54 @@ TEST(ParetoSweep, ThreeObjectivesWarmColdAndThreadsAgree) {
   EXPECT_EQ(warm2.changed_preferences.size(), 24u);  // entries equal to 0
   EXPECT_GT(warm2.hypervolume, 0.0);
   EXPECT_EQ(warm2.ideal.size(), 3);
+}
+
+// The automatic scalarization's single-objective solves are shared among
+// a sweep's threads (each on its own worker's evaluator): the reference
+// point, scales and payoff table must be the one-thread ones bit for bit,
+// with the same total work, for S = 2 and S = 3, and a cold sweep's points
+// then too (each point's solve is the same computation on any thread).
+TEST(ParetoSweep, SharedSingleObjectiveSolvesGiveTheOneThreadScalarization) {
+  const Fast fast = FastOptions();
+  const ProblemFactory sphere = MakeProblemFactory<SphereInstance>(
+      [] { return std::make_unique<SphereInstance>(); });
+  std::string error;
+  struct Case {
+    ProblemFactory factory;
+    std::vector<std::vector<double>> preferences;
+  };
+  const Case cases[] = {{MakeProblemFactory(Gebken().build), Even(9)},
+                        {sphere, DasDennis(3, 3, &error)}};
+  for (const Case& c : cases) {
+    ParetoSweep::Options options;
+    options.solver = fast.options;
+    options.solver.objective_offset.clear();  // the automatic utopia point
+    options.warm_start = false;
+    ParetoSweep::Summary runs[2];
+    for (int threads = 1; threads <= 2; ++threads) {
+      options.num_threads = threads;
+      Sweep(options, c.factory, c.preferences, &runs[threads - 1]);
+    }
+    const Scalarization& one = runs[0].scalarization;
+    const Scalarization& two = runs[1].scalarization;
+    const int S = static_cast<int>(c.preferences[0].size());
+    ASSERT_EQ(runs[1].num_threads_used, 2) << runs[1].threads_message;
+    ASSERT_EQ(one.num_single_objective_solves, S) << runs[0].FullReport();
+    EXPECT_EQ(two.num_single_objective_solves, S);
+    EXPECT_EQ(two.reference_point_type, ReferencePointType::UTOPIA);
+    EXPECT_TRUE(two.normalized);
+    EXPECT_EQ(one.payoff_table, two.payoff_table);
+    EXPECT_EQ(one.reference_point, two.reference_point);
+    EXPECT_EQ(one.objective_scale, two.objective_scale);
+    EXPECT_EQ(one.evaluations.gradient_evaluations,
+              two.evaluations.gradient_evaluations);
+    EXPECT_EQ(one.message, two.message);
+    ASSERT_EQ(runs[0].points.size(), runs[1].points.size());
+    for (size_t i = 0; i < runs[0].points.size(); ++i) {
+      EXPECT_EQ(runs[0].points[i].summary.z, runs[1].points[i].summary.z)
+          << "S = " << S << ", point " << i;
+    }
+  }
 }
 
 TEST(ParetoSweep, ThinHistoryKeepsEndsAndLogSpacing) {

@@ -7,7 +7,8 @@
 // once for every thread number of its range and appends the threads;
 // WorkerTeam runs every number of its range once on pooled threads that
 // successive teams reuse, one thread per body of a Start, with nested,
-// concurrent and forked uses. A Gate holds helpers until it opens (also
+// concurrent and forked uses. A Gate shares work with the helpers waiting
+// at it (waking sleeping ones) and holds helpers until it opens (also
 // past its spin), lets through those below the number it opens with and
 // sends the others (all, when opened with 0) home. LockBriefly excludes
 // as a lock does, also when the holder keeps the mutex far longer than
@@ -70,9 +71,15 @@ TEST(WorkerThread, StartWorkersRunsEveryNumberOfItsRangeOnce) {
   std::vector<WorkerThread> threads;
   // Appends: a first batch 2..4, then 5..6 (as the MPI server adds
   // threads), with a temporary body each time.
-  EXPECT_EQ(StartWorkers(2, 5, [&](int t) { ++runs[t]; }, &threads), 3);
-  EXPECT_EQ(StartWorkers(5, 7, [&](int t) { runs[t] += 10; }, &threads), 2);
-  EXPECT_EQ(StartWorkers(7, 7, [&](int t) { ++runs[t]; }, &threads), 0);
+  EXPECT_EQ(StartWorkers(
+                2, 5, [&](int t) { ++runs[t]; }, &threads),
+            3);
+  EXPECT_EQ(StartWorkers(
+                5, 7, [&](int t) { runs[t] += 10; }, &threads),
+            2);
+  EXPECT_EQ(StartWorkers(
+                7, 7, [&](int t) { ++runs[t]; }, &threads),
+            0);
   EXPECT_EQ(threads.size(), 5u);
   for (WorkerThread& t : threads) t.Join();
   const std::vector<int> expected = {0, 0, 1, 1, 1, 10, 10, 0};
@@ -253,6 +260,49 @@ TEST(Gate, OpeningWithZeroSendsEveryHelperHome) {
   EXPECT_EQ(through.load(), 0);
   // A Wait after Open returns at once, with the same answer.
   EXPECT_FALSE(gate.Wait(1));
+}
+
+// Share before Open: every item runs exactly once, only on the caller
+// (t = 0) and on helpers t < threads, and each call has returned when
+// Share does; after it the gate opens as usual. Helpers that have slept
+// past their spin are woken for the work: items long enough (20 ms each,
+// two per thread) that a woken helper must take some.
+TEST(Gate, ShareRunsEveryItemOnceOnTheChosenThreadsAndWakesSleepers) {
+  for (int round = 0; round < 6; ++round) {
+    const bool asleep = round % 2 == 1;
+    Gate gate;
+    WorkerTeam team;
+    std::atomic<int> through(0);
+    ASSERT_EQ(team.Start(1,
+                         4,
+                         [&](int t) {
+                           if (gate.Wait(t)) ++through;
+                         }),
+              3);
+    if (asleep) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    const int n = asleep ? 6 : 200;
+    std::vector<std::atomic<int>> runs(n);
+    std::vector<std::atomic<int>> by_thread(4);
+    std::atomic<int> inside(0);
+    gate.Share(n, 3, [&](int i, int t) {
+      ++inside;
+      ++runs[i];
+      ++by_thread[t];
+      if (asleep) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      --inside;
+    });
+    EXPECT_EQ(inside.load(), 0) << "Share returned before a call did";
+    for (int i = 0; i < n; ++i) EXPECT_EQ(runs[i].load(), 1) << "item " << i;
+    EXPECT_EQ(by_thread[3].load(), 0) << "helper 3 is not among the threads";
+    EXPECT_EQ(by_thread[0] + by_thread[1] + by_thread[2], n);
+    if (asleep) {
+      EXPECT_GT(by_thread[1] + by_thread[2], 0)
+          << "no sleeping helper was woken for 6 items of 20 ms";
+    }
+    gate.Open(2);
+    team.Join();
+    EXPECT_EQ(through.load(), 1);  // helper 1 only
+  }
 }
 
 // Two threads add to a plain counter under LockBriefly, each holding the

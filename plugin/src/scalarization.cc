@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "ecmo/solver.h"
+#include "scalarization_internal.h"
 #include "strategy.h"
 
 namespace ecmo {
@@ -73,7 +74,9 @@ class SingleObjectiveEvaluator final : public Evaluator {
                   double* h,
                   double* grad_f,
                   std::string* error) override {
-    if (!inner_->Evaluate(z, f_.data(), h,
+    if (!inner_->Evaluate(z,
+                          f_.data(),
+                          h,
                           grad_f != nullptr ? grad_f_.data() : nullptr,
                           error)) {
       return false;
@@ -134,13 +137,18 @@ class SingleObjectiveEvaluator final : public Evaluator {
 };
 
 // The payoff table: row j holds F at the minimizer of f_j found from z.
+// Solve j runs on evaluators[t] for the thread t of parallel_for that
+// claims it (all on evaluators[0] when parallel_for is empty); the rows
+// are then assembled in order, so the table, the notes and the first error
+// reported do not depend on which thread solved what.
 bool SolvePayoffTable(const Solver::Options& options,
-                      Evaluator* evaluator,
+                      const std::vector<Evaluator*>& evaluators,
+                      const internal::ParallelFor& parallel_for,
                       const Eigen::VectorXd& z,
                       Scalarization* out,
                       std::string* error) {
-  const int S = evaluator->NumObjectives();
-  const int q = evaluator->NumConstraints();
+  const int S = evaluators[0]->NumObjectives();
+  const int q = evaluators[0]->NumConstraints();
   Solver::Options single = options;
   single.objective_offset.clear();
   single.automatic_objective_offset = false;
@@ -154,16 +162,23 @@ bool SolvePayoffTable(const Solver::Options& options,
   single.initial_rho = std::numeric_limits<double>::quiet_NaN();
 
   internal::WallTimer timer;
-  const EvaluationCounts before = evaluator->counts();
-  out->payoff_table.resize(S, S);
-  out->ideal_point.resize(S);
-  std::ostringstream notes;
-  for (int s = 0; s < S; ++s) {
+  std::vector<EvaluationCounts> before;
+  for (const Evaluator* e : evaluators) before.push_back(e->counts());
+  // Row s: F at the solve's end, or why there is none.
+  struct Row {
+    Eigen::VectorXd f;
+    ceres::TerminationType termination = ceres::FAILURE;
+    std::string error;
+  };
+  std::vector<Row> rows(S);
+  const auto solve_row = [&](int s, int t) {
+    Evaluator* evaluator = evaluators[t];
+    Row& row = rows[s];
     SingleObjectiveEvaluator one(evaluator, s);
     Eigen::VectorXd zs = z;
     Solver::Summary summary;
     Solve(single, &one, {1.0}, &zs, &summary);
-    ++out->num_single_objective_solves;
+    row.termination = summary.termination_type;
     if (!summary.IsSolutionUsable() || summary.z.size() != z.size()) {
       std::ostringstream os;
       os << "Computing the automatic reference point (utopia): the "
@@ -173,26 +188,52 @@ bool SolvePayoffTable(const Solver::Options& options,
          << summary.message
          << " Give Solver::Options::reference_point (a point below every "
             "attainable objective value) or objective_offset instead.";
-      *error = os.str();
+      row.error = os.str();
+      return;
+    }
+    Eigen::VectorXd h(q);
+    row.f.resize(S);
+    if (!evaluator->Evaluate(
+            summary.z.data(), row.f.data(), h.data(), nullptr, &row.error)) {
+      row.f.resize(0);
+      if (row.error.empty()) row.error = "The evaluator failed.";
+    }
+  };
+  if (parallel_for && evaluators.size() > 1 && S > 1) {
+    parallel_for(S, solve_row);
+  } else {
+    // Stops at the first failure, which is the one reported.
+    for (int s = 0; s < S; ++s) {
+      solve_row(s, 0);
+      if (rows[s].f.size() != S) break;
+    }
+  }
+
+  out->payoff_table.resize(S, S);
+  out->ideal_point.resize(S);
+  std::ostringstream notes;
+  for (int s = 0; s < S; ++s) {
+    const Row& row = rows[s];
+    if (row.f.size() != S) {
+      *error = row.error;
       return false;
     }
-    if (summary.termination_type != ceres::CONVERGENCE) {
+    if (row.termination != ceres::CONVERGENCE) {
       notes << "The single-objective solve of objective " << s << " ended "
-            << TerminationTypeName(summary.termination_type)
+            << TerminationTypeName(row.termination)
             << "; its value is used as the ideal estimate. ";
     }
-    Eigen::VectorXd f(S), h(q);
-    if (!evaluator->Evaluate(summary.z.data(), f.data(), h.data(), nullptr,
-                             error)) {
-      return false;
-    }
-    out->payoff_table.row(s) = f.transpose();
+    out->payoff_table.row(s) = row.f.transpose();
   }
+  out->num_single_objective_solves = S;
   for (int s = 0; s < S; ++s) {
     out->ideal_point[s] = out->payoff_table.col(s).minCoeff();
   }
   out->nadir_point = out->payoff_table.colwise().maxCoeff().transpose();
-  out->evaluations = evaluator->counts() - before;
+  out->evaluations = EvaluationCounts();
+  for (size_t t = 0; t < evaluators.size(); ++t) {
+    out->evaluations += evaluators[t]->counts() - before[t];
+  }
   out->time_in_seconds = timer.Seconds();
   out->message = notes.str();
   return true;
@@ -205,6 +246,19 @@ bool ComputeScalarization(const Solver::Options& options,
                           const Eigen::VectorXd& z,
                           Scalarization* out,
                           std::string* error) {
+  return internal::ComputeScalarization(
+      options, {evaluator}, internal::ParallelFor(), z, out, error);
+}
+
+namespace internal {
+
+bool ComputeScalarization(const Solver::Options& options,
+                          const std::vector<Evaluator*>& evaluators,
+                          const ParallelFor& parallel_for,
+                          const Eigen::VectorXd& z,
+                          Scalarization* out,
+                          std::string* error) {
+  Evaluator* evaluator = evaluators[0];
   *out = Scalarization();
   const int S = evaluator->NumObjectives();
   const int q = evaluator->NumConstraints();
@@ -269,7 +323,8 @@ bool ComputeScalarization(const Solver::Options& options,
   const bool need_table =
       S > 1 && (out->reference_point_type == ReferencePointType::UTOPIA ||
                 (options.normalize_objectives && !given_scale));
-  if (need_table && !SolvePayoffTable(options, evaluator, z, out, error)) {
+  if (need_table &&
+      !SolvePayoffTable(options, evaluators, parallel_for, z, out, error)) {
     return false;
   }
   // An objective that does not trade off (nadir = ideal) has no range: its
@@ -308,4 +363,5 @@ bool ComputeScalarization(const Solver::Options& options,
   return true;
 }
 
+}  // namespace internal
 }  // namespace ecmo

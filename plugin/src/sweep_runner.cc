@@ -24,6 +24,7 @@
 #include "ecmo/indicators.h"
 #include "ecmo/result_writer.h"
 #include "front_refinement.h"
+#include "scalarization_internal.h"
 
 namespace ecmo {
 namespace internal {
@@ -233,11 +234,32 @@ bool SweepRunner::PrepareScalarization() {
   }
   std::string error;
   if (!o.IsValid(&error)) return Fail(error);
-  // On the first worker's own evaluator: workers keep theirs for the whole
-  // sweep, and Solve re-linearizes at every point's start.
+  // On the workers' own evaluators (they keep them for the whole sweep, and
+  // Solve re-linearizes at every point's start): the single-objective
+  // solves are shared with the helpers waiting at the gate, each on the
+  // evaluator of the worker it will be, built now rather than in
+  // ChooseThreads. Otherwise the helpers waited for S solves in a row.
+  std::vector<Evaluator*> evaluators = {workers_[0].evaluator};
+  internal::ParallelFor parallel_for;
+  if (num_woken_ > 0 && num_objectives_ > 1 &&
+      source_.build_during_preparation) {
+    const int wanted = std::min(num_woken_ + 1, num_objectives_);
+    std::string ignored;  // ChooseThreads builds it again and says why
+    while (static_cast<int>(workers_.size()) < wanted &&
+           !workers_.back().remote && AddWorker(&ignored)) {
+    }
+    for (size_t t = 1; t < workers_.size() && !workers_[t].remote; ++t) {
+      evaluators.push_back(workers_[t].evaluator);
+    }
+    const int threads = static_cast<int>(evaluators.size());
+    parallel_for = [this, threads](int n,
+                                   const std::function<void(int, int)>& body) {
+      gate_.Share(n, threads, body);
+    };
+  }
   auto computed = std::make_shared<Scalarization>();
-  if (!ComputeScalarization(
-          o, workers_[0].evaluator, start_point_, computed.get(), &error)) {
+  if (!internal::ComputeScalarization(
+          o, evaluators, parallel_for, start_point_, computed.get(), &error)) {
     return Fail(
         "The sweep's scalarization (computed once, at the start "
         "point): " +

@@ -104,6 +104,12 @@ struct WorkerSource {
   // At most this many workers, and why (empty: no limit but the options').
   int max_threads = std::numeric_limits<int>::max();
   std::string max_threads_reason;
+  // False: workers after the first are built only once the sweep is
+  // prepared (its scalarization computed), for a source that hands them
+  // the scalarization (the distributed sweep's remote workers). True lets
+  // the runner build them earlier, to share the scalarization's
+  // single-objective solves among them.
+  bool build_during_preparation = true;
 };
 
 // Workers from a factory of evaluator instances, one each (the factory
@@ -259,6 +265,7 @@ class SweepRunner {
   // Where the helpers, woken at the start of Run, wait for the walk.
   Gate gate_;
   int num_early_ = 0;  // how many WakeHelpers meant to wake
+  int num_woken_ = 0;  // and woke: helpers 1 .. num_woken_ are at gate_
   // The helper threads (worker 0 is the caller): those woken early (one
   // per other CPU) and any beyond them. Last: destroyed first, so no
   // helper outlives the members it uses.

@@ -106,9 +106,10 @@ int SweepRunner::WakeHelpers() {
                          UsableCpus()}) -
                1;
   if (num_early_ <= 0) return 0;
-  return team_.Start(1, num_early_ + 1, [this](int t) {
+  num_woken_ = team_.Start(1, num_early_ + 1, [this](int t) {
     if (gate_.Wait(t)) WorkerLoop(t);
   });
+  return num_woken_;
 }
 
 // Starts the helpers of `threads` (ChooseThreads' choice) beyond the

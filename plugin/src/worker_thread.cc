@@ -227,16 +227,67 @@ void Gate::Open(int threads) {
 }
 
 bool Gate::Wait(int t) {
-  SpinUntil(std::chrono::microseconds(200),
-            [this] { return threads_.load(std::memory_order_acquire) >= 0; });
-  int threads = threads_.load(std::memory_order_acquire);
-  if (threads < 0) {
+  const auto ready = [this] {
+    return IsOpen() || shared_.load(std::memory_order_seq_cst) != nullptr;
+  };
+  for (;;) {
+    SpinUntil(std::chrono::microseconds(200), ready);
+    if (Help(t)) continue;  // and spin again: the gate opens soon after
+    if (IsOpen()) break;
     std::unique_lock<std::mutex> lock(mutex_);
-    cv_.wait(lock,
-             [this] { return threads_.load(std::memory_order_acquire) >= 0; });
-    threads = threads_.load(std::memory_order_acquire);
+    ++sleeping_;
+    cv_.wait(lock, ready);
+    --sleeping_;
   }
-  return t < threads;
+  return t < threads_.load(std::memory_order_acquire);
+}
+
+bool Gate::Help(int t) {
+  helping_.fetch_add(1, std::memory_order_seq_cst);
+  Shared* shared = shared_.load(std::memory_order_seq_cst);
+  if (shared != nullptr && t < shared->threads) {
+    for (;;) {
+      const int i = shared->next.fetch_add(1);
+      if (i >= shared->n) break;
+      (*shared->body)(i, t);
+    }
+  }
+  if (helping_.fetch_sub(1, std::memory_order_seq_cst) == 1) {
+    // Under the mutex, so that a Share about to sleep cannot miss it.
+    std::lock_guard<std::mutex> lock(mutex_);
+    done_cv_.notify_all();
+  }
+  return shared != nullptr;
+}
+
+void Gate::Share(int n,
+                 int threads,
+                 const std::function<void(int i, int t)>& body) {
+  Shared shared;
+  shared.body = &body;
+  shared.n = n;
+  shared.threads = threads;
+  shared_.store(&shared, std::memory_order_seq_cst);
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (sleeping_ > 0) cv_.notify_all();
+  }
+  for (;;) {
+    const int i = shared.next.fetch_add(1);
+    if (i >= n) break;
+    body(i, 0);
+  }
+  // Withdrawn: a helper arriving from now on finds nothing; one that
+  // found it is counted in helping_ (seq_cst store, then load).
+  shared_.store(nullptr, std::memory_order_seq_cst);
+  const auto done = [this] {
+    return helping_.load(std::memory_order_seq_cst) == 0;
+  };
+  SpinUntil(std::chrono::microseconds(50), done);
+  if (!done()) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    done_cv_.wait(lock, done);
+  }
 }
 
 struct WorkerTeam::Done {

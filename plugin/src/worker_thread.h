@@ -95,18 +95,49 @@ int UsableCpus();
 // helpers this way than UsableCpus() - 1: more gain nothing, would spin
 // on CPUs the caller needs, and their stacks would take address space
 // before the preparation has its memory.
+//
+// Share hands the waiting helpers part of the preparation itself: work
+// that is independent per item and costs far more than a wake-up, such as
+// the single-objective solves of a sweep's scalarization, which otherwise
+// ran one after another on the caller while the helpers waited.
 class Gate {
  public:
   // Lets helpers t < threads through (threads <= 1: none; they return).
   // A later Open changes the answer only for helpers not yet through.
   void Open(int threads);
-  // Blocks until Open; true when helper `t` is to run.
+  // Blocks until Open; true when helper `t` is to run. Runs the items of a
+  // Share posted meanwhile.
   bool Wait(int t);
+  // Runs body(i, t) for i = 0 .. n - 1 and returns when every call has
+  // returned: the calling thread (t = 0) and the helpers t < threads
+  // waiting in Wait claim the items one at a time, so a helper that has
+  // not arrived yet leaves its share to the others. Sleeping helpers are
+  // woken. Call before Open, from the thread that will call it, one Share
+  // at a time; body must not throw.
+  void Share(int n, int threads, const std::function<void(int i, int t)>& body);
 
  private:
+  struct Shared {
+    const std::function<void(int, int)>* body = nullptr;
+    int n = 0;
+    int threads = 0;
+    std::atomic<int> next{0};
+  };
+  bool IsOpen() const { return threads_.load(std::memory_order_acquire) >= 0; }
+  // Runs items of the posted Share, if any, as helper t; true when one
+  // was posted.
+  bool Help(int t);
+
   std::mutex mutex_;
   std::condition_variable cv_;
   std::atomic<int> threads_{-1};  // -1: not open yet
+  // The Share in progress (nullptr: none), and how many helpers are
+  // inside Help; both sequentially consistent, so that Share, having
+  // withdrawn the work, sees every helper that may still be running it.
+  std::atomic<Shared*> shared_{nullptr};
+  std::atomic<int> helping_{0};
+  int sleeping_ = 0;                 // helpers asleep in Wait (under mutex_)
+  std::condition_variable done_cv_;  // the last helper left Help
 };
 
 // The helper threads of one parallel loop (a sweep's workers, the task

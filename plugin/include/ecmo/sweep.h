@@ -285,6 +285,9 @@ class ParetoSweep {
     // Options of every point's solve. With automatic_objective_offset the
     // offsets are computed once, from the problem's start point, and used
     // for every point (so warm starts do not change the scalarization).
+    // The automatic reference point's single-objective solves are shared
+    // among the sweep's threads, each on its own instance (the result is
+    // the one-thread result bit for bit).
     // solver.callbacks are shared by all workers: with num_threads > 1 they
     // are called concurrently and must be thread-safe. Record the history
     // (solver.record_history, history_stride) and keep it (keep_history

@@ -282,6 +282,8 @@ void Coordinate(const ParetoSweep::Options& options,
     };
     return true;
   };
+  // A remote worker takes the scalarization when it is built.
+  source.build_during_preparation = false;
 
   std::atomic<bool> runner_done(false);
   internal::SweepRunner runner(slots, std::move(source), preferences, summary);
