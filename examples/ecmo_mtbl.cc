@@ -63,14 +63,17 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <iomanip>
 #include <iostream>
 #include <iterator>
 #include <limits>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -523,29 +526,39 @@ void RecordWcSummary(const ecmo::Solver::Summary& summary, Point* point) {
 }
 
 // The utopia reference point and nadir - utopia scales of the seed's
-// instance (ecmo::ComputeScalarization: S single-objective solves from the
-// start). On the reduced form with `reduced_strategy` when the lower level
-// is strongly convex (the same objectives at (x, y*(x)), far cheaper), else
-// on the full space with wc_options' strategy.
+// instances (all of one seed: ecmo::ComputeScalarization, S single-
+// objective solves from the start, spread over the instances, one thread
+// each; instances[0] evaluates the start). On the reduced form with
+// `reduced_strategy` when the lower level is strongly convex (the same
+// objectives at (x, y*(x)), far cheaper), else on the full space with
+// wc_options' strategy.
 bool UtopiaScalarization(const ecmo::Solver::Options& wc_options,
                          ecmo::StrategyType reduced_strategy,
                          const ecmo::ReducedMtblEvaluator::Options& reduced,
                          double l2,
-                         Instance* instance,
+                         const std::vector<Instance*>& instances,
                          ecmo::Scalarization* scalarization,
                          std::string* error) {
   ecmo::Solver::Options options = wc_options;
   options.reference_point.clear();
   options.normalize_objectives = true;
-  ecmo::MtblEvaluator* full = instance->evaluator;
+  // The solves spread over the instances, one thread each.
+  std::vector<ecmo::Evaluator*> evaluators;
+  for (Instance* instance : instances) {
+    evaluators.push_back(
+        l2 > 0.0 ? static_cast<ecmo::Evaluator*>(ReducedForm(reduced, instance))
+                 : instance->evaluator);
+  }
+  const Instance& first = *instances[0];
   if (l2 > 0.0) {
     options.strategy = reduced_strategy;
-    const Eigen::VectorXd x = instance->start.head(full->NumUpperParameters());
+    const Eigen::VectorXd x =
+        first.start.head(first.evaluator->NumUpperParameters());
     return ecmo::ComputeScalarization(
-        options, ReducedForm(reduced, instance), x, scalarization, error);
+        options, evaluators, x, scalarization, error);
   }
   return ecmo::ComputeScalarization(
-      options, full, instance->start, scalarization, error);
+      options, evaluators, first.start, scalarization, error);
 }
 
 // Runs the WC strategy from the instance's start; *z receives the final
@@ -864,21 +877,161 @@ struct SeedContext {
   nlohmann::json info;
 };
 
+// The utopia scalarization of every seed, computed once per process (per
+// rank) and shared by the worker threads that solve the seed's runs. Why:
+// it is S training runs (about 3 s a seed on digits_data_weighting, a
+// fifth of a 2-seed study on two threads), and every thread used to
+// compute it again for itself. The first thread to come for a seed builds
+// its instance and one more per other thread (at most S), spreads the
+// solves over them (ComputeScalarization on several evaluators), and the
+// threads that come next wait for it and take those instances as theirs,
+// so nothing is built or solved twice.
+class SeedScalarizations {
+ public:
+  struct Value {
+    std::shared_ptr<const ecmo::Scalarization> scalarization;
+    nlohmann::json info;  // the seed's "scalarization" report
+  };
+  // Computes the value; the instances it built beyond the caller's own go
+  // to *spares, for the threads that come for the seed later.
+  using Compute = std::function<bool(
+      Value*, std::vector<Instance>* spares, int* exit_code, std::string*)>;
+
+  // The seed's value: computed by the first caller (true in *computed),
+  // waited for by the others, who also get one of the spare instances
+  // (warmed by the solves it ran) in *spare when one is left. False with
+  // the computation's error and exit code (every caller gets the same).
+  bool Get(int seed,
+           const Compute& compute,
+           Value* value,
+           bool* computed,
+           Instance* spare,
+           int* exit_code,
+           std::string* error) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    // The runs come seed by seed: a thread that has moved on will not
+    // come back for the other seeds' spares (and one that does builds its
+    // own), so at most one seed's are kept.
+    for (auto& [other, entry] : entries_) {
+      if (other != seed && entry.done) entry.spares.clear();
+    }
+    *computed = entries_.find(seed) == entries_.end();
+    if (*computed) {
+      entries_[seed];  // taken: later callers wait for it
+      lock.unlock();
+      Entry result;
+      result.ok = compute(
+          &result.value, &result.spares, &result.exit_code, &result.error);
+      result.done = true;
+      lock.lock();
+      entries_[seed] = std::move(result);
+      cv_.notify_all();
+    }
+    cv_.wait(lock, [&] { return entries_[seed].done; });
+    Entry& entry = entries_[seed];
+    *value = entry.value;
+    *exit_code = entry.exit_code;
+    *error = entry.error;
+    if (!*computed && !entry.spares.empty()) {
+      *spare = std::move(entry.spares.back());
+      entry.spares.pop_back();
+    }
+    return entry.ok;
+  }
+
+ private:
+  struct Entry {
+    bool done = false;
+    bool ok = false;
+    Value value;
+    std::vector<Instance> spares;
+    int exit_code = 0;
+    std::string error;
+  };
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  std::map<int, Entry> entries_;
+};
+
 // Builds the context of `seed`; false with *error and *exit_code (2: bad
-// input, 1: a failed computation) when it cannot.
+// input, 1: a failed computation) when it cannot. The utopia scalarization
+// comes from *scalarizations: the first thread to come for the seed
+// computes it on its instance and on up to num_threads - 1 more (at most S
+// in all), which the next threads to come take as theirs.
 bool PrepareSeed(const Study& study,
                  int seed,
+                 int num_threads,
+                 SeedScalarizations* scalarizations,
                  SeedContext* context,
                  int* exit_code,
                  std::string* error) {
   context->seed = -1;
   context->instance = Instance();
-  if (!BuildInstance(
-          study.task, seed, study.l2, study.smoke, &context->instance, error)) {
-    *exit_code = kExitUsage;
+  context->options = study.wc_options;
+  Instance& instance = context->instance;
+  const auto build = [&](Instance* built, int* code, std::string* why) {
+    if (!BuildInstance(study.task, seed, study.l2, study.smoke, built, why)) {
+      *code = kExitUsage;
+      return false;
+    }
+    return true;
+  };
+  const bool utopia =
+      study.utopia && std::any_of(study.methods.begin(),
+                                  study.methods.end(),
+                                  [](const Method& m) { return m.wc; });
+  SeedScalarizations::Value scalarization;
+  if (utopia) {
+    const auto compute = [&](SeedScalarizations::Value* value,
+                             std::vector<Instance>* spares,
+                             int* code,
+                             std::string* why) {
+      const Clock::time_point start = Clock::now();
+      if (!build(&instance, code, why)) return false;
+      // This thread's instance first (it also evaluates the start), then
+      // one more per other thread, at most S in all.
+      const int S = instance.evaluator->NumObjectives();
+      spares->resize(std::max(0, std::min(num_threads, S) - 1));
+      std::vector<Instance*> instances = {&instance};
+      for (Instance& spare : *spares) {
+        if (!build(&spare, code, why)) return false;
+        instances.push_back(&spare);
+      }
+      auto computed = std::make_shared<ecmo::Scalarization>();
+      if (!UtopiaScalarization(study.wc_options,
+                               study.reduced_strategy,
+                               study.reduced_evaluator_options,
+                               study.l2,
+                               instances,
+                               computed.get(),
+                               why)) {
+        *why = "seed " + std::to_string(seed) + ": " + *why;
+        *code = kExitFailure;
+        return false;
+      }
+      value->info = {
+          {"seed", seed},
+          {"seconds", Seconds(start)},
+          {"instances", static_cast<int>(instances.size())},
+          {"reference_point", AsStdVector(computed->reference_point)},
+          {"objective_scale", AsStdVector(computed->objective_scale)}};
+      value->scalarization = std::move(computed);
+      return true;
+    };
+    bool computed = false;
+    if (!scalarizations->Get(seed,
+                             compute,
+                             &scalarization,
+                             &computed,
+                             &instance,
+                             exit_code,
+                             error)) {
+      return false;
+    }
+  }
+  if (instance.evaluator == nullptr && !build(&instance, exit_code, error)) {
     return false;
   }
-  Instance& instance = context->instance;
   Eigen::VectorXd f(instance.evaluator->NumObjectives());
   Eigen::VectorXd h(instance.evaluator->NumConstraints());
   if (!instance.evaluator->Evaluate(
@@ -894,30 +1047,10 @@ bool PrepareSeed(const Study& study,
   context->lambda_max = LargestLowerLevelEigenvalue(instance);
   context->info["lambda_max"] = Number(context->lambda_max);
   // The WC methods' scalarization for this seed.
-  context->options = study.wc_options;
-  if (study.utopia && std::any_of(study.methods.begin(),
-                                  study.methods.end(),
-                                  [](const Method& m) { return m.wc; })) {
-    const Clock::time_point start = Clock::now();
-    auto scalarization = std::make_shared<ecmo::Scalarization>();
-    if (!UtopiaScalarization(study.wc_options,
-                             study.reduced_strategy,
-                             study.reduced_evaluator_options,
-                             study.l2,
-                             &instance,
-                             scalarization.get(),
-                             error)) {
-      *error = "seed " + std::to_string(seed) + ": " + *error;
-      *exit_code = kExitFailure;
-      return false;
-    }
+  if (utopia) {
     context->options.reference_point.clear();
-    context->options.scalarization = scalarization;
-    context->info["scalarization"] = {
-        {"seed", seed},
-        {"seconds", Seconds(start)},
-        {"reference_point", AsStdVector(scalarization->reference_point)},
-        {"objective_scale", AsStdVector(scalarization->objective_scale)}};
+    context->options.scalarization = scalarization.scalarization;
+    context->info["scalarization"] = scalarization.info;
   }
   context->seed = seed;
   return true;
@@ -1481,14 +1614,20 @@ int main(int argc, char** argv) {
   // ---- Runs: solved on the worker threads (of every rank), each point
   // back as its points.jsonl line.
   std::vector<SeedContext> contexts(FLAGS_num_threads);
+  SeedScalarizations seed_scalarizations;
   auto solve = [&](int thread, int t) {
     const Run& run = runs[t];
     SeedContext& context = contexts[thread];
     nlohmann::json reply = {{"task", t}};
     int exit_code = kExitFailure;
     std::string why;
-    if (context.seed != run.seed &&
-        !PrepareSeed(study, run.seed, &context, &exit_code, &why)) {
+    if (context.seed != run.seed && !PrepareSeed(study,
+                                                 run.seed,
+                                                 FLAGS_num_threads,
+                                                 &seed_scalarizations,
+                                                 &context,
+                                                 &exit_code,
+                                                 &why)) {
       reply["error"] = why;
       reply["exit_code"] = exit_code;
       return reply.dump();

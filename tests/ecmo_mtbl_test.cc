@@ -346,6 +346,50 @@ TEST(EcmoMtbl, TwoThreadsSolveTheSamePointsAsOne) {
       a, ecmo::testing::StudyPoints(two + "/study.json"));
 }
 
+// With the utopia reference point each seed's S single-objective solves
+// run once per process, spread over one instance per thread (the threads
+// that come next take those instances): two threads report 2 instances and
+// reach the one-thread scalarization and points to solver tolerance (the
+// reduced form carries its lower-level warm starts from solve to solve, so
+// not bit for bit).
+TEST(EcmoMtbl, UtopiaScalarizationIsSharedByTheThreads) {
+  const std::string flags =
+      "--task=mtbl_logistic --smoke --method=wc-reduced,itd-ls "
+      "--scalarization=utopia --json";
+  nlohmann::json study[2];
+  for (int threads = 1; threads <= 2; ++threads) {
+    const ToolRun run =
+        RunMtbl(flags + " --num_threads=" + std::to_string(threads),
+                /*merge_stderr=*/false);
+    ASSERT_EQ(run.exit_code, 0) << run.output;
+    study[threads - 1] = nlohmann::json::parse(run.output);
+    ASSERT_EQ(study[threads - 1]["scalarization_per_seed"].size(), 1u);
+    EXPECT_EQ(study[threads - 1]["scalarization_per_seed"][0]["instances"],
+              threads);
+  }
+  for (const char* key : {"reference_point", "objective_scale"}) {
+    const std::vector<double> a = study[0]["scalarization_per_seed"][0][key];
+    const std::vector<double> b = study[1]["scalarization_per_seed"][0][key];
+    ASSERT_EQ(a.size(), 3u);
+    ASSERT_EQ(b.size(), a.size());
+    for (size_t s = 0; s < a.size(); ++s) {
+      EXPECT_NEAR(a[s], b[s], 1e-8 * std::abs(a[s])) << key << " " << s;
+    }
+  }
+  const nlohmann::json& one = study[0]["points"];
+  const nlohmann::json& two = study[1]["points"];
+  ASSERT_EQ(one.size(), 6u);
+  ASSERT_EQ(two.size(), one.size());
+  for (size_t i = 0; i < one.size(); ++i) {
+    EXPECT_EQ(one[i]["method"], two[i]["method"]);
+    const std::vector<double> fa = one[i]["losses"], fb = two[i]["losses"];
+    ASSERT_EQ(fa.size(), fb.size());
+    for (size_t s = 0; s < fa.size(); ++s) {
+      EXPECT_NEAR(fa[s], fb[s], 1e-6 * std::abs(fa[s])) << "point " << i;
+    }
+  }
+}
+
 // points.jsonl holds a header and every finished run at once; a study cut
 // short (here: its last runs removed and a line cut in the middle, as a
 // kill leaves it) is finished by --resume, which solves only the missing

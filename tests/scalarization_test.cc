@@ -404,6 +404,74 @@ TEST(Scalarization, SolvesSpreadOverEvaluatorsGiveTheOneEvaluatorResult) {
   EXPECT_EQ(spread_error, serial_error);
 }
 
+// The public form: the solves on pool threads, one evaluator each, give
+// the one-evaluator result (these evaluators carry no state between
+// solves); a wrong list says what is wrong.
+TEST(Scalarization, PublicFormOnSeveralEvaluatorsGivesTheOneEvaluatorResult) {
+  const problems::ProblemInfo* info = problems::Find("sphere_octant");
+  ASSERT_NE(info, nullptr);
+  std::vector<std::unique_ptr<problems::ProblemInstance>> instances;
+  std::vector<std::unique_ptr<ProblemEvaluator>> owned;
+  std::vector<Evaluator*> evaluators;
+  for (int t = 0; t < 4; ++t) {
+    instances.push_back(info->build());
+    owned.push_back(std::make_unique<ProblemEvaluator>(&instances[t]->problem));
+    evaluators.push_back(owned.back().get());
+  }
+  Eigen::VectorXd z(evaluators[0]->NumParameters());
+  instances[0]->problem.GetParameters(z.data());
+  Solver::Options options;
+  options.normalize_objectives = true;
+  Scalarization serial;
+  std::string error;
+  ASSERT_TRUE(ComputeScalarization(options, evaluators[0], z, &serial, &error))
+      << error;
+  ASSERT_EQ(serial.num_single_objective_solves, 3);
+  // 2 and 3 evaluators, and 4 (more than the S = 3 solves).
+  for (size_t n = 2; n <= evaluators.size(); ++n) {
+    SCOPED_TRACE(n);
+    const std::vector<Evaluator*> some(evaluators.begin(),
+                                       evaluators.begin() + n);
+    std::vector<EvaluationCounts> before;
+    for (const Evaluator* e : some) before.push_back(e->counts());
+    Scalarization spread;
+    ASSERT_TRUE(ComputeScalarization(options, some, z, &spread, &error))
+        << error;
+    EXPECT_EQ(spread.payoff_table, serial.payoff_table);
+    EXPECT_EQ(spread.reference_point, serial.reference_point);
+    EXPECT_EQ(spread.objective_scale, serial.objective_scale);
+    EXPECT_EQ(spread.evaluations.gradient_evaluations,
+              serial.evaluations.gradient_evaluations);
+    // Summed over the evaluators, whichever took which solve.
+    long long work = 0;
+    for (size_t t = 0; t < n; ++t) {
+      work += some[t]->counts().gradient_evaluations -
+              before[t].gradient_evaluations;
+    }
+    EXPECT_EQ(work, serial.evaluations.gradient_evaluations);
+  }
+  Scalarization out;
+  EXPECT_FALSE(ComputeScalarization(
+      options, std::vector<Evaluator*>{}, z, &out, &error));
+  EXPECT_TRUE(Contains(error, "no evaluator")) << error;
+  EXPECT_FALSE(
+      ComputeScalarization(options, {evaluators[0], nullptr}, z, &out, &error));
+  EXPECT_TRUE(Contains(error, "evaluators[1] is null")) << error;
+  const problems::ProblemInfo* other = problems::Find("circle_quarter");
+  ASSERT_NE(other, nullptr);
+  std::unique_ptr<problems::ProblemInstance> small = other->build();
+  ProblemEvaluator small_evaluator(&small->problem);
+  EXPECT_FALSE(ComputeScalarization(
+      options, {evaluators[0], &small_evaluator}, z, &out, &error));
+  EXPECT_TRUE(Contains(error, "evaluators[1] has")) << error;
+  EXPECT_FALSE(ComputeScalarization(options,
+                                    {evaluators[0], evaluators[1]},
+                                    Eigen::VectorXd::Zero(1),
+                                    &out,
+                                    &error));
+  EXPECT_TRUE(Contains(error, "the start point has 1 entries")) << error;
+}
+
 TEST(Scalarization, UnboundedProblemsStillFailForEveryStrategy) {
   struct Case {
     const char* label;

@@ -7,12 +7,14 @@
 #include "ecmo/scalarization.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <sstream>
 
 #include "ecmo/solver.h"
 #include "scalarization_internal.h"
 #include "strategy.h"
+#include "worker_thread.h"
 
 namespace ecmo {
 
@@ -246,8 +248,71 @@ bool ComputeScalarization(const Solver::Options& options,
                           const Eigen::VectorXd& z,
                           Scalarization* out,
                           std::string* error) {
+  return ComputeScalarization(
+      options, std::vector<Evaluator*>{evaluator}, z, out, error);
+}
+
+bool ComputeScalarization(const Solver::Options& options,
+                          const std::vector<Evaluator*>& evaluators,
+                          const Eigen::VectorXd& z,
+                          Scalarization* out,
+                          std::string* error) {
+  if (evaluators.empty()) {
+    *error = "ComputeScalarization: no evaluator given; pass at least one.";
+    return false;
+  }
+  for (size_t t = 0; t < evaluators.size(); ++t) {
+    const Evaluator* e = evaluators[t];
+    if (e == nullptr) {
+      *error = "ComputeScalarization: evaluators[" + std::to_string(t) +
+               "] is null; pass one instance of the problem per thread.";
+      return false;
+    }
+    const Evaluator* first = evaluators[0];
+    if (e->NumParameters() != first->NumParameters() ||
+        e->NumObjectives() != first->NumObjectives() ||
+        e->NumConstraints() != first->NumConstraints()) {
+      std::ostringstream os;
+      os << "ComputeScalarization: evaluators[" << t << "] has "
+         << e->NumParameters() << " parameters, " << e->NumObjectives()
+         << " objectives and " << e->NumConstraints()
+         << " constraints, evaluators[0] " << first->NumParameters() << ", "
+         << first->NumObjectives() << " and " << first->NumConstraints()
+         << "; every evaluator must be an instance of the same problem.";
+      *error = os.str();
+      return false;
+    }
+  }
+  if (z.size() != evaluators[0]->NumParameters()) {
+    std::ostringstream os;
+    os << "ComputeScalarization: the start point has " << z.size()
+       << " entries for " << evaluators[0]->NumParameters() << " parameters.";
+    *error = os.str();
+    return false;
+  }
+  const int threads =
+      std::min<int>(evaluators.size(), evaluators[0]->NumObjectives());
+  if (threads <= 1) {
+    return internal::ComputeScalarization(
+        options, evaluators, internal::ParallelFor(), z, out, error);
+  }
+  // The caller is thread 0; helpers 1 .. threads - 1 come from the pool.
+  // Each claims the next solve until none is left.
+  const internal::ParallelFor parallel_for =
+      [threads](int n, const std::function<void(int, int)>& body) {
+        std::atomic<int> next(0);
+        const auto claim = [&](int t) {
+          for (int i = next.fetch_add(1); i < n; i = next.fetch_add(1)) {
+            body(i, t);
+          }
+        };
+        internal::WorkerTeam team;
+        team.Start(1, threads, claim);
+        claim(0);
+        team.Join();
+      };
   return internal::ComputeScalarization(
-      options, {evaluator}, internal::ParallelFor(), z, out, error);
+      options, evaluators, parallel_for, z, out, error);
 }
 
 namespace internal {

@@ -11,9 +11,9 @@
 // point from S single-objective solves and w = 1; the paper's form is
 // r = -objective_offset). Its solution is a (locally) weakly Pareto optimal
 // point of the ECMO problem; sweeping lambda traces the front. No sign
-// condition on the objectives is needed. The API follows Ceres: a plain Options struct with documented
-// defaults and IsValid(), a Summary with BriefReport()/FullReport(), and a
-// free Solve() function.
+// condition on the objectives is needed. The API follows Ceres: a plain Options
+// struct with documented defaults and IsValid(), a Summary with
+// BriefReport()/FullReport(), and a free Solve() function.
 //
 //   ecmo::Solver::Options options;
 //   ecmo::Solver::Summary summary;
@@ -595,8 +595,8 @@ class Solver {
     // Step rule used by WC_PENALTY_PGD.
     StepRule step_rule = StepRule::BACKTRACKING;
 
-    int num_parameters = -1;   // k
-    int num_objectives = -1;   // S
+    int num_parameters = -1;  // k
+    int num_objectives = -1;  // S
     // Constraint residuals m = q + p (equalities, then inequalities; see
     // Evaluator::NumConstraints), of which p are inequalities c(z) <= 0.
     int num_constraints = -1;
@@ -717,6 +717,26 @@ void Solve(const Solver::Options& options,
 // feasible set) or the options are inconsistent.
 bool ComputeScalarization(const Solver::Options& options,
                           Evaluator* evaluator,
+                          const Eigen::VectorXd& z,
+                          Scalarization* scalarization,
+                          std::string* error);
+
+// The same with the single-objective solves spread over threads, one per
+// evaluator: evaluators[0] on the calling thread (which also evaluates the
+// start point), the others on pool threads, each solve on the evaluator of
+// the thread that takes it (at most S threads work). Why: the S solves are
+// independent and each costs about as much as a WC point (on an MTBL
+// instance, a training run). The evaluators must be separate instances of
+// one problem (built the same way; each is used by one thread at a time)
+// and are not owned. The reference point and scales are those of the
+// one-evaluator call bit for bit when an evaluator's results do not depend
+// on what it solved before; an evaluator that carries state between solves
+// (a ReducedMtblEvaluator's lower-level warm starts) gives them to solver
+// tolerance. Evaluation counts are summed over the evaluators. False with a
+// message as above, and for an empty list, a null entry or instances of
+// different sizes.
+bool ComputeScalarization(const Solver::Options& options,
+                          const std::vector<Evaluator*>& evaluators,
                           const Eigen::VectorXd& z,
                           Scalarization* scalarization,
                           std::string* error);

@@ -287,7 +287,9 @@ class ParetoSweep {
     // for every point (so warm starts do not change the scalarization).
     // The automatic reference point's single-objective solves are shared
     // among the sweep's threads, each on its own instance (the result is
-    // the one-thread result bit for bit).
+    // the one-thread result bit for bit when an instance's results do not
+    // depend on what it solved before; with a ReducedMtblEvaluator, whose
+    // lower-level warm starts carry over, to solver tolerance).
     // solver.callbacks are shared by all workers: with num_threads > 1 they
     // are called concurrently and must be thread-safe. Record the history
     // (solver.record_history, history_stride) and keep it (keep_history
