@@ -8,7 +8,8 @@
 // WorkerTeam runs every number of its range once on pooled threads that
 // successive teams reuse, one thread per body of a Start, with nested,
 // concurrent and forked uses. A Gate shares work with the helpers waiting
-// at it (waking sleeping ones) and holds helpers until it opens (also
+// at it (waking sleeping ones; those with nothing left to take sleep
+// instead of polling the Share) and holds helpers until it opens (also
 // past its spin), lets through those below the number it opens with and
 // sends the others (all, when opened with 0) home. LockBriefly excludes
 // as a lock does, also when the holder keeps the mutex far longer than
@@ -22,6 +23,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <ctime>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -303,6 +305,45 @@ TEST(Gate, ShareRunsEveryItemOnceOnTheChosenThreadsAndWakesSleepers) {
     team.Join();
     EXPECT_EQ(through.load(), 1);  // helper 1 only
   }
+}
+
+// A helper with nothing (left) to take of a Share waits for the gate as
+// before it, spinning briefly and then asleep, instead of polling the Share
+// while the caller runs a long item: over a 100 ms item on the caller, the
+// helper outside the Share's threads and the one that took the other item
+// use at most a fifth of it in CPU time each.
+TEST(Gate, HelpersWithNothingToTakeSleepThroughTheRestOfAShare) {
+  Gate gate;
+  WorkerTeam team;
+  std::vector<double> cpu_ms(3, 0.0);
+  const auto thread_cpu_ms = [] {
+    timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return 1e3 * ts.tv_sec + 1e-6 * ts.tv_nsec;
+  };
+  ASSERT_EQ(team.Start(1,
+                       3,
+                       [&](int t) {
+                         const double begin = thread_cpu_ms();
+                         gate.Wait(t);
+                         cpu_ms[t] = thread_cpu_ms() - begin;
+                       }),
+            2);
+  std::atomic<bool> item_1_done(false);
+  // Two items on threads 0 and 1: the caller takes item 0 and holds it
+  // until helper 1 has run item 1, then for 100 ms more.
+  gate.Share(2, 2, [&](int i, int) {
+    if (i == 1) {
+      item_1_done = true;
+      return;
+    }
+    while (!item_1_done) std::this_thread::yield();
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  });
+  gate.Open(0);
+  team.Join();
+  EXPECT_LT(cpu_ms[1], 20.0) << "helper 1 polled the Share";
+  EXPECT_LT(cpu_ms[2], 20.0) << "helper 2 (not among its threads) polled it";
 }
 
 // Two threads add to a plain counter under LockBriefly, each holding the

@@ -7,7 +7,6 @@
 #include "ecmo/scalarization.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <sstream>
 
@@ -297,19 +296,9 @@ bool ComputeScalarization(const Solver::Options& options,
         options, evaluators, internal::ParallelFor(), z, out, error);
   }
   // The caller is thread 0; helpers 1 .. threads - 1 come from the pool.
-  // Each claims the next solve until none is left.
   const internal::ParallelFor parallel_for =
       [threads](int n, const std::function<void(int, int)>& body) {
-        std::atomic<int> next(0);
-        const auto claim = [&](int t) {
-          for (int i = next.fetch_add(1); i < n; i = next.fetch_add(1)) {
-            body(i, t);
-          }
-        };
-        internal::WorkerTeam team;
-        team.Start(1, threads, claim);
-        claim(0);
-        team.Join();
+        internal::ForEachOnTeam(n, threads, body);
       };
   return internal::ComputeScalarization(
       options, evaluators, parallel_for, z, out, error);

@@ -227,12 +227,18 @@ void Gate::Open(int threads) {
 }
 
 bool Gate::Wait(int t) {
-  const auto ready = [this] {
-    return IsOpen() || shared_.load(std::memory_order_seq_cst) != nullptr;
+  int seen = 0;  // Shares gone to
+  const auto ready = [this, &seen] {
+    return IsOpen() || num_shares_.load(std::memory_order_seq_cst) != seen;
   };
   for (;;) {
     SpinUntil(std::chrono::microseconds(200), ready);
-    if (Help(t)) continue;  // and spin again: the gate opens soon after
+    const int posted = num_shares_.load(std::memory_order_seq_cst);
+    if (posted != seen) {
+      seen = posted;
+      Help(t);
+      continue;  // and spin again: the gate opens soon after
+    }
     if (IsOpen()) break;
     std::unique_lock<std::mutex> lock(mutex_);
     ++sleeping_;
@@ -242,41 +248,31 @@ bool Gate::Wait(int t) {
   return t < threads_.load(std::memory_order_acquire);
 }
 
-bool Gate::Help(int t) {
+void Gate::Help(int t) {
   helping_.fetch_add(1, std::memory_order_seq_cst);
   Shared* shared = shared_.load(std::memory_order_seq_cst);
   if (shared != nullptr && t < shared->threads) {
-    for (;;) {
-      const int i = shared->next.fetch_add(1);
-      if (i >= shared->n) break;
-      (*shared->body)(i, t);
-    }
+    shared->items.RunAs(t, *shared->body);
   }
   if (helping_.fetch_sub(1, std::memory_order_seq_cst) == 1) {
     // Under the mutex, so that a Share about to sleep cannot miss it.
     std::lock_guard<std::mutex> lock(mutex_);
     done_cv_.notify_all();
   }
-  return shared != nullptr;
 }
 
 void Gate::Share(int n,
                  int threads,
                  const std::function<void(int i, int t)>& body) {
-  Shared shared;
-  shared.body = &body;
-  shared.n = n;
-  shared.threads = threads;
+  Shared shared{ItemClaims(n), &body, threads};
   shared_.store(&shared, std::memory_order_seq_cst);
   {
+    // Under the mutex, so that a Wait about to sleep cannot miss it.
     std::lock_guard<std::mutex> lock(mutex_);
+    num_shares_.fetch_add(1, std::memory_order_seq_cst);
     if (sleeping_ > 0) cv_.notify_all();
   }
-  for (;;) {
-    const int i = shared.next.fetch_add(1);
-    if (i >= n) break;
-    body(i, 0);
-  }
+  shared.items.RunAs(0, body);
   // Withdrawn: a helper arriving from now on finds nothing; one that
   // found it is counted in helping_ (seq_cst store, then load).
   shared_.store(nullptr, std::memory_order_seq_cst);
@@ -435,6 +431,17 @@ void WorkerTeam::Join() {
   for (Slot* slot : running_) Pool::Shared()->Release(slot);
   running_.clear();
   started_ = 0;
+}
+
+void ForEachOnTeam(int n,
+                   int threads,
+                   const std::function<void(int i, int t)>& body) {
+  ItemClaims items(n);
+  const auto claim = [&](int t) { items.RunAs(t, body); };
+  WorkerTeam team;
+  team.Start(1, std::min(threads, n), claim);
+  claim(0);
+  team.Join();
 }
 
 }  // namespace internal

@@ -81,6 +81,28 @@ std::unique_lock<std::mutex> LockBriefly(std::mutex* mutex);
 // The number of CPUs the calling thread may run on (at least 1).
 int UsableCpus();
 
+// Items 0 .. n - 1 of a parallel loop, handed out one at a time to the
+// threads that ask (each item to one thread).
+struct ItemClaims {
+  explicit ItemClaims(int n) : n(n) {}
+  // Runs body(i, t) for every item that thread t claims, until none is
+  // left.
+  void RunAs(int t, const std::function<void(int i, int t)>& body) {
+    for (int i = next.fetch_add(1); i < n; i = next.fetch_add(1)) body(i, t);
+  }
+  const int n;
+  std::atomic<int> next{0};
+};
+
+// Runs body(i, t) for i = 0 .. n - 1 on the calling thread (t = 0) and on
+// up to threads - 1 pool threads of a WorkerTeam (t = 1 ..), each claiming
+// the next item, and returns when every call has returned. For a few
+// independent items that each cost far more than a thread's wake-up.
+// body must not throw.
+void ForEachOnTeam(int n,
+                   int threads,
+                   const std::function<void(int i, int t)>& body);
+
 // A gate where the helpers of a parallel loop wait while the caller
 // finishes preparing the loop. Why: a pool thread asleep between loops
 // takes 35-70 us to run after WorkerTeam::Start wakes it on a virtual
@@ -118,15 +140,14 @@ class Gate {
 
  private:
   struct Shared {
+    ItemClaims items;
     const std::function<void(int, int)>* body = nullptr;
-    int n = 0;
     int threads = 0;
-    std::atomic<int> next{0};
   };
   bool IsOpen() const { return threads_.load(std::memory_order_acquire) >= 0; }
-  // Runs items of the posted Share, if any, as helper t; true when one
-  // was posted.
-  bool Help(int t);
+  // Runs items of the posted Share, if any and if helper t is one of its
+  // threads.
+  void Help(int t);
 
   std::mutex mutex_;
   std::condition_variable cv_;
@@ -136,6 +157,10 @@ class Gate {
   // withdrawn the work, sees every helper that may still be running it.
   std::atomic<Shared*> shared_{nullptr};
   std::atomic<int> helping_{0};
+  // How many Shares were posted: a helper goes to one once, then waits
+  // again (spinning, then asleep) instead of polling a Share it cannot
+  // help with any more while the caller finishes its last item.
+  std::atomic<int> num_shares_{0};
   int sleeping_ = 0;                 // helpers asleep in Wait (under mutex_)
   std::condition_variable done_cv_;  // the last helper left Help
 };
