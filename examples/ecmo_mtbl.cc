@@ -897,14 +897,13 @@ class SeedScalarizations {
   using Compute = std::function<bool(
       Value*, std::vector<Instance>* spares, int* exit_code, std::string*)>;
 
-  // The seed's value: computed by the first caller (true in *computed),
-  // waited for by the others, who also get one of the spare instances
-  // (warmed by the solves it ran) in *spare when one is left. False with
-  // the computation's error and exit code (every caller gets the same).
+  // The seed's value: computed by the first caller, waited for by the
+  // others, who also get one of the spare instances (warmed by the solves
+  // it ran) in *spare when one is left. False with the computation's error
+  // and exit code (every caller gets the same).
   bool Get(int seed,
            const Compute& compute,
            Value* value,
-           bool* computed,
            Instance* spare,
            int* exit_code,
            std::string* error) {
@@ -915,8 +914,8 @@ class SeedScalarizations {
     for (auto& [other, entry] : entries_) {
       if (other != seed && entry.done) entry.spares.clear();
     }
-    *computed = entries_.find(seed) == entries_.end();
-    if (*computed) {
+    const bool computed = entries_.find(seed) == entries_.end();
+    if (computed) {
       entries_[seed];  // taken: later callers wait for it
       lock.unlock();
       Entry result;
@@ -932,7 +931,7 @@ class SeedScalarizations {
     *value = entry.value;
     *exit_code = entry.exit_code;
     *error = entry.error;
-    if (!*computed && !entry.spares.empty()) {
+    if (!computed && !entry.spares.empty()) {
       *spare = std::move(entry.spares.back());
       entry.spares.pop_back();
     }
@@ -1018,14 +1017,8 @@ bool PrepareSeed(const Study& study,
       value->scalarization = std::move(computed);
       return true;
     };
-    bool computed = false;
-    if (!scalarizations->Get(seed,
-                             compute,
-                             &scalarization,
-                             &computed,
-                             &instance,
-                             exit_code,
-                             error)) {
+    if (!scalarizations->Get(
+            seed, compute, &scalarization, &instance, exit_code, error)) {
       return false;
     }
   }
