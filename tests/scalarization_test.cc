@@ -34,6 +34,7 @@
 #include "ecmo/result_writer.h"
 #include "ecmo/solver.h"
 #include "gtest/gtest.h"
+#include "same_scalarization.h"
 #include "scalarization_internal.h"
 #include "single_objective_problems.h"
 
@@ -364,15 +365,7 @@ TEST(Scalarization, SolvesSpreadOverEvaluatorsGiveTheOneEvaluatorResult) {
       ASSERT_TRUE(internal::ComputeScalarization(
           options, {&ea, &eb}, parallel_for, z, &spread, &error))
           << error;
-      EXPECT_EQ(spread.payoff_table, serial.payoff_table);
-      EXPECT_EQ(spread.reference_point, serial.reference_point);
-      EXPECT_EQ(spread.objective_scale, serial.objective_scale);
-      EXPECT_EQ(spread.ideal_point, serial.ideal_point);
-      EXPECT_EQ(spread.nadir_point, serial.nadir_point);
-      EXPECT_EQ(spread.num_single_objective_solves, S);
-      EXPECT_EQ(spread.evaluations.gradient_evaluations,
-                serial.evaluations.gradient_evaluations);
-      EXPECT_EQ(spread.message, serial.message);
+      testing::ExpectSameScalarization(spread, serial);
     }
   }
   // An unbounded problem (f1 = f2 = z0 on {z1 = 0}): the error of the first
@@ -437,11 +430,7 @@ TEST(Scalarization, PublicFormOnSeveralEvaluatorsGivesTheOneEvaluatorResult) {
     Scalarization spread;
     ASSERT_TRUE(ComputeScalarization(options, some, z, &spread, &error))
         << error;
-    EXPECT_EQ(spread.payoff_table, serial.payoff_table);
-    EXPECT_EQ(spread.reference_point, serial.reference_point);
-    EXPECT_EQ(spread.objective_scale, serial.objective_scale);
-    EXPECT_EQ(spread.evaluations.gradient_evaluations,
-              serial.evaluations.gradient_evaluations);
+    testing::ExpectSameScalarization(spread, serial);
     // Summed over the evaluators, whichever took which solve.
     long long work = 0;
     for (size_t t = 0; t < n; ++t) {

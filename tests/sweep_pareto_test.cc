@@ -26,6 +26,7 @@
 #include "ecmo/result_writer.h"
 #include "ecmo/sweep.h"
 #include "gtest/gtest.h"
+#include "same_scalarization.h"
 
 namespace ecmo {
 namespace {
@@ -585,12 +586,7 @@ TEST(ParetoSweep, SharedSingleObjectiveSolvesGiveTheOneThreadScalarization) {
     EXPECT_EQ(two.num_single_objective_solves, S);
     EXPECT_EQ(two.reference_point_type, ReferencePointType::UTOPIA);
     EXPECT_TRUE(two.normalized);
-    EXPECT_EQ(one.payoff_table, two.payoff_table);
-    EXPECT_EQ(one.reference_point, two.reference_point);
-    EXPECT_EQ(one.objective_scale, two.objective_scale);
-    EXPECT_EQ(one.evaluations.gradient_evaluations,
-              two.evaluations.gradient_evaluations);
-    EXPECT_EQ(one.message, two.message);
+    testing::ExpectSameScalarization(two, one);
     ASSERT_EQ(runs[0].points.size(), runs[1].points.size());
     for (size_t i = 0; i < runs[0].points.size(); ++i) {
       EXPECT_EQ(runs[0].points[i].summary.z, runs[1].points[i].summary.z)
