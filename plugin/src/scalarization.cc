@@ -306,6 +306,16 @@ bool ComputeScalarization(const Solver::Options& options,
 
 namespace internal {
 
+bool NeedsSingleObjectiveSolves(const Solver::Options& options,
+                                int num_objectives) {
+  if (num_objectives <= 1 || options.scalarization != nullptr) return false;
+  const bool utopia = !options.automatic_objective_offset &&
+                      options.objective_offset.empty() &&
+                      options.reference_point.empty();
+  return utopia ||
+         (options.normalize_objectives && options.objective_scale.empty());
+}
+
 bool ComputeScalarization(const Solver::Options& options,
                           const std::vector<Evaluator*>& evaluators,
                           const ParallelFor& parallel_for,
@@ -374,9 +384,7 @@ bool ComputeScalarization(const Solver::Options& options,
   } else {
     out->reference_point_type = ReferencePointType::UTOPIA;
   }
-  const bool need_table =
-      S > 1 && (out->reference_point_type == ReferencePointType::UTOPIA ||
-                (options.normalize_objectives && !given_scale));
+  const bool need_table = NeedsSingleObjectiveSolves(options, S);
   if (need_table &&
       !SolvePayoffTable(options, evaluators, parallel_for, z, out, error)) {
     return false;

@@ -24,6 +24,12 @@ namespace internal {
 using ParallelFor =
     std::function<void(int n, const std::function<void(int i, int t)>& body)>;
 
+// True when ComputeScalarization runs the S single-objective solves for
+// these options (the utopia point, or the normalization without given
+// scales); false when the scalarization follows from the options alone.
+bool NeedsSingleObjectiveSolves(const Solver::Options& options,
+                                int num_objectives);
+
 // ecmo::ComputeScalarization (ecmo/solver.h) with the payoff table's S
 // single-objective solves run through parallel_for: solve s on
 // evaluators[t] for the thread t that claims it. Why: they are independent

@@ -241,8 +241,8 @@ bool SweepRunner::PrepareScalarization() {
   // ChooseThreads. Otherwise the helpers waited for S solves in a row.
   std::vector<Evaluator*> evaluators = {workers_[0].evaluator};
   internal::ParallelFor parallel_for;
-  if (num_woken_ > 0 && num_objectives_ > 1 &&
-      source_.build_during_preparation) {
+  if (num_woken_ > 0 && source_.build_during_preparation &&
+      internal::NeedsSingleObjectiveSolves(o, num_objectives_)) {
     const int wanted = std::min(num_woken_ + 1, num_objectives_);
     std::string ignored;  // ChooseThreads builds it again and says why
     while (static_cast<int>(workers_.size()) < wanted &&
