@@ -206,9 +206,12 @@ class FinishOrder : public SweepCallback {
 TEST(ParetoSweep, TwoThreadsStartAtTheTwoEndsOfTheWalk) {
   // Each thread's chain starts at an end of the front, as one thread's
   // does, and the two meet in the middle (a chain started cold in the
-  // middle cost more evaluations per point). Stealing never takes a
-  // chunk's first point from its owner, so a thread that solves anything
-  // starts at its end, whatever the timing.
+  // middle cost more evaluations per point). Whatever the timing, a point
+  // solved without a finished neighbour to start from is an end: a thread
+  // starts at the end of its own chunk, and a thread that steals (or takes
+  // the whole of a chunk whose owner has not started, which happens when
+  // the caller is descheduled for the whole sweep) has finished points of
+  // its own to start from.
   const Fast fast = FastOptions();
   ParetoSweep::Options options;
   options.solver = fast.options;
@@ -220,17 +223,28 @@ TEST(ParetoSweep, TwoThreadsStartAtTheTwoEndsOfTheWalk) {
   Sweep(options, MakeProblemFactory(Gebken().build), Even(n), &summary);
   ASSERT_EQ(summary.num_solved, n) << summary.FullReport();
   ASSERT_EQ(summary.num_threads_used, 2);
-  ASSERT_FALSE(order.by_thread[0].empty());
-  const std::set<int> ends = {0, n - 1};
-  EXPECT_EQ(ends.count(order.by_thread[0].front()), 1u)
-      << order.by_thread[0].front();
-  if (!order.by_thread[1].empty()) {
-    const std::set<int> firsts = {order.by_thread[0].front(),
-                                  order.by_thread[1].front()};
-    EXPECT_EQ(firsts, ends);
-  }
   EXPECT_EQ(order.by_thread[0].size() + order.by_thread[1].size(),
             static_cast<size_t>(n));
+  const std::set<int> ends = {0, n - 1};
+  std::set<int> cold;
+  for (int i = 0; i < n; ++i) {
+    if (summary.points[i].warm_start_from < 0) cold.insert(i);
+  }
+  ASSERT_FALSE(cold.empty());
+  for (int i : cold) EXPECT_EQ(ends.count(i), 1u) << "cold point " << i;
+  // When both threads start on their own chunks, they take the two ends.
+  if (!order.by_thread[0].empty() && !order.by_thread[1].empty() &&
+      ends.count(order.by_thread[0].front()) == 1 &&
+      ends.count(order.by_thread[1].front()) == 1) {
+    EXPECT_NE(order.by_thread[0].front(), order.by_thread[1].front());
+  }
+  // Only a thread's first point can be cold: after it, the thread has a
+  // finished point of its own to start from.
+  for (const std::vector<int>& mine : order.by_thread) {
+    for (size_t j = 1; j < mine.size(); ++j) {
+      EXPECT_EQ(cold.count(mine[j]), 0u) << "point " << mine[j];
+    }
+  }
 }
 
 TEST(ParetoSweep, SharedProblemHonoursThreadSafety) {

@@ -175,6 +175,9 @@ int SweepRunner::NextTask(int thread) {
   if (victim < 0) return -1;
   Chunk& v = chunks_[victim];
   const int size = v.hi - v.lo;
+  // The last point goes to whoever asks, even when its owner has not
+  // started: leaving it would make the sweep wait for a thread that may be
+  // descheduled, and the thief starts it warm from its own last point.
   if (size == 1) return v.forward ? v.lo++ : --v.hi;
   Chunk stolen;
   if (v.forward) {

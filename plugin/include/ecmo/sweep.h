@@ -98,8 +98,11 @@
 // walk and the two meet in the middle. A thread that runs out of work
 // takes the half of the largest remaining chunk farthest from its owner
 // and walks it towards the owner, starting next to a point that is
-// already done. Which neighbour a warm start uses therefore depends
-// on timing when num_threads > 1; the points agree to solver tolerance.
+// already done; a chunk down to one point is taken whole, even from an
+// owner that has not started (a thread descheduled for a whole short sweep
+// then solves nothing, and no thread waits for it). Which neighbour a warm
+// start uses therefore depends on timing when num_threads > 1; the points agree
+// to solver tolerance.
 //
 // Threads call Solve concurrently; streaming writes, callbacks and progress
 // output are serialized under one mutex. Nothing aborts or throws: invalid
