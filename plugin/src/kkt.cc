@@ -752,8 +752,9 @@ void KktSystem::EliminateNu() const {
   nu_elimination_.valid = true;
 }
 
-KktMultipliers KktSystem::MinimizeOverMultipliers(
-    const Eigen::VectorXd& comp_scale, double stationarity_weight) const {
+void KktSystem::MinimizeOverMultipliers(const Eigen::VectorXd& comp_scale,
+                                        double stationarity_weight,
+                                        KktMultipliers* out) const {
   const int S = static_cast<int>(f_.size());
   const int q = static_cast<int>(h_.size());
 
@@ -767,10 +768,16 @@ KktMultipliers KktSystem::MinimizeOverMultipliers(
   }
   // result.omega is the enumeration's best w throughout, unless omega = 0
   // wins at the end.
-  KktMultipliers result;
+  KktMultipliers& result = *out;
+  result.bound_lower.resize(0);
+  result.bound_upper.resize(0);
   BestOmega(R, stationarity_weight, c, &stationarity_scratch_, &result.omega);
   const Eigen::VectorXd& best_w = result.omega;
-  if (q > 0) result.nu.noalias() = N * best_w;
+  if (q > 0) {
+    result.nu.noalias() = N * best_w;
+  } else {
+    result.nu.resize(0);
+  }
   // Guard against rounding at extreme scales (huge gradients against an
   // ill-conditioned J_h, where g + J^T nu cancels to noise): score the
   // answer exactly as Residual() will, and never return something worse
@@ -804,7 +811,6 @@ KktMultipliers KktSystem::MinimizeOverMultipliers(
     result.omega.setZero();
     result.nu.setZero(q);
   }
-  return result;
 }
 
 Eigen::MatrixXd KktSystem::SolveNuRestricted(
@@ -1065,14 +1071,21 @@ KktMultipliers KktSystem::MinimizeOverConstrainedMultipliers(
   return best;
 }
 
-KktMultipliers KktSystem::LeastSquaresMultipliers() const {
+const KktMultipliers& KktSystem::RawLeastSquaresMultipliers() const {
   if (have_raw_least_squares_) return raw_least_squares_;
-  const Eigen::VectorXd ones = Eigen::VectorXd::Ones(f_.size());
-  raw_least_squares_ = p_ > 0 || lower_.size() > 0
-                           ? MinimizeOverConstrainedMultipliers(ones, 1.0)
-                           : MinimizeOverMultipliers(ones, 1.0);
+  Eigen::VectorXd& ones = comp_scale_scratch_;
+  ones.setOnes(f_.size());
+  if (p_ > 0 || lower_.size() > 0) {
+    raw_least_squares_ = MinimizeOverConstrainedMultipliers(ones, 1.0);
+  } else {
+    MinimizeOverMultipliers(ones, 1.0, &raw_least_squares_);
+  }
   have_raw_least_squares_ = true;
   return raw_least_squares_;
+}
+
+KktMultipliers KktSystem::LeastSquaresMultipliers() const {
+  return RawLeastSquaresMultipliers();
 }
 
 KktMultipliers KktSystem::LeastSquaresMultipliers(
@@ -1082,17 +1095,20 @@ KktMultipliers KktSystem::LeastSquaresMultipliers(
       scaled_sigma_ == sigma) {
     return scaled_least_squares_;
   }
-  Eigen::VectorXd comp_scale(S);
-  for (int s = 0; s < S; ++s) comp_scale[s] = 1.0 / (lambda_[s] * sigma[s]);
   // m = sum omega lambda sigma depends on omega: take it at the raw answer,
   // then once more at the scaled one. With sum omega = 1 it lies between
   // the smallest and largest lambda_s sigma_s, so one refinement settles it.
-  KktMultipliers m = LeastSquaresMultipliers();
+  // Each pass writes its answer over the last one in scaled_least_squares_.
+  const KktMultipliers* m = &RawLeastSquaresMultipliers();
+  Eigen::VectorXd& comp_scale = comp_scale_scratch_;
+  comp_scale.resize(S);
+  for (int s = 0; s < S; ++s) comp_scale[s] = 1.0 / (lambda_[s] * sigma[s]);
+  have_scaled_least_squares_ = false;
   double previous_weight_sum = std::numeric_limits<double>::quiet_NaN();
   for (int pass = 0; pass < 2; ++pass) {
     double weight_sum = 0.0;
     for (int s = 0; s < S; ++s)
-      weight_sum += m.omega[s] * lambda_[s] * sigma[s];
+      weight_sum += m->omega[s] * lambda_[s] * sigma[s];
     if (!(weight_sum > 0.0))
       weight_sum = (lambda_.cwiseProduct(sigma)).minCoeff();
     // A weight within 1e-6 of the pass before gives the same answer to
@@ -1105,14 +1121,18 @@ KktMultipliers KktSystem::LeastSquaresMultipliers(
       break;
     }
     previous_weight_sum = weight_sum;
-    m = p_ > 0 || lower_.size() > 0
-            ? MinimizeOverConstrainedMultipliers(comp_scale, 1.0 / weight_sum)
-            : MinimizeOverMultipliers(comp_scale, 1.0 / weight_sum);
+    if (p_ > 0 || lower_.size() > 0) {
+      scaled_least_squares_ =
+          MinimizeOverConstrainedMultipliers(comp_scale, 1.0 / weight_sum);
+    } else {
+      MinimizeOverMultipliers(
+          comp_scale, 1.0 / weight_sum, &scaled_least_squares_);
+    }
+    m = &scaled_least_squares_;
   }
   scaled_sigma_ = sigma;
-  scaled_least_squares_ = m;
   have_scaled_least_squares_ = true;
-  return m;
+  return scaled_least_squares_;
 }
 
 KktCertificate KktSystem::Certificate(const KktMultipliers& multipliers,

@@ -35,6 +35,12 @@ namespace ecmo {
 namespace internal {
 
 struct SolveWorkspace {
+  // ecmo::Solve's own evaluations around the strategy: at the start point
+  // (objectives, constraints, gradients for the internal scaling) and at
+  // the final point. Only Solve uses them, before and after the strategy
+  // runs.
+  Eigen::VectorXd start_f, start_h, final_f, final_h;
+  Eigen::MatrixXd start_grad;
   // The strategies' least-squares certification (WC_SQP's linearization
   // too) and ComputeKktReport(Evaluator*, ...), which scores the final
   // point when the strategy does not hand its system over.
@@ -43,8 +49,12 @@ struct SolveWorkspace {
   KktSystem extrapolation;
   // The quasi-Newton strategies' reduced penalty function (Reset per solve).
   std::unique_ptr<WcReducedPenalty> reduced_penalty;
-  // The quasi-Newton outer loop's iterates x = (rho, z) (1 + k each).
+  // The quasi-Newton outer loop's iterates x = (rho, z) (1 + k each), its
+  // multiplier shifts (S and q) and the residual its least-squares
+  // certification scores.
   Eigen::VectorXd x, x_start, previous_x, x_extrapolated;
+  Eigen::VectorXd omega_shift, nu_shift;
+  KktResidual certification_residual;
   // WC_SQP's iterates, curvature, QP and line-search storage.
   SqpWorkspace sqp;
   // WC_NEWTON's sparse factorization of the Gauss-Newton matrix, whose

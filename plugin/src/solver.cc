@@ -11,6 +11,7 @@
 #include "ecmo/internal/report.h"
 #include "ecmo/internal/solve_on_problem.h"
 #include "ecmo/problem.h"
+#include "solve_workspace.h"
 #include "strategy.h"
 
 namespace ecmo {
@@ -754,8 +755,15 @@ void SolveWith(const Solver::Options& options,
   // objectives in large units (1e6 and up).
   const bool scale_problem =
       options.kkt_tolerance == 0.0 && strategy != StrategyType::WC_PENALTY_PGD;
-  Eigen::VectorXd f0(S), h0(q);
-  Eigen::MatrixXd grad0(k, S);
+  // In the evaluator's workspace: a sweep's worker solves point after point
+  // on one evaluator, and these were allocated and freed at every one.
+  internal::SolveWorkspace& workspace = *evaluator->workspace();
+  Eigen::VectorXd& f0 = workspace.start_f;
+  Eigen::VectorXd& h0 = workspace.start_h;
+  Eigen::MatrixXd& grad0 = workspace.start_grad;
+  f0.resize(S);
+  h0.resize(q);
+  if (scale_problem) grad0.resize(k, S);
   if (!evaluator->Evaluate(z->data(),
                            f0.data(),
                            h0.data(),
@@ -897,14 +905,17 @@ void SolveWith(const Solver::Options& options,
     // Score the final point with the shared KKT function (solver multipliers
     // and least squares). These evaluations are not counted as the
     // strategy's work: counts were taken above.
-    KktMultipliers multipliers = output.multipliers;
+    KktMultipliers multipliers = std::move(output.multipliers);
     if (multipliers.omega.size() != S)
       multipliers.omega = Eigen::VectorXd::Zero(S);
     if (multipliers.nu.size() != q) multipliers.nu = Eigen::VectorXd::Zero(q);
     // The strategy's own linearization at the point serves when the
     // objectives were not rescaled (it was made with the scaled lambda).
     const bool reuse = output.system != nullptr && s_scale == 1.0;
-    Eigen::VectorXd f(S), h(q);
+    Eigen::VectorXd& f = workspace.final_f;
+    Eigen::VectorXd& h = workspace.final_h;
+    f.resize(S);
+    h.resize(q);
     if (evaluator->Evaluate(
             output.z.data(), f.data(), h.data(), nullptr, &error) &&
         (reuse ? ComputeKktReport(
@@ -919,10 +930,17 @@ void SolveWith(const Solver::Options& options,
                                   &error,
                                   sigma))) {
       summary->objectives = f;
-      const Eigen::VectorXd violation = evaluator->ConstraintViolation(h);
-      summary->constraint_norm = violation.norm();
-      summary->constraint_max_norm =
-          q > 0 ? violation.cwiseAbs().maxCoeff() : 0.0;
+      // ||h||_2 and ||h||_inf with inequalities counted only where
+      // violated (Evaluator::ConstraintViolation), without its copy.
+      const int first_inequality = evaluator->NumEqualityConstraints();
+      double sum_sq = 0.0, max_abs = 0.0;
+      for (int i = 0; i < q; ++i) {
+        const double v = i < first_inequality ? h[i] : std::max(0.0, h[i]);
+        sum_sq += v * v;
+        max_abs = std::max(max_abs, std::abs(v));
+      }
+      summary->constraint_norm = std::sqrt(sum_sq);
+      summary->constraint_max_norm = std::isnan(sum_sq) ? sum_sq : max_abs;
       if (!std::isfinite(summary->kkt.with_solver_multipliers.SquaredNorm()) &&
           !std::isfinite(
               summary->kkt.with_least_squares_multipliers.SquaredNorm())) {
@@ -994,11 +1012,10 @@ void Solve(const Solver::Options& options,
   const bool automatic = options.strategy == StrategyType::AUTOMATIC &&
                          evaluator != nullptr && z != nullptr;
   std::string why;
-  const StrategyType chosen =
-      automatic ? ChooseStrategy(*evaluator, &why)
-      : options.strategy == StrategyType::AUTOMATIC
-          ? StrategyType::WC_AUGMENTED_LAGRANGIAN
-          : options.strategy;
+  const StrategyType chosen = automatic ? ChooseStrategy(*evaluator, &why)
+                              : options.strategy == StrategyType::AUTOMATIC
+                                  ? StrategyType::WC_AUGMENTED_LAGRANGIAN
+                                  : options.strategy;
   const bool sqp_first = automatic && chosen == StrategyType::WC_SQP;
   const Eigen::VectorXd start = sqp_first ? *z : Eigen::VectorXd();
   // SQP converges superlinearly where it works (3-30 iterations on small

@@ -148,8 +148,10 @@ void RunOuterLoop(Method method,
   double v =
       std::min(warm.penalty_v > 0.0 ? warm.penalty_v : u, qn.max_penalty);
   // Multiplier estimates: zeros, or the warm start's (augmented Lagrangian).
-  Eigen::VectorXd omega_shift = Eigen::VectorXd::Zero(S);
-  Eigen::VectorXd nu_shift = Eigen::VectorXd::Zero(q);
+  Eigen::VectorXd& omega_shift = workspace->omega_shift;
+  Eigen::VectorXd& nu_shift = workspace->nu_shift;
+  omega_shift.setZero(S);
+  nu_shift.setZero(q);
   if (method == Method::kAugmentedLagrangian && warm.omega.size() == S) {
     omega_shift = warm.omega;
     if (q > 0) nu_shift = warm.nu;
@@ -233,7 +235,8 @@ void RunOuterLoop(Method method,
       return false;
     }
     const KktMultipliers ls = stop_rule.LeastSquaresMultipliers(system);
-    const KktResidual residual = system.Residual(ls);
+    KktResidual& residual = workspace->certification_residual;
+    system.Residual(ls, &residual);
     const KktCertificate certificate =
         system.Certificate(ls, stop_rule.sigma, residual);
     *kkt_ls = residual.SquaredNorm();
@@ -306,8 +309,8 @@ void RunOuterLoop(Method method,
         IsUnboundedEvidence(input, x[0], point.certificate.feasibility)) {
       finish(ceres::FAILURE,
              "Outer iteration " + std::to_string(outer) + ": " +
-                 UnboundedMessage(x[0], point.certificate.feasibility,
-                                  input.rho_floor));
+                 UnboundedMessage(
+                     x[0], point.certificate.feasibility, input.rho_floor));
       ++outer;
       break;
     }
@@ -324,8 +327,8 @@ void RunOuterLoop(Method method,
         diverging_note =
             " Least-squares certification was refused: the last "
             "inner solve did not converge (" +
-            std::string(ceres::TerminationTypeToString(
-                inner_result.termination_type)) +
+            std::string(
+                ceres::TerminationTypeToString(inner_result.termination_type)) +
             ") while rho fell to " + Sci(x[0]) +
             ", far below rho0 = " + Sci(input.rho0) +
             ", and keeps falling; the objective may be "
@@ -406,8 +409,8 @@ void RunOuterLoop(Method method,
       certified_by = "strategy multipliers";
       finish(ceres::CONVERGENCE,
              (stop_rule.absolute
-                  ? "||K||^2 = " + Sci(kkt_sq) + " <= kkt_tolerance = " +
-                        Sci(stop_rule.kkt_tolerance)
+                  ? "||K||^2 = " + Sci(kkt_sq) +
+                        " <= kkt_tolerance = " + Sci(stop_rule.kkt_tolerance)
                   : "certificate: stationarity " +
                         Sci(std::max(point.certificate.simplex,
                                      point.certificate.stationarity)) +
@@ -455,8 +458,8 @@ void RunOuterLoop(Method method,
         bool met = stop_rule.Met(residual_e, certificate_e);
         const double kkt_e0 = residual_e.SquaredNorm();
         if (!met && qn.least_squares_certification_factor > 0.0 &&
-            stop_rule.IsClose(kkt_e0, certificate_e,
-                              qn.least_squares_certification_factor)) {
+            stop_rule.IsClose(
+                kkt_e0, certificate_e, qn.least_squares_certification_factor)) {
           const KktMultipliers ls = stop_rule.LeastSquaresMultipliers(system);
           const KktResidual residual_ls = system.Residual(ls);
           const KktCertificate certificate_ls =
@@ -495,8 +498,7 @@ void RunOuterLoop(Method method,
 
     double kkt_ls = -1.0;
     if (qn.least_squares_certification_factor > 0.0 &&
-        PointIsClose(stop_rule, point,
-                     qn.least_squares_certification_factor) &&
+        PointIsClose(stop_rule, point, qn.least_squares_certification_factor) &&
         certify_least_squares(&kkt_ls)) {
       certified_by = "least-squares multipliers";
       system_at_x = &certify_system;
@@ -522,12 +524,11 @@ void RunOuterLoop(Method method,
 
     // Outer update.
     const bool outer_part_met =
-        stop_rule.absolute
-            ? phi <= 0.25 * stop_rule.kkt_tolerance
-            : point.certificate.feasibility <=
-                      stop_rule.feasibility_tolerance &&
-                  point.certificate.complementarity <=
-                      stop_rule.complementarity_tolerance;
+        stop_rule.absolute ? phi <= 0.25 * stop_rule.kkt_tolerance
+                           : point.certificate.feasibility <=
+                                     stop_rule.feasibility_tolerance &&
+                                 point.certificate.complementarity <=
+                                     stop_rule.complementarity_tolerance;
     bool increase = false;
     double factor = qn.penalty_increase;
     if (method == Method::kPenalty) {
@@ -538,12 +539,18 @@ void RunOuterLoop(Method method,
       increase = true;
     } else {
       omega_shift = multipliers.omega;
-      nu_shift = q > 0 ? multipliers.nu : Eigen::VectorXd();
+      // (Not a conditional expression: that made a temporary copy.)
+      if (q > 0) {
+        nu_shift = multipliers.nu;
+      } else {
+        nu_shift.resize(0);
+      }
       // Once feasibility and complementarity meet the rule, phi sits at
       // rounding level and cannot fall by a constant factor any more: a
       // larger penalty would only hurt the conditioning of the inner solves
       // that still have to reduce the stationarity.
-      increase = !outer_part_met && phi > qn.feasibility_decrease * previous_phi;
+      increase =
+          !outer_part_met && phi > qn.feasibility_decrease * previous_phi;
       // Newton inner solves: when the outer part stalls, grow u and v by
       // the factor the certificate predicts (feasibility and
       // complementarity fall as 1/v at the inner minimizers once the
@@ -635,7 +642,6 @@ void RunOuterLoop(Method method,
   output->iterations = outer;
   summary->iterations = outer;
 
-
   if (output->termination_type == ceres::NO_CONVERGENCE &&
       x[0] < input.rho_floor) {
     // The penalty subproblems ran off to rho far below anything attainable
@@ -643,8 +649,8 @@ void RunOuterLoop(Method method,
     // cause, and the likely cause is an objective unbounded below.
     finish(ceres::FAILURE,
            output->message + " " +
-               UnboundedMessage(x[0], point.certificate.feasibility,
-                                input.rho_floor) +
+               UnboundedMessage(
+                   x[0], point.certificate.feasibility, input.rho_floor) +
                " (The iterates never became feasible, so this is not "
                "certain; a larger initial penalty may tell.)");
   }
@@ -656,9 +662,10 @@ void RunOuterLoop(Method method,
         certify_least_squares(&kkt_ls)) {
       certified_by = "least-squares multipliers";
       system_at_x = &certify_system;
-      output->message += " The point is nevertheless certified with the "
-                         "least-squares multipliers: " +
-                         certified_description + ".";
+      output->message +=
+          " The point is nevertheless certified with the "
+          "least-squares multipliers: " +
+          certified_description + ".";
       output->termination_type = ceres::CONVERGENCE;
     } else {
       std::ostringstream os;
@@ -699,15 +706,19 @@ void RunOuterLoop(Method method,
       multipliers.nu.size() == q &&
       multipliers.nu.norm() > 10.0 * std::max(1.0, first_multiplier_norm)) {
     DiagnoseConstraintQualification(
-        input, x, multipliers, first_multiplier_norm,
-        output->termination_type == ceres::CONVERGENCE, &output->message);
+        input,
+        x,
+        multipliers,
+        first_multiplier_norm,
+        output->termination_type == ceres::CONVERGENCE,
+        &output->message);
     system_at_x = nullptr;  // the diagnosis may evaluate elsewhere
   }
   output->system = system_at_x;
   if (!certified_by.empty()) summary->certified_by = certified_by;
   output->rho = x[0];
   output->z = x.tail(k);
-  output->multipliers = multipliers;
+  output->multipliers = std::move(multipliers);
   if (output->multipliers.nu.size() != q) {
     output->multipliers.nu = Eigen::VectorXd::Zero(q);
   }
@@ -725,8 +736,8 @@ void RunWcPenaltyLbfgs(const StrategyInput& input,
 void RunWcAugmentedLagrangian(const StrategyInput& input,
                               StrategyOutput* output,
                               Solver::Summary* summary) {
-  RunOuterLoop(Method::kAugmentedLagrangian, InnerKind::kLbfgs, input, output,
-               summary);
+  RunOuterLoop(
+      Method::kAugmentedLagrangian, InnerKind::kLbfgs, input, output, summary);
 }
 
 void RunWcNewton(const StrategyInput& input,

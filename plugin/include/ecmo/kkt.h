@@ -390,8 +390,14 @@ class KktSystem {
   // The enumeration behind both LeastSquaresMultipliers: minimizes
   // (sum w - 1)^2 + stationarity_weight^2 ||R w||^2
   //   + sum_s min(w_s, comp_scale_s (rho - lambda_s f_s))^2 over w >= 0.
-  KktMultipliers MinimizeOverMultipliers(const Eigen::VectorXd& comp_scale,
-                                         double stationarity_weight) const;
+  // The answer goes to *result, whose storage it reuses (a sweep's worker
+  // scores every point on one kept system).
+  void MinimizeOverMultipliers(const Eigen::VectorXd& comp_scale,
+                               double stationarity_weight,
+                               KktMultipliers* result) const;
+  // LeastSquaresMultipliers(), computed once per linearization, by
+  // reference.
+  const KktMultipliers& RawLeastSquaresMultipliers() const;
   // Least-squares nu for every column g of G (k x S): argmin ||g + J^T nu||
   // (q x S result; q > 0).
   Eigen::MatrixXd SolveNu(const Eigen::MatrixXd& G) const;
@@ -425,6 +431,9 @@ class KktSystem {
   mutable Eigen::VectorXd stationarity_scratch_, jt_nu_scratch_;
   // MinimizeOverMultipliers' scaled complementarity bounds c (S).
   mutable Eigen::VectorXd complementarity_scratch_;
+  // LeastSquaresMultipliers' complementarity scales (S): ones, or
+  // 1 / (lambda_s sigma_s).
+  mutable Eigen::VectorXd comp_scale_scratch_;
   // The residual Certificate(multipliers, sigma) scores.
   mutable KktResidual residual_scratch_;
   // Unit vector and row for Linearize's dense J_h.
