@@ -664,20 +664,24 @@ void KktSystem::CompleteBoundMultipliers(KktMultipliers* multipliers) const {
                          &multipliers->bound_upper);
 }
 
-Eigen::MatrixXd KktSystem::SolveNu(const Eigen::MatrixXd& G) const {
+void KktSystem::SolveNu(const Eigen::MatrixXd& G, Eigen::MatrixXd* out) const {
+  Eigen::MatrixXd& N = *out;
   const int q = static_cast<int>(h_.size());
   const int k = static_cast<int>(G.rows());
   if (dense_jacobian_.size() > 0 && q == 1) {
     // One constraint: the minimum-norm least-squares answer in closed form
     // (what the decomposition below gives: rank 0 only for J = 0).
     const double jj = dense_jacobian_.squaredNorm();
-    if (jj == 0.0) return Eigen::MatrixXd::Zero(1, G.cols());
+    if (jj == 0.0) {
+      N.setZero(1, G.cols());
+      return;
+    }
     // Column by column: the product J G copied J's row into a fresh
     // k-vector first (Eigen's matrix-vector kernel wants unit stride).
     const Eigen::Map<const Eigen::VectorXd> j(dense_jacobian_.data(), k);
-    Eigen::MatrixXd N(1, G.cols());
+    N.resize(1, G.cols());
     for (int s = 0; s < G.cols(); ++s) N(0, s) = -j.dot(G.col(s)) / jj;
-    return N;
+    return;
   }
   if (dense_jacobian_.size() > 0) {
     // min ||G_s + J^T N_s||: least squares with J^T (k x q), rank-revealing
@@ -690,11 +694,12 @@ Eigen::MatrixXd KktSystem::SolveNu(const Eigen::MatrixXd& G) const {
     Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd> cod;
     cod.setThreshold(1e-12);
     cod.compute(dense_jacobian_.transpose());
-    return cod.solve(-G);
+    N = cod.solve(-G);
+    return;
   }
   // CG on the normal equations J J^T nu = -J g (CGLS form), matrix-free,
   // one column at a time.
-  Eigen::MatrixXd N(q, G.cols());
+  N.resize(q, G.cols());
   Eigen::VectorXd nu(q), r(k), s(q), p(q), t(k);
   for (int column = 0; column < G.cols(); ++column) {
     nu.setZero();
@@ -717,7 +722,6 @@ Eigen::MatrixXd KktSystem::SolveNu(const Eigen::MatrixXd& G) const {
     }
     N.col(column) = nu;
   }
-  return N;
 }
 
 void KktSystem::EliminateNu() const {
@@ -733,7 +737,7 @@ void KktSystem::EliminateNu() const {
   if (q == 0) {
     N.resize(0, S);
   } else {
-    N = SolveNu(R);
+    SolveNu(R, &N);
     Eigen::VectorXd& jt = jt_nu_scratch_;
     jt.resize(k);
     for (int s = 0; s < S; ++s) {

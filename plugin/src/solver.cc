@@ -895,13 +895,15 @@ void SolveWith(const Solver::Options& options,
   }
   summary->iterations = output.iterations;
   summary->termination_type = output.termination_type;
-  summary->message = output.message;
+  summary->message = std::move(output.message);
   summary->average_kkt_residual_sq = output.average_kkt_residual_sq;
 
-  if (output.z.size() == k) {
+  // The strategy's point and slacks move to the summary.
+  const bool have_z = output.z.size() == k;
+  if (have_z) {
     summary->final_rho = output.rho;
-    summary->z = output.z;
-    summary->delta = output.delta;
+    summary->z = std::move(output.z);
+    summary->delta = std::move(output.delta);
     // Score the final point with the shared KKT function (solver multipliers
     // and least squares). These evaluations are not counted as the
     // strategy's work: counts were taken above.
@@ -917,14 +919,14 @@ void SolveWith(const Solver::Options& options,
     f.resize(S);
     h.resize(q);
     if (evaluator->Evaluate(
-            output.z.data(), f.data(), h.data(), nullptr, &error) &&
+            summary->z.data(), f.data(), h.data(), nullptr, &error) &&
         (reuse ? ComputeKktReport(
                      *output.system, multipliers, &summary->kkt, &error, sigma)
                : ComputeKktReport(evaluator,
                                   input.lambda,
                                   input.offset,
                                   output.rho,
-                                  output.z,
+                                  summary->z,
                                   multipliers,
                                   &summary->kkt,
                                   &error,
@@ -962,7 +964,7 @@ void SolveWith(const Solver::Options& options,
       summary->message = "At the final point: " + error;
     }
   }
-  if (summary->IsSolutionUsable()) *z = output.z;
+  if (summary->IsSolutionUsable()) *z = have_z ? summary->z : output.z;
   summary->total_time_in_seconds = timer.Seconds();
 }
 

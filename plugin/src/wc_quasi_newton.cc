@@ -120,9 +120,9 @@ void RunOuterLoop(Method method,
   summary->num_penalty_increases = 0;
   summary->num_shortened_steps = 0;
 
-  auto finish = [&](TerminationType type, const std::string& message) {
+  auto finish = [&](TerminationType type, std::string message) {
     output->termination_type = type;
-    output->message = message;
+    output->message = std::move(message);
   };
 
   // Size the initial penalty from the start point (value evaluation only).
@@ -715,7 +715,7 @@ void RunOuterLoop(Method method,
     system_at_x = nullptr;  // the diagnosis may evaluate elsewhere
   }
   output->system = system_at_x;
-  if (!certified_by.empty()) summary->certified_by = certified_by;
+  if (!certified_by.empty()) summary->certified_by = std::move(certified_by);
   output->rho = x[0];
   output->z = x.tail(k);
   output->multipliers = std::move(multipliers);

@@ -399,8 +399,8 @@ class KktSystem {
   // reference.
   const KktMultipliers& RawLeastSquaresMultipliers() const;
   // Least-squares nu for every column g of G (k x S): argmin ||g + J^T nu||
-  // (q x S result; q > 0).
-  Eigen::MatrixXd SolveNu(const Eigen::MatrixXd& G) const;
+  // (q x S result in *out, whose storage it reuses; q > 0; out is not G).
+  void SolveNu(const Eigen::MatrixXd& G, Eigen::MatrixXd* out) const;
   // The same with only the rows of g = (h, c) in `rows` (the others get
   // nu = 0) and the components in `held` (nonzero entries) left out of the
   // norm; for all S columns of G at once (m x S result).
