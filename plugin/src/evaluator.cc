@@ -191,12 +191,18 @@ void Evaluator::SetBounds(const Eigen::VectorXd& lower,
 }
 
 Eigen::VectorXd Evaluator::ConstraintViolation(const Eigen::VectorXd& g) const {
-  Eigen::VectorXd violation = g;
-  const int first = NumEqualityConstraints();
-  for (int i = first; i < violation.size(); ++i) {
-    violation[i] = std::max(0.0, violation[i]);
-  }
+  Eigen::VectorXd violation;
+  ConstraintViolation(g, &violation);
   return violation;
+}
+
+void Evaluator::ConstraintViolation(const Eigen::VectorXd& g,
+                                    Eigen::VectorXd* violation) const {
+  *violation = g;
+  const int first = NumEqualityConstraints();
+  for (int i = first; i < violation->size(); ++i) {
+    (*violation)[i] = std::max(0.0, (*violation)[i]);
+  }
 }
 
 int Evaluator::NumBoundedParameters() const {

@@ -37,9 +37,9 @@ namespace internal {
 struct SolveWorkspace {
   // ecmo::Solve's own evaluations around the strategy: at the start point
   // (objectives, constraints, gradients for the internal scaling) and at
-  // the final point. Only Solve uses them, before and after the strategy
-  // runs.
-  Eigen::VectorXd start_f, start_h, final_f, final_h;
+  // the final point, with its constraint violation. Only Solve uses them,
+  // before and after the strategy runs.
+  Eigen::VectorXd start_f, start_h, final_f, final_h, final_violation;
   Eigen::MatrixXd start_grad;
   // The strategies' least-squares certification (WC_SQP's linearization
   // too) and ComputeKktReport(Evaluator*, ...), which scores the final

@@ -932,17 +932,11 @@ void SolveWith(const Solver::Options& options,
                                   &error,
                                   sigma))) {
       summary->objectives = f;
-      // ||h||_2 and ||h||_inf with inequalities counted only where
-      // violated (Evaluator::ConstraintViolation), without its copy.
-      const int first_inequality = evaluator->NumEqualityConstraints();
-      double sum_sq = 0.0, max_abs = 0.0;
-      for (int i = 0; i < q; ++i) {
-        const double v = i < first_inequality ? h[i] : std::max(0.0, h[i]);
-        sum_sq += v * v;
-        max_abs = std::max(max_abs, std::abs(v));
-      }
-      summary->constraint_norm = std::sqrt(sum_sq);
-      summary->constraint_max_norm = std::isnan(sum_sq) ? sum_sq : max_abs;
+      Eigen::VectorXd& violation = workspace.final_violation;
+      evaluator->ConstraintViolation(h, &violation);
+      summary->constraint_norm = violation.norm();
+      summary->constraint_max_norm =
+          q > 0 ? violation.cwiseAbs().maxCoeff() : 0.0;
       if (!std::isfinite(summary->kkt.with_solver_multipliers.SquaredNorm()) &&
           !std::isfinite(
               summary->kkt.with_least_squares_multipliers.SquaredNorm())) {

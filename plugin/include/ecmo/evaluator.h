@@ -131,6 +131,10 @@ class Evaluator {
   // How much a constraint vector g (size m) violates the constraints:
   // h unchanged, then max(0, c) for the inequalities.
   Eigen::VectorXd ConstraintViolation(const Eigen::VectorXd& g) const;
+  // The same into *violation, reusing its storage (Solve scores every
+  // point of a sweep's worker with one kept vector).
+  void ConstraintViolation(const Eigen::VectorXd& g,
+                           Eigen::VectorXd* violation) const;
 
   // Bounds on z, l <= z <= u: vectors of size k with -inf / +inf where a
   // component is unbounded, or both empty when HasBounds() is false (no
