@@ -124,7 +124,8 @@ double RunSweep(int k,
                 const std::vector<std::vector<double>>& w,
                 int* converged,
                 long* gradient_evaluations = nullptr,
-                Span* span = nullptr) {
+                Span* span = nullptr,
+                double* solve_us = nullptr) {
   ecmo::ParetoSweep::Options options;
   options.solver = SolverOptions(ceres_inner);
   options.warm_start = true;
@@ -140,11 +141,16 @@ double RunSweep(int k,
   if (span != nullptr) *span = {begin, Clock::now()};
   *converged = 0;
   long gradients = 0;
+  double solve_seconds = 0.0;
   for (const auto& point : summary.points) {
     *converged += point.summary.termination_type == ceres::CONVERGENCE;
     gradients += point.summary.evaluations.gradient_evaluations;
+    solve_seconds += point.summary.total_time_in_seconds;
   }
   if (gradient_evaluations != nullptr) *gradient_evaluations = gradients;
+  if (solve_us != nullptr && !summary.points.empty()) {
+    *solve_us = 1e6 * solve_seconds / summary.points.size();
+  }
   if (*converged != static_cast<int>(w.size())) ++g_failures;
   return summary.total_time_in_seconds;
 }
@@ -287,8 +293,9 @@ int main(int argc, char** argv) {
       "speed-up over the mean CPU | converged | busy loop 2 threads / 1, "
       "right after | streaming 2 x 20 k-vectors per thread, 2 threads / 1 | "
       "gradient evaluations 2 threads / 1 | gradient evaluations per point, "
-      "1 thread |\n"
-      "|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+      "1 thread | one point's Solve (us, medians): 1 thread / 2 threads / "
+      "half sweeps at once |\n"
+      "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
       points);
   // The preferences in two halves, each a sweep of its own (the half-sweep
   // column), and the thread that runs the upper one.
@@ -319,6 +326,11 @@ int main(int argc, char** argv) {
       std::vector<double> wall_one_on[2], wall_halves;
       double spent_one = 0.0, spent_two = 0.0;
       long gradients[3] = {0, 0, 0};  // of the last run per thread count
+      // Mean time of a point's ecmo::Solve within each sweep (us): one
+      // thread, two threads, and the two half sweeps at once. Equal work
+      // (the gradient columns), so a difference is what the threads cost
+      // each other inside the solves rather than around them.
+      std::vector<double> solve_one, solve_two, solve_halves;
       int converged = points;
       const int slots = cpus.size() == 2 ? 2 : 1;
       const int min_pairs = slots * (smoke ? 1 : std::max(1, repeats));
@@ -332,27 +344,37 @@ int main(int argc, char** argv) {
         Span span;
         {
           const ecmo_bench::PinnedTo pin(slots == 2 ? cpus[slot] : -1);
-          const double t =
-              RunSweep(k, ceres_inner == 1, 1, w, &c, &gradients[1], &span);
+          double us = 0.0;
+          const double t = RunSweep(
+              k, ceres_inner == 1, 1, w, &c, &gradients[1], &span, &us);
           one_on[slot].push_back(t);
+          solve_one.push_back(us);
           spent_one += t;
         }
         converged = std::min(converged, c);
         wall_one_on[slot].push_back(Seconds(span.begin, span.end));
-        const double t = RunSweep(k, ceres_inner == 1, 2, w, &c, &gradients[2]);
+        double us_two = 0.0;
+        const double t = RunSweep(
+            k, ceres_inner == 1, 2, w, &c, &gradients[2], nullptr, &us_two);
         two.push_back(t);
+        solve_two.push_back(us_two);
         spent_two += t;
         converged = std::min(converged, c);
         if (!smoke) {
           Span a, b;
           int ca = 0, cb = 0;
+          double us_a = 0.0, us_b = 0.0;
           partner.Run(
               [&] {
-                RunSweep(k, ceres_inner == 1, 1, lower, &ca, nullptr, &a);
+                RunSweep(
+                    k, ceres_inner == 1, 1, lower, &ca, nullptr, &a, &us_a);
               },
               [&] {
-                RunSweep(k, ceres_inner == 1, 1, upper, &cb, nullptr, &b);
+                RunSweep(
+                    k, ceres_inner == 1, 1, upper, &cb, nullptr, &b, &us_b);
               });
+          solve_halves.push_back((us_a * lower.size() + us_b * upper.size()) /
+                                 w.size());
           wall_halves.push_back(
               Seconds(std::min(a.begin, b.begin), std::max(a.end, b.end)));
         }
@@ -380,9 +402,14 @@ int main(int argc, char** argv) {
       const double stream = smoke ? 0.0
                                   : StreamCalibration(1, pair_doubles, 2) /
                                         StreamCalibration(2, pair_doubles, 2);
+      char halves_solve[32] = "-";
+      if (!smoke) {
+        std::snprintf(
+            halves_solve, sizeof(halves_solve), "%.2f", Median(&solve_halves));
+      }
       std::printf(
           "| k = %d | %s | %.6f / %.6f | %.6f | %.2fx | %.2fx | %.2fx | "
-          "%d / %d | %.2fx | %.2fx | %.3f | %.1f |\n",
+          "%d / %d | %.2fx | %.2fx | %.3f | %.1f | %.2f / %.2f / %s |\n",
           k,
           ceres_inner ? "Ceres" : "BoxLbfgs",
           t_a,
@@ -396,7 +423,10 @@ int main(int argc, char** argv) {
           free_core,
           stream,
           static_cast<double>(gradients[2]) / std::max(1L, gradients[1]),
-          static_cast<double>(gradients[1]) / points);
+          static_cast<double>(gradients[1]) / points,
+          Median(&solve_one),
+          Median(&solve_two),
+          halves_solve);
       std::fflush(stdout);
     }
   }
@@ -404,7 +434,7 @@ int main(int argc, char** argv) {
     const double one = Calibration(1, 3), two = Calibration(2, 3);
     std::printf(
         "| calibration: busy loop, no ecmo code | - | %.3f | %.3f | "
-        "%.2fx | - | - | - | - | - | - | - |\n",
+        "%.2fx | - | - | - | - | - | - | - | - |\n",
         one,
         two,
         one / two);
