@@ -23,7 +23,10 @@
 // shared state, no balancing), and, right after each row, a compute-bound
 // loop (is a second core free?) and a memory-bound one streaming what a
 // thread's L-BFGS pairs hold at that k (does the shared cache hold both
-// threads'?).
+// threads'?). The last column is one point's ecmo::Solve time within the
+// one-thread, two-thread and half sweeps: the same work, so it separates
+// what the threads cost each other inside the solves from the fixed costs
+// around them.
 //
 //   inner_solver_bench [--max_k=100000] [--repeats=5] [--points=101]
 //                      [--sweep_sizes=1000,10000] [--inner=box|ceres|both]
