@@ -23,10 +23,14 @@
 // shared state, no balancing), and, right after each row, a compute-bound
 // loop (is a second core free?) and a memory-bound one streaming what a
 // thread's L-BFGS pairs hold at that k (does the shared cache hold both
-// threads'?). The last column is one point's ecmo::Solve time within the
-// one-thread, two-thread and half sweeps: the same work, so it separates
-// what the threads cost each other inside the solves from the fixed costs
-// around them.
+// threads'?). The last two columns: one point's ecmo::Solve time within
+// the one-thread, two-thread and half sweeps (the same work, so it
+// separates what the threads cost each other inside the solves from the
+// fixed costs around them), and the calling thread's points of each
+// two-thread sweep against the same points of the one-thread sweep run
+// just before it (same points, same warm starts, so the same work point by
+// point: the share of the solves' time that running beside the helper
+// costs).
 //
 //   inner_solver_bench [--max_k=100000] [--repeats=5] [--points=101]
 //                      [--sweep_sizes=1000,10000] [--inner=box|ceres|both]
@@ -128,7 +132,9 @@ double RunSweep(int k,
                 int* converged,
                 long* gradient_evaluations = nullptr,
                 Span* span = nullptr,
-                double* solve_us = nullptr) {
+                double* solve_us = nullptr,
+                std::vector<double>* point_us = nullptr,
+                std::vector<int>* point_thread = nullptr) {
   ecmo::ParetoSweep::Options options;
   options.solver = SolverOptions(ceres_inner);
   options.warm_start = true;
@@ -149,6 +155,18 @@ double RunSweep(int k,
     *converged += point.summary.termination_type == ceres::CONVERGENCE;
     gradients += point.summary.evaluations.gradient_evaluations;
     solve_seconds += point.summary.total_time_in_seconds;
+  }
+  if (point_us != nullptr) {
+    point_us->clear();
+    for (const auto& point : summary.points) {
+      point_us->push_back(1e6 * point.summary.total_time_in_seconds);
+    }
+  }
+  if (point_thread != nullptr) {
+    point_thread->clear();
+    for (const auto& point : summary.points) {
+      point_thread->push_back(point.thread);
+    }
   }
   if (gradient_evaluations != nullptr) *gradient_evaluations = gradients;
   if (solve_us != nullptr && !summary.points.empty()) {
@@ -297,8 +315,9 @@ int main(int argc, char** argv) {
       "right after | streaming 2 x 20 k-vectors per thread, 2 threads / 1 | "
       "gradient evaluations 2 threads / 1 | gradient evaluations per point, "
       "1 thread | one point's Solve (us, medians): 1 thread / 2 threads / "
-      "half sweeps at once |\n"
-      "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+      "half sweeps at once | the calling thread's points, Solve on 2 "
+      "threads / the same points on 1 (median) |\n"
+      "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
       points);
   // The preferences in two halves, each a sweep of its own (the half-sweep
   // column), and the thread that runs the upper one.
@@ -334,6 +353,14 @@ int main(int argc, char** argv) {
       // (the gradient columns), so a difference is what the threads cost
       // each other inside the solves rather than around them.
       std::vector<double> solve_one, solve_two, solve_halves;
+      // The calling thread's points of each two-thread sweep against the
+      // same points of the one-thread sweep just before it: the calling
+      // thread walks from the same end with the same warm starts as one
+      // thread does, so the work is identical point by point and the
+      // ratio is what running beside the helper costs its solves.
+      std::vector<double> caller_ratio;
+      std::vector<double> one_point_us, two_point_us;
+      std::vector<int> two_point_thread;
       int converged = points;
       const int slots = cpus.size() == 2 ? 2 : 1;
       const int min_pairs = slots * (smoke ? 1 : std::max(1, repeats));
@@ -348,8 +375,15 @@ int main(int argc, char** argv) {
         {
           const ecmo_bench::PinnedTo pin(slots == 2 ? cpus[slot] : -1);
           double us = 0.0;
-          const double t = RunSweep(
-              k, ceres_inner == 1, 1, w, &c, &gradients[1], &span, &us);
+          const double t = RunSweep(k,
+                                    ceres_inner == 1,
+                                    1,
+                                    w,
+                                    &c,
+                                    &gradients[1],
+                                    &span,
+                                    &us,
+                                    &one_point_us);
           one_on[slot].push_back(t);
           solve_one.push_back(us);
           spent_one += t;
@@ -357,8 +391,28 @@ int main(int argc, char** argv) {
         converged = std::min(converged, c);
         wall_one_on[slot].push_back(Seconds(span.begin, span.end));
         double us_two = 0.0;
-        const double t = RunSweep(
-            k, ceres_inner == 1, 2, w, &c, &gradients[2], nullptr, &us_two);
+        const double t = RunSweep(k,
+                                  ceres_inner == 1,
+                                  2,
+                                  w,
+                                  &c,
+                                  &gradients[2],
+                                  nullptr,
+                                  &us_two,
+                                  &two_point_us,
+                                  &two_point_thread);
+        {
+          double mine = 0.0, alone = 0.0;
+          for (size_t i = 0;
+               i < two_point_us.size() && i < one_point_us.size() &&
+               i < two_point_thread.size();
+               ++i) {
+            if (two_point_thread[i] != 0) continue;
+            mine += two_point_us[i];
+            alone += one_point_us[i];
+          }
+          if (alone > 0.0) caller_ratio.push_back(mine / alone);
+        }
         two.push_back(t);
         solve_two.push_back(us_two);
         spent_two += t;
@@ -412,7 +466,8 @@ int main(int argc, char** argv) {
       }
       std::printf(
           "| k = %d | %s | %.6f / %.6f | %.6f | %.2fx | %.2fx | %.2fx | "
-          "%d / %d | %.2fx | %.2fx | %.3f | %.1f | %.2f / %.2f / %s |\n",
+          "%d / %d | %.2fx | %.2fx | %.3f | %.1f | %.2f / %.2f / %s | "
+          "%.3f |\n",
           k,
           ceres_inner ? "Ceres" : "BoxLbfgs",
           t_a,
@@ -429,7 +484,8 @@ int main(int argc, char** argv) {
           static_cast<double>(gradients[1]) / points,
           Median(&solve_one),
           Median(&solve_two),
-          halves_solve);
+          halves_solve,
+          Median(&caller_ratio));
       std::fflush(stdout);
     }
   }
@@ -437,7 +493,7 @@ int main(int argc, char** argv) {
     const double one = Calibration(1, 3), two = Calibration(2, 3);
     std::printf(
         "| calibration: busy loop, no ecmo code | - | %.3f | %.3f | "
-        "%.2fx | - | - | - | - | - | - | - | - |\n",
+        "%.2fx | - | - | - | - | - | - | - | - | - |\n",
         one,
         two,
         one / two);
