@@ -41,7 +41,10 @@
 // they are spread over the ranks by ecmo::DistributeTasks
 // (ecmo/distributed_tasks.h, docs/distributed.md) with dynamic load
 // balancing; rank 0 writes the files and the report, with "num_ranks" in
-// study.json and "rank" in every point. Every run starts from its seed's
+// study.json and "rank" in every point. With --scalarization=utopia the
+// seeds' utopia points are computed first, each by one rank, and shared
+// with all (study.json's scalarization_per_seed names the rank). Every
+// run starts from its seed's
 // start point, so threads and ranks give the single-process points to the
 // bit, but wc-reduced's: the reduced form of a seed keeps its lower-level
 // warm start and preconditioner from one point to the next on the worker
@@ -74,6 +77,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -877,8 +881,9 @@ struct SeedContext {
   nlohmann::json info;
 };
 
-// The utopia scalarization of every seed, computed once per process (per
-// rank) and shared by the worker threads that solve the seed's runs. Why:
+// The utopia scalarization of every seed, computed once per process (under
+// mpirun, once for the job and shared with every rank before the runs:
+// Put) and shared by the worker threads that solve the seed's runs. Why:
 // it is S training runs (about 3 s a seed on digits_data_weighting, a
 // fifth of a 2-seed study on two threads), and every thread used to
 // compute it again for itself. The first thread to come for a seed builds
@@ -938,6 +943,18 @@ class SeedScalarizations {
     return entry.ok;
   }
 
+  // A seed's value computed elsewhere (another rank): Get returns it
+  // without computing, and with no spare instance.
+  void Put(int seed, Value value) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    Entry& entry = entries_[seed];
+    entry = Entry();
+    entry.done = true;
+    entry.ok = true;
+    entry.value = std::move(value);
+    cv_.notify_all();
+  }
+
  private:
   struct Entry {
     bool done = false;
@@ -951,6 +968,57 @@ class SeedScalarizations {
   std::condition_variable cv_;
   std::map<int, Entry> entries_;
 };
+
+// The utopia scalarization of `seed` (SeedScalarizations' computation):
+// builds *own and min(num_threads, S) - 1 more instances (*spares), and
+// spreads the S single-objective solves over them. False with *error and
+// *exit_code (2: an instance cannot be built, 1: a solve failed).
+bool ComputeSeedUtopia(const Study& study,
+                       int seed,
+                       int num_threads,
+                       Instance* own,
+                       std::vector<Instance>* spares,
+                       SeedScalarizations::Value* value,
+                       int* exit_code,
+                       std::string* error) {
+  const Clock::time_point start = Clock::now();
+  const auto build = [&](Instance* built) {
+    if (!BuildInstance(study.task, seed, study.l2, study.smoke, built, error)) {
+      *exit_code = kExitUsage;
+      return false;
+    }
+    return true;
+  };
+  if (!build(own)) return false;
+  // This thread's instance first (it also evaluates the start), then one
+  // more per other thread, at most S in all.
+  const int S = own->evaluator->NumObjectives();
+  spares->resize(std::max(0, std::min(num_threads, S) - 1));
+  std::vector<Instance*> instances = {own};
+  for (Instance& spare : *spares) {
+    if (!build(&spare)) return false;
+    instances.push_back(&spare);
+  }
+  auto computed = std::make_shared<ecmo::Scalarization>();
+  if (!UtopiaScalarization(study.wc_options,
+                           study.reduced_strategy,
+                           study.reduced_evaluator_options,
+                           study.l2,
+                           instances,
+                           computed.get(),
+                           error)) {
+    *error = "seed " + std::to_string(seed) + ": " + *error;
+    *exit_code = kExitFailure;
+    return false;
+  }
+  value->info = {{"seed", seed},
+                 {"seconds", Seconds(start)},
+                 {"instances", static_cast<int>(instances.size())},
+                 {"reference_point", AsStdVector(computed->reference_point)},
+                 {"objective_scale", AsStdVector(computed->objective_scale)}};
+  value->scalarization = std::move(computed);
+  return true;
+}
 
 // Builds the context of `seed`; false with *error and *exit_code (2: bad
 // input, 1: a failed computation) when it cannot. The utopia scalarization
@@ -985,37 +1053,8 @@ bool PrepareSeed(const Study& study,
                              std::vector<Instance>* spares,
                              int* code,
                              std::string* why) {
-      const Clock::time_point start = Clock::now();
-      if (!build(&instance, code, why)) return false;
-      // This thread's instance first (it also evaluates the start), then
-      // one more per other thread, at most S in all.
-      const int S = instance.evaluator->NumObjectives();
-      spares->resize(std::max(0, std::min(num_threads, S) - 1));
-      std::vector<Instance*> instances = {&instance};
-      for (Instance& spare : *spares) {
-        if (!build(&spare, code, why)) return false;
-        instances.push_back(&spare);
-      }
-      auto computed = std::make_shared<ecmo::Scalarization>();
-      if (!UtopiaScalarization(study.wc_options,
-                               study.reduced_strategy,
-                               study.reduced_evaluator_options,
-                               study.l2,
-                               instances,
-                               computed.get(),
-                               why)) {
-        *why = "seed " + std::to_string(seed) + ": " + *why;
-        *code = kExitFailure;
-        return false;
-      }
-      value->info = {
-          {"seed", seed},
-          {"seconds", Seconds(start)},
-          {"instances", static_cast<int>(instances.size())},
-          {"reference_point", AsStdVector(computed->reference_point)},
-          {"objective_scale", AsStdVector(computed->objective_scale)}};
-      value->scalarization = std::move(computed);
-      return true;
+      return ComputeSeedUtopia(
+          study, seed, num_threads, &instance, spares, value, code, why);
     };
     if (!scalarizations->Get(
             seed, compute, &scalarization, &instance, exit_code, error)) {
@@ -1608,6 +1647,108 @@ int main(int argc, char** argv) {
   // back as its points.jsonl line.
   std::vector<SeedContext> contexts(FLAGS_num_threads);
   SeedScalarizations seed_scalarizations;
+#ifdef ECMO_WITH_MPI
+  // ---- The seeds' utopia points over several ranks: each seed's is a task
+  // of its own, solved once for the whole job (on the rank's threads, as
+  // in a single process), then shared with every rank. Otherwise every
+  // rank that serves one of a seed's WC runs would compute it again (S
+  // training runs per seed and rank).
+  const bool wc_utopia =
+      study.utopia && std::any_of(study.methods.begin(),
+                                  study.methods.end(),
+                                  [](const Method& m) { return m.wc; });
+  if (num_ranks > 1 && wc_utopia) {
+    std::vector<int> utopia_seeds;  // rank 0's list: seeds with WC runs left
+    if (coordinator) {
+      std::set<int> seeds;
+      for (int t : tasks) {
+        if (study.methods[runs[t].method].wc) seeds.insert(runs[t].seed);
+      }
+      utopia_seeds.assign(seeds.begin(), seeds.end());
+    }
+    nlohmann::json shared = {{"seeds", nlohmann::json::object()}};
+    auto compute = [&](int, int seed) {
+      Instance own;
+      std::vector<Instance> spares;
+      SeedScalarizations::Value value;
+      int code = kExitFailure;
+      std::string why;
+      if (!ComputeSeedUtopia(study,
+                             seed,
+                             FLAGS_num_threads,
+                             &own,
+                             &spares,
+                             &value,
+                             &code,
+                             &why)) {
+        return nlohmann::json({{"error", why}, {"exit_code", code}}).dump();
+      }
+      value.info["rank"] = rank;
+      return nlohmann::json({{"seed", seed},
+                             {"scalarization",
+                              ecmo::ScalarizationToJson(*value.scalarization)},
+                             {"info", value.info}})
+          .dump();
+    };
+    auto keep = [&](const ecmo::TaskFarm::Result& result) {
+      const nlohmann::json reply =
+          result.error.empty()
+              ? nlohmann::json::parse(result.text, nullptr, false)
+              : nlohmann::json({{"error", result.error}});
+      if (shared.contains("error")) return;  // the first failure is reported
+      if (!reply.is_object() || reply.contains("error") ||
+          !reply.contains("scalarization")) {
+        shared["error"] = reply.is_object() && reply.contains("error")
+                              ? reply["error"]
+                              : nlohmann::json("the utopia point of seed " +
+                                               std::to_string(result.task) +
+                                               " came back unreadable");
+        shared["exit_code"] =
+            reply.is_object() ? reply.value("exit_code", 1) : 1;
+        return;
+      }
+      shared["seeds"][std::to_string(result.task)] = reply;
+    };
+    ecmo::TaskFarm::Options utopia_farm;
+    // One seed at a time per rank: its solves take the rank's threads.
+    utopia_farm.num_threads = 1;
+    ecmo::DistributeTasks(utopia_farm, utopia_seeds, compute, keep, nullptr);
+    std::string text = coordinator ? shared.dump() : std::string();
+    if (!mpi.Broadcast(&text)) {
+      std::cerr << "ecmo_mtbl: MPI: sharing the utopia points failed\n";
+      return AbortAll(kExitFailure);
+    }
+    shared = nlohmann::json::parse(text, nullptr, false);
+    if (!shared.is_object() || shared.contains("error")) {
+      // Every rank stops; rank 0 says why.
+      const int code = shared.is_object() ? shared.value("exit_code", 1) : 1;
+      if (coordinator) {
+        std::cerr << "ecmo_mtbl: "
+                  << (shared.is_object() && shared["error"].is_string()
+                          ? shared["error"].get<std::string>()
+                          : std::string("the utopia points are unreadable"))
+                  << "\n";
+      }
+      return code;
+    }
+    for (const auto& [key, reply] : shared["seeds"].items()) {
+      SeedScalarizations::Value value;
+      auto scalarization = std::make_shared<ecmo::Scalarization>();
+      std::string why;
+      if (!ecmo::ScalarizationFromJson(
+              reply["scalarization"], scalarization.get(), &why)) {
+        if (coordinator) {
+          std::cerr << "ecmo_mtbl: the utopia point of seed " << key << ": "
+                    << why << "\n";
+        }
+        return kExitFailure;
+      }
+      value.scalarization = std::move(scalarization);
+      value.info = reply["info"];
+      seed_scalarizations.Put(std::stoi(key), std::move(value));
+    }
+  }
+#endif
   auto solve = [&](int thread, int t) {
     const Run& run = runs[t];
     SeedContext& context = contexts[thread];

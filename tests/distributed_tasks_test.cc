@@ -7,7 +7,8 @@
 // tolerance), records num_ranks and every
 // point's rank, and a rank killed mid-study (ECMO_MPI_TEST_KILL_AT_POINT)
 // loses only its run in progress: --resume finishes the study with the
-// same points. Built only with MPI.
+// same points; with --scalarization=utopia each seed's utopia point is
+// computed once for the job and shared. Built only with MPI.
 
 #include "ecmo/distributed_tasks.h"
 
@@ -114,6 +115,48 @@ TEST(DistributedTasks, TwoAndThreeRanksGiveTheSingleProcessStudy) {
     EXPECT_LE(*solved_by.rbegin(), ranks - 1);
     // The streamed file: the header and one line per run.
     EXPECT_EQ(ReadLines(dir + "/points.jsonl").size(), 11u);
+  }
+}
+
+// --scalarization=utopia: each seed's utopia point is computed once for
+// the whole job, by one rank, and shared with the others (MpiSession::
+// Broadcast): every rank's WC points use the single-process study's
+// reference point and scales to the bit, and study.json names the rank
+// that computed them.
+TEST(DistributedTasks, UtopiaPointIsComputedOnceAndShared) {
+  const std::string single = Dir("utopia_single");
+  const CommandResult one =
+      RunCommand(Mtbl("--scalarization=utopia --output_dir=" + single));
+  ASSERT_EQ(one.exit_code, 0) << one.output;
+  const json expected_study = ReadJson(single + "/study.json");
+  ASSERT_TRUE(expected_study.is_object()) << one.output;
+  const json& expected = expected_study["scalarization_per_seed"];
+  ASSERT_EQ(expected.size(), 1u) << one.output;  // --smoke: one seed
+  EXPECT_FALSE(expected[0].contains("rank"));
+  for (int ranks : {2, 3}) {
+    const std::string dir = Dir("utopia_np" + std::to_string(ranks));
+    const CommandResult run = RunCommand(
+        Mpirun(ranks, Mtbl("--scalarization=utopia --output_dir=" + dir)));
+    ASSERT_EQ(run.exit_code, 0) << run.output;
+    const json study = ReadJson(dir + "/study.json");
+    ASSERT_TRUE(study.is_object()) << run.output;
+    testing::ExpectSameStudyPoints(testing::StudyPoints(single + "/study.json"),
+                                   testing::StudyPoints(dir + "/study.json"));
+    const json& shared = study["scalarization_per_seed"];
+    ASSERT_EQ(shared.size(), 1u) << run.output;
+    EXPECT_EQ(shared[0]["seed"], expected[0]["seed"]);
+    EXPECT_EQ(shared[0]["reference_point"], expected[0]["reference_point"]);
+    EXPECT_EQ(shared[0]["objective_scale"], expected[0]["objective_scale"]);
+    ASSERT_TRUE(shared[0].contains("rank")) << shared[0].dump();
+    EXPECT_GE(shared[0]["rank"].get<int>(), 0);
+    EXPECT_LT(shared[0]["rank"].get<int>(), ranks);
+    // Every WC point of every rank carries that one scalarization (the
+    // baselines' points have none).
+    for (const json& p : study["points"]) {
+      if (p.value("reference_point", json::array()).empty()) continue;
+      EXPECT_EQ(p["reference_point"], expected[0]["reference_point"])
+          << p.dump();
+    }
   }
 }
 

@@ -523,6 +523,33 @@ void MpiSession::AbortAll(int exit_code) const {
   std::exit(exit_code);
 }
 
+bool MpiSession::Broadcast(std::string* text) const {
+  int rank = 0, size = 1;
+  if (!MpiRunning(&rank, &size) || size <= 1) return true;
+  // The length first (a 64-bit count: MPI_Bcast counts are int, so the
+  // text goes in chunks of at most 1 GiB), then the bytes. PMPI_ names:
+  // see mpi_relay.h (the sequential MUMPS' stubs shadow some MPI_ ones).
+  long long length = static_cast<long long>(text->size());
+  if (PMPI_Bcast(&length, 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD) != MPI_SUCCESS) {
+    return false;
+  }
+  std::string received(static_cast<size_t>(length), '\0');
+  if (rank == 0) received = *text;
+  constexpr long long kChunk = 1LL << 30;
+  for (long long offset = 0; offset < length; offset += kChunk) {
+    const int count = static_cast<int>(std::min(kChunk, length - offset));
+    if (PMPI_Bcast(&received[static_cast<size_t>(offset)],
+                   count,
+                   MPI_CHAR,
+                   0,
+                   MPI_COMM_WORLD) != MPI_SUCCESS) {
+      return false;
+    }
+  }
+  *text = std::move(received);
+  return true;
+}
+
 double DistributedSweepStatistics::BytesPerPoint() const {
   return remote_points > 0
              ? static_cast<double>(task_bytes + result_bytes) / remote_points

@@ -122,6 +122,15 @@ class MpiSession {
   // other ranks wait in DistributedSweep.
   [[noreturn]] void AbortAll(int exit_code) const;
 
+  // Rank 0's *text on every rank (MPI_Bcast on MPI_COMM_WORLD). A
+  // collective: every rank calls it, from the thread that initialized MPI,
+  // in the same order, and none while a DistributedSweep or
+  // DistributeTasks of this job runs. For what rank 0 alone computed
+  // between two of them (ecmo_mtbl: the seeds' utopia points). Without
+  // MPI, or with one rank, *text is left as it is. False when MPI fails
+  // (the text is then unchanged).
+  bool Broadcast(std::string* text) const;
+
  private:
   bool active_ = false;
   bool owns_ = false;
