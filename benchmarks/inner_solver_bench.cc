@@ -151,22 +151,16 @@ double RunSweep(int k,
   *converged = 0;
   long gradients = 0;
   double solve_seconds = 0.0;
+  if (point_us != nullptr) point_us->clear();
+  if (point_thread != nullptr) point_thread->clear();
   for (const auto& point : summary.points) {
     *converged += point.summary.termination_type == ceres::CONVERGENCE;
     gradients += point.summary.evaluations.gradient_evaluations;
     solve_seconds += point.summary.total_time_in_seconds;
-  }
-  if (point_us != nullptr) {
-    point_us->clear();
-    for (const auto& point : summary.points) {
+    if (point_us != nullptr) {
       point_us->push_back(1e6 * point.summary.total_time_in_seconds);
     }
-  }
-  if (point_thread != nullptr) {
-    point_thread->clear();
-    for (const auto& point : summary.points) {
-      point_thread->push_back(point.thread);
-    }
+    if (point_thread != nullptr) point_thread->push_back(point.thread);
   }
   if (gradient_evaluations != nullptr) *gradient_evaluations = gradients;
   if (solve_us != nullptr && !summary.points.empty()) {

@@ -943,15 +943,18 @@ class SeedScalarizations {
     return entry.ok;
   }
 
-  // A seed's value computed elsewhere (another rank): Get returns it
-  // without computing, and with no spare instance.
-  void Put(int seed, Value value) {
+  // A seed's value computed before the runs (under mpirun, by one rank
+  // for all): Get returns it without computing, handing out `spares` (the
+  // instances that computed it, when it was this rank) as it hands out
+  // its own.
+  void Put(int seed, Value value, std::vector<Instance> spares) {
     std::lock_guard<std::mutex> lock(mutex_);
     Entry& entry = entries_[seed];
     entry = Entry();
     entry.done = true;
     entry.ok = true;
     entry.value = std::move(value);
+    entry.spares = std::move(spares);
     cv_.notify_all();
   }
 
@@ -969,6 +972,27 @@ class SeedScalarizations {
   std::map<int, Entry> entries_;
 };
 
+// Whether the study's WC methods use each seed's utopia scalarization.
+bool UsesUtopia(const Study& study) {
+  return study.utopia && std::any_of(study.methods.begin(),
+                                     study.methods.end(),
+                                     [](const Method& m) { return m.wc; });
+}
+
+// Builds an instance of `seed`; false with *error and *exit_code 2 (bad
+// input) when it cannot.
+bool BuildSeedInstance(const Study& study,
+                       int seed,
+                       Instance* built,
+                       int* exit_code,
+                       std::string* error) {
+  if (!BuildInstance(study.task, seed, study.l2, study.smoke, built, error)) {
+    *exit_code = kExitUsage;
+    return false;
+  }
+  return true;
+}
+
 // The utopia scalarization of `seed` (SeedScalarizations' computation):
 // builds *own and min(num_threads, S) - 1 more instances (*spares), and
 // spreads the S single-objective solves over them. False with *error and
@@ -982,21 +1006,16 @@ bool ComputeSeedUtopia(const Study& study,
                        int* exit_code,
                        std::string* error) {
   const Clock::time_point start = Clock::now();
-  const auto build = [&](Instance* built) {
-    if (!BuildInstance(study.task, seed, study.l2, study.smoke, built, error)) {
-      *exit_code = kExitUsage;
-      return false;
-    }
-    return true;
-  };
-  if (!build(own)) return false;
+  if (!BuildSeedInstance(study, seed, own, exit_code, error)) return false;
   // This thread's instance first (it also evaluates the start), then one
   // more per other thread, at most S in all.
   const int S = own->evaluator->NumObjectives();
   spares->resize(std::max(0, std::min(num_threads, S) - 1));
   std::vector<Instance*> instances = {own};
   for (Instance& spare : *spares) {
-    if (!build(&spare)) return false;
+    if (!BuildSeedInstance(study, seed, &spare, exit_code, error)) {
+      return false;
+    }
     instances.push_back(&spare);
   }
   auto computed = std::make_shared<ecmo::Scalarization>();
@@ -1036,17 +1055,7 @@ bool PrepareSeed(const Study& study,
   context->instance = Instance();
   context->options = study.wc_options;
   Instance& instance = context->instance;
-  const auto build = [&](Instance* built, int* code, std::string* why) {
-    if (!BuildInstance(study.task, seed, study.l2, study.smoke, built, why)) {
-      *code = kExitUsage;
-      return false;
-    }
-    return true;
-  };
-  const bool utopia =
-      study.utopia && std::any_of(study.methods.begin(),
-                                  study.methods.end(),
-                                  [](const Method& m) { return m.wc; });
+  const bool utopia = UsesUtopia(study);
   SeedScalarizations::Value scalarization;
   if (utopia) {
     const auto compute = [&](SeedScalarizations::Value* value,
@@ -1061,7 +1070,8 @@ bool PrepareSeed(const Study& study,
       return false;
     }
   }
-  if (instance.evaluator == nullptr && !build(&instance, exit_code, error)) {
+  if (instance.evaluator == nullptr &&
+      !BuildSeedInstance(study, seed, &instance, exit_code, error)) {
     return false;
   }
   Eigen::VectorXd f(instance.evaluator->NumObjectives());
@@ -1653,11 +1663,7 @@ int main(int argc, char** argv) {
   // in a single process), then shared with every rank. Otherwise every
   // rank that serves one of a seed's WC runs would compute it again (S
   // training runs per seed and rank).
-  const bool wc_utopia =
-      study.utopia && std::any_of(study.methods.begin(),
-                                  study.methods.end(),
-                                  [](const Method& m) { return m.wc; });
-  if (num_ranks > 1 && wc_utopia) {
+  if (num_ranks > 1 && UsesUtopia(study)) {
     std::vector<int> utopia_seeds;  // rank 0's list: seeds with WC runs left
     if (coordinator) {
       std::set<int> seeds;
@@ -1667,6 +1673,10 @@ int main(int argc, char** argv) {
       utopia_seeds.assign(seeds.begin(), seeds.end());
     }
     nlohmann::json shared = {{"seeds", nlohmann::json::object()}};
+    // The instances that computed a seed's point on this rank, kept for
+    // its threads' runs of the seed (as in a single process).
+    std::map<int, std::vector<Instance>> kept;
+    std::mutex kept_mutex;
     auto compute = [&](int, int seed) {
       Instance own;
       std::vector<Instance> spares;
@@ -1684,6 +1694,11 @@ int main(int argc, char** argv) {
         return nlohmann::json({{"error", why}, {"exit_code", code}}).dump();
       }
       value.info["rank"] = rank;
+      spares.push_back(std::move(own));
+      {
+        std::lock_guard<std::mutex> lock(kept_mutex);
+        kept[seed] = std::move(spares);
+      }
       return nlohmann::json({{"seed", seed},
                              {"scalarization",
                               ecmo::ScalarizationToJson(*value.scalarization)},
@@ -1745,7 +1760,8 @@ int main(int argc, char** argv) {
       }
       value.scalarization = std::move(scalarization);
       value.info = reply["info"];
-      seed_scalarizations.Put(std::stoi(key), std::move(value));
+      const int seed = std::stoi(key);
+      seed_scalarizations.Put(seed, std::move(value), std::move(kept[seed]));
     }
   }
 #endif

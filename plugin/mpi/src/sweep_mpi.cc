@@ -533,8 +533,8 @@ bool MpiSession::Broadcast(std::string* text) const {
   if (PMPI_Bcast(&length, 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD) != MPI_SUCCESS) {
     return false;
   }
-  std::string received(static_cast<size_t>(length), '\0');
-  if (rank == 0) received = *text;
+  std::string received =
+      rank == 0 ? *text : std::string(static_cast<size_t>(length), '\0');
   constexpr long long kChunk = 1LL << 30;
   for (long long offset = 0; offset < length; offset += kChunk) {
     const int count = static_cast<int>(std::min(kChunk, length - offset));
