@@ -205,8 +205,6 @@ void Run(const Config& config,
   reference_options.max_iterations = config.max_iterations;
   reference_options.reference_point = {reference[0], reference[1]};
   reference_options.objective_scale = {scale[0], scale[1]};
-  // The solver's certificate scales for a normalized scalarization.
-  reference_options.certificate_scale = {scale[0], scale[1]};
   IpoptReference::Summary ref;
   Eigen::VectorXd z = z0;
   Clock::time_point t0 = Clock::now();

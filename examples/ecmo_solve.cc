@@ -41,8 +41,9 @@
 // with an "index" column first.
 //
 // Exit status (kExitUsage below), so that a script can trust it:
-//   0  every point converged (CONVERGENCE: certified by the scale-invariant
-//      KKT certificate, or ||K||^2 <= --kkt_tolerance) and, with
+//   0  every point converged (CONVERGENCE: certified by the KKT
+//      certificate at the returned point, or ||K||^2 <= --kkt_tolerance;
+//      a point the certificate refuses is NO_CONVERGENCE) and, with
 //      --reference=ipopt, agrees with the reference;
 //   3  every point is usable but some are not certified (NO_CONVERGENCE,
 //      USER_SUCCESS);
@@ -163,16 +164,29 @@ DEFINE_int32(max_iterations,
 DEFINE_double(kkt_tolerance,
               0.0,
               "The paper's absolute test: stop when ||K||^2 <= this, instead "
-              "of the scale-invariant certificate (0, default: the "
+              "of the certificate measured at the point (0, default: the "
               "certificate for wc-augmented-lagrangian and wc-penalty-lbfgs; "
               "wc-penalty-pgd runs all T iterations).");
 DEFINE_double(stationarity_tolerance,
               1e-6,
-              "Certificate: |sum omega - 1| and the normalized stationarity.");
+              "Certificate: |sum omega - 1|, and the Lagrangian gradient over "
+              "its largest term (the terms cancel to this fraction).");
 DEFINE_double(complementarity_tolerance,
               1e-8,
-              "Certificate: each objective's slack in units of its scale.");
+              "Certificate: each objective's slack over the weighted "
+              "objective values at the point.");
 DEFINE_double(feasibility_tolerance, 1e-8, "Certificate: ||h||_inf.");
+DEFINE_double(model_tolerance,
+              1e-12,
+              "Certificate, where a model exists (least-squares problems): "
+              "the decrease a Gauss-Newton step of the point's own weighted "
+              "sum may still predict, over the weighted objective values. "
+              "In (0, 1e-4].");
+DEFINE_double(stationarity_floor,
+              0.0,
+              "Certificate: an absolute level (the units of the Lagrangian "
+              "gradient) below which the stationarity is not measured "
+              "relatively; 0 = none. Finite, >= 0.");
 DEFINE_string(reference_point,
               "auto",
               "Reference point r of the scalarization lambda_s (f_s - r_s) / "
@@ -516,6 +530,8 @@ int main(int argc, char** argv) {
                                : std::max(1, FLAGS_max_iterations / 10000);
   options.stationarity_tolerance = FLAGS_stationarity_tolerance;
   options.complementarity_tolerance = FLAGS_complementarity_tolerance;
+  options.model_tolerance = FLAGS_model_tolerance;
+  options.stationarity_floor = FLAGS_stationarity_floor;
   options.feasibility_tolerance = FLAGS_feasibility_tolerance;
   options.utopia_margin = FLAGS_utopia_margin;
   options.automatic_objective_offset = FLAGS_automatic_objective_offset;

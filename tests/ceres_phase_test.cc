@@ -382,9 +382,11 @@ TEST(CeresPhase, InactiveObjectiveCurvatureSamePointFewerGaussNewtonMatrices) {
 
 // WC_NEWTON's penalty growth when the outer part stalls: by the factor the
 // certificate predicts (at least penalty_increase, at most 1e3), not
-// tenfold. At the corner of a 334-pose front the complementarity stops
-// falling with the multiplier updates (the loop closures' minimizers are
-// not unique); the point certifies after one larger increase.
+// tenfold. At the loop-closure corner of a 334-pose front, held to a tight
+// complementarity tolerance, the complementarity stops falling with the
+// multiplier updates (the loop closures' minimizers are not unique); the
+// points certify after a few larger increases: every increase obeys the
+// rule, and some point needed one.
 TEST(CeresPhase, StalledComplementarityGrowsThePenaltyByThePrediction) {
   PoseGraphInstance instance(334);
   ASSERT_NE(instance.graph, nullptr);
@@ -394,22 +396,37 @@ TEST(CeresPhase, StalledComplementarityGrowsThePenaltyByThePrediction) {
   options.reference_point = {-9.86298, -166.32};
   options.objective_scale = {1593.36, 16632.1};
   options.record_history = true;
-  Eigen::VectorXd z = instance.start;
-  Solver::Summary summary;
-  Solve(options, instance.adapter.get(), {0.0099, 0.9901}, &z, &summary);
-  ASSERT_EQ(summary.termination_type, ceres::CONVERGENCE) << summary.message;
-  ASSERT_GE(summary.num_penalty_increases, 1);
+  // A tight complementarity tolerance: in the certificate's units (the
+  // weighted values at the point) the default is met before any stall.
+  options.complementarity_tolerance = 1e-13;
   double largest = 0.0;
-  for (size_t i = 1; i < summary.history.size(); ++i) {
-    const double factor =
-        summary.history[i].penalty_u / summary.history[i - 1].penalty_u;
-    if (factor == 1.0) continue;
-    EXPECT_GE(factor, options.quasi_newton.penalty_increase * (1 - 1e-12));
-    EXPECT_LE(factor, 1e3 * (1 + 1e-12));
-    largest = std::max(largest, factor);
+  int increases = 0;
+  for (const double t : {0.9901, 0.997, 0.999}) {
+    SCOPED_TRACE(::testing::Message() << "t = " << t);
+    Eigen::VectorXd z = instance.start;
+    Solver::Summary summary;
+    Solve(options, instance.adapter.get(), {t, 1.0 - t}, &z, &summary);
+    ASSERT_EQ(summary.termination_type, ceres::CONVERGENCE)
+        << summary.message;
+    increases += summary.num_penalty_increases;
+    for (size_t i = 1; i < summary.history.size(); ++i) {
+      const double factor =
+          summary.history[i].penalty_u / summary.history[i - 1].penalty_u;
+      if (factor == 1.0) continue;
+      // A step that reaches max_penalty may be smaller.
+      if (summary.history[i].penalty_u <
+          options.quasi_newton.max_penalty * (1 - 1e-12)) {
+        EXPECT_GE(factor,
+                  options.quasi_newton.penalty_increase * (1 - 1e-12));
+      }
+      EXPECT_LE(factor, 1e3 * (1 + 1e-12));
+      largest = std::max(largest, factor);
+    }
+    // Tenfold steps from u = 1 would need many more outer iterations.
+    EXPECT_LE(summary.iterations, 12) << summary.FullReport();
   }
+  EXPECT_GE(increases, 1);
   EXPECT_GT(largest, options.quasi_newton.penalty_increase);
-  EXPECT_LE(summary.iterations, 6) << summary.FullReport();
 }
 
 // NewtonOptions::ceres_phase_on_warm_starts: on a warm start that gives

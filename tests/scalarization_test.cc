@@ -10,7 +10,7 @@
 //   * iterates below r while infeasible do not end a solve; truly
 //     unbounded problems still end in FAILURE ("likely unbounded below");
 //   * normalization (w = nadir - utopia) and explicit scales;
-//   * the scale-invariant KKT certificate (hand-computed case) and the
+//   * the KKT certificate measured at the point (hand-computed case) and the
 //     kkt_tolerance switch;
 //   * validation of the scalarization options (message names the field);
 //   * the single-objective solves spread over several evaluators (as a
@@ -642,7 +642,7 @@ TEST(Scalarization, ReturnedPointsCarryTheCertificate) {
     Solve(options, instance->problem, {0.2, 0.3, 0.5}, &summary);
     ASSERT_EQ(summary.termination_type, ceres::CONVERGENCE) << summary.message;
     EXPECT_TRUE(Contains(summary.message, "certificate")) << summary.message;
-    ASSERT_EQ(summary.kkt.objective_scale.size(), 3);
+    ASSERT_TRUE(summary.kkt.has_certificates);
     const KktCertificate& best =
         summary.kkt.BestCertificate(options.stationarity_tolerance,
                                     options.complementarity_tolerance,
@@ -668,54 +668,56 @@ TEST(Scalarization, ReturnedPointsCarryTheCertificate) {
   }
 }
 
-// Without the normalization the certificate measures objective s by
-// |f_s - r_s| at the start; from a start 300-400 times the front's size
-// that is as much looser. Given scales cap it: the same solve with w = 1
-// reports sigma = (1, 1) and lands within 1e-7 of the exact WC point, where
-// the start's scales only promise about 1e-8 * 400.
-TEST(Scalarization, GivenScalesCapTheCertificateScalesOfAFarStart) {
-  // (wc-penalty-lbfgs stalls near 2e-4 from this start at sigma = 1: its
-  // penalty's conditioning, not the scales.)
+// The certificate measures at the returned point: a start 300-400 times
+// the front's size (in the objective values) does not loosen it. With and
+// without given scales, from the far start and from a near one, every
+// strategy lands within 1e-7 of the exact WC point, and the certificate's
+// value scale D is max(|rho|, lambda_s |f_s|) at the returned point.
+TEST(Scalarization, TheCertificateDoesNotDependOnTheStart) {
   for (StrategyType strategy :
        {StrategyType::WC_AUGMENTED_LAGRANGIAN, StrategyType::WC_SQP}) {
     SCOPED_TRACE(StrategyTypeToString(strategy));
     for (const bool given : {false, true}) {
       SCOPED_TRACE(given ? "scales given" : "no scales");
-      double z[2] = {300.0, 400.0};  // f(z0) - r = (302, 402)
-      Problem problem;
-      BuildScaledCircle(z, 1.0, 1.0, &problem);
-      Solver::Options options;
-      options.strategy = strategy;
-      options.reference_point = {-2.0, -2.0};
-      if (given) options.objective_scale = {1.0, 1.0};
-      Solver::Summary summary;
-      Solve(options, problem, {0.3, 0.7}, &summary);
-      ASSERT_EQ(summary.termination_type, ceres::CONVERGENCE)
-          << summary.message;
-      EXPECT_EQ(summary.scalarization.scale_given, given);
-      ASSERT_EQ(summary.kkt.objective_scale.size(), 2);
-      EXPECT_DOUBLE_EQ(summary.kkt.objective_scale[0], given ? 1.0 : 302.0);
-      EXPECT_DOUBLE_EQ(summary.kkt.objective_scale[1], given ? 1.0 : 402.0);
-      if (given) {
+      for (const bool far : {true, false}) {
+        SCOPED_TRACE(far ? "far start" : "near start");
+        double z[2] = {300.0, 400.0};  // f(z0) - r = (302, 402)
+        if (!far) {
+          z[0] = 0.6;
+          z[1] = -0.8;
+        }
+        Problem problem;
+        BuildScaledCircle(z, 1.0, 1.0, &problem);
+        Solver::Options options;
+        options.strategy = strategy;
+        options.reference_point = {-2.0, -2.0};
+        if (given) options.objective_scale = {1.0, 1.0};
+        Solver::Summary summary;
+        Solve(options, problem, {0.3, 0.7}, &summary);
+        ASSERT_EQ(summary.termination_type, ceres::CONVERGENCE)
+            << summary.message;
+        EXPECT_EQ(summary.scalarization.scale_given, given);
+        ASSERT_TRUE(summary.kkt.has_certificates);
         const Eigen::VectorXd exact = ExactCircleZ(
             {0.3, 0.7}, Eigen::Vector2d(1.0, 1.0), summary.scalarization);
         EXPECT_NEAR(z[0], exact[0], 1e-7);
         EXPECT_NEAR(z[1], exact[1], 1e-7);
+        const KktCertificate& best = summary.kkt.BestCertificate(
+            options.stationarity_tolerance,
+            options.complementarity_tolerance,
+            options.feasibility_tolerance);
+        const Eigen::Vector2d lambda =
+            Eigen::Vector2d(0.3, 0.7).cwiseQuotient(
+                summary.scalarization.objective_scale);
+        const Eigen::Vector2d shifted =
+            summary.objectives - summary.scalarization.reference_point;
+        EXPECT_NEAR(best.value_scale,
+                    std::max(std::abs(summary.final_rho),
+                             lambda.cwiseProduct(shifted).cwiseAbs().maxCoeff()),
+                    1e-12);
       }
     }
   }
-  // A scale larger than the start's size does not loosen it.
-  double z[2] = {0.6, -0.8};
-  Problem problem;
-  BuildScaledCircle(z, 1.0, 1.0, &problem);
-  Solver::Options options;
-  options.reference_point = {-2.0, -2.0};
-  options.objective_scale = {10.0, 10.0};
-  Solver::Summary summary;
-  Solve(options, problem, {0.5, 0.5}, &summary);
-  ASSERT_EQ(summary.termination_type, ceres::CONVERGENCE) << summary.message;
-  EXPECT_DOUBLE_EQ(summary.kkt.objective_scale[0], 2.6);  // |0.6 + 2|
-  EXPECT_DOUBLE_EQ(summary.kkt.objective_scale[1], 1.2);  // |-0.8 + 2|
 
   // The flag survives the result files (resume reads it back).
   Scalarization written;
@@ -769,57 +771,86 @@ TEST(Scalarization, ScalesFarAboveTheObjectivesStillReachTheExactPoint) {
 TEST(Scalarization, CertificateOfAHandBuiltResidual) {
   // S = 2, k = 2, q = 2.
   const double rho = 0.5;
-  const Eigen::Vector2d lambda(0.25, 0.75), f(2.0, 1.0), sigma(1.0, 4.0),
-      omega(0.6, 0.5);
+  const Eigen::Vector2d lambda(0.25, 0.75), f(2.0, 1.0), omega(0.6, 0.5);
   KktResidual residual;
   residual.simplex = omega.sum() - 1.0;
   residual.stationarity = Eigen::Vector2d(0.3, -0.4);
+  residual.stationarity_scale = 0.8;  // the largest term, by hand
   residual.feasibility = Eigen::Vector2d(1e-3, -2e-3);
   residual.complementarity = Eigen::Vector2d(0.0, -0.25);
   const KktCertificate c =
-      ComputeKktCertificate(rho, lambda, f, sigma, omega, residual);
+      ComputeKktCertificate(rho, lambda, f, omega, residual);
   // simplex: |0.6 + 0.5 - 1| = 0.1.
   EXPECT_NEAR(c.simplex, 0.1, 1e-15);
-  // stationarity: ||(0.3, -0.4)||_inf / (0.6 0.25 1 + 0.5 0.75 4) = 0.4 /
-  // 1.65.
-  EXPECT_NEAR(c.stationarity, 0.4 / 1.65, 1e-15);
-  // complementarity: slacks (0.5 - 0.25 * 2) / (0.25 * 1) = 0 and
-  // (0.5 - 0.75 * 1) / (0.75 * 4) = -1/12; max |min(omega_s, slack_s)| =
-  // 1/12.
-  EXPECT_NEAR(c.complementarity, 1.0 / 12.0, 1e-15);
+  // stationarity: ||(0.3, -0.4)||_inf / 0.8.
+  EXPECT_NEAR(c.stationarity, 0.5, 1e-15);
+  EXPECT_EQ(c.stationarity_scale, 0.8);
+  // D = max(|0.5|, 0.25 * 2, 0.75 * 1) = 0.75; slacks (0.5 - 0.5) / D = 0
+  // and (0.5 - 0.75) / D = -1/3; max |min(omega_s, slack_s)| = 1/3.
+  EXPECT_NEAR(c.value_scale, 0.75, 1e-15);
+  EXPECT_NEAR(c.complementarity, 1.0 / 3.0, 1e-15);
   // feasibility: ||h||_inf = 2e-3.
   EXPECT_NEAR(c.feasibility, 2e-3, 1e-18);
-  // Ratio: max(max(0.1, 0.2424) / 0.5, (1/12) / 0.1, 2e-3 / 0.01) = 5/6.
-  EXPECT_NEAR(c.Ratio(0.5, 0.1, 0.01), 5.0 / 6.0, 1e-15);
-  EXPECT_TRUE(c.Certifies(0.5, 0.1, 0.01));
-  EXPECT_FALSE(c.Certifies(0.5, 0.05, 0.01));  // complementarity 1.67
-  EXPECT_FALSE(c.Certifies(0.2, 0.1, 0.01));   // stationarity 1.21
-  EXPECT_FALSE(c.Certifies(0.5, 0.1, 1e-3));   // feasibility 2
+  EXPECT_TRUE(std::isnan(c.model_decrease));
+  // Ratio: max(max(0.1, 0.5) / 0.6, (1/3) / 0.5, 2e-3 / 0.01) = 5/6.
+  EXPECT_NEAR(c.Ratio(0.6, 0.5, 0.01), 5.0 / 6.0, 1e-15);
+  EXPECT_TRUE(c.Certifies(0.6, 0.5, 0.01));
+  EXPECT_FALSE(c.Certifies(0.6, 0.3, 0.01));  // complementarity 1.11
+  EXPECT_FALSE(c.Certifies(0.4, 0.5, 0.01));  // stationarity 1.25
+  EXPECT_FALSE(c.Certifies(0.6, 0.5, 1e-3));  // feasibility 2
 
-  // Multipliers far from the simplex: the weight floor min_s lambda_s
-  // sigma_s = 0.25 divides the stationarity.
+  // A floor above the largest term: the residual is measured against it.
+  const KktCertificate floored =
+      ComputeKktCertificate(rho, lambda, f, omega, residual, 2.0);
+  EXPECT_NEAR(floored.stationarity, 0.2, 1e-15);
+  EXPECT_EQ(floored.stationarity_scale, 2.0);
+
+  // A computed model decrease replaces the relative stationarity block:
+  // within its tolerance the point passes at a stationarity tolerance the
+  // relative block misses, beyond it nothing passes.
+  KktCertificate with_model = c;
+  with_model.model_decrease = 1e-11;
+  EXPECT_NEAR(with_model.Ratio(0.4, 0.5, 0.01, 1e-10), 2.0 / 3.0, 1e-15);
+  with_model.model_decrease = 1e-9;
+  EXPECT_NEAR(with_model.Ratio(0.4, 0.5, 0.01, 1e-10), 10.0, 1e-9);
+  EXPECT_FALSE(with_model.Certifies(0.6, 0.5, 0.01));
+
+  // Without the scale (a residual nobody measured) nothing is certified;
+  // a zero residual at a zero scale is (0 / 0 = 0 here).
+  KktResidual unscaled = residual;
+  unscaled.stationarity_scale = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_FALSE(ComputeKktCertificate(rho, lambda, f, omega, unscaled)
+                   .Certifies(0.9, 0.9, 0.9));
+  KktResidual zero_residual = residual;
+  zero_residual.stationarity.setZero();
+  zero_residual.stationarity_scale = 0.0;
+  EXPECT_EQ(ComputeKktCertificate(rho, lambda, f, omega, zero_residual)
+                .stationarity,
+            0.0);
+
+  // Multipliers far from the simplex.
   const Eigen::Vector2d zero(0.0, 0.0);
   KktResidual at_zero = residual;
   at_zero.simplex = -1.0;
   const KktCertificate c0 =
-      ComputeKktCertificate(rho, lambda, f, sigma, zero, at_zero);
+      ComputeKktCertificate(rho, lambda, f, zero, at_zero);
   EXPECT_NEAR(c0.simplex, 1.0, 1e-15);
-  EXPECT_NEAR(c0.stationarity, 0.4 / 0.25, 1e-15);
-  EXPECT_NEAR(c0.complementarity, 1.0 / 12.0, 1e-15);  // min(0, -1/12)
+  EXPECT_NEAR(c0.stationarity, 0.5, 1e-15);
+  EXPECT_NEAR(c0.complementarity, 1.0 / 3.0, 1e-15);  // min(0, -1/3)
 
   // Wrong sizes: nothing is certified.
   const KktCertificate bad = ComputeKktCertificate(
-      rho, lambda, f, sigma, Eigen::VectorXd::Ones(3), residual);
+      rho, lambda, f, Eigen::VectorXd::Ones(3), residual);
   EXPECT_FALSE(bad.Certifies(0.5, 0.5, 0.5));
 
   // BestCertificate: the one with the smaller ratio for these tolerances.
   KktReport report;
   report.certificate_with_solver_multipliers = c;
   report.certificate_with_least_squares_multipliers = c0;
-  EXPECT_EQ(&report.BestCertificate(0.5, 0.1, 0.01),
+  EXPECT_EQ(&report.BestCertificate(0.6, 0.5, 0.01),
             &report.certificate_with_solver_multipliers);
   report.certificate_with_solver_multipliers.feasibility = 1.0;  // ratio 100
-  EXPECT_EQ(&report.BestCertificate(0.5, 0.1, 0.01),
+  EXPECT_EQ(&report.BestCertificate(0.6, 0.5, 0.01),
             &report.certificate_with_least_squares_multipliers);
 }
 

@@ -139,6 +139,8 @@ TEST(SolveWorkspace, ReportFromTheStrategysSystemEqualsAFreshOne) {
       for (size_t s = 0; s < p.summary.objective_offset_used.size(); ++s) {
         offset[s] = p.summary.objective_offset_used[s];
       }
+      CertificateRequest certificate;
+      certificate.stationarity_floor = p.summary.kkt.stationarity_floor;
       ASSERT_TRUE(ComputeKktReport(&fresh,
                                    lambda,
                                    offset,
@@ -147,7 +149,7 @@ TEST(SolveWorkspace, ReportFromTheStrategysSystemEqualsAFreshOne) {
                                    p.summary.kkt.solver_multipliers,
                                    &report,
                                    &error,
-                                   p.summary.kkt.objective_scale))
+                                   &certificate))
           << error;
       const KktReport& kept = p.summary.kkt;
       EXPECT_NEAR(kept.with_solver_multipliers.SquaredNorm(),
@@ -178,12 +180,11 @@ TEST(SolveWorkspace, ResetReducedPenaltyEqualsANewOne) {
   const Eigen::Vector2d lambda_a(0.3, 0.7), lambda_b(0.6, 0.4);
   const Eigen::Vector2d offset(0.1, -0.2);
   WcReducedPenalty reused(&evaluator, lambda_a, Eigen::VectorXd());
-  // A state far from a new object's: other penalties, shifts and scales,
-  // and evaluations on record.
+  // A state far from a new object's: other penalties and shifts, and
+  // evaluations on record.
   reused.SetPenalties(50.0, 70.0);
   reused.SetMultiplierShifts(Eigen::Vector2d(0.4, 0.6),
                              Eigen::VectorXd::Constant(1, -0.3));
-  reused.SetObjectiveScales(Eigen::Vector2d(2.0, 3.0));
   const double x_old[3] = {0.5, 0.1, 0.2};
   double cost, gradient[3];
   ASSERT_TRUE(reused.Evaluate(x_old, &cost, gradient));

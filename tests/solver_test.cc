@@ -83,6 +83,35 @@ TEST(Solver, InvalidOptionsNameTheField) {
                 "objective_offset has 3 entries but the problem has 2");
 }
 
+// The certificate's own settings: a floor that is negative, infinite or
+// NaN, or a model tolerance outside (0, 1e-4], would let a non-stationary
+// point pass (or nothing); refused with what the setting means.
+TEST(Solver, CertificateSettingsThatCouldCertifyAnythingAreRefused) {
+  const double kInf = std::numeric_limits<double>::infinity();
+  const double kNaN = std::numeric_limits<double>::quiet_NaN();
+  for (double floor : {-1.0, kInf, kNaN}) {
+    Solver::Options options;
+    options.stationarity_floor = floor;
+    const Solver::Summary summary = SolveGebken(options, {0.5, 0.5});
+    ExpectFailure(summary, "stationarity_floor");
+    EXPECT_NE(summary.message.find("Lagrangian gradient"), std::string::npos)
+        << summary.message;
+  }
+  for (double tolerance : {0.0, -1e-12, 1e-2, kInf, kNaN}) {
+    Solver::Options options;
+    options.model_tolerance = tolerance;
+    const Solver::Summary summary = SolveGebken(options, {0.5, 0.5});
+    ExpectFailure(summary, "model_tolerance");
+    EXPECT_NE(summary.message.find("Gauss-Newton step"), std::string::npos)
+        << summary.message;
+  }
+  // A valid floor in the problem's units is taken.
+  Solver::Options options;
+  options.stationarity_floor = 1e-9;
+  std::string error;
+  EXPECT_TRUE(options.IsValid(&error)) << error;
+}
+
 TEST(Solver, BadPreferencesAreRefused) {
   const Solver::Options options;
   ExpectFailure(SolveGebken(options, {1.0}),

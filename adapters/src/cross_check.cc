@@ -308,11 +308,8 @@ void Solve(const CrossCheck::Options& options,
     reference_options.objective_scale =
         ToVector(result.solver.scalarization.objective_scale);
   }
-  if (result.solver.kkt.objective_scale.size() == S &&
-      reference_options.certificate_scale.empty()) {
-    reference_options.certificate_scale =
-        ToVector(result.solver.kkt.objective_scale);
-  }
+  reference_options.stationarity_floor = options.solver.stationarity_floor;
+  reference_options.model_tolerance = options.solver.model_tolerance;
   if (z0.size() == evaluator->NumParameters()) {
     reference_options.objective_offset = ToVector(
         OffsetUsedBySolver(options.solver, result.solver, evaluator, z0));

@@ -539,15 +539,17 @@ bool IpoptReference::Options::IsValid(std::string* error) const {
                     objective_scale,
                     internal::IsPositiveFinite,
                     "> 0 and finite",
-                    error) ||
-      !CheckEntries(kOptions,
-                    "certificate_scale",
-                    certificate_scale,
-                    internal::IsPositiveFinite,
-                    "> 0 and finite",
                     error)) {
     return false;
   }
+  ECMO_OPTION_CHECK(kOptions,
+                    stationarity_floor,
+                    stationarity_floor >= 0.0 && std::isfinite(stationarity_floor),
+                    ">= 0 and finite (see Solver::Options::stationarity_floor)");
+  ECMO_OPTION_CHECK(kOptions,
+                    model_tolerance,
+                    model_tolerance > 0.0 && model_tolerance <= 1e-4,
+                    "in (0, 1e-4] (see Solver::Options::model_tolerance)");
   if (!initial_nu.empty() && initial_omega.empty()) {
     if (error != nullptr) {
       *error = internal::OptionError(
@@ -739,13 +741,6 @@ void Solve(const IpoptReference::Options& options,
   summary->mumps_pivot_order_used =
       MumpsPivotOrder(options, hessian, evaluator->NumParameters());
   summary->num_manifold_constraints = static_cast<int>(norms.size());
-  if (!options.certificate_scale.empty() &&
-      static_cast<int>(options.certificate_scale.size()) != S) {
-    return fail("IpoptReference::Options::certificate_scale has " +
-                std::to_string(options.certificate_scale.size()) +
-                " entries but the problem has " + std::to_string(S) +
-                " objectives; give one per objective or none.");
-  }
   if (!options.options_file.empty()) {
     std::ifstream file(options.options_file);
     if (!file) {
@@ -809,7 +804,6 @@ void Solve(const IpoptReference::Options& options,
   };
 
   Ipopt::SmartPtr<WcTnlp> tnlp;
-  Eigen::VectorXd f0_for_scale = Eigen::VectorXd::Zero(S);
   std::string ipopt_errors;
   Ipopt::ApplicationReturnStatus status = Ipopt::Internal_Error;
   try {
@@ -826,7 +820,6 @@ void Solve(const IpoptReference::Options& options,
     }
     Eigen::VectorXd f0, h0;
     tnlp->CachedValues(z0, &f0, &h0);
-    f0_for_scale = f0;
     const double rho0 = std::isnan(options.initial_rho)
                             ? lambda.cwiseProduct(f0 + offset).maxCoeff()
                             : options.initial_rho;
@@ -935,12 +928,7 @@ void Solve(const IpoptReference::Options& options,
     bool ok = tnlp->CachedValues(summary->z, &f, &h) ||
               evaluator->Evaluate(
                   summary->z.data(), f.data(), h.data(), nullptr, &error);
-    Eigen::VectorXd sigma(S);
-    for (int s = 0; s < S; ++s) {
-      sigma[s] = options.certificate_scale.empty()
-                     ? std::max(1.0, std::abs(f0_for_scale[s] + offset[s]))
-                     : options.certificate_scale[s];
-    }
+    const CertificateRequest certificate = CertificateRequestOf(options);
     KktMultipliers multipliers;
     multipliers.omega = summary->omega;
     multipliers.nu = summary->nu;
@@ -954,7 +942,7 @@ void Solve(const IpoptReference::Options& options,
                                 multipliers,
                                 &summary->kkt,
                                 &error,
-                                sigma);
+                                &certificate);
     if (ok) {
       summary->objectives = f;
       // h, then max(0, c): what violates the constraints.
@@ -965,11 +953,13 @@ void Solve(const IpoptReference::Options& options,
       summary->certificate =
           summary->kkt.BestCertificate(options.stationarity_tolerance,
                                        options.complementarity_tolerance,
-                                       options.feasibility_tolerance);
+                                       options.feasibility_tolerance,
+                                       options.model_tolerance);
       summary->certified =
           summary->certificate.Certifies(options.stationarity_tolerance,
                                          options.complementarity_tolerance,
-                                         options.feasibility_tolerance);
+                                         options.feasibility_tolerance,
+                                         options.model_tolerance);
       JudgeUsability(options, lambda, offset, f, summary);
     } else if (summary->IsSolutionUsable()) {
       summary->termination_type = ceres::FAILURE;

@@ -152,6 +152,9 @@ void ReportWriter::Evaluations(const EvaluationCounts& evaluations) {
     Row("  ceres::Solve calls", evaluations.least_squares_solves);
     Row("  ceres::Solve iterations", evaluations.least_squares_iterations);
   }
+  if (evaluations.certificate_models > 0) {
+    Row("  Certificate models", evaluations.certificate_models);
+  }
 }
 
 void ReportWriter::TotalTime(double seconds) {

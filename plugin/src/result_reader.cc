@@ -187,7 +187,11 @@ bool ReadCertificate(const nlohmann::json& kkt,
   }
   return ReadDouble(*it, "simplex", &out->simplex, error) &&
          ReadDouble(*it, "stationarity", &out->stationarity, error) &&
+         ReadDouble(*it, "stationarity_scale", &out->stationarity_scale,
+                    error) &&
+         ReadDouble(*it, "model_decrease", &out->model_decrease, error) &&
          ReadDouble(*it, "complementarity", &out->complementarity, error) &&
+         ReadDouble(*it, "value_scale", &out->value_scale, error) &&
          ReadDouble(*it, "feasibility", &out->feasibility, error);
 }
 
@@ -281,7 +285,14 @@ bool SummaryFromJsonImpl(const nlohmann::json& j,
     }
     s->num_constraints =
         static_cast<int>(s->kkt.least_squares_multipliers.nu.size());
-    if (!ReadVector(*kkt, "objective_scale", &s->kkt.objective_scale, error) ||
+    // Files written before the certificate was measured at the point
+    // carry "objective_scale" instead of "stationarity_floor": their
+    // certificates are read as they were written.
+    s->kkt.has_certificates = kkt->find("certificate") != kkt->end();
+    if (!ReadDouble(*kkt,
+                    "stationarity_floor",
+                    &s->kkt.stationarity_floor,
+                    error) ||
         !ReadCertificate(*kkt,
                          "certificate",
                          &s->kkt.certificate_with_solver_multipliers,

@@ -41,10 +41,15 @@ std::string Num(double x) {
 }
 
 nlohmann::json CertificateToJson(const KktCertificate& c) {
-  return {{"simplex", c.simplex},
-          {"stationarity", c.stationarity},
-          {"complementarity", c.complementarity},
-          {"feasibility", c.feasibility}};
+  nlohmann::json j = {{"simplex", c.simplex},
+                      {"stationarity", c.stationarity},
+                      {"stationarity_scale", c.stationarity_scale},
+                      {"complementarity", c.complementarity},
+                      {"value_scale", c.value_scale},
+                      {"feasibility", c.feasibility}};
+  // NaN is not JSON: the model's block only where it was computed.
+  if (!std::isnan(c.model_decrease)) j["model_decrease"] = c.model_decrease;
+  return j;
 }
 
 }  // namespace
@@ -92,8 +97,8 @@ nlohmann::json SummaryToJson(const Solver::Summary& summary,
     kkt["bound_lower_least_squares"] = ToVector(ls.bound_lower);
     kkt["bound_upper_least_squares"] = ToVector(ls.bound_upper);
   }
-  if (summary.kkt.objective_scale.size() > 0) {
-    kkt["objective_scale"] = ToVector(summary.kkt.objective_scale);
+  if (summary.kkt.has_certificates) {
+    kkt["stationarity_floor"] = summary.kkt.stationarity_floor;
     kkt["certificate"] =
         CertificateToJson(summary.kkt.certificate_with_solver_multipliers);
     kkt["certificate_least_squares"] = CertificateToJson(
@@ -115,6 +120,7 @@ nlohmann::json SummaryToJson(const Solver::Summary& summary,
       {"least_squares_solves", summary.evaluations.least_squares_solves},
       {"least_squares_iterations",
        summary.evaluations.least_squares_iterations},
+      {"certificate_models", summary.evaluations.certificate_models},
       {"wall_time_seconds", summary.total_time_in_seconds},
       {"rho", summary.final_rho},
       {"z", ToVector(summary.z)},

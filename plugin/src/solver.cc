@@ -23,7 +23,7 @@ bool Solver::Options::IsValid(std::string* error) const {
   ECMO_OPTION_CHECK(kOptions,
                     kkt_tolerance,
                     kkt_tolerance >= 0.0 && kkt_tolerance < 1.0,
-                    "in [0, 1) (0: the scale-invariant certificate; "
+                    "in [0, 1) (0: the certificate measured at the point; "
                     "meaningful values are about 1e-16 to 1e-4)");
   ECMO_OPTION_CHECK(
       kOptions,
@@ -39,6 +39,25 @@ bool Solver::Options::IsValid(std::string* error) const {
                     feasibility_tolerance,
                     feasibility_tolerance > 0.0 && feasibility_tolerance < 1.0,
                     "in (0, 1)");
+  // The model test compares a predicted decrease with the weighted values
+  // at the point: 1e-2 would already accept points a Gauss-Newton step
+  // improves by a percent.
+  ECMO_OPTION_CHECK(kOptions,
+                    model_tolerance,
+                    model_tolerance > 0.0 && model_tolerance <= 1e-4,
+                    "in (0, 1e-4] (the largest decrease of the point's own "
+                    "weighted sum, relative to the weighted objective "
+                    "values, that a Gauss-Newton step may still predict)");
+  // An absolute level of the stationarity block, in the units of the
+  // Lagrangian gradient: infinity or NaN would certify any point.
+  ECMO_OPTION_CHECK(kOptions,
+                    stationarity_floor,
+                    stationarity_floor >= 0.0 && std::isfinite(stationarity_floor),
+                    ">= 0 and finite (an absolute level of the Lagrangian "
+                    "gradient ||sum omega lambda grad f + J^T nu||_inf, in "
+                    "the objectives' units per parameter unit, below which "
+                    "the stationarity block is not measured relatively; "
+                    "0 = none)");
   ECMO_OPTION_CHECK(kOptions,
                     utopia_margin,
                     utopia_margin > 0.0 && utopia_margin <= 1.0,
@@ -444,16 +463,18 @@ bool Solver::Summary::IsSolutionUsable() const {
 }
 
 double Solver::Summary::CertificateRatio(const Options& options) const {
-  if (!IsSolutionUsable() || kkt.objective_scale.size() == 0) {
+  if (!IsSolutionUsable() || !kkt.has_certificates) {
     return std::numeric_limits<double>::infinity();
   }
   return kkt
       .BestCertificate(options.stationarity_tolerance,
                        options.complementarity_tolerance,
-                       options.feasibility_tolerance)
+                       options.feasibility_tolerance,
+                       options.model_tolerance)
       .Ratio(options.stationarity_tolerance,
              options.complementarity_tolerance,
-             options.feasibility_tolerance);
+             options.feasibility_tolerance,
+             options.model_tolerance);
 }
 
 bool Solver::Summary::IsCertified(const Options& options) const {
@@ -462,6 +483,51 @@ bool Solver::Summary::IsCertified(const Options& options) const {
 }
 
 namespace internal {
+
+std::string DescribeFailingBlocks(const KktCertificate& c,
+                                  const Solver::Options& options) {
+  std::string out;
+  auto block = [&out](const char* name, double value, double tolerance,
+                      const char* units) {
+    if (!(value <= tolerance)) {
+      if (!out.empty()) out += "; ";
+      out += name;
+      out += " ";
+      AppendScientific(value, 2, &out);
+      out += " > ";
+      AppendScientific(tolerance, 2, &out);
+      out += units;
+    }
+  };
+  block("simplex |sum omega - 1|", c.simplex, options.stationarity_tolerance,
+        "");
+  if (std::isnan(c.model_decrease)) {
+    block("stationarity", c.stationarity, options.stationarity_tolerance, "");
+    if (!(c.stationarity <= options.stationarity_tolerance)) {
+      out += " (relative to the largest term of the Lagrangian gradient, ";
+      AppendScientific(c.stationarity_scale, 2, &out);
+      out += ")";
+    }
+  } else {
+    block("Gauss-Newton model decrease", c.model_decrease,
+          options.model_tolerance, " (relative to the weighted values, ");
+    if (!(c.model_decrease <= options.model_tolerance)) {
+      AppendScientific(c.value_scale, 2, &out);
+      out += "): a Gauss-Newton step of the point's own weighted sum would "
+             "still lower it, the point is not stationary";
+    }
+  }
+  block("complementarity", c.complementarity,
+        options.complementarity_tolerance, "");
+  if (!(c.complementarity <= options.complementarity_tolerance)) {
+    out += " (slack relative to the weighted values, ";
+    AppendScientific(c.value_scale, 2, &out);
+    out += ")";
+  }
+  block("feasibility ||h||_inf", c.feasibility, options.feasibility_tolerance,
+        " in the constraints' units");
+  return out.empty() ? "no block fails" : out;
+}
 
 bool EvaluateShifted(Evaluator* evaluator,
                      const Eigen::VectorXd& offset,
@@ -486,19 +552,22 @@ bool EvaluateShifted(Evaluator* evaluator,
   return true;
 }
 
-double StopRule::RawEquivalent(const Eigen::VectorXd& lambda) const {
+double StopRule::RawEquivalent() const {
   if (absolute) return kkt_tolerance;
-  // The certificate divides the stationarity by sum omega lambda sigma and
-  // the slacks by lambda_s sigma_s: in raw terms its tolerance shrinks by
-  // the smallest of those weights (at most 1).
-  double weight = 1.0;
-  for (int s = 0; s < lambda.size() && s < sigma.size(); ++s) {
-    weight = std::min(weight, lambda[s] * sigma[s]);
-  }
   const double t = std::min(
-      std::min(stationarity_tolerance, complementarity_tolerance) * weight,
+      std::min(stationarity_tolerance, complementarity_tolerance) *
+          heuristic_weight,
       feasibility_tolerance);
   return t * t;
+}
+
+KktCertificate StopRule::CertifyAt(const KktSystem& system,
+                                   const KktMultipliers& multipliers,
+                                   const KktResidual& residual) const {
+  KktCertificate c = Certificate(system, multipliers, residual);
+  if (absolute) return c;
+  AddModelDecrease(system, multipliers, CertificateRequestOf(*this), &c);
+  return c;
 }
 
 std::string StopRule::Describe(const KktResidual& residual,
@@ -517,8 +586,13 @@ std::string StopRule::Describe(const KktResidual& residual,
     return out;
   }
   number("certificate: simplex ", c.simplex, 1);
-  number(", stationarity ", c.stationarity, 1);
-  number(" <= ", stationarity_tolerance, 1);
+  if (std::isnan(c.model_decrease)) {
+    number(", stationarity ", c.stationarity, 1);
+    number(" <= ", stationarity_tolerance, 1);
+  } else {
+    number(", model decrease ", c.model_decrease, 1);
+    number(" <= ", model_tolerance, 1);
+  }
   number(", complementarity ", c.complementarity, 1);
   number(" <= ", complementarity_tolerance, 1);
   number(", ||h||_inf ", c.feasibility, 1);
@@ -780,30 +854,28 @@ void SolveWith(const Solver::Options& options,
   lambda /= lambda.sum();
   input.lambda = lambda.cwiseQuotient(scalarization.objective_scale);
 
-  // Objective scales of the certificate: the range when the payoff table
-  // gave one (the normalization uses the same), otherwise the size of
-  // f_s - r_s at the start, at least 1; capped by the caller's scale. A
-  // poor start (an objective 1e6 times its value on the front) loosens the
-  // certificate by as much; a caller's scale may come from such a start,
-  // so the smaller of the two is taken: never looser than either.
-  Eigen::VectorXd sigma(S);
+  // The heuristic weight of the stop rule (StopRule::heuristic_weight;
+  // never part of a verdict): the smallest lambda_s sigma_s, sigma_s the
+  // range when the payoff table gave one, otherwise the size of f_s - r_s
+  // at the start (at least 1), capped by the caller's scale.
+  double heuristic_weight = 1.0;
   for (int s = 0; s < S; ++s) {
+    double sigma;
     if (scalarization.normalized) {
-      sigma[s] = scalarization.objective_scale[s];
+      sigma = scalarization.objective_scale[s];
     } else if (scalarization.nadir_point.size() == S) {
-      // At least 1e-4 of the objective's magnitude: an objective that does
-      // not trade off has no range to measure its slack in.
-      sigma[s] = std::max(
+      sigma = std::max(
           scalarization.nadir_point[s] - scalarization.reference_point[s],
           1e-4 * std::max({1.0,
                            std::abs(scalarization.reference_point[s]),
                            std::abs(scalarization.nadir_point[s])}));
     } else {
-      sigma[s] = std::max(1.0, std::abs(f0[s] + input.offset[s]));
+      sigma = std::max(1.0, std::abs(f0[s] + input.offset[s]));
     }
     if (scalarization.scale_given) {
-      sigma[s] = std::min(sigma[s], scalarization.objective_scale[s]);
+      sigma = std::min(sigma, scalarization.objective_scale[s]);
     }
+    heuristic_weight = std::min(heuristic_weight, input.lambda[s] * sigma);
   }
   input.reference_is_lower_bound =
       scalarization.reference_point_type ==
@@ -814,7 +886,9 @@ void SolveWith(const Solver::Options& options,
   input.stop.stationarity_tolerance = options.stationarity_tolerance;
   input.stop.complementarity_tolerance = options.complementarity_tolerance;
   input.stop.feasibility_tolerance = options.feasibility_tolerance;
-  input.stop.sigma = sigma;
+  input.stop.model_tolerance = options.model_tolerance;
+  input.stop.stationarity_floor = options.stationarity_floor;
+  input.stop.heuristic_weight = heuristic_weight;
 
   double s_scale = 1.0;
   if (scale_problem) {
@@ -859,7 +933,6 @@ void SolveWith(const Solver::Options& options,
     double scale = std::max(1.0, std::abs(input.rho0));
     for (int s = 0; s < S; ++s) {
       scale = std::max(scale, std::abs(weighted0[s]));
-      scale = std::max(scale, input.lambda[s] * sigma[s]);
     }
     input.rho_floor = std::min(input.rho0, 0.0) - 1e8 * scale;
   }
@@ -914,6 +987,7 @@ void SolveWith(const Solver::Options& options,
     // The strategy's own linearization at the point serves when the
     // objectives were not rescaled (it was made with the scaled lambda).
     const bool reuse = output.system != nullptr && s_scale == 1.0;
+    const CertificateRequest certificate = CertificateRequestOf(options);
     Eigen::VectorXd& f = workspace.final_f;
     Eigen::VectorXd& h = workspace.final_h;
     f.resize(S);
@@ -921,7 +995,8 @@ void SolveWith(const Solver::Options& options,
     if (evaluator->Evaluate(
             summary->z.data(), f.data(), h.data(), nullptr, &error) &&
         (reuse ? ComputeKktReport(
-                     *output.system, multipliers, &summary->kkt, &error, sigma)
+                     *output.system, multipliers, &summary->kkt, &error,
+                     &certificate)
                : ComputeKktReport(evaluator,
                                   input.lambda,
                                   input.offset,
@@ -930,7 +1005,7 @@ void SolveWith(const Solver::Options& options,
                                   multipliers,
                                   &summary->kkt,
                                   &error,
-                                  sigma))) {
+                                  &certificate))) {
       summary->objectives = f;
       Eigen::VectorXd& violation = workspace.final_violation;
       evaluator->ConstraintViolation(h, &violation);
@@ -946,12 +1021,29 @@ void SolveWith(const Solver::Options& options,
         summary->message +=
             " The raw ||K||^2 of the problem as posed overflows (objectives "
             "or gradients near the limit of double precision), so the point "
-            "is not called converged whatever the scale-invariant "
+            "is not called converged whatever the "
             "certificate says; scale the objectives (e.g. divide by a "
             "constant) or change units.";
         if (summary->termination_type == ceres::CONVERGENCE) {
           summary->termination_type = ceres::NO_CONVERGENCE;
         }
+      }
+      // The verdict is the certificate at the returned point, whatever the
+      // strategy's own estimate said: a strategy that stopped on an
+      // estimate (or on blocks the model test then refutes) ends
+      // NO_CONVERGENCE with the failing blocks named.
+      if (summary->termination_type == ceres::CONVERGENCE &&
+          !input.stop.absolute && summary->CertificateRatio(options) > 1.0) {
+        summary->termination_type = ceres::NO_CONVERGENCE;
+        summary->message +=
+            " Not certified at the returned point: " +
+            internal::DescribeFailingBlocks(
+                summary->kkt.BestCertificate(options.stationarity_tolerance,
+                                             options.complementarity_tolerance,
+                                             options.feasibility_tolerance,
+                                             options.model_tolerance),
+                options) +
+            ".";
       }
     } else if (summary->IsSolutionUsable()) {
       summary->termination_type = ceres::FAILURE;

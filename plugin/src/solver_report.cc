@@ -194,20 +194,24 @@ std::string Solver::Summary::FullReport() const {
   report.Row("  ||h(z)||_2", FormatNumber(constraint_norm));
   report.Row("  ||h(z)||_inf", FormatNumber(constraint_max_norm));
   internal::WriteKktBlocks(kkt, "solver", &report);
-  if (kkt.objective_scale.size() > 0) {
+  if (kkt.has_certificates) {
     const KktCertificate& ca = kkt.certificate_with_solver_multipliers;
     const KktCertificate& cb = kkt.certificate_with_least_squares_multipliers;
-    os << "\nCertificate (scale-invariant; least squares on its own "
+    os << "\nCertificate (measured at the point; least squares on its own "
           "scaling)\n";
     report.Row2("|sum omega - 1|", ca.simplex, cb.simplex);
-    report.Row2("stationarity / sum omega lambda sigma",
+    report.Row2("stationarity / largest term",
                 ca.stationarity,
                 cb.stationarity);
-    report.Row2("max |min(omega, slack / lambda sigma)|",
+    report.Row2("largest term (or floor)",
+                ca.stationarity_scale,
+                cb.stationarity_scale);
+    report.Row2("model decrease / D", ca.model_decrease, cb.model_decrease);
+    report.Row2("max |min(omega, slack / D)|",
                 ca.complementarity,
                 cb.complementarity);
+    report.Row2("D = max(|rho|, lambda |f|)", ca.value_scale, cb.value_scale);
     report.Row2("||h||_inf", ca.feasibility, cb.feasibility);
-    report.Row("  Objective scales sigma", FormatVector(kkt.objective_scale));
   }
   report.Row("  omega (solver)", FormatVector(kkt.solver_multipliers.omega));
   report.Row("  omega (least squares)",

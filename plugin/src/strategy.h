@@ -26,7 +26,7 @@ namespace ecmo {
 namespace internal {
 
 // When a point counts as converged: the paper's absolute ||K||^2 test
-// (Solver::Options::kkt_tolerance > 0) or the scale-invariant certificate
+// (Solver::Options::kkt_tolerance > 0) or the certificate measured at the point
 // (ecmo/kkt.h, KktCertificate).
 struct StopRule {
   bool absolute = false;
@@ -34,13 +34,20 @@ struct StopRule {
   double stationarity_tolerance = 0.0;     // certificate
   double complementarity_tolerance = 0.0;  // certificate
   double feasibility_tolerance = 0.0;      // certificate
-  Eigen::VectorXd sigma;       // certificate: objective scales (S)
+  double model_tolerance = KktCertificate::kDefaultModelTolerance;
+  double stationarity_floor = 0.0;         // certificate
+  // Heuristics only, never a verdict: the size (at most 1) of the
+  // smallest weighted objective scale, from the scalarization or the start
+  // point, for the rules that work on the raw ||K||^2 (RawEquivalent:
+  // inner stopping, penalty growth). The certificate measures at the point.
+  double heuristic_weight = 1.0;
 
   bool Met(double kkt_residual_sq, const KktCertificate& c) const {
     return absolute ? kkt_residual_sq <= kkt_tolerance
                     : c.Certifies(stationarity_tolerance,
                                   complementarity_tolerance,
-                                  feasibility_tolerance);
+                                  feasibility_tolerance,
+                                  model_tolerance);
   }
   bool Met(const KktResidual& residual, const KktCertificate& c) const {
     return Met(residual.SquaredNorm(), c);
@@ -59,18 +66,33 @@ struct StopRule {
   // (absolute) or of the certificate's own scaling.
   KktMultipliers LeastSquaresMultipliers(const KktSystem& system) const {
     return absolute ? system.LeastSquaresMultipliers()
-                    : system.LeastSquaresMultipliers(sigma);
+                    : system.CertificateLeastSquaresMultipliers(
+                          stationarity_floor);
   }
+  // The certificate of `multipliers` at the point of `system`.
+  KktCertificate Certificate(const KktSystem& system,
+                             const KktMultipliers& multipliers,
+                             const KktResidual& residual) const {
+    return system.Certificate(multipliers, stationarity_floor, residual);
+  }
+  // The certificate the rule judges a linearized point by: Certificate
+  // above, plus the model's decrease (KktSystem::ModelDecrease) where it
+  // decides: with a Gauss-Newton model whenever every block but
+  // stationarity meets the rule, with a Newton model only where the
+  // relative stationarity block is what misses it (k Hessian products).
+  // The absolute rule takes no model.
+  KktCertificate CertifyAt(const KktSystem& system,
+                           const KktMultipliers& multipliers,
+                           const KktResidual& residual) const;
   // KktCertificate::Ratio with these tolerances.
   double Ratio(const KktCertificate& c) const {
     return c.Ratio(stationarity_tolerance, complementarity_tolerance,
-                   feasibility_tolerance);
+                   feasibility_tolerance, model_tolerance);
   }
   // A raw ||K||^2 level that corresponds to the rule, for heuristics that
   // work on ||K||^2 (inner stopping, penalty growth): the absolute
-  // tolerance, or min(tolerance, feasibility_tolerance)^2 scaled by the
-  // smallest weight scale.
-  double RawEquivalent(const Eigen::VectorXd& lambda) const;
+  // tolerance, or the certificate's tolerances times the heuristic scales.
+  double RawEquivalent() const;
   // "||K||^2 = ... <= ..." or "certificate ... <= ...".
   std::string Describe(const KktResidual& residual,
                        const KktCertificate& c) const;
@@ -127,6 +149,11 @@ struct StrategyOutput {
 
 // Evaluates shifted objectives: f = F(z) + offset. Convenience for
 // strategies. grad_f may be null.
+// The blocks of `c` that miss options' tolerances, with their values and
+// the scales they were measured against ("no block fails" when none).
+std::string DescribeFailingBlocks(const KktCertificate& c,
+                                  const Solver::Options& options);
+
 bool EvaluateShifted(Evaluator* evaluator,
                      const Eigen::VectorXd& offset,
                      const Eigen::VectorXd& z,

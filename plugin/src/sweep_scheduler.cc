@@ -46,7 +46,7 @@ double WcValue(const Solver::Summary& s,
 }
 
 // A certified point where one objective j alone is active (every other one
-// more than kInactiveSlack of its scale below the level that would make it
+// more than kInactiveSlack of its scale (|f - r| at the point) below the level that would make it
 // active) although f_j is more than kAboveMinimum of its scale above its
 // minimum (the ideal point of the single-objective solves): z is then a
 // stationary point of f_j on the feasible set that is not its minimizer.
@@ -63,9 +63,14 @@ bool SpuriousEnd(const Solver::Summary& s,
   const Scalarization& c = s.scalarization;
   const int S = static_cast<int>(preference.size());
   if (S < 2 || c.ideal_point.size() != S || s.objectives.size() != S ||
-      s.kkt.objective_scale.size() != S) {
+      c.reference_point.size() != S) {
     return false;
   }
+  // Each objective's scale at the point: its distance to the reference
+  // point, as the certificate measures slacks (ecmo/kkt.h).
+  auto scale = [&](int i) {
+    return std::max(std::abs(s.objectives[i] - c.reference_point[i]), 1e-300);
+  };
   const double rho = WcValue(s, preference);
   if (!std::isfinite(rho)) return false;
   double sum = 0.0;
@@ -76,14 +81,14 @@ bool SpuriousEnd(const Solver::Summary& s,
     // would be active, in units of its scale.
     const double level =
         rho * c.objective_scale[i] * sum / preference[i] + c.reference_point[i];
-    const double slack = (level - s.objectives[i]) / s.kkt.objective_scale[i];
+    const double slack = (level - s.objectives[i]) / scale(i);
     if (slack > kInactiveSlack) continue;
     if (active >= 0) return false;  // two active objectives
     active = i;
   }
   if (active < 0) return false;
-  const double above = (s.objectives[active] - c.ideal_point[active]) /
-                       s.kkt.objective_scale[active];
+  const double above =
+      (s.objectives[active] - c.ideal_point[active]) / scale(active);
   if (!(above > kAboveMinimum)) return false;
   *why = "a stationary point of objective " + std::to_string(active + 1) +
          " alone (the only active one) at f = " +

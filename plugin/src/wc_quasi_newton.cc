@@ -66,8 +66,19 @@ void RunOuterLoop(Method method,
   const int S = evaluator->NumObjectives();
   const int q = evaluator->NumConstraints();
   const StopRule& stop_rule = input.stop;
+  // Whether the certificate has a model at this problem's points
+  // (KktSystem::HasGaussNewtonModel / HasNewtonModel).
+  const bool has_gauss_newton_model =
+      !stop_rule.absolute && evaluator->HasGaussNewtonMatrix() &&
+      !evaluator->HasBounds() && evaluator->NumInequalityConstraints() == 0;
+  const bool has_model =
+      has_gauss_newton_model ||
+      (!stop_rule.absolute && !evaluator->HasGaussNewtonMatrix() &&
+       !evaluator->HasBounds() && evaluator->NumInequalityConstraints() == 0 &&
+       evaluator->manifold() == nullptr &&
+       evaluator->NumParameters() <= KktSystem::kMaxNewtonModelParameters);
   // ||K||^2 level of the rule, for the heuristics that work on ||K||^2.
-  const double tolerance = stop_rule.RawEquivalent(input.lambda);
+  const double tolerance = stop_rule.RawEquivalent();
 
   // The evaluator's kept function and iterates (solve_workspace.h).
   SolveWorkspace* workspace = evaluator->workspace();
@@ -78,8 +89,7 @@ void RunOuterLoop(Method method,
     workspace->reduced_penalty->Reset(input.lambda, input.offset);
   }
   WcReducedPenalty* function = workspace->reduced_penalty.get();
-  function->SetObjectiveScales(stop_rule.sigma);
-  // The manifold of x = (rho, z), for the extrapolation below (the inner
+    // The manifold of x = (rho, z), for the extrapolation below (the inner
   // minimizer keeps its own).
   std::unique_ptr<ceres::Manifold> x_manifold_owner(
       function->TangentManifold());
@@ -208,6 +218,7 @@ void RunOuterLoop(Method method,
   double first_multiplier_norm = -1.0;
   int stalled_at_max_penalty = 0;
   double best_optimality = std::numeric_limits<double>::infinity();
+  double best_gradient_sq = std::numeric_limits<double>::infinity();
   int stationarity_stalls = 0;
   bool done = false;
   int outer = 0;
@@ -223,22 +234,48 @@ void RunOuterLoop(Method method,
   // The system linearized at the returned point when a certification
   // ended the solve there (handed to Solve() for the final report).
   const KktSystem* system_at_x = nullptr;
-  // Scores the point with the least-squares multipliers; on success the
-  // solve ends with them as the strategy's multipliers.
-  auto certify_least_squares = [&](double* kkt_ls) {
+  // Scores the point with the least-squares multipliers (with
+  // own_first, first with the strategy's); on success the solve ends with
+  // the multipliers that certified it.
+  // Which multipliers the last successful certify_at_x used.
+  bool certified_with_own = false;
+  auto certify_at_x = [&](bool own_first, double* kkt_ls) {
     KktSystem& system = certify_system;
     std::string error;
     *kkt_ls = -1.0;
+    certified_with_own = false;
     if (diverging) return false;
     if (!system.Linearize(
             evaluator, input.lambda, input.offset, x[0], x.tail(k), &error)) {
       return false;
     }
+    if (own_first) {
+      // The strategy's multipliers scaled onto the simplex (a penalty's
+      // omega sums to 1 only up to 1/v): a common factor on (omega, nu)
+      // leaves the relative stationarity and the model's weights' ratios
+      // as they are, and removes the simplex error.
+      KktMultipliers own = multipliers;
+      const double sum = own.omega.sum();
+      if (sum > 0.0 && std::isfinite(sum)) {
+        own.omega /= sum;
+        if (own.nu.size() > 0) own.nu /= sum;
+      }
+      KktResidual& residual = workspace->certification_residual;
+      system.Residual(own, &residual);
+      const KktCertificate certificate =
+          stop_rule.CertifyAt(system, own, residual);
+      if (stop_rule.Met(residual, certificate)) {
+        multipliers = own;
+        certified_description = stop_rule.Describe(residual, certificate);
+        certified_with_own = true;
+        return true;
+      }
+    }
     const KktMultipliers ls = stop_rule.LeastSquaresMultipliers(system);
     KktResidual& residual = workspace->certification_residual;
     system.Residual(ls, &residual);
     const KktCertificate certificate =
-        system.Certificate(ls, stop_rule.sigma, residual);
+        stop_rule.CertifyAt(system, ls, residual);
     *kkt_ls = residual.SquaredNorm();
     if (stop_rule.Met(residual, certificate)) {
       multipliers = ls;
@@ -405,9 +442,20 @@ void RunOuterLoop(Method method,
             << point.certificate.stationarity << " complementarity "
             << point.certificate.complementarity << " feasibility "
             << point.certificate.feasibility;
-    if (PointMeets(stop_rule, point)) {
-      certified_by = "strategy multipliers";
+    // Where the evaluator has a Gauss-Newton model the strategy's estimate
+    // is confirmed at the point with the model (ecmo/kkt.h) before the
+    // solve ends: the estimate has no model and measures ambient
+    // components.
+    double kkt_confirm = -1.0;
+    if (PointMeets(stop_rule, point) &&
+        (!has_gauss_newton_model || certify_at_x(true, &kkt_confirm))) {
+      if (has_gauss_newton_model) system_at_x = &certify_system;
+      certified_by = has_gauss_newton_model && !certified_with_own
+                         ? "least-squares multipliers"
+                         : "strategy multipliers";
       finish(ceres::CONVERGENCE,
+             has_gauss_newton_model ? certified_description + " (" +
+                                          certified_by + ")." :
              (stop_rule.absolute
                   ? "||K||^2 = " + Sci(kkt_sq) +
                         " <= kkt_tolerance = " + Sci(stop_rule.kkt_tolerance)
@@ -453,7 +501,7 @@ void RunOuterLoop(Method method,
         have_extrapolated = true;
         KktResidual residual_e = system.Residual(extrapolated);
         KktCertificate certificate_e =
-            system.Certificate(extrapolated, stop_rule.sigma, residual_e);
+            stop_rule.CertifyAt(system, extrapolated, residual_e);
         std::string how = "extrapolated multipliers";
         bool met = stop_rule.Met(residual_e, certificate_e);
         const double kkt_e0 = residual_e.SquaredNorm();
@@ -463,7 +511,7 @@ void RunOuterLoop(Method method,
           const KktMultipliers ls = stop_rule.LeastSquaresMultipliers(system);
           const KktResidual residual_ls = system.Residual(ls);
           const KktCertificate certificate_ls =
-              system.Certificate(ls, stop_rule.sigma, residual_ls);
+              stop_rule.CertifyAt(system, ls, residual_ls);
           if (stop_rule.Met(residual_ls, certificate_ls)) {
             residual_e = residual_ls;
             certificate_e = certificate_ls;
@@ -497,14 +545,28 @@ void RunOuterLoop(Method method,
     }
 
     double kkt_ls = -1.0;
+    // Complementarity and feasibility meet the rule: the model may decide
+    // what the relative stationarity block cannot (a lone term at a
+    // minimizer of one objective), and the simplex error goes with the
+    // multipliers' scaling (certify_at_x), so the point is scored at x.
+    const bool only_stationarity_misses =
+        !stop_rule.absolute &&
+        point.certificate.complementarity <=
+            stop_rule.complementarity_tolerance &&
+        point.certificate.feasibility <= stop_rule.feasibility_tolerance;
     if (qn.least_squares_certification_factor > 0.0 &&
-        PointIsClose(stop_rule, point, qn.least_squares_certification_factor) &&
-        certify_least_squares(&kkt_ls)) {
-      certified_by = "least-squares multipliers";
+        (PointIsClose(stop_rule, point, qn.least_squares_certification_factor) ||
+         (only_stationarity_misses && has_model)) &&
+        certify_at_x(has_model, &kkt_ls)) {
+      certified_by = certified_with_own ? "strategy multipliers"
+                                        : "least-squares multipliers";
       system_at_x = &certify_system;
       finish(ceres::CONVERGENCE,
-             certified_description + " with the least-squares multipliers (" +
-                 "||K||^2 = " + Sci(kkt_sq) + " with the strategy's).");
+             certified_with_own
+                 ? certified_description + " (strategy multipliers)."
+                 : certified_description +
+                       " with the least-squares multipliers (" +
+                       "||K||^2 = " + Sci(kkt_sq) + " with the strategy's).");
       ++outer;
       break;
     }
@@ -579,13 +641,21 @@ void RunOuterLoop(Method method,
       stalled_at_max_penalty = 0;
     }
     // Stationarity stall: the outer part is met and three inner solves in a
-    // row did not halve the optimality blocks (the line search has run out
-    // of precision).
+    // row halved neither the optimality blocks nor the raw gradient (the
+    // line search has run out of precision). The raw gradient counts too:
+    // where a single term stands alone the relative block is 1 however
+    // small that term gets.
     if (outer_part_met && !stop_rule.absolute) {
       const double optimality =
           std::max(point.certificate.simplex, point.certificate.stationarity);
-      if (optimality < 0.5 * best_optimality) {
-        best_optimality = optimality;
+      const bool relative_progress = optimality < 0.5 * best_optimality;
+      const bool raw_progress = point.gradient_sq >= 0.0 &&
+                                point.gradient_sq < 0.25 * best_gradient_sq;
+      best_optimality = std::min(best_optimality, optimality);
+      if (point.gradient_sq >= 0.0) {
+        best_gradient_sq = std::min(best_gradient_sq, point.gradient_sq);
+      }
+      if (relative_progress || raw_progress) {
         stationarity_stalls = 0;
       } else if (++stationarity_stalls >= 3) {
         finish(ceres::NO_CONVERGENCE,
@@ -659,7 +729,7 @@ void RunOuterLoop(Method method,
     // where the strategy's estimates lag behind (e.g. LICQ failing).
     double kkt_ls = -1.0;
     if (qn.least_squares_certification_factor > 0.0 &&
-        certify_least_squares(&kkt_ls)) {
+        certify_at_x(false, &kkt_ls)) {
       certified_by = "least-squares multipliers";
       system_at_x = &certify_system;
       output->message +=

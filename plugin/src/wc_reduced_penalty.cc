@@ -26,7 +26,6 @@ WcReducedPenalty::WcReducedPenalty(Evaluator* evaluator,
       offset_(offset.size() == lambda.size()
                   ? offset
                   : Eigen::VectorXd::Zero(lambda.size())),
-      sigma_(Eigen::VectorXd::Ones(S_)),
       omega_shift_(Eigen::VectorXd::Zero(S_)),
       nu_shift_(Eigen::VectorXd::Zero(q_)),
       f_(S_),
@@ -53,7 +52,6 @@ void WcReducedPenalty::Reset(const Eigen::VectorXd& lambda,
   }
   u_ = 1.0;
   v_ = 1.0;
-  sigma_.setOnes(S_);
   omega_shift_.setZero(S_);
   nu_shift_.setZero(q_);
   last_valid_ = false;
@@ -67,13 +65,6 @@ void WcReducedPenalty::SetPenalties(double u, double v) {
   u_ = u;
   v_ = v;
   last_valid_ = false;
-}
-
-bool WcReducedPenalty::SetObjectiveScales(const Eigen::VectorXd& sigma) {
-  if (sigma.size() != S_) return false;
-  sigma_ = sigma;
-  last_valid_ = false;
-  return true;
 }
 
 bool WcReducedPenalty::SetMultiplierShifts(const Eigen::VectorXd& omega,
@@ -139,7 +130,14 @@ bool WcReducedPenalty::Assemble(const double* x,
   double value = rho;
   double complementarity_sq = 0.0;
   double scaled_complementarity = 0.0;
-  double weight_sum = 0.0;
+  // The certificate's value scale D (ecmo/kkt.h) at this point.
+  double value_scale = std::abs(rho);
+  for (int s = 0; s < S_; ++s) {
+    value_scale = std::max(value_scale, std::abs(lambda_[s] * f_[s]));
+  }
+  auto relative = [value_scale](double x) {
+    return value_scale > 0.0 ? x / value_scale : x;
+  };
   for (int s = 0; s < S_; ++s) {
     const double shift = omega_shift_[s] / v_;
     const double m = std::max(0.0, lambda_[s] * f_[s] - rho + shift);
@@ -148,12 +146,10 @@ bool WcReducedPenalty::Assemble(const double* x,
     const double slack = rho - lambda_[s] * f_[s];
     const double c = std::min(omega_plus_[s], slack);
     complementarity_sq += c * c;
-    const double ls = lambda_[s] * sigma_[s];
-    scaled_complementarity = std::max(
-        scaled_complementarity, std::abs(std::min(omega_plus_[s], slack / ls)));
-    weight_sum += omega_plus_[s] * ls;
+    scaled_complementarity =
+        std::max(scaled_complementarity,
+                 std::abs(std::min(omega_plus_[s], relative(slack))));
   }
-  weight_sum = std::max(weight_sum, lambda_.cwiseProduct(sigma_).minCoeff());
   // Equalities: nu^T h + u/2 ||h||^2. Inequalities c <= 0, slack
   // eliminated like the WC ones: u/2 [max(0, c + nu/u)^2 - (nu/u)^2], with
   // the multiplier nu+ = u max(0, c + nu/u) >= 0 and the KKT entry
@@ -177,7 +173,7 @@ bool WcReducedPenalty::Assemble(const double* x,
     const double c = std::min(nu_plus_[i], -h_[i]);
     h_sq += c * c;
     feasibility_inf = std::max(
-        feasibility_inf, std::abs(std::min(nu_plus_[i] / weight_sum, -h_[i])));
+        feasibility_inf, std::abs(std::min(relative(nu_plus_[i]), -h_[i])));
   }
   if (!std::isfinite(value)) {
     last_error_ = "the penalty function is not finite";
@@ -195,10 +191,22 @@ bool WcReducedPenalty::Assemble(const double* x,
     Eigen::Map<Eigen::VectorXd> gz(gradient + 1, k_);
     weights_ = lambda_.cwiseProduct(omega_plus_);
     gz.noalias() = grad_f_ * weights_;
+    // The certificate's stationarity scale T: the largest single term
+    // (ambient components; the final verdict takes tangent ones).
+    double term_scale = 0.0;
+    for (int s = 0; s < S_; ++s) {
+      term_scale = std::max(term_scale, std::abs(weights_[s]) *
+                                            grad_f_.col(s).lpNorm<Eigen::Infinity>());
+    }
     if (q_ > 0) {
       evaluator_->JacobianTransposeMultiply(nu_plus_.data(), jt_.data());
       gz += jt_;
+      term_scale = std::max(term_scale, jt_.lpNorm<Eigen::Infinity>());
     }
+    auto relative_stationarity = [term_scale](double x) {
+      if (term_scale > 0.0) return x / term_scale;
+      return x == 0.0 ? 0.0 : std::numeric_limits<double>::infinity();
+    };
     if (manifold_ == nullptr && evaluator_->HasBounds()) {
       // The projected gradient z - P(z - grad): a component pushed
       // outwards counts only its distance to the bound, so one held at its
@@ -219,11 +227,11 @@ bool WcReducedPenalty::Assemble(const double* x,
         stationarity_inf = std::max(stationarity_inf, std::abs(r));
       }
       point.gradient_sq = gradient[0] * gradient[0] + stationarity_sq;
-      point.certificate.stationarity = stationarity_inf / weight_sum;
+      point.certificate.stationarity = relative_stationarity(stationarity_inf);
     } else if (manifold_ == nullptr) {
       point.gradient_sq = gradient[0] * gradient[0] + gz.squaredNorm();
       point.certificate.stationarity =
-          k_ > 0 ? gz.cwiseAbs().maxCoeff() / weight_sum : 0.0;
+          k_ > 0 ? relative_stationarity(gz.cwiseAbs().maxCoeff()) : 0.0;
     } else {
       if (!manifold_->RightMultiplyByPlusJacobian(
               z, 1, gradient + 1, tangent_.data())) {
@@ -232,8 +240,9 @@ bool WcReducedPenalty::Assemble(const double* x,
       }
       point.gradient_sq = gradient[0] * gradient[0] + tangent_.squaredNorm();
       point.certificate.stationarity =
-          tangent_.size() > 0 ? tangent_.cwiseAbs().maxCoeff() / weight_sum
-                              : 0.0;
+          tangent_.size() > 0
+              ? relative_stationarity(tangent_.cwiseAbs().maxCoeff())
+              : 0.0;
     }
     if (!std::isfinite(point.gradient_sq)) {
       last_error_ = "the penalty gradient is not finite";

@@ -696,14 +696,14 @@ SqpSolver::Step SqpSolver::SolveAndCertify(int it, IterationSummary* record) {
   KktResidual& exact = exact_residual_;
   const KktResidual* residual = &estimate_;
   last_certificate_ =
-      system_->Certificate(multipliers_, stop_.sigma, *residual);
+      stop_.Certificate(*system_, multipliers_, *residual);
   if (stop_.IsClose(residual->SquaredNorm(),
                     last_certificate_,
                     sqp_.least_squares_certification_factor)) {
     system_->Residual(multipliers_, &exact);
     residual = &exact;
     last_certificate_ =
-        system_->Certificate(multipliers_, stop_.sigma, *residual);
+        stop_.Certificate(*system_, multipliers_, *residual);
   }
   const double kkt_sq = residual->SquaredNorm();
   kkt_sum_ += kkt_sq;
@@ -724,7 +724,7 @@ SqpSolver::Step SqpSolver::SolveAndCertify(int it, IterationSummary* record) {
     const KktMultipliers ls = stop_.LeastSquaresMultipliers(*system_);
     KktResidual ls_residual = system_->Residual(ls);
     const KktCertificate ls_certificate =
-        system_->Certificate(ls, stop_.sigma, ls_residual);
+        stop_.Certificate(*system_, ls, ls_residual);
     if (!stop_.Met(ls_residual, ls_certificate)) return Step::kContinue;
     certified_by_ = "least-squares multipliers";
     multipliers_ = ls;

@@ -171,7 +171,7 @@ void Solve(const CrossCheck::Options& options,
 // k) on entry and the solver's solution on return when it is usable
 // (otherwise it is left unchanged); the reference never changes z. The
 // reference gets the solver's objective offset and scales, and measures its
-// certificate with the solver's sigma (Solver::Summary::kkt.objective_scale).
+// certificate with the solver's floor and model tolerance.
 // With manifolds the reference handles quaternion and sphere blocks of a
 // CeresProblemAdapter and refuses others (see ecmo/ipopt_reference.h); the
 // verdict then says DISAGREE with the reference's message.

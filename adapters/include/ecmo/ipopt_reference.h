@@ -179,17 +179,18 @@ class IpoptReference {
     std::string options_file;
 
     // Usability of a run that stopped on a budget (see Summary): the
-    // scale-invariant KKT certificate (ecmo/kkt.h) of the returned point,
+    // KKT certificate (ecmo/kkt.h, measured at the point) of the returned point,
     // with these tolerances (Solver::Options' defaults), must pass. Each in
     // (0, 1).
     double stationarity_tolerance = 1e-6;
     double complementarity_tolerance = 1e-8;
     double feasibility_tolerance = 1e-8;
-    // Objective scales sigma of that certificate (size S, > 0). Empty
-    // (default): max(1, |f_s(z0) + offset_s|) at the start point, the
-    // solver's fallback; CrossCheck passes the solver's own sigma
-    // (Solver::Summary::kkt.objective_scale).
-    std::vector<double> certificate_scale;
+    // The certificate's floor and model tolerance, as in
+    // Solver::Options (CrossCheck passes the solver's own). Like every
+    // tolerance of the certificate they compare quantities at the
+    // returned point: no scale comes from the start point.
+    double stationarity_floor = 0.0;
+    double model_tolerance = KktCertificate::kDefaultModelTolerance;
 
     // Start point. initial_rho: NaN (default) means
     // max_s lambda_s (f_s(z0) + offset_s). initial_z: empty (default) means

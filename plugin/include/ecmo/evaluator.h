@@ -70,6 +70,11 @@ struct EvaluationCounts {
   // gradient evaluations).
   int64_t least_squares_solves = 0;
   int64_t least_squares_iterations = 0;
+  // Models formed by the certificate (KktSystem::ModelDecrease: Gauss-
+  // Newton matrices and a factorization, or k Hessian products). Their
+  // evaluations are not counted in the fields above, which count the
+  // strategies' work.
+  int64_t certificate_models = 0;
 
   EvaluationCounts& operator+=(const EvaluationCounts& other) {
     value_evaluations += other.value_evaluations;
@@ -80,6 +85,7 @@ struct EvaluationCounts {
     gauss_newton_matrices += other.gauss_newton_matrices;
     least_squares_solves += other.least_squares_solves;
     least_squares_iterations += other.least_squares_iterations;
+    certificate_models += other.certificate_models;
     return *this;
   }
   // The work done between two readings of one evaluator's counts().
@@ -99,6 +105,7 @@ struct EvaluationCounts {
         after.least_squares_solves - before.least_squares_solves;
     d.least_squares_iterations =
         after.least_squares_iterations - before.least_squares_iterations;
+    d.certificate_models = after.certificate_models - before.certificate_models;
     return d;
   }
 };
@@ -268,6 +275,14 @@ class Evaluator {
                                  std::string* error);
 
   const EvaluationCounts& counts() const { return counts_; }
+  // Counts one certificate model whose evaluations took the counts from
+  // `before` to counts() (KktSystem::ModelDecrease calls it): they move
+  // out of the other fields (see EvaluationCounts::certificate_models).
+  void CountCertificateModel(const EvaluationCounts& before) {
+    const int64_t models = counts_.certificate_models + 1;
+    counts_ = before;
+    counts_.certificate_models = models;
+  }
   void ResetCounts() { counts_ = EvaluationCounts(); }
 
   // Internal: what ecmo::Solve keeps between the solves made on this

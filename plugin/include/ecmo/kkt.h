@@ -44,14 +44,20 @@
 
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "Eigen/Core"
+#include "Eigen/SparseCore"
 #include "ceres/manifold.h"
 
 namespace ecmo {
 
 class Evaluator;
+namespace internal {
+class SparseLdlt;
+}  // namespace internal
 
 struct KktMultipliers {
   Eigen::VectorXd omega;  // S, multipliers of the WC inequalities
@@ -80,6 +86,13 @@ struct KktResidual {
   // min(z_L,i, z_i - l_i) for i = 1..k, then min(z_U,i, u_i - z_i); empty
   // without bounds (entries of unbounded components are 0).
   Eigen::VectorXd bound_complementarity;
+  // The largest single term of the stationarity sum, in the inf-norm:
+  // max(max_s omega_s lambda_s ||grad f_s||_inf, ||J_g^T nu - z_L +
+  // z_U||_inf) (tangent components with a manifold). The certificate
+  // measures the stationarity block against it. NaN until computed (a
+  // residual estimated by a strategy may leave it so; KktSystem::
+  // Certificate then computes it).
+  double stationarity_scale = std::numeric_limits<double>::quiet_NaN();
 
   // The squared norms of the blocks, recorded by KeepNormsOnly or by a
   // result reader (NaN while the blocks are held); the accessors below
@@ -210,78 +223,120 @@ void CreditBoundMultipliers(const Eigen::VectorXd& r,
                             Eigen::VectorXd* bound_lower,
                             Eigen::VectorXd* bound_upper);
 
-// The scale-invariant certificate: ||K||^2 is absolute, so an objective
-// with weight 1e-4 enters it only through 1e-4 times its gradient and its
-// slack, and an objective measured in large units dominates it. The
-// certificate measures each block of K in the units where a tolerance means
-// the same thing for every problem. With sigma_s > 0 the scale of objective
-// s (Solver::Summary::scalarization documents the choice: the range
-// nadir - utopia when known) and f the shifted objectives of K:
+// The certificate: ||K||^2 is absolute, so it means something different on
+// every problem (an objective in large units dominates it, one with weight
+// 1e-4 hardly enters it). The certificate measures each block of K against
+// other quantities AT THE SAME POINT, never against the start point or a
+// payoff table (a start 1e6 times above the front, or a nadir inflated by
+// a non-unique single-objective minimizer, must not loosen it). With f the
+// shifted objectives of K, r = sum_s omega_s lambda_s grad f_s + J_g^T nu
+// - z_L + z_U its stationarity block and D = max(|rho|, max_s lambda_s
+// |f_s|) the size of the weighted objective values at the point:
 //
 //   simplex          |sum_s omega_s - 1|
-//   stationarity     ||sum_s omega_s lambda_s grad f_s + J_h^T nu||_inf
-//                      / sum_s omega_s lambda_s sigma_s
-//                    (the stationarity of the convex combination of the
-//                    normalized objectives f_s / sigma_s that the
-//                    multipliers form; independent of how lambda is scaled)
-//   complementarity  max_s |min(omega_s, (rho - lambda_s f_s) /
-//                    (lambda_s sigma_s))|   (the slack of objective s in
-//                    units of its own scale, whatever its weight)
+//   stationarity     ||r||_inf / max(T, floor), T the largest single term
+//                    of the sum: max(max_s omega_s lambda_s ||grad f_s||_inf,
+//                    ||J_g^T nu - z_L + z_U||_inf) (KktResidual::
+//                    stationarity_scale). The terms must cancel at a KKT
+//                    point: 1e-6 means they cancel to six digits, in any
+//                    units and from any start. floor >= 0 (Solver::Options::
+//                    stationarity_floor, default 0) is an absolute level in
+//                    the units of r, for points where nothing cancels.
+//   complementarity  max_s |min(omega_s, (rho - lambda_s f_s) / D)|  (each
+//                    objective's slack relative to the weighted objective
+//                    values at the point)
 //   feasibility      ||h||_inf   (absolute, in the constraints' units),
 //                    and with inequality constraints and bounds also
-//                    max_j |min(mu_j / m, -c_j)| and
-//                    max_i |min(z_L,i / m, z_i - l_i)|, |min(z_U,i / m,
+//                    max_j |min(mu_j / D, -c_j)| and
+//                    max_i |min(z_L,i / D, z_i - l_i)|, |min(z_U,i / D,
 //                    u_i - z_i)| (a violated or a falsely released
 //                    constraint, in its own units)
+//   model_decrease   where the evaluator has Gauss-Newton structure
+//                    (Evaluator::HasGaussNewtonMatrix) and the problem no
+//                    bounds or inequalities: the decrease of the weighted
+//                    sum sum_s omega_s lambda_s f_s that its Gauss-Newton
+//                    model predicts for a step in the null space of J_h,
+//                    less its rounding level (1e3 machine epsilon of the
+//                    weighted values as evaluated), divided by D (Ceres'
+//                    function-tolerance idea: no
+//                    rescaling of objectives or parameters, no start and no
+//                    reparametrization z -> A z changes it). NaN where not
+//                    computed.
 //
-// A point is certified when simplex and stationarity are <=
-// stationarity_tolerance, complementarity <= complementarity_tolerance and
-// feasibility <= feasibility_tolerance. At a non-degenerate point (LICQ,
-// strict complementarity) the slack and feasibility tests bound the error of
-// each active objective by about complementarity_tolerance * sigma_s (rho
-// itself is only second order in the stationarity error), and z lies within
-// O(stationarity_tolerance) of a KKT point in the norm that the objectives'
-// curvature defines.
+// What a certified point guarantees, in units a user can check (the
+// defaults of Solver::Options in brackets):
+//   - ||h||_inf <= feasibility_tolerance [1e-8] in the constraints' units;
+//   - every objective whose multiplier exceeds complementarity_tolerance
+//     [1e-8] lies within complementarity_tolerance * D of the WC level rho;
+//   - the weighted objective gradients and the constraint terms cancel to
+//     stationarity_tolerance [1e-6] of the largest of them, so no direction
+//     within the constraints decreases the Lagrangian faster than that
+//     fraction of the terms' size;
+//   - where model_decrease is computed, a Gauss-Newton step of the
+//     point's own weighted sum (weights omega_s lambda_s) would lower it by
+//     at most model_tolerance [1e-12] * D: Levenberg-Marquardt started at
+//     the point finds (to the model's accuracy) no such decrease either.
+// A point is certified when simplex <= stationarity_tolerance,
+// complementarity <= complementarity_tolerance, feasibility <=
+// feasibility_tolerance, and either model_decrease (when computed) <=
+// model_tolerance or (when it is not) stationarity <=
+// stationarity_tolerance. Where the model exists it is the stronger test
+// and replaces the relative one: the relative test cannot judge a point
+// where a single term stands alone (one active objective at an
+// unconstrained minimizer: nothing cancels, T is the residual itself, and
+// the block is 1 unless the floor decides).
 struct KktCertificate {
   double simplex = std::numeric_limits<double>::infinity();
   double stationarity = std::numeric_limits<double>::infinity();
   double complementarity = std::numeric_limits<double>::infinity();
   double feasibility = std::numeric_limits<double>::infinity();
-  // The largest block divided by its tolerance: <= 1 means certified.
+  double model_decrease = std::numeric_limits<double>::quiet_NaN();
+  // The denominators used: max(T, floor) and D.
+  double stationarity_scale = std::numeric_limits<double>::quiet_NaN();
+  double value_scale = std::numeric_limits<double>::quiet_NaN();
+  // The largest block divided by its tolerance: <= 1 means certified
+  // (see above for which blocks count).
   double Ratio(double stationarity_tolerance,
                double complementarity_tolerance,
-               double feasibility_tolerance) const;
+               double feasibility_tolerance,
+               double model_tolerance = kDefaultModelTolerance) const;
   bool Certifies(double stationarity_tolerance,
                  double complementarity_tolerance,
-                 double feasibility_tolerance) const {
+                 double feasibility_tolerance,
+                 double model_tolerance = kDefaultModelTolerance) const {
     return Ratio(stationarity_tolerance,
                  complementarity_tolerance,
-                 feasibility_tolerance) <= 1.0;
+                 feasibility_tolerance,
+                 model_tolerance) <= 1.0;
   }
+  // The square of the default stationarity tolerance: on a quadratic
+  // model a residual of 1e-6 of the terms predicts a decrease of about
+  // 1e-12 of the values, so both tests ask the same precision of z.
+  static constexpr double kDefaultModelTolerance = 1e-12;
 };
 
 // The certificate of `residual` (computed at rho, lambda, f with `omega`);
-// sigma (size S, > 0) are the objective scales.
-// With inequality constraints or bounds pass the full multipliers and the
-// constraint data (see ComputeKktResidual); the overload without them is
-// for problems that have neither.
+// stationarity_floor >= 0 (see above). With inequality constraints or
+// bounds pass the full multipliers and the constraint data (see
+// ComputeKktResidual); the overload without them is for problems that have
+// neither. model_decrease stays NaN (KktSystem::ModelDecrease computes it).
 KktCertificate ComputeKktCertificate(double rho,
                                      const Eigen::VectorXd& lambda,
                                      const Eigen::VectorXd& f,
-                                     const Eigen::VectorXd& sigma,
                                      const Eigen::VectorXd& omega,
-                                     const KktResidual& residual);
+                                     const KktResidual& residual,
+                                     double stationarity_floor = 0.0);
 KktCertificate ComputeKktCertificate(double rho,
                                      const Eigen::VectorXd& lambda,
                                      const Eigen::VectorXd& f,
-                                     const Eigen::VectorXd& sigma,
                                      const KktMultipliers& multipliers,
                                      const Eigen::VectorXd& g,
                                      int num_inequalities,
                                      const Eigen::VectorXd& z,
                                      const Eigen::VectorXd& lower,
                                      const Eigen::VectorXd& upper,
-                                     const KktResidual& residual);
+                                     const KktResidual& residual,
+                                     double stationarity_floor = 0.0);
 
 // The KKT system linearized at one point (rho, z): evaluates the problem
 // once, then scores any multipliers and computes the least-squares ones.
@@ -335,18 +390,45 @@ class KktSystem {
   // each.
   KktMultipliers LeastSquaresMultipliers() const;
   // The same for the blocks of KktCertificate: minimizes
-  // (sum omega - 1)^2 + ||stationarity||^2 / m^2
-  //   + sum_s min(omega_s, (rho - lambda_s f_s) / (lambda_s sigma_s))^2
-  // with m = sum_s omega_s lambda_s sigma_s taken at the raw least-squares
-  // multipliers (refined once). sigma: size S, > 0.
-  KktMultipliers LeastSquaresMultipliers(const Eigen::VectorXd& sigma) const;
-  // KktCertificate of the given multipliers at this point.
+  //   (sum omega - 1)^2 + ||stationarity||^2 / T^2
+  //   + sum_s min(omega_s, (rho - lambda_s f_s) / D)^2
+  // with T = max(stationarity_scale, stationarity_floor) taken at the raw
+  // least-squares multipliers (refined once) and D the value scale of the
+  // point (see KktCertificate).
+  KktMultipliers CertificateLeastSquaresMultipliers(
+      double stationarity_floor) const;
+  // KktCertificate of the given multipliers at this point (model_decrease
+  // not computed).
   KktCertificate Certificate(const KktMultipliers& multipliers,
-                             const Eigen::VectorXd& sigma) const;
+                             double stationarity_floor) const;
   // The same from Residual(multipliers), already computed by the caller.
   KktCertificate Certificate(const KktMultipliers& multipliers,
-                             const Eigen::VectorXd& sigma,
+                             double stationarity_floor,
                              const KktResidual& residual) const;
+  // Whether ModelDecrease can be computed here, and which model: a
+  // Gauss-Newton model where the evaluator has that structure; otherwise a
+  // Newton model from Hessian-of-Lagrangian products for problems of at
+  // most kMaxNewtonModelParameters parameters without a manifold (and
+  // with a dense J_h when there are constraints). Neither with bounds or
+  // inequality constraints.
+  bool HasGaussNewtonModel() const;
+  bool HasNewtonModel() const;
+  bool HasModel() const { return HasGaussNewtonModel() || HasNewtonModel(); }
+  static constexpr int kMaxNewtonModelParameters = 200;
+  // KktCertificate::model_decrease of the multipliers, with weights a_s =
+  // omega_s lambda_s and r the stationarity block, divided by the value
+  // scale D. Gauss-Newton: G = sum_s a_s Jr_s^T Jr_s (Evaluator::
+  // GaussNewtonMatrix), the predicted decrease 1/2 r^T M^-1 r over steps
+  // in the null space of J_h (M = G + c J_h^T J_h with c large against G,
+  // damped by 1e-12 of G's largest diagonal entry so that directions the
+  // weighted sum does not see count as flat, not as infinite decrease).
+  // Newton: H the Hessian of the Lagrangian sum_s a_s f_s + nu^T h
+  // (k products), reduced to the null space of J_h, and 1/2 r^T |H|^-1 r
+  // in its eigenbasis (curvatures below 1e-12 of the largest raised to
+  // that floor). False with a message when the model cannot be formed.
+  bool ModelDecrease(const KktMultipliers& multipliers,
+                     double* decrease,
+                     std::string* error) const;
 
   double rho() const { return rho_; }
   // The point of the last Linearize (size k).
@@ -431,10 +513,9 @@ class KktSystem {
   mutable Eigen::VectorXd stationarity_scratch_, jt_nu_scratch_;
   // MinimizeOverMultipliers' scaled complementarity bounds c (S).
   mutable Eigen::VectorXd complementarity_scratch_;
-  // LeastSquaresMultipliers' complementarity scales (S): ones, or
-  // 1 / (lambda_s sigma_s).
+  // LeastSquaresMultipliers' complementarity scales (S): ones, or 1 / D.
   mutable Eigen::VectorXd comp_scale_scratch_;
-  // The residual Certificate(multipliers, sigma) scores.
+  // The residual Certificate(multipliers, floor) scores.
   mutable KktResidual residual_scratch_;
   // Unit vector and row for Linearize's dense J_h.
   Eigen::VectorXd unit_scratch_, row_scratch_;
@@ -459,14 +540,35 @@ class KktSystem {
   mutable NuElimination nu_elimination_;
   mutable bool have_raw_least_squares_ = false;
   mutable KktMultipliers raw_least_squares_;
-  // The last LeastSquaresMultipliers(sigma) and its sigma (valid while
-  // have_scaled_least_squares_): a strategy certifies with them and
-  // ComputeKktReport reports them at the same point.
+  // The last CertificateLeastSquaresMultipliers(floor) and its floor
+  // (valid while have_scaled_least_squares_): a strategy certifies with
+  // them and ComputeKktReport reports them at the same point.
   mutable bool have_scaled_least_squares_ = false;
-  mutable Eigen::VectorXd scaled_sigma_;
+  mutable double scaled_floor_ = 0.0;
   mutable KktMultipliers scaled_least_squares_;
   // The elimination of nu for every objective (fills nu_elimination_).
   void EliminateNu() const;
+  // D = max(|rho|, max_s lambda_s |f_s|) at this point.
+  double ValueScale() const;
+  // A model's predicted decrease less the weighted sum's rounding level,
+  // over D (+inf when not finite).
+  double RelativeModelDecrease(double predicted) const;
+  static double kInfinity() { return std::numeric_limits<double>::infinity(); }
+  // max_s |lambda_s f_s| before the offset, at the last Linearize.
+  double evaluated_scale_ = 0.0;
+  // ModelDecrease's Gauss-Newton branch.
+  bool GaussNewtonModelDecrease(const KktMultipliers& multipliers,
+                                double* decrease,
+                                std::string* error) const;
+  // ModelDecrease's Newton branch.
+  bool NewtonModelDecrease(const KktMultipliers& multipliers,
+                           double* decrease,
+                           std::string* error) const;
+  // The Gauss-Newton matrix and the stationarity scratch of ModelDecrease.
+  mutable Eigen::SparseMatrix<double> model_matrix_;
+  // Its factorization, kept for the symbolic analysis (the pattern is the
+  // same at every point of a problem); shared by copies.
+  mutable std::shared_ptr<internal::SparseLdlt> model_ldlt_;
 };
 
 // Both scorings of a point, as reported by every solver.
@@ -475,45 +577,86 @@ struct KktReport {
   KktResidual with_solver_multipliers;
   KktMultipliers least_squares_multipliers;
   KktResidual with_least_squares_multipliers;
-  // The scale-invariant certificate (see KktCertificate) with the solver's
-  // multipliers, and with the multipliers that minimize the certificate's
-  // blocks in the least-squares sense (KktSystem::LeastSquaresMultipliers
-  // with the scales); objective_scale is the sigma used. Filled by
-  // ComputeKktReport when it is given the scales.
-  Eigen::VectorXd objective_scale;
+  // The certificate (see KktCertificate) with the solver's multipliers,
+  // and with the multipliers that minimize the certificate's blocks in the
+  // least-squares sense (KktSystem::CertificateLeastSquaresMultipliers);
+  // stationarity_floor is the floor used. Filled by ComputeKktReport when
+  // it is asked for certificates (has_certificates).
+  bool has_certificates = false;
+  double stationarity_floor = 0.0;
   KktCertificate certificate_with_solver_multipliers;
   KktMultipliers scaled_least_squares_multipliers;
   KktCertificate certificate_with_least_squares_multipliers;
   // The better of the two certificates for these tolerances (smaller
   // KktCertificate::Ratio).
-  const KktCertificate& BestCertificate(double stationarity_tolerance,
-                                        double complementarity_tolerance,
-                                        double feasibility_tolerance) const;
+  const KktCertificate& BestCertificate(
+      double stationarity_tolerance,
+      double complementarity_tolerance,
+      double feasibility_tolerance,
+      double model_tolerance = KktCertificate::kDefaultModelTolerance) const;
 };
 
+// What ComputeKktReport computes beyond the raw scores: the certificates
+// (KktCertificate) with this floor, and the Gauss-Newton model's decrease
+// where the evaluator has one (KktSystem::HasModel).
+struct CertificateRequest {
+  double stationarity_floor = 0.0;
+  bool model = true;
+  // The model's tolerance: a second model (of the other multipliers) is
+  // formed only when the first misses it.
+  double model_tolerance = KktCertificate::kDefaultModelTolerance;
+  // The other tolerances, which decide where a Newton model is worth its
+  // Hessian products (see ComputeKktReport).
+  double stationarity_tolerance = 1e-6;
+  double complementarity_tolerance = 1e-8;
+  double feasibility_tolerance = 1e-8;
+};
+
+// The request of a solver's options: any Options with the certificate's
+// fields (Solver::Options, IpoptReference::Options).
+template <typename Options>
+CertificateRequest CertificateRequestOf(const Options& options) {
+  CertificateRequest request;
+  request.stationarity_floor = options.stationarity_floor;
+  request.model_tolerance = options.model_tolerance;
+  request.stationarity_tolerance = options.stationarity_tolerance;
+  request.complementarity_tolerance = options.complementarity_tolerance;
+  request.feasibility_tolerance = options.feasibility_tolerance;
+  return request;
+}
+
+// Adds the model's decrease to *certificate (of `multipliers` at the point
+// of `system`) where it decides: where every block but stationarity meets
+// the request's tolerances, with a Gauss-Newton model always, with a
+// Newton model only when the relative stationarity block misses its
+// tolerance (KktSystem::HasGaussNewtonModel / HasNewtonModel). Leaves it
+// NaN otherwise.
+void AddModelDecrease(const KktSystem& system,
+                      const KktMultipliers& multipliers,
+                      const CertificateRequest& request,
+                      KktCertificate* certificate);
+
 // Scores (rho, z) with the given multipliers and with the least-squares ones.
-// With objective_scale (size S, > 0) it also fills the certificates; with
-// an empty one they stay at infinity.
-bool ComputeKktReport(
-    Evaluator* evaluator,
-    const Eigen::VectorXd& lambda,
-    const Eigen::VectorXd& offset,
-    double rho,
-    const Eigen::VectorXd& z,
-    const KktMultipliers& solver_multipliers,
-    KktReport* report,
-    std::string* error,
-    const Eigen::VectorXd& objective_scale = Eigen::VectorXd());
+// With a certificate request it also fills the certificates; without one
+// they stay at infinity (has_certificates false).
+bool ComputeKktReport(Evaluator* evaluator,
+                      const Eigen::VectorXd& lambda,
+                      const Eigen::VectorXd& offset,
+                      double rho,
+                      const Eigen::VectorXd& z,
+                      const KktMultipliers& solver_multipliers,
+                      KktReport* report,
+                      std::string* error,
+                      const CertificateRequest* certificate = nullptr);
 // The same at the point where `system` was linearized (its rho, z, lambda
 // and offset), reusing what it has computed there: a solver that certified
 // its point with a KktSystem hands it over instead of linearizing again.
 // The evaluator the system holds must still be linearized at that point.
-bool ComputeKktReport(
-    const KktSystem& system,
-    const KktMultipliers& solver_multipliers,
-    KktReport* report,
-    std::string* error,
-    const Eigen::VectorXd& objective_scale = Eigen::VectorXd());
+bool ComputeKktReport(const KktSystem& system,
+                      const KktMultipliers& solver_multipliers,
+                      KktReport* report,
+                      std::string* error,
+                      const CertificateRequest* certificate = nullptr);
 
 }  // namespace ecmo
 

@@ -108,7 +108,7 @@ class Solver {
 
     // The paper's absolute test: stop as soon as ||K||^2 <= kkt_tolerance
     // (strategy multipliers, or least-squares ones). 0 (default): the
-    // quasi-Newton strategies stop on the scale-invariant certificate below
+    // quasi-Newton strategies stop on the certificate measured at the point below
     // instead, and WC_PENALTY_PGD runs exactly T steps (the paper's
     // algorithm). When > 0 it replaces the certificate as the stopping test
     // of every strategy. Finite and < 1.
@@ -117,22 +117,32 @@ class Solver {
     // certificate existed; kept for callers that want the old absolute test.
     static constexpr double kDefaultQuasiNewtonKktTolerance = 1e-12;
 
-    // The default stopping test of the quasi-Newton strategies: the
-    // scale-invariant KKT certificate (ecmo/kkt.h, KktCertificate) with the
-    // strategy's or the least-squares multipliers: |sum omega - 1| and the
-    // stationarity of the normalized Lagrangian <= stationarity_tolerance,
-    // the complementarity slack of each objective in units of its scale <=
-    // complementarity_tolerance, and ||h||_inf <= feasibility_tolerance.
-    // At the defaults a certified non-degenerate point has ||h||_inf <=
-    // 1e-8 and each active objective within about 1e-8 times its scale of
-    // the exact WC point, whatever the weights (tests/scalarization_test.cc
-    // checks both, down to weights of 1e-4). The stationarity tolerance is
-    // looser because rho is only second order in it, and because first-
-    // order inner solves run out of precision near 1e-7 at degenerate
-    // points. All in (0, 1).
+    // The default stopping test of the quasi-Newton strategies and the
+    // verdict of every solve: the KKT certificate (ecmo/kkt.h,
+    // KktCertificate, which states what a certified point guarantees),
+    // measured at the returned point with the strategy's or the
+    // least-squares multipliers: |sum omega - 1| <= stationarity_tolerance;
+    // the Lagrangian gradient <= stationarity_tolerance times its largest
+    // term (the terms cancel to that fraction), or, where the evaluator
+    // has Gauss-Newton structure, a Gauss-Newton step of the point's own
+    // weighted sum predicting a decrease <= model_tolerance times the
+    // weighted objective values; each objective's slack <=
+    // complementarity_tolerance times those values; ||h||_inf <=
+    // feasibility_tolerance in the constraints' units. No tolerance depends
+    // on the start point or on a payoff table. All in (0, 1).
     double stationarity_tolerance = 1e-6;
     double complementarity_tolerance = 1e-8;
     double feasibility_tolerance = 1e-8;
+    // In (0, 1e-4]: see above.
+    double model_tolerance = KktCertificate::kDefaultModelTolerance;
+    // >= 0, finite: an absolute level of ||sum omega lambda grad f + J^T
+    // nu||_inf (the units of Summary::kkt's raw stationarity block) that
+    // the relative stationarity test never asks to go below. 0 (default):
+    // none, so a point where a single term stands alone (one active
+    // objective at an unconstrained minimizer of an evaluator without
+    // Gauss-Newton structure) is certified only if that gradient vanishes
+    // exactly; set it in your problem's units to accept such points.
+    double stationarity_floor = 0.0;
 
     // Wall-clock budget in seconds.
     double max_solver_time_in_seconds = 1e9;
@@ -157,10 +167,9 @@ class Solver {
     bool normalize_objectives = false;
     // Explicit objective scales w (size S, finite, > 0); overrides
     // normalize_objectives. Empty: ones, or the normalization. A sweep sets
-    // reference_point and objective_scale once for all its points. Without
-    // the normalization the certificate measures objective s by
-    // max(1, |f_s - r_s|) at the start, which a poor start inflates; given
-    // scales cap it (the smaller of the two is used).
+    // reference_point and objective_scale once for all its points. The
+    // scales change the scalarization, not the certificate, which measures
+    // at the returned point.
     std::vector<double> objective_scale;
     // A scalarization computed beforehand by ComputeScalarization, used as
     // is instead of the fields above (which must then be left empty):

@@ -87,9 +87,10 @@ class WcReducedPenalty final : public ceres::FirstOrderFunction {
                  ? -1.0
                  : gradient_sq + feasibility_sq + complementarity_sq;
     }
-    // The blocks of the scale-invariant certificate (ecmo/kkt.h,
-    // KktCertificate) at (omega+, nu+), with the scales of
-    // SetObjectiveScales; stationarity is infinite without the gradient.
+    // An estimate of the certificate's blocks (ecmo/kkt.h,
+    // KktCertificate) at (omega+, nu+), measured at this point (the
+    // stationarity scale from ambient components); stationarity is
+    // infinite without the gradient.
     KktCertificate certificate;
   };
 
@@ -114,9 +115,6 @@ class WcReducedPenalty final : public ceres::FirstOrderFunction {
   bool SetMultiplierShifts(const Eigen::VectorXd& omega,
                            const Eigen::VectorXd& nu);
 
-  // Objective scales sigma (size S, > 0) of the certificate recorded in
-  // every Point; ones by default. Returns false on a size mismatch.
-  bool SetObjectiveScales(const Eigen::VectorXd& sigma);
 
   double u() const { return u_; }
   double v() const { return v_; }
@@ -198,7 +196,6 @@ class WcReducedPenalty final : public ceres::FirstOrderFunction {
   Eigen::VectorXd offset_;
   double u_ = 1.0;
   double v_ = 1.0;
-  Eigen::VectorXd sigma_;
   Eigen::VectorXd omega_shift_;
   Eigen::VectorXd nu_shift_;
 
