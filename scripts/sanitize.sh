@@ -65,6 +65,10 @@ asan_skip+='|SweepMpi.ThreeRanksWithFewerPointsThanRanksAndAnUnevenSplit|SweepMp
 asan_skip+='|EcmoMtbl.ReducedStrategyAndPreconditionerChangeOnlyTheWork|IpoptReferenceScale.HessianTypesReachTheSamePointAndMultipliers'
 asan_skip+='|AutoDiffLowerLevelTest.NewtonSolveReachesTheHandWrittenPoint|IpoptReference.InfeasibleConstraintIsAFailureWithIpoptsReason'
 asan_skip+='|MtblLogisticTest.DefaultWarmSweepOfTheReducedFormDoesNotCollapse|EcmoMtbl.ResumeRefusesAnotherStudysFile'
+# The real pose graphs' outside checks run under ASan on ring.g2o (every
+# mode but the default strategy's single point, which only shows that it
+# does not converge); mit.g2o's larger graph runs the same code.
+asan_skip+='|example_real_pose_graph_mit_wc_newton|example_real_pose_graph_mit_sweep|example_real_pose_graph_ring_automatic'
 (cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
    ctest --output-on-failure -j"$(nproc)" -E "$asan_skip")

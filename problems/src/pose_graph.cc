@@ -22,55 +22,6 @@ namespace ecmo {
 namespace problems {
 namespace {
 
-// Whitened error of the relative pose of b in a's frame (see the header).
-struct RelativePoseError {
-  RelativePoseError(const Eigen::Vector3d& measurement,
-                    const Eigen::Matrix3d& sqrt_information)
-      : measurement(measurement), sqrt_information(sqrt_information) {}
-
-  template <typename T>
-  bool operator()(const T* position_a,
-                  const T* heading_a,
-                  const T* position_b,
-                  const T* heading_b,
-                  T* residual) const {
-    using std::cos;
-    using std::sin;
-    const T c = cos(heading_a[0]);
-    const T s = sin(heading_a[0]);
-    const T dx = position_b[0] - position_a[0];
-    const T dy = position_b[1] - position_a[1];
-    const T error[3] = {
-        c * dx + s * dy - measurement[0],
-        -s * dx + c * dy - measurement[1],
-        NormalizeAngle(heading_b[0] - heading_a[0] - T(measurement[2]))};
-    for (int i = 0; i < 3; ++i) {
-      residual[i] = T(0.0);
-      for (int j = i; j < 3; ++j) {
-        residual[i] += sqrt_information(i, j) * error[j];
-      }
-    }
-    return true;
-  }
-
-  Eigen::Vector3d measurement;
-  Eigen::Matrix3d sqrt_information;  // upper triangular
-};
-
-// The heading's manifold: R with Plus and Minus wrapped to [-pi, pi).
-struct AngleManifoldFunctor {
-  template <typename T>
-  bool Plus(const T* x, const T* delta, T* x_plus_delta) const {
-    x_plus_delta[0] = NormalizeAngle(x[0] + delta[0]);
-    return true;
-  }
-  template <typename T>
-  bool Minus(const T* y, const T* x, T* y_minus_x) const {
-    y_minus_x[0] = NormalizeAngle(y[0] - x[0]);
-    return true;
-  }
-};
-
 // Relative pose of b in a's frame.
 Eigen::Vector3d Between(const Eigen::Vector3d& a, const Eigen::Vector3d& b) {
   const double c = std::cos(a[2]), s = std::sin(a[2]);
@@ -405,8 +356,8 @@ void PoseGraph2d::BuildProblem() {
             ? nullptr
             : new ceres::ScaledLoss(nullptr, weight, ceres::TAKE_OWNERSHIP);
     const ceres::ResidualBlockId id = problem.AddResidualBlock(
-        new ceres::AutoDiffCostFunction<RelativePoseError, 3, 2, 1, 2, 1>(
-            new RelativePoseError(edge.measurement, edge.sqrt_information)),
+        new ceres::AutoDiffCostFunction<RelativePose2dError, 3, 2, 1, 2, 1>(
+            new RelativePose2dError(edge.measurement, edge.sqrt_information)),
         loss,
         position(edge.a),
         heading(edge.a),

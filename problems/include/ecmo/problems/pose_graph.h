@@ -222,6 +222,68 @@ T NormalizeAngle(const T& angle) {
   return angle - T(kTwoPi) * floor((angle + T(kPi)) / T(kTwoPi));
 }
 
+// The residual of one 2D pose-graph edge as a Ceres autodiff functor,
+// shared by PoseGraph2d and the readers of real graphs (examples/
+// pipelines/g2o_pose_graph.h): blocks (position_a[2], heading_a[1],
+// position_b[2], heading_b[1]), residual
+//   L^T (R(theta_a)^T (p_b - p_a) - m_xy, NormalizeAngle(theta_b -
+//   theta_a - m_theta))
+// with sqrt_information = L^T upper triangular (Omega = L L^T).
+class RelativePose2dError {
+ public:
+  RelativePose2dError(const Eigen::Vector3d& measurement,
+                      const Eigen::Matrix3d& sqrt_information)
+      : measurement_(measurement), sqrt_information_(sqrt_information) {}
+
+  template <typename T>
+  bool operator()(const T* position_a,
+                  const T* heading_a,
+                  const T* position_b,
+                  const T* heading_b,
+                  T* residual) const {
+    using std::cos;
+    using std::sin;
+    // R(theta_a)^T (p_b - p_a): the displacement seen from pose a.
+    const T c = cos(heading_a[0]);
+    const T s = sin(heading_a[0]);
+    const T dx = position_b[0] - position_a[0];
+    const T dy = position_b[1] - position_a[1];
+    const T error[3] = {
+        c * dx + s * dy - T(measurement_[0]),
+        -s * dx + c * dy - T(measurement_[1]),
+        // Wrapped so that headings 2 pi apart are the same heading.
+        NormalizeAngle(heading_b[0] - heading_a[0] - T(measurement_[2]))};
+    // L^T is upper triangular: skip the zeros below the diagonal.
+    for (int i = 0; i < 3; ++i) {
+      residual[i] = T(0.0);
+      for (int j = i; j < 3; ++j) {
+        residual[i] += T(sqrt_information_(i, j)) * error[j];
+      }
+    }
+    return true;
+  }
+
+ private:
+  Eigen::Vector3d measurement_;
+  Eigen::Matrix3d sqrt_information_;
+};
+
+// A heading's manifold for ceres::AutoDiffManifold<AngleManifoldFunctor,
+// 1, 1>: R with Plus and Minus wrapped to [-pi, pi), so that steps never
+// push a heading out of the range.
+struct AngleManifoldFunctor {
+  template <typename T>
+  bool Plus(const T* x, const T* delta, T* x_plus_delta) const {
+    x_plus_delta[0] = NormalizeAngle(x[0] + delta[0]);
+    return true;
+  }
+  template <typename T>
+  bool Minus(const T* y, const T* x, T* y_minus_x) const {
+    y_minus_x[0] = NormalizeAngle(y[0] - x[0]);
+    return true;
+  }
+};
+
 }  // namespace problems
 }  // namespace ecmo
 
