@@ -150,7 +150,8 @@ DEFINE_int32(history_entries,
 DEFINE_string(strategy,
               "automatic",
               "Solver strategy: automatic (default: wc-sqp on problems with "
-              "at most 10 parameters and equality constraints only, else "
+              "at most 10 parameters and equality constraints only, "
+              "wc-newton on larger sums of squared residuals, else "
               "wc-augmented-lagrangian), wc-augmented-lagrangian, "
               "wc-newton (second-order inner solves: ill-conditioned and "
               "large problems), wc-sqp (dense SQP: small problems, equality "

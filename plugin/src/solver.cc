@@ -1067,6 +1067,18 @@ StrategyType ChooseStrategy(const Evaluator& evaluator, std::string* why) {
   const char* sqp = StrategyTypeToString(StrategyType::WC_SQP);
   const char* al = StrategyTypeToString(StrategyType::WC_AUGMENTED_LAGRANGIAN);
   const char* reason = nullptr;
+  // Sums of squared residuals (a CeresProblemAdapter): the Gauss-Newton
+  // inner solves of wc-newton with Ceres' own phase. On real pose graphs
+  // the augmented Lagrangian's L-BFGS inner solves certify no point in
+  // 7-12 s each where wc-newton certifies every one in 0.05-1 s
+  // (benchmarks/README.md, issue 57's section).
+  if (k > kAutomaticSqpMaxParameters && evaluator.HasGaussNewtonMatrix()) {
+    *why = std::string(StrategyTypeToString(StrategyType::WC_NEWTON)) + ": " +
+           std::to_string(k) +
+           " parameters, objectives that are sums of squared residuals "
+           "(Gauss-Newton structure)";
+    return StrategyType::WC_NEWTON;
+  }
   if (k > kAutomaticSqpMaxParameters) {
     *why = std::string(al) + ": " + std::to_string(k) + " parameters (" + sqp +
            " up to " + std::to_string(kAutomaticSqpMaxParameters) + ")";

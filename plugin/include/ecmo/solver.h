@@ -95,8 +95,10 @@ class Solver {
  public:
   struct Options {
     // Which strategy solves the WC subproblem (ecmo/types.h). AUTOMATIC:
-    // WC_SQP on small equality-constrained problems, otherwise
-    // WC_AUGMENTED_LAGRANGIAN; Summary::strategy reports the one used.
+    // WC_SQP on small equality-constrained problems, WC_NEWTON on larger
+    // sums of squared residuals (CeresProblemAdapter), otherwise
+    // WC_AUGMENTED_LAGRANGIAN; Summary::strategy reports the one used and
+    // Summary::strategy_choice why.
     StrategyType strategy = StrategyType::AUTOMATIC;
 
     // T: the iteration budget. For WC_PENALTY_PGD it also sets the schedule
