@@ -83,6 +83,17 @@ double StationarityScale(const Eigen::MatrixXd& grad_f,
   return largest;
 }
 
+// The certificate's value scale D = max(|rho|, max_s lambda_s |f_s|).
+double ValueScaleOf(double rho,
+                    const Eigen::VectorXd& lambda,
+                    const Eigen::VectorXd& f) {
+  double d = std::abs(rho);
+  for (Eigen::Index s = 0; s < f.size(); ++s) {
+    d = std::max(d, std::abs(lambda[s] * f[s]));
+  }
+  return d;
+}
+
 }  // namespace
 
 void ComputeKktResidual(double rho,
@@ -1147,11 +1158,7 @@ double KktSystem::RelativeModelDecrease(double predicted) const {
 }
 
 double KktSystem::ValueScale() const {
-  double d = std::abs(rho_);
-  for (Eigen::Index s = 0; s < f_.size(); ++s) {
-    d = std::max(d, std::abs(lambda_[s] * f_[s]));
-  }
-  return d;
+  return ValueScaleOf(rho_, lambda_, f_);
 }
 
 KktMultipliers KktSystem::CertificateLeastSquaresMultipliers(
@@ -1421,16 +1428,6 @@ namespace {
 double Relative(double x, double scale) {
   if (scale > 0.0) return x / scale;
   return x == 0.0 ? 0.0 : std::numeric_limits<double>::infinity();
-}
-
-double ValueScaleOf(double rho,
-                    const Eigen::VectorXd& lambda,
-                    const Eigen::VectorXd& f) {
-  double d = std::abs(rho);
-  for (Eigen::Index s = 0; s < f.size(); ++s) {
-    d = std::max(d, std::abs(lambda[s] * f[s]));
-  }
-  return d;
 }
 
 }  // namespace

@@ -234,11 +234,26 @@ void RunOuterLoop(Method method,
   // The system linearized at the returned point when a certification
   // ended the solve there (handed to Solve() for the final report).
   const KktSystem* system_at_x = nullptr;
-  // Scores the point with the least-squares multipliers (with
-  // own_first, first with the strategy's); on success the solve ends with
-  // the multipliers that certified it.
   // Which multipliers the last successful certify_at_x used.
   bool certified_with_own = false;
+  // Whether `candidate` certifies the point `system` is linearized at; on
+  // success the solve ends with them as the strategy's multipliers. *kkt
+  // (may be null) receives their raw ||K||^2.
+  auto certifies = [&](const KktSystem& system,
+                       const KktMultipliers& candidate,
+                       double* kkt) {
+    KktResidual& residual = workspace->certification_residual;
+    system.Residual(candidate, &residual);
+    const KktCertificate certificate =
+        stop_rule.CertifyAt(system, candidate, residual);
+    if (kkt != nullptr) *kkt = residual.SquaredNorm();
+    if (!stop_rule.Met(residual, certificate)) return false;
+    certified_description = stop_rule.Describe(residual, certificate);
+    multipliers = candidate;
+    return true;
+  };
+  // Scores the point with the least-squares multipliers (with own_first,
+  // first with the strategy's).
   auto certify_at_x = [&](bool own_first, double* kkt_ls) {
     KktSystem& system = certify_system;
     std::string error;
@@ -260,29 +275,12 @@ void RunOuterLoop(Method method,
         own.omega /= sum;
         if (own.nu.size() > 0) own.nu /= sum;
       }
-      KktResidual& residual = workspace->certification_residual;
-      system.Residual(own, &residual);
-      const KktCertificate certificate =
-          stop_rule.CertifyAt(system, own, residual);
-      if (stop_rule.Met(residual, certificate)) {
-        multipliers = own;
-        certified_description = stop_rule.Describe(residual, certificate);
+      if (certifies(system, own, nullptr)) {
         certified_with_own = true;
         return true;
       }
     }
-    const KktMultipliers ls = stop_rule.LeastSquaresMultipliers(system);
-    KktResidual& residual = workspace->certification_residual;
-    system.Residual(ls, &residual);
-    const KktCertificate certificate =
-        stop_rule.CertifyAt(system, ls, residual);
-    *kkt_ls = residual.SquaredNorm();
-    if (stop_rule.Met(residual, certificate)) {
-      multipliers = ls;
-      certified_description = stop_rule.Describe(residual, certificate);
-      return true;
-    }
-    return false;
+    return certifies(system, stop_rule.LeastSquaresMultipliers(system), kkt_ls);
   };
 
   for (outer = 0; !done; ++outer) {
