@@ -6,6 +6,8 @@
 #include <cmath>
 #include <limits>
 #include <sstream>
+#include <utility>
+#include <vector>
 
 #include "ecmo/internal/report.h"
 #include "ecmo/manifold.h"
@@ -117,6 +119,52 @@ bool Evaluator::DoSolveWeightedLeastSquares(
   return false;
 }
 
+namespace {
+
+// The difference steps of a Hessian product along x at z with step t that
+// stay inside [lower, upper] (empty: no bounds): pairs (part of x, signed
+// step) whose parts sum to x but for components whose bounds hold them
+// within the step. False when no component of x can move.
+bool DifferenceSteps(const Eigen::VectorXd& lower,
+                     const Eigen::VectorXd& upper,
+                     const Eigen::VectorXd& z,
+                     const Eigen::VectorXd& x,
+                     double t,
+                     std::vector<std::pair<Eigen::VectorXd, double>>* steps) {
+  steps->clear();
+  if (lower.size() == 0) {
+    steps->emplace_back(x, t);
+    return true;
+  }
+  const int k = static_cast<int>(x.size());
+  auto fits = [&](int i, double s) {
+    const double moved = z[i] + s * x[i];
+    return moved >= lower[i] && moved <= upper[i];
+  };
+  // A component whose box is narrower than the step on both sides is held
+  // fixed: a step that fits would be too short for a difference above the
+  // gradients' rounding, and a solver can move it by less than the step.
+  Eigen::VectorXd direction = x;
+  for (int i = 0; i < k; ++i) {
+    if (direction[i] != 0.0 && !fits(i, t) && !fits(i, -t)) direction[i] = 0.0;
+  }
+  if (direction.isZero(0.0)) return false;
+  Eigen::VectorXd forward = Eigen::VectorXd::Zero(k);
+  Eigen::VectorXd backward = Eigen::VectorXd::Zero(k);
+  for (int i = 0; i < k; ++i) {
+    if (fits(i, t)) {
+      forward[i] = direction[i];
+    } else if (fits(i, -t)) {
+      backward[i] = direction[i];
+    }
+  }
+  if (!forward.isZero(0.0)) steps->emplace_back(std::move(forward), t);
+  if (!backward.isZero(0.0)) steps->emplace_back(std::move(backward), -t);
+  return true;
+}
+
+}  // namespace
+
 bool Evaluator::DoLagrangianHessianMultiply(const double* a,
                                             const double* b,
                                             const double* x,
@@ -160,21 +208,41 @@ bool Evaluator::DoLagrangianHessianMultiply(const double* a,
     }
     return true;
   };
-  Eigen::VectorXd g_plus, g_base;
-  const Eigen::VectorXd z_plus = z + t * direction;
-  const bool ok_plus = gradient_at(z_plus, &g_plus);
-  std::string plus_error = (!ok_plus && error != nullptr) ? *error : "";
-  // Restore the linearization at z whatever happened at z + t x.
+  // The difference steps stay inside the bounds: one-sided differences
+  // along the part of x that has room forward (+t) and the part that has
+  // room backward (-t); the Hessian product is linear in x. A solver at a
+  // bound asks for products along directions that point out of the box,
+  // and user functions may be undefined there (a log at 0, a square root
+  // of a negative number).
+  std::vector<std::pair<Eigen::VectorXd, double>> steps;
+  if (!DifferenceSteps(lower_bounds_, upper_bounds_, z, direction, t, &steps)) {
+    result.setZero();
+    return true;
+  }
+  result.setZero();
+  Eigen::VectorXd g_step, g_base;
+  std::string step_error;
+  bool ok_steps = true;
+  for (const auto& [part, step] : steps) {
+    ok_steps = gradient_at(z + step * part, &g_step);
+    if (!ok_steps) {
+      if (error != nullptr) step_error = *error;
+      break;
+    }
+    result += g_step / step;
+  }
+  // Restore the linearization at z whatever happened at the steps.
   if (!gradient_at(z, &g_base)) return false;
-  if (!ok_plus) {
+  if (!ok_steps) {
     if (error != nullptr) {
-      *error = "Hessian product by gradient differences: " + plus_error;
+      *error = "Hessian product by gradient differences: " + step_error;
     }
     return false;
   }
-  result = (g_plus - g_base) / t;
+  for (const auto& step : steps) result -= g_base / step.second;
   return true;
 }
+
 
 void Evaluator::SetBounds(const Eigen::VectorXd& lower,
                           const Eigen::VectorXd& upper) {

@@ -528,6 +528,10 @@ void SweepRunner::StartFrom(const Claimed& claimed, Start* start) const {
   if (b.z.size() == start->z0.size() &&
       workers_[0].evaluator->manifold() == nullptr) {
     start->prediction = start->z0 + t * (start->z0 - b.z);
+    // The secant may leave the box; user functions are never evaluated
+    // outside it (Solve would project the start too, but UsableStart
+    // evaluates it first).
+    workers_[0].evaluator->ProjectOntoBounds(start->prediction.data());
     start->predicted = true;
   }
 }

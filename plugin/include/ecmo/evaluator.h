@@ -202,6 +202,11 @@ class Evaluator {
   // epsilon) (1 + ||z||) / ||x||, which costs two gradient evaluations and
   // two J_h^T products (one at z + t x, one to restore the linearization at
   // z), counted as such, and is accurate to about sqrt(epsilon) relative.
+  // With bounds it never evaluates outside them: components that would
+  // leave the box take the backward step -t instead (a third evaluation
+  // when x leaves it forward and backward in different components), and a
+  // component whose box is narrower than the step both ways is held fixed
+  // (its part of x drops out).
   bool LagrangianHessianMultiply(const double* a,
                                  const double* b,
                                  const double* x,
