@@ -34,25 +34,14 @@
 #include "ecmo/solver.h"
 #include "ecmo/types.h"
 #include "g2o_pose_graph.h"
+#include "bench_util.h"
 #include "median.h"
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-double SecondsSince(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-std::vector<std::string> Split(const std::string& text) {
-  std::vector<std::string> out;
-  std::stringstream in(text);
-  std::string item;
-  while (std::getline(in, item, ',')) {
-    if (!item.empty()) out.push_back(item);
-  }
-  return out;
-}
+using ecmo_bench::Clock;
+using ecmo_bench::SecondsSince;
+using ecmo_bench::SplitList;
 
 struct Totals {
   double solve_seconds = 0.0;
@@ -192,14 +181,14 @@ int main(int argc, char** argv) {
               "strategy", "t", "termination", "cert", "solve_s", "models",
               "model_s", "model%");
   bool ok = true;
-  for (const std::string& name : Split(strategies)) {
+  for (const std::string& name : SplitList(strategies)) {
     ecmo::StrategyType strategy;
     if (!ecmo::StringToStrategyType(name, &strategy)) {
       std::fprintf(stderr, "Unknown strategy '%s'.\n", name.c_str());
       return 2;
     }
     Totals totals;
-    for (const std::string& path : Split(graphs)) {
+    for (const std::string& path : SplitList(graphs)) {
       ok = RunGraph(path, strategy, num_points, &totals) && ok;
     }
     std::printf(

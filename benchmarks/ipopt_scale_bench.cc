@@ -46,6 +46,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_util.h"
 #include "ceres/ceres.h"
 #include "child_process.h"
 #include "ecmo/ceres_problem_adapter.h"
@@ -272,16 +273,6 @@ bool RunForked(const Config& config,
          ecmo_bench::ReadPod(payload, &offset, record);
 }
 
-std::vector<std::string> Split(const std::string& text) {
-  std::vector<std::string> out;
-  std::stringstream stream(text);
-  std::string item;
-  while (std::getline(stream, item, ',')) {
-    if (!item.empty()) out.push_back(item);
-  }
-  return out;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -301,11 +292,11 @@ int main(int argc, char** argv) {
       config.poses = std::atoi(v);
     } else if (const char* v = value("--preferences=")) {
       config.preferences.clear();
-      for (const std::string& p : Split(v)) {
+      for (const std::string& p : ecmo_bench::SplitList(v)) {
         config.preferences.push_back(std::atof(p.c_str()));
       }
     } else if (const char* v = value("--starts=")) {
-      config.starts = Split(v);
+      config.starts = ecmo_bench::SplitList(v);
     } else if (const char* v = value("--hessian=")) {
       const std::string h = v;
       using H = IpoptReference::HessianType;

@@ -188,6 +188,15 @@ DEFINE_double(stationarity_floor,
               "Certificate: an absolute level (the units of the Lagrangian "
               "gradient) below which the stationarity is not measured "
               "relatively; 0 = none. Finite, >= 0.");
+DEFINE_bool(second_order_check,
+            true,
+            "At a certified point, test the curvature of the Lagrangian on "
+            "the critical cone; a saddle point is not CONVERGENCE (restart "
+            "along a negative-curvature direction, else NO_CONVERGENCE).");
+DEFINE_int32(max_saddle_escapes,
+             2,
+             "Restarts from saddle points per solve (>= 0; 0: a saddle "
+             "ends NO_CONVERGENCE at once).");
 DEFINE_string(reference_point,
               "auto",
               "Reference point r of the scalarization lambda_s (f_s - r_s) / "
@@ -533,6 +542,8 @@ int main(int argc, char** argv) {
   options.complementarity_tolerance = FLAGS_complementarity_tolerance;
   options.model_tolerance = FLAGS_model_tolerance;
   options.stationarity_floor = FLAGS_stationarity_floor;
+  options.second_order_check = FLAGS_second_order_check;
+  options.max_saddle_escapes = FLAGS_max_saddle_escapes;
   options.feasibility_tolerance = FLAGS_feasibility_tolerance;
   options.utopia_margin = FLAGS_utopia_margin;
   options.automatic_objective_offset = FLAGS_automatic_objective_offset;

@@ -133,6 +133,30 @@ nlohmann::json SummaryToJson(const Solver::Summary& summary,
   if (!summary.strategy_choice.empty()) {
     j["strategy_choice"] = summary.strategy_choice;
   }
+  // The second-order test (ecmo/second_order.h); non-finite numbers are
+  // JSON null (+inf: the active constraints pin the point down).
+  {
+    const SecondOrderReport& so = summary.second_order;
+    nlohmann::json second = {{"computed", so.computed},
+                             {"saddle", so.saddle},
+                             {"saddle_escapes", so.saddle_escapes}};
+    if (so.computed) {
+      auto number = [](double v) {
+        return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json();
+      };
+      second["min_eigenvalue"] = number(so.min_eigenvalue);
+      second["curvature_scale"] = number(so.curvature_scale);
+      second["reduced_dimension"] = so.reduced_dimension;
+      second["cone_span_dimension"] = so.cone_span_dimension;
+      second["lanczos"] = so.lanczos;
+      second["hessian_products"] = so.hessian_products;
+      second["negative_curvature_unconfirmed"] =
+          so.negative_curvature_unconfirmed;
+    } else {
+      second["not_computed_reason"] = so.not_computed_reason;
+    }
+    j["second_order"] = second;
+  }
   if (summary.strategy == StrategyType::WC_PENALTY_PGD && summary.eta > 0.0) {
     j["schedule"] = {{"step_rule", StepRuleToString(summary.step_rule)},
                      {"eta", summary.eta},

@@ -58,6 +58,34 @@ bool Solver::Options::IsValid(std::string* error) const {
                     "the objectives' units per parameter unit, below which "
                     "the stationarity block is not measured relatively; "
                     "0 = none)");
+  ECMO_OPTION_CHECK(
+      kOptions,
+      second_order.negative_curvature_tolerance,
+      second_order.negative_curvature_tolerance > 0.0 &&
+          second_order.negative_curvature_tolerance < 1.0,
+      "in (0, 1) (a curvature below -tolerance times the reduced Hessian's "
+      "scale is negative)");
+  ECMO_OPTION_CHECK(kOptions,
+                    second_order.max_dense_dimension,
+                    second_order.max_dense_dimension >= 0,
+                    ">= 0");
+  ECMO_OPTION_CHECK(kOptions,
+                    second_order.max_lanczos_iterations,
+                    second_order.max_lanczos_iterations >= 1,
+                    ">= 1");
+  ECMO_OPTION_CHECK(kOptions,
+                    second_order.max_work_fraction,
+                    second_order.max_work_fraction >= 0.0 &&
+                        std::isfinite(second_order.max_work_fraction),
+                    ">= 0 and finite (0: no cap)");
+  ECMO_OPTION_CHECK(kOptions,
+                    second_order.min_hessian_products,
+                    second_order.min_hessian_products >= 1,
+                    ">= 1");
+  ECMO_OPTION_CHECK(kOptions,
+                    max_saddle_escapes,
+                    max_saddle_escapes >= 0,
+                    ">= 0 (0: a saddle ends NO_CONVERGENCE at once)");
   ECMO_OPTION_CHECK(kOptions,
                     utopia_margin,
                     utopia_margin > 0.0 && utopia_margin <= 1.0,
@@ -1101,13 +1129,13 @@ StrategyType ChooseStrategy(const Evaluator& evaluator, std::string* why) {
   return StrategyType::WC_SQP;
 }
 
-}  // namespace
-
-void Solve(const Solver::Options& options,
-           Evaluator* evaluator,
-           const std::vector<double>& preference,
-           Eigen::VectorXd* z,
-           Solver::Summary* summary) {
+// Solve without the second-order test: the strategy AUTOMATIC chooses (or
+// the one asked for), and AUTOMATIC's fallback from WC_SQP.
+void SolveFirstOrder(const Solver::Options& options,
+                     Evaluator* evaluator,
+                     const std::vector<double>& preference,
+                     Eigen::VectorXd* z,
+                     Solver::Summary* summary) {
   // (A null evaluator or z: SolveWith reports it.)
   const bool automatic = options.strategy == StrategyType::AUTOMATIC &&
                          evaluator != nullptr && z != nullptr;
@@ -1187,6 +1215,276 @@ void Solve(const Solver::Options& options,
       TerminationTypeName(second_type) +
       "): " + StrategyTypeToString(StrategyType::WC_SQP) +
       "'s point is reported";
+}
+
+// The effective weights lambda_s = preference_s / w_s and the offset -r of
+// a summary's scalarization; false when it has none.
+bool ScalarizationWeights(const Solver::Summary& summary,
+                          Eigen::VectorXd* lambda,
+                          Eigen::VectorXd* offset) {
+  const Scalarization& sc = summary.scalarization;
+  const int S = static_cast<int>(summary.preference.size());
+  if (S == 0 || sc.reference_point.size() != S ||
+      sc.objective_scale.size() != S) {
+    return false;
+  }
+  *lambda = Eigen::Map<const Eigen::VectorXd>(summary.preference.data(), S);
+  *lambda /= lambda->sum();
+  *lambda = lambda->cwiseQuotient(sc.objective_scale);
+  *offset = -sc.reference_point;
+  return true;
+}
+
+// The multipliers of the certificate that passed.
+const KktMultipliers& CertifiedMultipliers(const Solver::Options& options,
+                                           const KktReport& kkt) {
+  const KktCertificate& best =
+      kkt.BestCertificate(options.stationarity_tolerance,
+                          options.complementarity_tolerance,
+                          options.feasibility_tolerance,
+                          options.model_tolerance);
+  return &best == &kkt.certificate_with_solver_multipliers
+             ? kkt.solver_multipliers
+             : kkt.scaled_least_squares_multipliers;
+}
+
+// A start below a saddle: z + alpha d (d the negative-curvature direction)
+// for the largest alpha in {1e-1, ..., 1e-4} (1 + ||z||_inf), shortened to
+// stay inside the bounds, at which the Lagrangian sum_s a_s f_s + nu^T c
+// falls by at least a tenth of what the curvature predicts and by more
+// than its rounding level. False when none does (the negative eigenvalue
+// is not confirmed).
+bool SaddleEscapeStart(Evaluator* evaluator,
+                       const Eigen::VectorXd& a,
+                       const KktMultipliers& multipliers,
+                       const Eigen::VectorXd& z,
+                       const SecondOrderReport& report,
+                       Eigen::VectorXd* start) {
+  const int S = evaluator->NumObjectives();
+  const int m = evaluator->NumConstraints();
+  const Eigen::VectorXd nu = multipliers.nu.size() == m
+                                 ? multipliers.nu
+                                 : Eigen::VectorXd(Eigen::VectorXd::Zero(m));
+  Eigen::VectorXd f(S), c(m);
+  std::string error;
+  // The value, and the size of its terms (its rounding level).
+  auto lagrangian = [&](const Eigen::VectorXd& x, double* value,
+                        double* size) {
+    if (!evaluator->Evaluate(x.data(), f.data(), c.data(), nullptr, &error)) {
+      return false;
+    }
+    *value = a.dot(f) + nu.dot(c);
+    *size = a.cwiseAbs().dot(f.cwiseAbs()) + nu.cwiseAbs().dot(c.cwiseAbs());
+    return std::isfinite(*value);
+  };
+  double base = 0.0, base_size = 0.0;
+  if (!lagrangian(z, &base, &base_size)) return false;
+  const Eigen::VectorXd& d = report.direction;
+  double room = std::numeric_limits<double>::infinity();
+  if (evaluator->HasBounds()) {
+    for (int i = 0; i < d.size(); ++i) {
+      if (d[i] > 0.0) {
+        room = std::min(room, (evaluator->upper_bounds()[i] - z[i]) / d[i]);
+      } else if (d[i] < 0.0) {
+        room = std::min(room, (evaluator->lower_bounds()[i] - z[i]) / d[i]);
+      }
+    }
+  }
+  const double size = 1.0 + z.lpNorm<Eigen::Infinity>();
+  for (double fraction : {1e-1, 1e-2, 1e-3, 1e-4}) {
+    const double alpha = std::min(fraction * size, room);
+    if (!(alpha > 0.0)) return false;
+    Eigen::VectorXd x = z + alpha * d;
+    evaluator->ProjectOntoBounds(x.data());
+    double value = 0.0, size = 0.0;
+    if (!lagrangian(x, &value, &size)) continue;
+    const double predicted = 0.5 * alpha * alpha * report.min_eigenvalue;
+    const double rounding = 1e3 * std::numeric_limits<double>::epsilon() *
+                            std::max(base_size, size);
+    if (base - value > std::max(-0.1 * predicted, rounding)) {
+      *start = std::move(x);
+      return true;
+    }
+  }
+  return false;
+}
+
+// "saddle point: ..." for a message.
+std::string DescribeSaddle(const SecondOrderReport& report) {
+  std::ostringstream os;
+  os.precision(3);
+  os << "saddle point: the Hessian of the Lagrangian has curvature "
+     << report.min_eigenvalue
+     << " on the critical cone (scale " << report.curvature_scale
+     << ", a span of " << report.reduced_dimension
+     << " dimensions), so a feasible curve leaves the point with a smaller "
+        "rho";
+  return os.str();
+}
+
+// Solver::Options::second_order_check at a CONVERGENCE point: the test,
+// and restarts along a negative-curvature direction (see solver.h).
+void CheckSecondOrder(const Solver::Options& options,
+                      Evaluator* evaluator,
+                      const std::vector<double>& preference,
+                      Eigen::VectorXd* z,
+                      Solver::Summary* summary) {
+  int escapes = 0;
+  while (true) {
+    SecondOrderReport& report = summary->second_order;
+    report = SecondOrderReport();
+    report.saddle_escapes = escapes;
+    if (!options.second_order_check) {
+      report.not_computed_reason =
+          "off (Solver::Options::second_order_check)";
+      return;
+    }
+    if (summary->termination_type != ceres::CONVERGENCE) {
+      report.not_computed_reason = "the point is not CONVERGENCE";
+      return;
+    }
+    Eigen::VectorXd lambda, offset;
+    if (!ScalarizationWeights(*summary, &lambda, &offset)) {
+      report.not_computed_reason = "the summary has no scalarization";
+      return;
+    }
+    const KktMultipliers& multipliers =
+        CertifiedMultipliers(options, summary->kkt);
+    // The products the solve's own work allows (SecondOrderOptions::
+    // max_work_fraction).
+    SecondOrderOptions second_order = options.second_order;
+    if (second_order.max_work_fraction > 0.0) {
+      const double per_product =
+          evaluator->HasExactLagrangianHessian() ? 1.0 : 2.0;
+      const int budget = std::max(
+          second_order.min_hessian_products,
+          static_cast<int>(std::min(
+              1e6,
+              second_order.max_work_fraction *
+                  static_cast<double>(
+                      summary->evaluations.gradient_evaluations) /
+                  per_product)));
+      second_order.max_dense_dimension =
+          std::min(second_order.max_dense_dimension, budget);
+      second_order.max_lanczos_iterations =
+          std::min(second_order.max_lanczos_iterations, budget);
+    }
+    std::string error;
+    if (!AnalyzeSecondOrder(second_order,
+                            evaluator,
+                            lambda,
+                            offset,
+                            summary->final_rho,
+                            summary->z,
+                            multipliers,
+                            &report,
+                            &error)) {
+      // A failed product is no verdict on the point.
+      report.not_computed_reason = error;
+      report.saddle_escapes = escapes;
+      return;
+    }
+    report.saddle_escapes = escapes;
+    if (!report.saddle) return;
+    const Eigen::VectorXd omega =
+        multipliers.omega.size() == lambda.size()
+            ? multipliers.omega
+            : Eigen::VectorXd(Eigen::VectorXd::Zero(lambda.size()));
+    Eigen::VectorXd start;
+    if (!SaddleEscapeStart(evaluator,
+                           omega.cwiseProduct(lambda),
+                           multipliers,
+                           summary->z,
+                           report,
+                           &start)) {
+      report.saddle = false;
+      report.negative_curvature_unconfirmed = true;
+      return;
+    }
+    const double time_left =
+        options.max_solver_time_in_seconds - summary->total_time_in_seconds;
+    if (escapes >= options.max_saddle_escapes || !(time_left > 0.0)) {
+      summary->termination_type = ceres::NO_CONVERGENCE;
+      summary->message +=
+          " Not a minimizer: " + DescribeSaddle(report) +
+          (escapes >= options.max_saddle_escapes
+               ? "; no restarts left (Solver::Options::max_saddle_escapes)."
+               : "; no time left for a restart.");
+      return;
+    }
+    ++escapes;
+    // The same options and scalarization (its cost stays with the first
+    // solve), cold from the step.
+    Solver::Options restart_options = options;
+    restart_options.warm_start = Solver::Options::WarmStart();
+    restart_options.max_solver_time_in_seconds = time_left;
+    restart_options.objective_offset.clear();
+    restart_options.reference_point.clear();
+    restart_options.objective_scale.clear();
+    restart_options.automatic_objective_offset = false;
+    restart_options.scalarization =
+        std::make_shared<const Scalarization>(summary->scalarization);
+    Solver::Summary next;
+    SolveFirstOrder(restart_options, evaluator, preference, &start, &next);
+    next.evaluations += summary->evaluations;
+    next.total_time_in_seconds += summary->total_time_in_seconds;
+    next.scalarization = summary->scalarization;
+    // rho's own accuracy at a certified point: the certificate's
+    // complementarity, relative to the weighted values D.
+    const double value_scale =
+        summary->kkt.certificate_with_solver_multipliers.value_scale;
+    const double same_rho =
+        1e-6 * (std::isfinite(value_scale) && value_scale > 0.0
+                    ? value_scale
+                    : std::abs(summary->final_rho));
+    if (next.termination_type == ceres::CONVERGENCE &&
+        std::abs(next.final_rho - summary->final_rho) <= same_rho) {
+      // Back at the same rho: the curvature was too faint to lead
+      // anywhere (a degenerate point, or noise of the products).
+      summary->evaluations = next.evaluations;
+      summary->total_time_in_seconds = next.total_time_in_seconds;
+      report.saddle = false;
+      report.negative_curvature_unconfirmed = true;
+      report.saddle_escapes = escapes;
+      return;
+    }
+    if (next.termination_type == ceres::CONVERGENCE &&
+        next.final_rho < summary->final_rho) {
+      if (next.strategy_choice.empty()) {
+        next.strategy_choice = summary->strategy_choice;
+      }
+      next.message += " (Restarted from a step along a negative-curvature "
+                      "direction: the first CONVERGENCE point was a " +
+                      DescribeSaddle(report) + ".)";
+      *summary = std::move(next);
+      *z = summary->z;
+      continue;
+    }
+    std::ostringstream os;
+    os.precision(10);
+    os << " Not a minimizer: " << DescribeSaddle(report)
+       << "; a restart from a step along it ended "
+       << TerminationTypeName(next.termination_type) << " at rho "
+       << next.final_rho << " (the saddle's rho is " << summary->final_rho
+       << "): " << FirstSentence(next.message);
+    summary->evaluations = next.evaluations;
+    summary->total_time_in_seconds = next.total_time_in_seconds;
+    summary->termination_type = ceres::NO_CONVERGENCE;
+    summary->message += os.str();
+    return;
+  }
+}
+
+}  // namespace
+
+void Solve(const Solver::Options& options,
+           Evaluator* evaluator,
+           const std::vector<double>& preference,
+           Eigen::VectorXd* z,
+           Solver::Summary* summary) {
+  SolveFirstOrder(options, evaluator, preference, z, summary);
+  if (evaluator == nullptr || z == nullptr || summary == nullptr) return;
+  CheckSecondOrder(options, evaluator, preference, z, summary);
 }
 
 void Solve(const Solver::Options& options,

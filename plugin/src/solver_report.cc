@@ -223,6 +223,33 @@ std::string Solver::Summary::FullReport() const {
     report.Row("  Average ||K_t||^2 over iterations",
                FormatNumber(average_kkt_residual_sq));
   }
+  report.Section("Second order (curvature on the critical cone)");
+  if (!second_order.computed) {
+    report.Row("  Not computed", second_order.not_computed_reason);
+  } else {
+    report.Row("  Smallest eigenvalue",
+               FormatNumber(second_order.min_eigenvalue) +
+                   (second_order.lanczos ? " (Lanczos)" : " (dense)"));
+    report.Row("  Curvature scale", FormatNumber(second_order.curvature_scale));
+    report.Row("  Span analyzed (cone's span)",
+               std::to_string(second_order.reduced_dimension) + " (" +
+                   std::to_string(second_order.cone_span_dimension) + ")");
+    report.Row("  Weakly active (held)",
+               std::to_string(second_order.num_weakly_active) + " (" +
+                   std::to_string(second_order.num_weakly_active_held) + ")");
+    report.Row("  Hessian products",
+               std::to_string(second_order.hessian_products));
+    report.Row("  Saddle",
+               second_order.saddle ? "yes"
+               : second_order.negative_curvature_unconfirmed
+                   ? "no (the negative curvature is not confirmed by a "
+                     "step: within the noise of the Hessian products)"
+                   : "no");
+  }
+  if (second_order.saddle_escapes > 0) {
+    report.Row("  Restarts from saddles",
+               std::to_string(second_order.saddle_escapes));
+  }
   report.Section("Work");
   report.Row(outer_loop ? "  Iterations (outer)" : "  Iterations",
              std::to_string(iterations));

@@ -40,6 +40,7 @@
 #include "ecmo/evaluator.h"
 #include "ecmo/kkt.h"
 #include "ecmo/scalarization.h"
+#include "ecmo/second_order.h"
 #include "ecmo/types.h"
 
 namespace ecmo {
@@ -145,6 +146,28 @@ class Solver {
     // Gauss-Newton structure) is certified only if that gradient vanishes
     // exactly; set it in your problem's units to accept such points.
     double stationarity_floor = 0.0;
+
+    // ---- Second order (ecmo/second_order.h) ----
+    // The certificate above is first order and also holds at saddles. With
+    // second_order_check (default), Solve tests a CONVERGENCE point's
+    // curvature on the critical cone (AnalyzeSecondOrder, with
+    // `second_order`; Summary::second_order reports it). A negative
+    // curvature counts only when a step along its direction lowers the
+    // Lagrangian beyond the rounding of its value (otherwise it is noise
+    // of the Hessian products and the point stays CONVERGENCE). At such a
+    // saddle Solve restarts from that step (with the same options and
+    // scalarization), at most max_saddle_escapes times, and keeps a
+    // restart that ends CONVERGENCE with a smaller rho; otherwise the
+    // answer is NO_CONVERGENCE at the saddle, with a message that says
+    // "saddle point". Not with a manifold (the report says so).
+    // The test costs one Hessian product per dimension of the cone's span
+    // up to second_order.max_dense_dimension, then
+    // second_order.max_lanczos_iterations products, both capped by
+    // second_order.max_work_fraction of the solve's gradient evaluations.
+    bool second_order_check = true;
+    SecondOrderOptions second_order;
+    // >= 0; 0 reports a saddle as NO_CONVERGENCE without a restart.
+    int max_saddle_escapes = 2;
 
     // Wall-clock budget in seconds.
     double max_solver_time_in_seconds = 1e9;
@@ -667,6 +690,11 @@ class Solver {
     // multipliers (the theorem's left-hand side; -1 if not defined).
     KktReport kkt;
     double average_kkt_residual_sq = -1.0;
+    // The second-order test at the returned point (Options::
+    // second_order_check); not computed for a point that is not
+    // CONVERGENCE, with the option off, or with a manifold
+    // (second_order.not_computed_reason says which).
+    SecondOrderReport second_order;
 
     double total_time_in_seconds = -1.0;
 
