@@ -1002,8 +1002,10 @@ int main(int argc, char** argv) {
             sc.normalized ? " (nadir - utopia)" : "");
         if (sc.num_single_objective_solves > 0) {
           std::printf(
-              "; %d single-objective solves, %lld gradient evaluations",
+              "; %d single-objective solves (+%d lexicographic), %lld "
+              "gradient evaluations",
               sc.num_single_objective_solves,
+              sc.num_lexicographic_solves,
               static_cast<long long>(sc.evaluations.gradient_evaluations));
         }
         if (s.num_refined > 0)

@@ -528,6 +528,10 @@ bool ScalarizationFromJson(const nlohmann::json& j,
                &s.num_single_objective_solves,
                error) ||
       !ReadInt(j,
+               "lexicographic_solves",
+               &s.num_lexicographic_solves,
+               error) ||
+      !ReadInt(j,
                "objective_evaluations",
                &s.evaluations.value_evaluations,
                error) ||

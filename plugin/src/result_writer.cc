@@ -65,6 +65,7 @@ nlohmann::json ScalarizationToJson(const Scalarization& s) {
       {"ideal", ToVector(s.ideal_point)},
       {"nadir", ToVector(s.nadir_point)},
       {"single_objective_solves", s.num_single_objective_solves},
+      {"lexicographic_solves", s.num_lexicographic_solves},
       {"objective_evaluations", s.evaluations.value_evaluations},
       {"gradient_evaluations", s.evaluations.gradient_evaluations},
       {"time_seconds", s.time_in_seconds},

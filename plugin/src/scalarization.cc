@@ -8,6 +8,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
+#include <limits>
 #include <sstream>
 
 #include "ecmo/solver.h"
@@ -33,18 +35,24 @@ const char* ReferencePointTypeToString(ReferencePointType type) {
 
 namespace {
 
-// Objective `objective` of `inner` alone, with all of inner's constraints
-// (equalities, inequalities, bounds, manifold) and second-order structure,
-// so that min f_s is solved on the same feasible set as the WC problems.
+// delta_s of the lexicographic stage, relative to the first payoff table's
+// range of f_s (see SolvePayoffTable).
+constexpr double kLexicographicTolerance = 1e-6;
+
+// The weighted objective w . F of `inner` (w of size S, fixed), with all
+// of inner's constraints (equalities, inequalities, bounds, manifold) and
+// second-order structure, so that it is minimized on the same feasible set
+// as the WC problems: w = e_s is objective s alone; the lexicographic
+// stage adds small weights on the other objectives.
 // Evaluations are counted by the wrapped evaluator (and by this one).
-class SingleObjectiveEvaluator final : public Evaluator {
+class WeightedObjectiveEvaluator final : public Evaluator {
  public:
-  SingleObjectiveEvaluator(Evaluator* inner, int objective)
+  WeightedObjectiveEvaluator(Evaluator* inner, const Eigen::VectorXd& weights)
       : inner_(inner),
-        objective_(objective),
+        weights_(weights),
         f_(inner->NumObjectives()),
         grad_f_(inner->NumParameters(), inner->NumObjectives()),
-        weights_(Eigen::VectorXd::Zero(inner->NumObjectives())) {
+        scaled_(inner->NumObjectives()) {
     if (inner->HasBounds()) {
       SetBounds(inner->lower_bounds(), inner->upper_bounds());
     }
@@ -82,10 +90,10 @@ class SingleObjectiveEvaluator final : public Evaluator {
                           error)) {
       return false;
     }
-    f[0] = f_[objective_];
+    f[0] = weights_.dot(f_);
     if (grad_f != nullptr) {
       Eigen::Map<Eigen::VectorXd>(grad_f, NumParameters()) =
-          grad_f_.col(objective_);
+          grad_f_ * weights_;
     }
     return true;
   }
@@ -96,8 +104,7 @@ class SingleObjectiveEvaluator final : public Evaluator {
   void DoJacobianMultiply(const double* x, double* out) const override {
     inner_->JacobianMultiply(x, out);
   }
-  // The products below take one weight per objective: a[0] goes to this
-  // objective, 0 to the others.
+  // The products below take one weight per objective: a[0] w.
   bool DoLagrangianHessianMultiply(const double* a,
                                    const double* b,
                                    const double* x,
@@ -107,15 +114,15 @@ class SingleObjectiveEvaluator final : public Evaluator {
       // Gradient differences of this evaluator (the base class's).
       return Evaluator::DoLagrangianHessianMultiply(a, b, x, out, error);
     }
-    weights_[objective_] = a[0];
-    return inner_->LagrangianHessianMultiply(weights_.data(), b, x, out, error);
+    scaled_ = a[0] * weights_;
+    return inner_->LagrangianHessianMultiply(scaled_.data(), b, x, out, error);
   }
   bool DoGaussNewtonMatrix(const double* a,
                            const double* c,
                            Eigen::SparseMatrix<double>* lower,
                            std::string* error) override {
-    weights_[objective_] = a[0];
-    return inner_->GaussNewtonMatrix(weights_.data(), c, lower, error);
+    scaled_ = a[0] * weights_;
+    return inner_->GaussNewtonMatrix(scaled_.data(), c, lower, error);
   }
   bool DoSolveWeightedLeastSquares(const ceres::Solver::Options& options,
                                    const double* a,
@@ -124,17 +131,17 @@ class SingleObjectiveEvaluator final : public Evaluator {
                                    double* z,
                                    ceres::Solver::Summary* summary,
                                    std::string* error) override {
-    weights_[objective_] = a[0];
+    scaled_ = a[0] * weights_;
     return inner_->SolveWeightedLeastSquares(
-        options, weights_.data(), mu, shift, z, summary, error);
+        options, scaled_.data(), mu, shift, z, summary, error);
   }
 
  private:
   Evaluator* inner_;
-  int objective_;
+  Eigen::VectorXd weights_;  // S, fixed
   Eigen::VectorXd f_;
   Eigen::MatrixXd grad_f_;
-  Eigen::VectorXd weights_;  // S: the products' objective weights
+  Eigen::VectorXd scaled_;  // S: the products' objective weights
 };
 
 // The payoff table: row j holds F at the minimizer of f_j found from z.
@@ -165,49 +172,137 @@ bool SolvePayoffTable(const Solver::Options& options,
   internal::WallTimer timer;
   std::vector<EvaluationCounts> before;
   for (const Evaluator* e : evaluators) before.push_back(e->counts());
-  // Row s: F at the solve's end, or why there is none.
+  // Row s: F at the solve's end (and the point), or why there is none.
   struct Row {
     Eigen::VectorXd f;
+    Eigen::VectorXd z;
     ceres::TerminationType termination = ceres::FAILURE;
     std::string error;
+    bool lexicographic = false;
   };
   std::vector<Row> rows(S);
-  const auto solve_row = [&](int s, int t) {
+  // Minimizes weights . F from `start` on evaluators[t]: true with
+  // F and the point at its end when the solve ended usable.
+  const auto minimize = [&](const Eigen::VectorXd& weights,
+                            const Eigen::VectorXd& start,
+                            int t,
+                            Row* row) {
     Evaluator* evaluator = evaluators[t];
-    Row& row = rows[s];
-    SingleObjectiveEvaluator one(evaluator, s);
-    Eigen::VectorXd zs = z;
+    WeightedObjectiveEvaluator one(evaluator, weights);
+    Eigen::VectorXd zs = start;
     Solver::Summary summary;
     Solve(single, &one, {1.0}, &zs, &summary);
-    row.termination = summary.termination_type;
+    row->termination = summary.termination_type;
     if (!summary.IsSolutionUsable() || summary.z.size() != z.size()) {
-      std::ostringstream os;
-      os << "Computing the automatic reference point (utopia): the "
-            "single-objective solve min f_"
-         << s << " s.t. h = 0 ended in "
-         << TerminationTypeName(summary.termination_type) << ": "
-         << summary.message
-         << " Give Solver::Options::reference_point (a point below every "
-            "attainable objective value) or objective_offset instead.";
-      row.error = os.str();
-      return;
+      row->error = TerminationTypeName(summary.termination_type) +
+                   std::string(": ") + summary.message;
+      return false;
     }
     Eigen::VectorXd h(q);
-    row.f.resize(S);
+    row->f.resize(S);
     if (!evaluator->Evaluate(
-            summary.z.data(), row.f.data(), h.data(), nullptr, &row.error)) {
+            summary.z.data(), row->f.data(), h.data(), nullptr, &row->error)) {
+      row->f.resize(0);
+      if (row->error.empty()) row->error = "The evaluator failed.";
+      return false;
+    }
+    row->z = summary.z;
+    return true;
+  };
+  const auto solve_row = [&](int s, int t) {
+    Row& row = rows[s];
+    if (!minimize(Eigen::VectorXd::Unit(S, s), z, t, &row)) {
       row.f.resize(0);
-      if (row.error.empty()) row.error = "The evaluator failed.";
+      row.error =
+          "Computing the automatic reference point (utopia): the "
+          "single-objective solve min f_" +
+          std::to_string(s) + " s.t. h = 0 ended " + row.error +
+          " Give Solver::Options::reference_point (a point below every "
+          "attainable objective value) or objective_offset instead.";
     }
   };
-  if (parallel_for && evaluators.size() > 1 && S > 1) {
-    parallel_for(S, solve_row);
-  } else {
-    // Stops at the first failure, which is the one reported.
-    for (int s = 0; s < S; ++s) {
-      solve_row(s, 0);
-      if (rows[s].f.size() != S) break;
+  const auto for_each_objective = [&](const std::function<void(int, int)>& f) {
+    if (parallel_for && evaluators.size() > 1 && S > 1) {
+      parallel_for(S, f);
+    } else {
+      // Stops at the first failure, which is the one reported.
+      for (int s = 0; s < S; ++s) {
+        f(s, 0);
+        if (rows[s].f.size() != S) break;
+      }
     }
+  };
+  for_each_objective(solve_row);
+  bool all_rows = true;
+  for (const Row& row : rows) all_rows = all_rows && row.f.size() == S;
+  // The lexicographic stage: a minimizer of f_s that is not unique (the
+  // odometry chain of a pose graph is met exactly by a whole family of
+  // poses) leaves the other objectives arbitrary, and the nadir, margin
+  // and scales would inherit them. From each end, minimize
+  // f_s + sum_t w_t f_t with w_t = delta_s / ((S - 1) (f_t(z_s) - f_t*)):
+  // that raises f_s by at most delta_s = kLexicographicTolerance times the
+  // first table's range of f_s, and takes the other objectives to their
+  // minimum over (nearly) the set of minimizers of f_s. Where the
+  // minimizer is unique it moves z by O(w), f_s by O(w^2) and the others
+  // by about delta_s.
+  int lexicographic_solves = 0;
+  Eigen::MatrixXd first(S, S);
+  Eigen::VectorXd best(S);
+  if (all_rows) {
+    for (int s = 0; s < S; ++s) first.row(s) = rows[s].f.transpose();
+    best = first.colwise().minCoeff().transpose();
+  }
+  // delta_s comes from the table's range of f_s, which the other rows'
+  // non-unique minimizers inflate too (f_2 = 1e6 at an arbitrary end of
+  // f_1 makes delta_2 a million times too large). So the stage repeats
+  // with the ranges of the table it produced, from the first solves'
+  // points, for the rows whose delta shrank more than tenfold (at most
+  // three passes; the ranges only shrink).
+  if (all_rows && S > 1) {
+    Eigen::MatrixXd table = first;
+    Eigen::VectorXd used_delta = Eigen::VectorXd::Zero(S);
+    for (int pass = 0; pass < 3; ++pass) {
+      std::vector<Eigen::VectorXd> weights(S);
+      std::vector<bool> redo(S, false);
+      for (int s = 0; s < S; ++s) {
+        const double delta =
+            kLexicographicTolerance * (table.col(s).maxCoeff() - best[s]);
+        weights[s] = Eigen::VectorXd::Unit(S, s);
+        if (!(delta > 0.0) || !std::isfinite(delta)) continue;
+        if (used_delta[s] > 0.0 && delta > 0.1 * used_delta[s]) continue;
+        for (int t = 0; t < S; ++t) {
+          const double excess = first(s, t) - best[t];
+          const double size = std::max({std::abs(first(s, t)),
+                                        std::abs(best[t]),
+                                        std::numeric_limits<double>::min()});
+          if (t == s || !(excess > 1e-12 * size)) continue;
+          weights[s][t] = delta / ((S - 1) * excess);
+        }
+        redo[s] = weights[s].cwiseAbs().sum() > 1.0;
+        if (redo[s]) used_delta[s] = delta;
+      }
+      std::vector<Row> lexicographic(S);
+      for_each_objective([&](int s, int t) {
+        if (!redo[s]) return;
+        Row& row = lexicographic[s];
+        if (minimize(weights[s], rows[s].z, t, &row) &&
+            row.f[s] <= first(s, s) + 2.0 * used_delta[s]) {
+          row.lexicographic = true;
+        }
+      });
+      bool changed = false;
+      for (int s = 0; s < S; ++s) {
+        if (!redo[s]) continue;
+        ++lexicographic_solves;
+        if (lexicographic[s].lexicographic) {
+          table.row(s) = lexicographic[s].f.transpose();
+          rows[s].lexicographic = true;
+          changed = true;
+        }
+      }
+      if (!changed) break;
+    }
+    for (int s = 0; s < S; ++s) rows[s].f = table.row(s).transpose();
   }
 
   out->payoff_table.resize(S, S);
@@ -227,10 +322,30 @@ bool SolvePayoffTable(const Solver::Options& options,
     out->payoff_table.row(s) = row.f.transpose();
   }
   out->num_single_objective_solves = S;
+  out->num_lexicographic_solves = lexicographic_solves;
   for (int s = 0; s < S; ++s) {
-    out->ideal_point[s] = out->payoff_table.col(s).minCoeff();
+    // (The lexicographic stage may raise f_s at its own end by delta_s.)
+    out->ideal_point[s] =
+        std::min(out->payoff_table.col(s).minCoeff(), best[s]);
   }
   out->nadir_point = out->payoff_table.colwise().maxCoeff().transpose();
+  if (lexicographic_solves > 0) {
+    const Eigen::VectorXd first_nadir = first.colwise().maxCoeff().transpose();
+    std::ostringstream changed;
+    changed.precision(4);
+    for (int s = 0; s < S; ++s) {
+      const double range = first_nadir[s] - best[s];
+      if (out->nadir_point[s] < first_nadir[s] - 0.01 * range) {
+        changed << " f_" << s << " " << first_nadir[s] << " -> "
+                << out->nadir_point[s] << ";";
+      }
+    }
+    if (!changed.str().empty()) {
+      notes << "Some single-objective minimizers were not unique: the "
+               "lexicographic ends lowered the nadir estimate:"
+            << changed.str() << " ";
+    }
+  }
   out->evaluations = EvaluationCounts();
   for (size_t t = 0; t < evaluators.size(); ++t) {
     out->evaluations += evaluators[t]->counts() - before[t];
@@ -356,6 +471,7 @@ bool ComputeScalarization(const Solver::Options& options,
     out->evaluations = EvaluationCounts();
     out->time_in_seconds = 0.0;
     out->num_single_objective_solves = 0;
+    out->num_lexicographic_solves = 0;
     return true;
   }
   Eigen::VectorXd f0(S), h0(q);

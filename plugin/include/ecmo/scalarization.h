@@ -37,7 +37,23 @@
 //                     utopia_margin * range_s, where range_s = max(nadir_s -
 //                     ideal_s, 1e-4 max(1, |ideal_s|, |nadir_s|)) and
 //                     nadir_s = max_j f_s(z_j*) over the single-objective
-//                     minimizers z_j* (the payoff table).
+//                     minimizers z_j* (the payoff table). The minimizers
+//                     are lexicographic: from the minimizer z_j of f_j, a
+//                     second solve minimizes f_j + sum_t w_t f_t with
+//                     w_t = delta_j / ((S - 1) (f_t(z_j) - f_t*)) and
+//                     delta_j = 1e-6 times the first table's range of f_j.
+//                     That raises f_j by at most delta_j and takes the
+//                     other objectives to their minimum over the set of
+//                     minimizers of f_j. Without it, a minimizer that is
+//                     not unique (the odometry chain of a pose graph is
+//                     met exactly by a whole family of poses) leaves the
+//                     other objectives arbitrary, and the nadir, margin
+//                     and scales inherit them. Where the minimizer is
+//                     unique the second solve moves f_j by O(w^2) and
+//                     the others by about 1e-6 of their ranges.
+//                     (Scalarization::num_lexicographic_solves counts
+//                     them; they are skipped where the first table
+//                     leaves nothing to break.)
 // Scales: Solver::Options::objective_scale when given; nadir - utopia (at
 // least range_s) when
 // Solver::Options::normalize_objectives (the single-objective solves run
@@ -82,6 +98,9 @@ struct Scalarization {
   Eigen::VectorXd nadir_point;
   Eigen::MatrixXd payoff_table;
   int num_single_objective_solves = 0;
+  // Second solves of the lexicographic ends (see above); their work is in
+  // `evaluations` and `time_in_seconds` below.
+  int num_lexicographic_solves = 0;
   // Work of those solves (zeros when none ran). A Pareto sweep computes the
   // scalarization once and reports the cost once.
   EvaluationCounts evaluations;
