@@ -8,7 +8,9 @@
 // every flag of every linked library (glog's and gflags' come first in
 // gflags' listing, sorted by file path) and exits 0. --helpfull still lists
 // everything; --helpshort, --helpon=MODULE, --helpmatch=S and --version
-// (program name and ecmo::VersionString()) keep gflags' behaviour.
+// (program name and ecmo::VersionString()) keep gflags' behaviour. An
+// unknown flag, a missing value or one of the wrong type exits 2 with a
+// message naming the flag (CheckFlagsOrExit), before any work.
 
 #ifndef ECMO_EXAMPLES_TOOL_FLAGS_H_
 #define ECMO_EXAMPLES_TOOL_FLAGS_H_
@@ -23,12 +25,69 @@
 namespace ecmo {
 namespace tools {
 
+// Every flag of argv[1..] (up to "--") must exist and take its value;
+// otherwise prints what is wrong to stderr and exits 2, the tools' status
+// for bad input (gflags itself exits 1, the status of a disagreement).
+inline void CheckFlagsOrExit(int argc, char** argv) {
+  const char* tool = argc > 0 ? argv[0] : "tool";
+  auto fail = [&](const std::string& message) {
+    std::fprintf(stderr, "%s: %s (--help lists the flags).\n", tool,
+                 message.c_str());
+    std::exit(2);
+  };
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "--") break;
+    if (arg.size() < 2 || arg[0] != '-') continue;  // positional
+    arg.erase(0, arg[1] == '-' ? 2 : 1);
+    const size_t equals = arg.find('=');
+    const std::string name = arg.substr(0, equals);
+    const bool has_value = equals != std::string::npos;
+    // gflags' own help and version flags keep their behaviour.
+    if (name.rfind("help", 0) == 0 || name == "version" ||
+        name == "fromenv" || name == "tryfromenv" || name == "flagfile" ||
+        name == "undefok") {
+      if (!has_value && name != "help" && name != "helpfull" &&
+          name != "helpshort" && name != "helppackage" && name != "helpxml" &&
+          name != "version" && i + 1 < argc) {
+        ++i;  // --helpon MODULE and the like
+      }
+      continue;
+    }
+    gflags::CommandLineFlagInfo info;
+    if (!gflags::GetCommandLineFlagInfo(name.c_str(), &info)) {
+      gflags::CommandLineFlagInfo negated;
+      if (!has_value && name.rfind("no", 0) == 0 &&
+          gflags::GetCommandLineFlagInfo(name.substr(2).c_str(), &negated) &&
+          negated.type == "bool") {
+        continue;
+      }
+      fail("unknown flag --" + name);
+    }
+    std::string value;
+    if (has_value) {
+      value = arg.substr(equals + 1);
+    } else if (info.type == "bool") {
+      continue;
+    } else if (i + 1 < argc) {
+      value = argv[++i];
+    } else {
+      fail("flag --" + name + " needs a value (" + info.type + ")");
+    }
+    if (gflags::SetCommandLineOption(name.c_str(), value.c_str()).empty()) {
+      fail("invalid value '" + value + "' for flag --" + name + " (" +
+           info.type + ")");
+    }
+  }
+}
+
 inline void ParseToolFlags(const char* usage,
                            const char* source_file,
                            int* argc,
                            char*** argv) {
   gflags::SetUsageMessage(usage);
   gflags::SetVersionString(ecmo::VersionString());
+  CheckFlagsOrExit(*argc, *argv);
   gflags::ParseCommandLineNonHelpFlags(argc, argv, /*remove_flags=*/true);
   std::string help;
   if (gflags::GetCommandLineOption("help", &help) && help == "true") {

@@ -62,11 +62,19 @@ TEST(EcmoSolve, BadInputsGiveClearErrors) {
   ExpectUsageError("--num_threads=0", "num_threads = 0");
   ExpectUsageError("--preference_floor=0", "--preference_floor must be in");
   ExpectUsageError("--jsonl=/nonexistent/dir/x.jsonl", "cannot write --jsonl");
-  const RunResult unknown = RunSolve("--no_such_flag=1");
-  EXPECT_NE(unknown.exit_code, 0);
-  EXPECT_NE(unknown.output.find("unknown command line flag 'no_such_flag'"),
-            std::string::npos)
-      << unknown.output;
+  // Flag errors are bad input too: status 2 and the flag named, before
+  // any work (gflags alone exits 1).
+  ExpectUsageError("--no_such_flag=1", "unknown flag --no_such_flag");
+  ExpectUsageError("--sweep=abc", "invalid value 'abc' for flag --sweep");
+  ExpectUsageError("--history=maybe",
+                   "invalid value 'maybe' for flag --history (bool)");
+  ExpectUsageError("--problem=gebken_circle --sweep",
+                   "flag --sweep needs a value");
+  // What gflags accepts still works: --noFLAG, "--flag value".
+  const RunResult spaced = RunSolve("--nohistory --sweep 3");
+  EXPECT_EQ(spaced.exit_code, 0) << spaced.output;
+  EXPECT_NE(spaced.output.find("3 points"), std::string::npos)
+      << spaced.output;
 }
 
 TEST(EcmoSolve, SinglePointJsonHasTheDocumentedFields) {
