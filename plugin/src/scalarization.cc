@@ -296,7 +296,6 @@ bool SolvePayoffTable(const Solver::Options& options,
         ++lexicographic_solves;
         if (lexicographic[s].lexicographic) {
           table.row(s) = lexicographic[s].f.transpose();
-          rows[s].lexicographic = true;
           changed = true;
         }
       }
