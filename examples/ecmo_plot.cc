@@ -81,16 +81,22 @@ int main(int argc, char** argv) {
     return Usage(std::string("unexpected argument '") + argv[1] +
                  "'; all options are --flags (see --help).");
   }
+  std::string error;
   if (FLAGS_input.empty()) return Usage("--input is required.");
   if (FLAGS_output.empty()) return Usage("--output is required.");
   if (FLAGS_width < 100 || FLAGS_height < 100) {
     return Usage("--width and --height must be >= 100.");
   }
+  // Before reading anything: a plot that cannot be written is a usage
+  // error, not work done and then lost.
+  if (!ecmo::CheckWritable(FLAGS_output, &error)) {
+    return Usage("cannot write --output '" + FLAGS_output + "': " + error +
+                 ".");
+  }
 
   std::vector<nlohmann::json> records;
   nlohmann::json document;
   int skipped = 0;
-  std::string error;
   // Line numbers of the lines of a JSON-lines file that do not parse, as
   // " (line 3, line 7)", or "" when there are none or the file is unreadable.
   auto bad_lines = [](const std::string& path) {
@@ -142,6 +148,17 @@ int main(int argc, char** argv) {
   }
 
   ecmo::PlotOptions options;
+  // The objective groups' names of a sweep document label the axes.
+  const auto names = document.find("objective_names");
+  if (document.is_object() && names != document.end() && names->is_array()) {
+    for (const nlohmann::json& name : *names) {
+      if (!name.is_string()) {
+        options.objective_names.clear();
+        break;
+      }
+      options.objective_names.push_back(name.get<std::string>());
+    }
+  }
   options.width = FLAGS_width;
   options.height = FLAGS_height;
   options.title = FLAGS_title;

@@ -842,14 +842,17 @@ int main(int argc, char** argv) {
   int num_agree = 0;
   double worst_z = 0.0, worst_f = 0.0, worst_multiplier = 0.0;
   if (!FLAGS_json && preferences.size() > 1) {
-    std::printf("%-24s %-26s %12s %12s %12s %8s %s%s\n",
+    std::printf("%-24s %-26s %12s %12s %12s %8s %9s %-8s %-15s %s%s\n",
                 "lambda",
                 "F(z)",
                 "||h||",
                 "||K||^2",
                 "||K||^2 LS",
                 "iters",
-                "termination",
+                "time (s)",
+                "start",
+                "verdict",
+                "strategy",
                 cross_check ? "  |z-z_ref|  agree" : "");
   }
   auto format_vector = [](const std::vector<double>& v, int digits) {
@@ -924,14 +927,23 @@ int main(int argc, char** argv) {
                         summary.objectives.data() + summary.objectives.size()),
                     6)
               : std::string("-");
-      std::printf("%-24s %-26s %12.4e %12.4e %12.4e %8d %s",
+      // The verdict a user acts on: certified, or why not.
+      const std::string start =
+          p.warm_start_from < 0 ? "cold"
+                                : "warm " + std::to_string(p.warm_start_from);
+      std::printf("%-24s %-26s %12.4e %12.4e %12.4e %8d %9.3g %-8s %-15s %s",
                   lam.c_str(),
                   f.c_str(),
                   summary.constraint_norm,
                   summary.kkt.with_solver_multipliers.SquaredNorm(),
                   summary.kkt.with_least_squares_multipliers.SquaredNorm(),
                   summary.iterations,
-                  ecmo::TerminationTypeName(summary.termination_type));
+                  summary.total_time_in_seconds,
+                  start.c_str(),
+                  summary.termination_type == ceres::CONVERGENCE
+                      ? "certified"
+                      : ecmo::TerminationTypeName(summary.termination_type),
+                  ecmo::StrategyTypeToString(summary.strategy));
       if (cross_check) {
         std::printf("  %10.3e  %s", z_distance, agree ? "yes" : "NO");
       }
@@ -994,8 +1006,10 @@ int main(int argc, char** argv) {
               std::vector<double>(v.data(), v.data() + v.size()), 4);
         };
         std::printf(
-            "%d certified; reference point r = %s (%s), scales w = %s%s",
+            "%d certified, %zu non-dominated (the points ecmo_plot fills); "
+            "reference point r = %s (%s), scales w = %s%s",
             s.num_converged,
+            s.non_dominated.size(),
             vec(sc.reference_point).c_str(),
             ecmo::ReferencePointTypeToString(sc.reference_point_type),
             vec(sc.objective_scale).c_str(),
@@ -1071,10 +1085,9 @@ int main(int argc, char** argv) {
                      });
     const int k =
         sweep.num_parameters >= 0 ? sweep.num_parameters : info->num_parameters;
-    std::string text = "index," + ecmo::CsvHeader(S, k) + "\n";
+    std::string text = ecmo::SweepCsvHeader(S, k) + "\n";
     for (const ecmo::SweepPoint* p : ordered) {
-      text += std::to_string(p->index) + "," +
-              ecmo::CsvRow(p->summary, info->name) + "\n";
+      text += ecmo::SweepCsvRow(*p, info->name) + "\n";
     }
     if (!ecmo::WriteFileAtomically(FLAGS_csv, text, &error)) {
       if (!write_error.empty()) write_error += "; ";
@@ -1085,6 +1098,7 @@ int main(int argc, char** argv) {
     ecmo::PlotOptions plot_options;
     plot_options.title =
         info->name + " (" + ecmo::StrategyTypeToString(options.strategy) + ")";
+    plot_options.objective_names = sweep.objective_names;
     const Eigen::MatrixXd analytic =
         info->pareto_front ? info->pareto_front(200) : Eigen::MatrixXd();
     for (const ecmo::PlotResult& r :

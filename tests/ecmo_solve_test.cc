@@ -119,7 +119,8 @@ TEST(EcmoSolve, SweepWritesJsonAndCsv) {
   std::ifstream csv(csv_path);
   std::string header, line;
   std::getline(csv, header);
-  EXPECT_EQ(header.rfind("index,problem,strategy,lambda_1,lambda_2,f_1,f_2,rho",
+  EXPECT_EQ(header.rfind("index,warm_start_from,problem,strategy,lambda_1,"
+                         "lambda_2,f_1,f_2,rho",
                          0),
             0u)
       << header;

@@ -457,6 +457,55 @@ TEST(NonDominatedIndices, ThreeObjectiveSweepAgreesWithPairwiseDefinition) {
   }
 }
 
+// The tolerant rule (sweep reports and plots) against its definition applied
+// to every pair, on sets with near-duplicates, exact duplicates, points just
+// inside and just outside the tolerance, and non-finite rows.
+TEST(NonDominatedWithTolerance, AgreesWithPairwiseDefinition) {
+  std::mt19937_64 rng(59);
+  std::uniform_real_distribution<double> uniform(0.0, 1.0);
+  const double rel = 1e-3;
+  for (int dim = 2; dim <= 4; ++dim) {
+    Eigen::MatrixXd points(300, dim);
+    for (int i = 0; i < points.rows(); ++i) {
+      for (int s = 0; s < dim; ++s) points(i, s) = std::floor(8 * uniform(rng));
+      if (i % 7 == 6) {
+        // A near-duplicate of an earlier row: within or beyond the
+        // tolerance (the range is 7 in every objective).
+        points.row(i) = points.row(i - 3);
+        points(i, 0) += (i % 2 ? 0.5 : 2.0) * rel * 7.0;
+      }
+    }
+    points(5, 1) = std::numeric_limits<double>::quiet_NaN();
+    points(9, 0) = std::numeric_limits<double>::infinity();
+    std::vector<int> finite;
+    for (int i = 0; i < points.rows(); ++i) {
+      if (points.row(i).allFinite()) finite.push_back(i);
+    }
+    Eigen::VectorXd lo = points.row(finite[0]).transpose(), hi = lo;
+    for (int i : finite) {
+      lo = lo.cwiseMin(points.row(i).transpose());
+      hi = hi.cwiseMax(points.row(i).transpose());
+    }
+    const Eigen::VectorXd tol = rel * (hi - lo);
+    std::vector<int> expected;
+    for (int i : finite) {
+      bool dominated = false;
+      for (int j : finite) {
+        if (j == i) continue;
+        const Eigen::ArrayXd d = (points.row(j) - points.row(i)).transpose();
+        if ((d <= tol.array()).all() && (d < -tol.array()).any()) {
+          dominated = true;
+        }
+      }
+      if (!dominated) expected.push_back(i);
+    }
+    EXPECT_EQ(expected, NonDominatedWithTolerance(points, rel)) << "dim " << dim;
+    // Near-duplicates within the tolerance survive together; the exact rule
+    // keeps one of them.
+    EXPECT_GT(expected.size(), NonDominatedIndices(points).size());
+  }
+}
+
 TEST(IdealNadir, IgnoreDominatedPointsForTheNadir) {
   const Eigen::MatrixXd points = Rows({{5, 5}, {4, 6}, {2, 7}, {7, 4}, {9, 9}});
   EXPECT_EQ(Vec({2, 4}), Ideal(points));

@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -229,11 +230,15 @@ TEST(Package, CsvRowsAreInIndexOrderWithAnIndexColumn) {
   ASSERT_EQ(run.exit_code, 0) << run.output;
   const std::vector<std::string> lines = ReadLines(csv);
   ASSERT_EQ(lines.size(), 13u);
-  EXPECT_EQ(lines[0].rfind("index,problem,strategy,lambda_1,lambda_2,f_1,f_2,"
-                           "rho",
+  EXPECT_EQ(lines[0].rfind("index,warm_start_from,problem,strategy,lambda_1,"
+                           "lambda_2,f_1,f_2,rho",
                            0),
             0u)
       << lines[0];
+  const std::vector<std::string> header = SplitCsv(lines[0]);
+  const size_t certified_column =
+      std::find(header.begin(), header.end(), "certified") - header.begin();
+  ASSERT_LT(certified_column, header.size()) << lines[0];
   const size_t columns = SplitCsv(lines[0]).size();
   std::ifstream json_file(json);
   const nlohmann::json j = nlohmann::json::parse(json_file);
@@ -242,12 +247,17 @@ TEST(Package, CsvRowsAreInIndexOrderWithAnIndexColumn) {
     const std::vector<std::string> fields = SplitCsv(lines[i]);
     ASSERT_EQ(fields.size(), columns) << lines[i];
     EXPECT_EQ(fields[0], std::to_string(i - 1)) << lines[i];
-    EXPECT_EQ(fields[1], "gebken_circle");
-    // The row holds that index's preference and objectives.
+    EXPECT_EQ(fields[2], "gebken_circle");
+    // The row holds that index's warm start, preference, objectives and
+    // verdict.
     const nlohmann::json& p = j["points"][i - 1];
     ASSERT_EQ(p["index"], static_cast<int>(i - 1));
-    EXPECT_NEAR(std::stod(fields[3]), p["preference"][0].get<double>(), 1e-12);
-    EXPECT_NEAR(std::stod(fields[5]), p["objectives"][0].get<double>(),
+    EXPECT_EQ(fields[1], std::to_string(p["warm_start_from"].get<int>()));
+    EXPECT_EQ(fields[certified_column],
+              p["termination"] == "CONVERGENCE" ? "1" : "0");
+    EXPECT_EQ(p["certified"].get<bool>(), p["termination"] == "CONVERGENCE");
+    EXPECT_NEAR(std::stod(fields[4]), p["preference"][0].get<double>(), 1e-12);
+    EXPECT_NEAR(std::stod(fields[6]), p["objectives"][0].get<double>(),
                 1e-9 * (1.0 + std::abs(p["objectives"][0].get<double>())));
   }
   // No temporary file is left next to it.

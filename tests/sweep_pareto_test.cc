@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <memory>
 #include <set>
 #include <sstream>
@@ -489,7 +490,8 @@ TEST(ParetoSweep, IdealNadirAndNonDominatedIndices) {
   for (int i = 0; i < 7; ++i) f.row(i) = summary.points[i].summary.objectives;
   EXPECT_EQ(summary.ideal, Ideal(f));
   EXPECT_EQ(summary.nadir, Nadir(f));
-  EXPECT_EQ(summary.non_dominated, NonDominatedIndices(f));
+  // The front as the report counts it and ecmo_plot draws it.
+  EXPECT_EQ(summary.non_dominated, NonDominatedWithTolerance(f));
   EXPECT_EQ(summary.reference_point, DefaultReferencePoint(f));
   EXPECT_NEAR(
       summary.hypervolume, Hypervolume(f, DefaultReferencePoint(f)), 1e-12);
@@ -507,6 +509,78 @@ TEST(ParetoSweep, IdealNadirAndNonDominatedIndices) {
     EXPECT_TRUE(j.contains(key)) << key;
   }
   EXPECT_EQ(j["points"].size(), 7u);
+}
+
+// What a user reads to decide which points to keep: the objectives' names
+// (the problem's own, "f1" and "f2" in the registry's gebken_circle), one
+// row per point with its verdict, time and start, in the report, the JSON
+// and the CSV.
+TEST(ParetoSweep, OutputsNameObjectivesAndSayWhichPointsAreCertified) {
+  const Fast fast = FastOptions();
+  ParetoSweep::Options options;
+  options.solver = fast.options;
+  options.warm_start = true;
+  options.problem_name = "gebken_circle";
+  options.csv_path = ::testing::TempDir() + "/outputs_named.csv";
+  auto preferences = Even(5);
+  ParetoSweep::Summary summary;
+  Sweep(options, MakeProblemFactory(Gebken().build), preferences, &summary);
+  ASSERT_EQ(summary.num_usable, 5) << summary.FullReport();
+  EXPECT_EQ(summary.objective_names, (std::vector<std::string>{"f1", "f2"}));
+  const std::string report = summary.FullReport();
+  EXPECT_NE(report.find("Objectives"), std::string::npos) << report;
+  EXPECT_NE(report.find("f1, f2"), std::string::npos) << report;
+  EXPECT_NE(report.find("certified"), std::string::npos) << report;
+  int warm = 0;
+  for (const SweepPoint& p : summary.points) {
+    const bool certified = p.summary.termination_type == ceres::CONVERGENCE;
+    // The point's row: its index, then its verdict and its start.
+    std::istringstream lines(report);
+    bool found = false;
+    for (std::string line; std::getline(lines, line);) {
+      std::istringstream fields(line);
+      int index = -1;
+      if (!(fields >> index) || index != p.index) continue;
+      if (line.find("warm ") == std::string::npos &&
+          line.find("cold") == std::string::npos) {
+        continue;
+      }
+      found = true;
+      EXPECT_NE(line.find(certified ? "  yes " : "  no "), std::string::npos)
+          << line;
+      EXPECT_NE(line.find(p.warm_start_from < 0
+                              ? std::string("cold")
+                              : "warm " + std::to_string(p.warm_start_from)),
+                std::string::npos)
+          << line;
+      EXPECT_NE(line.find(StrategyTypeToString(p.summary.strategy)),
+                std::string::npos)
+          << line;
+    }
+    EXPECT_TRUE(found) << "point " << p.index << "\n" << report;
+    if (p.warm_start_from >= 0) ++warm;
+  }
+  EXPECT_GT(warm, 0);
+  const nlohmann::json j = SweepToJson(summary, "gebken_circle");
+  EXPECT_EQ(j["objective_names"], nlohmann::json({"f1", "f2"}));
+  for (const nlohmann::json& p : j["points"]) {
+    EXPECT_EQ(p["certified"].get<bool>(), p["termination"] == "CONVERGENCE");
+  }
+  std::ifstream csv(options.csv_path);
+  std::string header;
+  std::getline(csv, header);
+  EXPECT_EQ(header, SweepCsvHeader(2, 2));
+  EXPECT_EQ(header.rfind("index,warm_start_from,problem,", 0), 0u) << header;
+  int rows = 0;
+  for (std::string line; std::getline(csv, line);) {
+    if (line.empty()) continue;
+    ++rows;
+    const int index = std::stoi(line.substr(0, line.find(',')));
+    ASSERT_GE(index, 0);
+    ASSERT_LT(index, 5);
+    EXPECT_EQ(line, SweepCsvRow(summary.points[index], "gebken_circle"));
+  }
+  EXPECT_EQ(rows, 5);
 }
 
 // Three objectives: squared distances to three points, on the unit sphere.

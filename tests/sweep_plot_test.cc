@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <limits>
 #include <sstream>
 #include <string>
@@ -95,6 +96,49 @@ TEST(SweepPlot, FrontsForThreeAndFourObjectives) {
     EXPECT_GT(FileSize(image), 1000);
     EXPECT_GT(FileSize(r.data_path), 0);
     EXPECT_GT(FileSize(r.script_path), 0);
+  }
+}
+
+// Points that did not pass the certificate go to a block of their own
+// (drawn as open triangles), whatever their rank; the others keep theirs.
+TEST(SweepPlot, UncertifiedPointsAreDrawnApart) {
+  if (!HaveGnuplot()) GTEST_SKIP() << "gnuplot is not installed";
+  const std::string dir = ::testing::TempDir();
+  for (int S : {2, 3, 4}) {
+    const Eigen::MatrixXd points = SimplexFront(S, 12);
+    std::vector<int> non_dominated(points.rows());
+    for (int i = 0; i < points.rows(); ++i) non_dominated[i] = i;
+    const std::string image = dir + "/uncertified" + std::to_string(S) + ".png";
+    const PlotResult r = PlotFront(
+        PlotOptions(), points, non_dominated, Eigen::MatrixXd(), image, {2, 5});
+    EXPECT_TRUE(r.image_written) << r.message;
+    std::ifstream data(r.data_path);
+    std::string text((std::istreambuf_iterator<char>(data)),
+                     std::istreambuf_iterator<char>());
+    std::ifstream script_file(r.script_path);
+    std::string script((std::istreambuf_iterator<char>(script_file)),
+                       std::istreambuf_iterator<char>());
+    if (S <= 3) {
+      const size_t block = text.find("# computed points, not certified\n");
+      ASSERT_NE(block, std::string::npos) << text;
+      // Exactly the two rows follow.
+      int rows = 0;
+      std::istringstream rest(text.substr(block));
+      for (std::string line; std::getline(rest, line);) {
+        if (!line.empty() && line[0] != '#') ++rows;
+      }
+      EXPECT_EQ(rows, 2);
+      EXPECT_NE(script.find("title 'not certified'"), std::string::npos);
+    } else {
+      // Parallel coordinates: group 4, a dashed line type.
+      int group4 = 0;
+      std::istringstream lines(text);
+      for (std::string line; std::getline(lines, line);) {
+        if (!line.empty() && line[0] != '#' && line.back() == '4') ++group4;
+      }
+      EXPECT_EQ(group4, 2);
+      EXPECT_NE(script.find("not certified"), std::string::npos);
+    }
   }
 }
 

@@ -153,7 +153,7 @@ TEST(SweepStreaming, WritesOneFlushedLinePerPoint) {
   }
   const std::vector<std::string> rows = ReadLines(csv);
   ASSERT_EQ(rows.size(), 16u);
-  EXPECT_EQ(rows[0], CsvHeader(2, 2));
+  EXPECT_EQ(rows[0], SweepCsvHeader(2, 2));
 }
 
 TEST(SweepStreaming, ResumeRecomputesOnlyTheMissingPoints) {

@@ -114,6 +114,7 @@ void BuildPullAcross(bool use_inf, double* z, Problem* problem) {
 }
 
 TEST(Validation, NonFiniteObjectiveMidSolveNeverConvergesWithNonFinite) {
+  int named = 0;
   for (const bool use_inf : {false, true}) {
     for (const StrategyType strategy : kAllStrategies) {
       SCOPED_TRACE(std::string(use_inf ? "Inf " : "NaN ") +
@@ -136,10 +137,30 @@ TEST(Validation, NonFiniteObjectiveMidSolveNeverConvergesWithNonFinite) {
         // Backed off: the point stays where the objective is finite.
         EXPECT_LE(summary.z[0], 0.9) << summary.FullReport();
       }
-      // The user's blocks never receive a non-finite point.
+      // The user's blocks never receive a non-finite point: they hold the
+      // point returned.
       EXPECT_TRUE(std::isfinite(z[0]) && std::isfinite(z[1]));
+      if (summary.IsSolutionUsable()) {
+        EXPECT_EQ(z[0], summary.z[0]);
+        EXPECT_EQ(z[1], summary.z[1]);
+      }
+      // A solve that met the region and did not converge says so, rather
+      // than only the strategy's own reason.
+      if (summary.termination_type == ceres::NO_CONVERGENCE &&
+          summary.evaluations.failed_evaluations > 0) {
+        ++named;
+        EXPECT_NE(summary.message.find(
+                      "failed (a cost function returned false, NaN or "
+                      "infinity)"),
+                  std::string::npos)
+            << summary.message;
+        EXPECT_NE(summary.FullReport().find("Failed evaluations"),
+                  std::string::npos);
+      }
     }
   }
+  // The augmented Lagrangian and the faithful strategy end there.
+  EXPECT_GE(named, 2);
 }
 
 // h = z0^2 + 1 = 0 has no real solution.
@@ -616,6 +637,19 @@ TEST(Validation, EcmoPlotBadInputFiles) {
     EXPECT_EQ(run.exit_code, 2) << run.output;
     EXPECT_NE(run.output.find("cannot open"), std::string::npos) << run.output;
     EXPECT_NE(run.output.find("missing.json"), std::string::npos) << run.output;
+  }
+  {
+    // An image into a directory that does not exist is refused before the
+    // input is read (the input here does not exist either: the output's
+    // error comes first).
+    const RunResult run =
+        RunTool(plot + " --input=" + TempPath("missing.json") +
+                " --output=" + TempPath("no_such_dir/out.png"));
+    EXPECT_EQ(run.exit_code, 2) << run.output;
+    EXPECT_NE(run.output.find("cannot write --output"), std::string::npos)
+        << run.output;
+    EXPECT_NE(run.output.find("no_such_dir"), std::string::npos) << run.output;
+    EXPECT_EQ(run.output.find("missing.json"), std::string::npos) << run.output;
   }
   {
     // A directory is not a readable result file.

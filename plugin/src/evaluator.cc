@@ -36,7 +36,21 @@ bool Evaluator::Evaluate(
     const double* z, double* f, double* h, double* grad_f, std::string* error) {
   ++counts_.value_evaluations;
   if (grad_f != nullptr) ++counts_.gradient_evaluations;
-  const bool ok = DoEvaluate(z, f, h, grad_f, error);
+  bool ok = DoEvaluate(z, f, h, grad_f, error);
+  // Evaluators should refuse non-finite values themselves; a user's own
+  // evaluator that does not is caught here, so that no strategy sees them.
+  if (ok && !(Eigen::Map<const Eigen::VectorXd>(f, NumObjectives())
+                  .allFinite() &&
+              (h == nullptr ||
+               Eigen::Map<const Eigen::VectorXd>(h, NumConstraints())
+                   .allFinite()))) {
+    ok = false;
+    if (error != nullptr) {
+      *error = "the evaluator returned a non-finite objective or constraint "
+               "value";
+    }
+  }
+  if (!ok) ++counts_.failed_evaluations;
   if (grad_f != nullptr) {
     if (ok) {
       linearization_point_ =
@@ -46,6 +60,10 @@ bool Evaluator::Evaluate(
     }
   }
   return ok;
+}
+
+std::string Evaluator::ObjectiveName(int s) const {
+  return "f_" + std::to_string(s + 1);
 }
 
 bool Evaluator::LagrangianHessianMultiply(const double* a,
@@ -366,6 +384,11 @@ int ProblemEvaluator::NumConstraints() const {
 }
 int ProblemEvaluator::NumInequalityConstraints() const {
   return problem_->NumInequalityConstraints();
+}
+
+std::string ProblemEvaluator::ObjectiveName(int s) const {
+  const std::string& name = problem_->objectives()[s].name;
+  return name.empty() ? Evaluator::ObjectiveName(s) : name;
 }
 
 bool ProblemEvaluator::DoEvaluate(

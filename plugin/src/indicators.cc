@@ -422,6 +422,67 @@ std::vector<int> NonDominatedIndices(const Eigen::MatrixXd& points) {
   return kept;
 }
 
+std::vector<int> NonDominatedWithTolerance(const Eigen::MatrixXd& points,
+                                           double relative_tolerance) {
+  const int n = static_cast<int>(points.rows());
+  const int S = static_cast<int>(points.cols());
+  std::vector<int> finite;
+  for (int r = 0; r < n; ++r) {
+    if (points.row(r).allFinite()) finite.push_back(r);
+  }
+  if (finite.empty()) return finite;
+  Eigen::MatrixXd rows(finite.size(), S);
+  for (size_t r = 0; r < finite.size(); ++r) rows.row(r) = points.row(finite[r]);
+  const Eigen::VectorXd tol =
+      relative_tolerance *
+      (rows.colwise().maxCoeff() - rows.colwise().minCoeff()).transpose();
+  // Only exactly non-dominated rows can dominate by the rule: a row that
+  // weakly dominates j is nowhere worse than j.
+  const std::vector<int> candidates = NonDominatedIndices(rows);
+  const bool exact = static_cast<double>(rows.rows()) *
+                         static_cast<double>(candidates.size()) * S >
+                     1e9;
+  std::vector<char> is_candidate(rows.rows(), 0);
+  for (int c : candidates) is_candidate[c] = 1;
+  std::vector<int> result;
+  for (int i = 0; i < rows.rows(); ++i) {
+    if (exact && !is_candidate[i]) {
+      // Kept only as a near-duplicate of a kept row.
+      bool near = false;
+      for (int c : candidates) {
+        if (((rows.row(i) - rows.row(c)).cwiseAbs().transpose().array() <=
+             tol.array())
+                .all()) {
+          near = true;
+          break;
+        }
+      }
+      if (near) result.push_back(finite[i]);
+      continue;
+    }
+    if (exact) {
+      result.push_back(finite[i]);
+      continue;
+    }
+    bool dominated = false;
+    for (int j : candidates) {
+      if (j == i) continue;
+      bool nowhere_worse = true, somewhere_better = false;
+      for (int s = 0; s < S && nowhere_worse; ++s) {
+        const double d = rows(j, s) - rows(i, s);
+        if (d > tol[s]) nowhere_worse = false;
+        if (d < -tol[s]) somewhere_better = true;
+      }
+      if (nowhere_worse && somewhere_better) {
+        dominated = true;
+        break;
+      }
+    }
+    if (!dominated) result.push_back(finite[i]);
+  }
+  return result;
+}
+
 Eigen::VectorXd Ideal(const Eigen::MatrixXd& points) {
   Eigen::VectorXd ideal = Eigen::VectorXd::Constant(points.cols(), kNaN);
   bool any = false;

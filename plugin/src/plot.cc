@@ -219,46 +219,6 @@ void ParallelAxes(const PlotOptions& options,
 
 }  // namespace
 
-std::vector<int> NonDominatedWithTolerance(const Eigen::MatrixXd& points,
-                                           double relative_tolerance) {
-  const int n = static_cast<int>(points.rows());
-  const int S = static_cast<int>(points.cols());
-  std::vector<int> finite;
-  for (int r = 0; r < n; ++r) {
-    if (RowFinite(points, r)) finite.push_back(r);
-  }
-  Eigen::VectorXd tol = Eigen::VectorXd::Zero(S);
-  if (!finite.empty()) {
-    for (int s = 0; s < S; ++s) {
-      double lo = points(finite[0], s), hi = lo;
-      for (int r : finite) {
-        lo = std::min(lo, points(r, s));
-        hi = std::max(hi, points(r, s));
-      }
-      tol[s] = relative_tolerance * (hi - lo);
-    }
-  }
-  std::vector<int> result;
-  for (int i : finite) {
-    bool dominated = false;
-    for (int j : finite) {
-      if (j == i) continue;
-      bool nowhere_worse = true, somewhere_better = false;
-      for (int s = 0; s < S && nowhere_worse; ++s) {
-        const double d = points(j, s) - points(i, s);
-        if (d > tol[s]) nowhere_worse = false;
-        if (d < -tol[s]) somewhere_better = true;
-      }
-      if (nowhere_worse && somewhere_better) {
-        dominated = true;
-        break;
-      }
-    }
-    if (!dominated) result.push_back(i);
-  }
-  return result;
-}
-
 std::string ConvergencePlotPath(const std::string& image_path) {
   std::string stem, extension;
   SplitExtension(image_path, &stem, &extension);
@@ -269,7 +229,8 @@ PlotResult PlotFront(const PlotOptions& options,
                      const Eigen::MatrixXd& points,
                      const std::vector<int>& non_dominated,
                      const Eigen::MatrixXd& analytic_front,
-                     const std::string& image_path) {
+                     const std::string& image_path,
+                     const std::vector<int>& not_certified) {
   const int S = static_cast<int>(points.cols());
   if (S < 2) {
     PlotResult result;
@@ -281,6 +242,10 @@ PlotResult PlotFront(const PlotOptions& options,
   std::vector<char> is_front(points.rows(), 0);
   for (int i : non_dominated) {
     if (i >= 0 && i < points.rows()) is_front[i] = 1;
+  }
+  // 2: not certified, drawn apart whatever its rank.
+  for (int i : not_certified) {
+    if (i >= 0 && i < points.rows()) is_front[i] = 2;
   }
   // Blocks: computed non-dominated, computed dominated, analytic.
   std::vector<std::string> blocks;
@@ -294,10 +259,14 @@ PlotResult PlotFront(const PlotOptions& options,
     }
     return os.str();
   };
-  std::vector<int> front_rows, dominated_rows, analytic_rows;
+  std::vector<int> front_rows, dominated_rows, uncertified_rows,
+      analytic_rows;
   for (int r = 0; r < points.rows(); ++r) {
     if (!RowFinite(points, r)) continue;
-    (is_front[r] ? front_rows : dominated_rows).push_back(r);
+    (is_front[r] == 2   ? uncertified_rows
+     : is_front[r] == 1 ? front_rows
+                        : dominated_rows)
+        .push_back(r);
   }
   // Sorted along f_1 so that the 2-D curves and lines read left to right.
   auto by_first = [](const Eigen::MatrixXd& m) {
@@ -316,7 +285,8 @@ PlotResult PlotFront(const PlotOptions& options,
   std::ostringstream data;
   data << "# columns: f_1 .. f_" << S << "\n";
   int index = 0;
-  int front_index = -1, dominated_index = -1, analytic_index = -1;
+  int front_index = -1, dominated_index = -1, uncertified_index = -1,
+      analytic_index = -1;
   auto add_block =
       [&](const std::string& name, const std::string& rows, int* block_index) {
         if (rows.empty()) return;
@@ -333,6 +303,9 @@ PlotResult PlotFront(const PlotOptions& options,
   add_block("computed points, dominated",
             write_rows(points, dominated_rows),
             &dominated_index);
+  add_block("computed points, not certified",
+            write_rows(points, uncertified_rows),
+            &uncertified_index);
 
   const std::string title =
       options.title.empty() ? "Pareto front" : options.title;
@@ -361,6 +334,11 @@ PlotResult PlotFront(const PlotOptions& options,
                       " using 1:2 with points pt 2 ps 1.2 lc rgb '#d62728' "
                       "title 'computed (dominated)'");
     }
+    if (uncertified_index >= 0) {
+      plots.push_back(index_spec(uncertified_index) +
+                      " using 1:2 with points pt 8 ps 1.2 lc rgb '#ff7f0e' "
+                      "title 'not certified'");
+    }
     script << "plot ";
   } else if (S == 3) {
     script << "set key top left vertical box\n"
@@ -385,13 +363,19 @@ PlotResult PlotFront(const PlotOptions& options,
                       " using 1:2:3 with points pt 2 ps 1.2 lc rgb '#d62728' "
                       "title 'computed (dominated)'");
     }
+    if (uncertified_index >= 0) {
+      plots.push_back(index_spec(uncertified_index) +
+                      " using 1:2:3 with points pt 8 ps 1.2 lc rgb '#ff7f0e' "
+                      "title 'not certified'");
+    }
     script << "splot ";
   } else {
     // gnuplot 5.4 parallel axes: one plot clause per axis over a single
     // block whose rows are polylines; the last column picks the colour.
     data.str("");
     data << "# columns: f_1 .. f_" << S
-         << " group (1 analytic front, 2 non-dominated, 3 dominated)\n";
+         << " group (1 analytic front, 2 non-dominated, 3 dominated, 4 not "
+            "certified)\n";
     auto add_rows =
         [&](const Eigen::MatrixXd& m, const std::vector<int>& rows, int group) {
           for (int r : rows) {
@@ -402,7 +386,9 @@ PlotResult PlotFront(const PlotOptions& options,
     add_rows(analytic_front, analytic_rows, 1);
     add_rows(points, dominated_rows, 3);
     add_rows(points, front_rows, 2);
-    if (analytic_rows.empty() && front_rows.empty() && dominated_rows.empty()) {
+    add_rows(points, uncertified_rows, 4);
+    if (analytic_rows.empty() && front_rows.empty() && dominated_rows.empty() &&
+        uncertified_rows.empty()) {
       PlotResult result;
       result.image_path = image_path;
       result.message = "Nothing to plot: no point with finite objectives.";
@@ -412,6 +398,7 @@ PlotResult PlotFront(const PlotOptions& options,
            << "set linetype 101 lc rgb '#c8c8c8' lw 1\n"
            << "set linetype 102 lc rgb '#1f77b4' lw 1.5\n"
            << "set linetype 103 lc rgb '#d62728' lw 1.5\n"
+           << "set linetype 104 lc rgb '#ff7f0e' lw 1.5 dt 2\n"
            << "set xrange [0.8:" << S + 0.2 << "]\n"
            << "set ylabel 'objective value (each axis scaled on its own)'\n"
            << "set grid noytics\n"
@@ -421,8 +408,12 @@ PlotResult PlotFront(const PlotOptions& options,
               "textcolor rgb '#999999'\n"
            << "set label 2 'blue: computed, non-dominated' at screen 0.38, "
               "0.03 textcolor rgb '#1f77b4'\n"
-           << "set label 3 'red: computed, dominated' at screen 0.7, "
+           << "set label 3 'red: computed, dominated' at screen 0.66, "
               "0.03 textcolor rgb '#d62728'\n"
+           << (uncertified_rows.empty()
+                   ? ""
+                   : "set label 4 'orange, dashed: not certified' at screen "
+                     "0.38, 0.005 textcolor rgb '#ff7f0e'\n")
            << "set bmargin 5\n";
     // One common range per axis, shared by all rows.
     Eigen::VectorXd lo =
@@ -436,6 +427,7 @@ PlotResult PlotFront(const PlotOptions& options,
     };
     widen(points, front_rows);
     widen(points, dominated_rows);
+    widen(points, uncertified_rows);
     widen(analytic_front, analytic_rows);
     ParallelAxes(options, lo, hi, 100, &script, &plots);
     script << "plot ";
@@ -743,6 +735,11 @@ std::vector<PlotResult> PlotSweep(const PlotOptions& options,
     std::ostringstream title;
     title << (options.title.empty() ? "Pareto front" : options.title) << ": "
           << rows.size() << " point" << (rows.size() == 1 ? "" : "s");
+    int uncertified = 0;
+    for (int r : rows) {
+      if (points[r].termination_type != ceres::CONVERGENCE) ++uncertified;
+    }
+    if (uncertified > 0) title << " (" << uncertified << " not certified)";
     if (!rows.empty() && S >= 1) {
       const double hv = Hypervolume(front, DefaultReferencePoint(front));
       if (std::isfinite(hv)) title << ", hypervolume " << hv;
@@ -755,11 +752,18 @@ std::vector<PlotResult> PlotSweep(const PlotOptions& options,
     result.message = "Nothing to plot: no usable point.";
     results.push_back(result);
   } else {
+    std::vector<int> not_certified;
+    for (size_t r = 0; r < rows.size(); ++r) {
+      if (points[rows[r]].termination_type != ceres::CONVERGENCE) {
+        not_certified.push_back(static_cast<int>(r));
+      }
+    }
     results.push_back(PlotFront(front_options,
                                 front,
                                 NonDominatedWithTolerance(front),
                                 analytic_front,
-                                image_path));
+                                image_path,
+                                not_certified));
   }
   const std::vector<ConvergenceCurve> curves = ConvergenceCurves(points);
   if (!curves.empty() && FormatOf(image_path) != Format::UNKNOWN) {

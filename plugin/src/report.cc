@@ -155,6 +155,9 @@ void ReportWriter::Evaluations(const EvaluationCounts& evaluations) {
   if (evaluations.certificate_models > 0) {
     Row("  Certificate models", evaluations.certificate_models);
   }
+  if (evaluations.failed_evaluations > 0) {
+    Row("  Failed evaluations (NaN, Inf)", evaluations.failed_evaluations);
+  }
 }
 
 void ReportWriter::TotalTime(double seconds) {

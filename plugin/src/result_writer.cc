@@ -122,6 +122,8 @@ nlohmann::json SummaryToJson(const Solver::Summary& summary,
       {"least_squares_iterations",
        summary.evaluations.least_squares_iterations},
       {"certificate_models", summary.evaluations.certificate_models},
+      {"failed_evaluations", summary.evaluations.failed_evaluations},
+      {"certified", summary.termination_type == ceres::CONVERGENCE},
       {"wall_time_seconds", summary.total_time_in_seconds},
       {"rho", summary.final_rho},
       {"z", ToVector(summary.z)},
@@ -209,8 +211,8 @@ std::string CsvHeader(int num_objectives, int num_parameters) {
   for (int s = 1; s <= num_objectives; ++s) os << ",lambda_" << s;
   for (int s = 1; s <= num_objectives; ++s) os << ",f_" << s;
   os << ",rho,constraint_norm,kkt_residual_sq,kkt_residual_sq_least_squares,"
-        "average_kkt_residual_sq,termination,iterations,gradient_evaluations,"
-        "wall_time_seconds";
+        "average_kkt_residual_sq,termination,certified,iterations,"
+        "gradient_evaluations,wall_time_seconds";
   for (int i = 1; i <= num_parameters; ++i) os << ",z_" << i;
   return os.str();
 }
@@ -234,6 +236,7 @@ std::string CsvRow(const Solver::Summary& summary,
      << Num(summary.kkt.with_least_squares_multipliers.SquaredNorm()) << ","
      << Num(summary.average_kkt_residual_sq) << ","
      << TerminationTypeName(summary.termination_type) << ","
+     << (summary.termination_type == ceres::CONVERGENCE ? 1 : 0) << ","
      << summary.iterations << "," << summary.evaluations.gradient_evaluations
      << "," << Num(summary.total_time_in_seconds);
   for (int i = 0; i < summary.z.size(); ++i) os << "," << Num(summary.z[i]);

@@ -1475,6 +1475,23 @@ void CheckSecondOrder(const Solver::Options& options,
   }
 }
 
+// A solve that met points where the problem is not defined and did not
+// converge most likely stopped at the edge of that region: say so, since
+// the strategy's own reason (a stalled penalty, rank-deficient constraints)
+// would send the user the wrong way.
+void NoteFailedEvaluations(Solver::Summary* summary) {
+  const int64_t failed = summary->evaluations.failed_evaluations;
+  if (failed == 0 || summary->termination_type == ceres::CONVERGENCE) return;
+  std::ostringstream os;
+  os << " " << failed << " evaluation" << (failed == 1 ? "" : "s")
+     << " failed (a cost function returned false, NaN or infinity); the "
+        "solver kept to points where every value is finite, so the point "
+        "returned may sit at the edge of the region where the problem is "
+        "defined: check the cost functions' domain, or bound the parameters "
+        "to it.";
+  summary->message += os.str();
+}
+
 }  // namespace
 
 void Solve(const Solver::Options& options,
@@ -1485,6 +1502,7 @@ void Solve(const Solver::Options& options,
   SolveFirstOrder(options, evaluator, preference, z, summary);
   if (evaluator == nullptr || z == nullptr || summary == nullptr) return;
   CheckSecondOrder(options, evaluator, preference, z, summary);
+  NoteFailedEvaluations(summary);
 }
 
 void Solve(const Solver::Options& options,

@@ -418,6 +418,17 @@ nlohmann::json SweepPointToJson(const SweepPoint& point,
   return j;
 }
 
+std::string SweepCsvHeader(int num_objectives, int num_parameters) {
+  return "index,warm_start_from," + CsvHeader(num_objectives, num_parameters);
+}
+
+std::string SweepCsvRow(const SweepPoint& point,
+                        const std::string& problem_name) {
+  return std::to_string(point.index) + "," +
+         std::to_string(point.warm_start_from) + "," +
+         CsvRow(point.summary, problem_name);
+}
+
 nlohmann::json SweepToJson(const ParetoSweep::Summary& summary,
                            const std::string& problem_name) {
   nlohmann::json points = nlohmann::json::array();
@@ -435,6 +446,7 @@ nlohmann::json SweepToJson(const ParetoSweep::Summary& summary,
   nlohmann::json j = {
       {"version", VersionString()},
       {"problem", problem_name},
+      {"objective_names", summary.objective_names},
       {"points", points},
       {"hypervolume", summary.hypervolume},
       {"reference_point", ToStd(summary.reference_point)},

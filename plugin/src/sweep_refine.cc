@@ -91,8 +91,12 @@ void SweepRunner::Summarize() {
     }
     std::string error;
     sum.hypervolume = Hypervolume(front, sum.reference_point, &error);
+    // The front as reported and drawn (ecmo/indicators.h): near-duplicates
+    // within the certificate's accuracy are not called dominated.
     sum.non_dominated.clear();
-    for (int r : kept) sum.non_dominated.push_back(usable_index[r]);
+    for (int r : NonDominatedWithTolerance(front)) {
+      sum.non_dominated.push_back(usable_index[r]);
+    }
   } else if (S > 0) {
     sum.ideal = Eigen::VectorXd::Constant(S, kSweepNaN);
     sum.nadir = Eigen::VectorXd::Constant(S, kSweepNaN);

@@ -42,6 +42,13 @@ std::string ParetoSweep::Summary::FullReport() const {
                 num_threads_used);
   os << line;
   if (!threads_message.empty()) os << "  (" << threads_message << ")\n";
+  if (!objective_names.empty()) {
+    std::string names;
+    for (const std::string& name : objective_names) {
+      names += (names.empty() ? "" : ", ") + name;
+    }
+    report.Row("Objectives", names);
+  }
   report.Row("Warm start", warm_start ? "yes" : "no");
   {
     std::ostringstream v;
@@ -105,34 +112,65 @@ std::string ParetoSweep::Summary::FullReport() const {
   report.Row("  reference point", FormatVector(reference_point));
   report.Row("Ideal", FormatVector(ideal));
   report.Row("Nadir", FormatVector(nadir));
-  report.Row("Non-dominated points", std::to_string(non_dominated.size()));
+  {
+    int certified = 0;
+    for (int i : non_dominated) {
+      if (i >= 0 && i < static_cast<int>(points.size()) &&
+          points[i].summary.termination_type == ceres::CONVERGENCE) {
+        ++certified;
+      }
+    }
+    report.Row("Non-dominated points",
+               std::to_string(non_dominated.size()) + " (" +
+                   std::to_string(certified) + " certified)");
+  }
   report.Row("Total time (s)", FormatNumber(total_time_in_seconds));
 
   const int rows_shown = 200;
   if (!points.empty()) {
+    // One row per point with what a user needs to decide whether to keep
+    // it: the verdict, who solved it, its cost and where its start came
+    // from.
     os << "\n  index  preference                objectives"
-          "                     ||K||^2   iterations  status    termination\n";
+          "                     ||K||^2  certified  iterations   time (s)"
+          "  start      strategy\n";
     int shown = 0;
     for (const SweepPoint& p : points) {
       if (shown++ == rows_shown) {
         os << "  ... (" << points.size() - rows_shown << " more)\n";
         break;
       }
-      const char* status = p.status == SweepPoint::SOLVED    ? "solved"
-                           : p.status == SweepPoint::RESUMED ? "resumed"
-                                                             : "-";
+      if (p.status == SweepPoint::NOT_SOLVED) {
+        std::snprintf(line,
+                      sizeof(line),
+                      "  %5d  %-25s (not solved)\n",
+                      p.index,
+                      FormatVector(p.preference, 6, 4).c_str());
+        os << line;
+        continue;
+      }
+      const ceres::TerminationType t = p.summary.termination_type;
+      const char* certified = t == ceres::CONVERGENCE      ? "yes"
+                              : t == ceres::NO_CONVERGENCE ? "no"
+                              : t == ceres::FAILURE        ? "failed"
+                                                           : "stopped";
+      const std::string start =
+          p.warm_start_from < 0 ? "cold"
+                                : "warm " + std::to_string(p.warm_start_from);
+      std::string strategy = StrategyTypeToString(p.summary.strategy);
+      if (p.status == SweepPoint::RESUMED) strategy += " (resumed)";
       std::snprintf(line,
                     sizeof(line),
-                    "  %5d  %-25s %-30s %10.3e %11d  %-9s %s\n",
+                    "  %5d  %-25s %-30s %10.3e  %-9s %11d %10.3g  %-9s  %s\n",
                     p.index,
                     FormatVector(p.preference, 6, 4).c_str(),
                     FormatVector(p.summary.objectives, 6, 4).c_str(),
                     p.summary.kkt.with_solver_multipliers.SquaredNorm(),
+                    certified,
                     p.summary.iterations,
-                    status,
-                    p.status == SweepPoint::NOT_SOLVED
-                        ? "-"
-                        : TerminationTypeName(p.summary.termination_type));
+                    p.summary.total_time_in_seconds,
+                    start.c_str(),
+                    strategy.c_str());
       os << line;
     }
   }

@@ -132,6 +132,10 @@ bool SweepRunner::Prepare() {
   num_constraints_ = evaluator.NumConstraints();
   summary_->num_objectives = num_objectives_;
   summary_->num_parameters = num_parameters_;
+  summary_->objective_names.clear();
+  for (int s = 0; s < num_objectives_; ++s) {
+    summary_->objective_names.push_back(evaluator.ObjectiveName(s));
+  }
   if (num_objectives_ < 1) {
     return Fail("The evaluator has no objectives (NumObjectives() = " +
                 std::to_string(num_objectives_) + ").");
@@ -423,10 +427,10 @@ bool SweepRunner::OpenOutputs() {
     if (!csv_.Open(options_.csv_path, /*truncate=*/true)) {
       return Fail("Cannot write the CSV file: " + csv_.error() + ".");
     }
-    std::string text = CsvHeader(num_objectives_, num_parameters_) + "\n";
+    std::string text = SweepCsvHeader(num_objectives_, num_parameters_) + "\n";
     for (const SweepPoint& p : summary_->points) {
       if (p.status == SweepPoint::RESUMED) {
-        text += CsvRow(p.summary, options_.problem_name) + "\n";
+        text += SweepCsvRow(p, options_.problem_name) + "\n";
       }
     }
     if (!csv_.Write(text)) {

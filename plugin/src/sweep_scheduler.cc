@@ -435,7 +435,7 @@ void SweepRunner::FormatLines(const SweepPoint& point,
     lines->jsonl = Dump(line) + "\n";
   }
   if (!options_.csv_path.empty()) {
-    lines->csv = CsvRow(point.summary, options_.problem_name) + "\n";
+    lines->csv = SweepCsvRow(point, options_.problem_name) + "\n";
   }
 }
 

@@ -228,6 +228,10 @@ class CeresProblemAdapter final : public Evaluator {
     return DescribeBlock(values);
   }
   const std::string& objective_name(int s) const { return objectives_[s].name; }
+  std::string ObjectiveName(int s) const override {
+    return objectives_[s].name.empty() ? Evaluator::ObjectiveName(s)
+                                       : objectives_[s].name;
+  }
   const std::string& constraint_name(int i) const {
     return constraints_[i].name;
   }

@@ -75,6 +75,12 @@ struct EvaluationCounts {
   // evaluations are not counted in the fields above, which count the
   // strategies' work.
   int64_t certificate_models = 0;
+  // Evaluate calls that failed: the evaluator returned false, or a value
+  // of F or h was not finite (a cost function returned NaN or infinity).
+  // The strategies step back from such points, so a solve that met them
+  // may stop at the edge of the region where the problem is defined; a
+  // solve that then ends other than CONVERGENCE says so in its message.
+  int64_t failed_evaluations = 0;
 
   EvaluationCounts& operator+=(const EvaluationCounts& other) {
     value_evaluations += other.value_evaluations;
@@ -86,6 +92,7 @@ struct EvaluationCounts {
     least_squares_solves += other.least_squares_solves;
     least_squares_iterations += other.least_squares_iterations;
     certificate_models += other.certificate_models;
+    failed_evaluations += other.failed_evaluations;
     return *this;
   }
   // The work done between two readings of one evaluator's counts().
@@ -106,6 +113,7 @@ struct EvaluationCounts {
     d.least_squares_iterations =
         after.least_squares_iterations - before.least_squares_iterations;
     d.certificate_models = after.certificate_models - before.certificate_models;
+    d.failed_evaluations = after.failed_evaluations - before.failed_evaluations;
     return d;
   }
 };
@@ -131,6 +139,10 @@ class Evaluator {
   // Strategies that cannot handle them refuse an evaluator with p > 0
   // (solver.h says which).
   virtual int NumInequalityConstraints() const { return 0; }
+  // The name of objective s (0 <= s < S) in reports, JSON and plots: the
+  // group or term name where the evaluator has one (CeresProblemAdapter's
+  // objective groups, Problem::AddObjective's name), else "f_<s+1>".
+  virtual std::string ObjectiveName(int s) const;
   // q = m - p.
   int NumEqualityConstraints() const {
     return NumConstraints() - NumInequalityConstraints();
@@ -386,6 +398,7 @@ class ProblemEvaluator final : public Evaluator {
   int NumConstraints() const override;
   int NumInequalityConstraints() const override;
   const ceres::Manifold* manifold() const override { return manifold_.get(); }
+  std::string ObjectiveName(int s) const override;
 
   // The blocks of J_h at the last linearization point; their positions
   // (not their values) are fixed by the problem's structure, so callers that

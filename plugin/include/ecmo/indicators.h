@@ -40,6 +40,24 @@ namespace ecmo {
 // the size of the result.
 std::vector<int> NonDominatedIndices(const Eigen::MatrixXd& points);
 
+// The rule by which sweeps report their front and plots draw it (one rule
+// for ParetoSweep::Summary::non_dominated, the sweep report and ecmo_plot):
+// the indices (ascending) of the finite rows of `points` that no other row
+// dominates by more than a tolerance. Row i counts as dominated only if some
+// row j is nowhere worse than row i by more than tol_s and better by more
+// than tol_s somewhere, tol_s = relative_tolerance * (range of objective s
+// over the finite rows). So near-duplicates (several preferences that
+// select the same end of a front, solved to slightly different digits) all
+// count as non-dominated, and a point is never called dominated for a
+// difference below the accuracy its certificate asks for. Rows with
+// non-finite entries are never returned. Cost O(n m S) for n rows of which m
+// are non-dominated by NonDominatedIndices (only those need be tried as
+// dominators: if j dominates i by the rule, so does any row that weakly
+// dominates j); above 1e9 comparisons the exact rule of NonDominatedIndices
+// is used instead (plus the near-duplicates of its rows).
+std::vector<int> NonDominatedWithTolerance(const Eigen::MatrixXd& points,
+                                           double relative_tolerance = 1e-6);
+
 // Ideal point: ideal_i = min over all rows of points(., i). Rows containing a
 // NaN are ignored. Returns a vector of S NaNs if no row is usable.
 Eigen::VectorXd Ideal(const Eigen::MatrixXd& points);

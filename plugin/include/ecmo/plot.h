@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "Eigen/Core"
+#include "ecmo/indicators.h"  // NonDominatedWithTolerance
 #include "ecmo/solver.h"
 
 namespace ecmo {
@@ -62,15 +63,18 @@ struct PlotResult {
 
 // The front in objective space: `points` (n x S, one row per point) as a
 // scatter, the non-dominated rows (indices into `points`) filled and the
-// dominated ones as crosses, over the analytic front (m x S rows, may be
-// empty) drawn as a line (S = 2) or dots. S = 2: 2-D scatter; S = 3: 3-D
-// scatter; S > 3: parallel coordinates (one polyline per point). Rows with
-// non-finite entries are skipped.
+// dominated ones as crosses, the rows listed in not_certified (points that
+// did not pass the certificate) as open orange triangles (dashed in
+// parallel coordinates) whatever their rank, over the analytic front
+// (m x S rows, may be empty) drawn as a line (S = 2) or dots. S = 2: 2-D
+// scatter; S = 3: 3-D scatter; S > 3: parallel coordinates (one polyline per
+// point). Rows with non-finite entries are skipped.
 PlotResult PlotFront(const PlotOptions& options,
                      const Eigen::MatrixXd& points,
                      const std::vector<int>& non_dominated,
                      const Eigen::MatrixXd& analytic_front,
-                     const std::string& image_path);
+                     const std::string& image_path,
+                     const std::vector<int>& not_certified = {});
 
 // One convergence curve: y against x (both > 0 on the log-log axes; other
 // entries are skipped), coloured by color_value in [0, 1] on the palette.
@@ -99,18 +103,10 @@ PlotResult PlotConvergence(const PlotOptions& options,
 std::vector<ConvergenceCurve> ConvergenceCurves(
     const std::vector<Solver::Summary>& summaries);
 
-// Indices of the rows of `points` that no other row dominates by more than
-// a tolerance: row i counts as dominated only if some row j is nowhere worse
-// than row i by more than tol_s and better by more than tol_s somewhere,
-// tol_s = relative_tolerance * (range of objective s over the rows). So
-// near-duplicates (several preferences that select the same end of a
-// front, solved to slightly different digits) all count as non-dominated.
-// Rows with non-finite entries are never returned.
-std::vector<int> NonDominatedWithTolerance(const Eigen::MatrixXd& points,
-                                           double relative_tolerance = 1e-6);
-
 // Both pictures of a sweep: PlotFront of the usable summaries (objectives)
-// at image_path (non-dominated as by NonDominatedWithTolerance), and, when any
+// at image_path (non-dominated as by NonDominatedWithTolerance, the points
+// whose termination is not CONVERGENCE drawn as not certified; the title
+// counts them), and, when any
 // summary has a history, PlotConvergence at <image
 // stem>_convergence.<extension>. Returns one PlotResult per picture attempted
 // (the front first). An empty or unsupported image path gives a single failed

@@ -69,7 +69,8 @@ bool ScalarizationFromJson(const nlohmann::json& json,
 // CSV: CsvHeader(S, k) once, then one CsvRow per point. Columns:
 // problem,strategy,lambda_1..S,f_1..S,rho,constraint_norm,kkt_residual_sq,
 // kkt_residual_sq_least_squares,average_kkt_residual_sq,termination,
-// iterations,gradient_evaluations,wall_time_seconds,z_1..k
+// certified (1: the point passed the certificate, termination CONVERGENCE;
+// 0 otherwise),iterations,gradient_evaluations,wall_time_seconds,z_1..k
 std::string CsvHeader(int num_objectives, int num_parameters);
 std::string CsvRow(const Solver::Summary& summary,
                    const std::string& problem_name);

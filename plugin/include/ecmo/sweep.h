@@ -325,8 +325,8 @@ class ParetoSweep {
     // Streaming output. When not empty, each finished point is written and
     // flushed at once: a line of JSON (SummaryToJson plus "index",
     // "preference" as used, "preference_given", "warm_start_from" and the
-    // point_solver's extra fields) to jsonl_path, and a CsvRow to csv_path
-    // (CsvHeader first). Lines appear in completion order.
+    // point_solver's extra fields) to jsonl_path, and a SweepCsvRow to
+    // csv_path (SweepCsvHeader first). Lines appear in completion order.
     std::string jsonl_path;
     std::string csv_path;
 
@@ -445,6 +445,10 @@ class ParetoSweep {
 
     int num_objectives = -1;
     int num_parameters = -1;
+    // Evaluator::ObjectiveName of each objective (e.g. the objective groups
+    // of a CeresProblemAdapter); JSON "objective_names", the report's
+    // "Objectives" row and the plots' axis labels.
+    std::vector<std::string> objective_names;
 
     int num_threads_given = -1;
     int num_threads_used = -1;
@@ -509,9 +513,11 @@ class ParetoSweep {
     double worst_kkt_residual_sq_least_squares = -1.0;
 
     // Indicators of the usable points (objectives as returned, unshifted):
-    // hypervolume with reference_point (given or default), ideal and nadir,
-    // and the indices (into points) of the non-dominated ones, ascending.
-    // NaN / empty when no point is usable.
+    // hypervolume with reference_point (given or default), ideal and nadir
+    // (of the exactly non-dominated points, NonDominatedIndices), and the
+    // indices (into points, ascending) of the non-dominated ones by the rule
+    // ecmo_plot draws with (NonDominatedWithTolerance: near-duplicates all
+    // count). NaN / empty when no point is usable.
     double hypervolume = -1.0;
     Eigen::VectorXd reference_point;
     Eigen::VectorXd ideal;
@@ -572,6 +578,13 @@ void ThinHistory(int max_entries, std::vector<IterationSummary>* history);
 // point.extra merged in.
 nlohmann::json SweepPointToJson(const SweepPoint& point,
                                 const std::string& problem_name);
+
+// A sweep's CSV: SweepCsvHeader(S, k) once, then one SweepCsvRow per point:
+// the columns "index" and "warm_start_from" (-1: cold), then those of
+// CsvHeader / CsvRow (ecmo/result_writer.h), "certified" among them.
+std::string SweepCsvHeader(int num_objectives, int num_parameters);
+std::string SweepCsvRow(const SweepPoint& point,
+                        const std::string& problem_name);
 
 // The sweep as one JSON document: {"problem", "strategy", "points": [one
 // SweepPointToJson per reached point, in index order, with the
