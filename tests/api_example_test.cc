@@ -13,11 +13,15 @@
 #include <vector>
 
 #include "ceres/autodiff_cost_function.h"
+#include "ceres/problem.h"
+#include "ecmo/ceres_problem_adapter.h"
 #include "ecmo/cross_check.h"
 #include "ecmo/ipopt_reference.h"
 #include "ecmo/linear_scalarization.h"
+#include "ecmo/preference_grid.h"
 #include "ecmo/problem.h"
 #include "ecmo/solver.h"
+#include "ecmo/sweep.h"
 #include "ecmo/task_farm.h"
 #include "gtest/gtest.h"
 #include "test_problems.h"
@@ -185,6 +189,85 @@ TEST(ApiExample, CrossCheckHeader) {
   EXPECT_TRUE(summary.agree) << summary.verdict;
   EXPECT_TRUE(summary.IsSolutionUsable());
   EXPECT_EQ(summary.BriefReport(), summary.verdict);
+}
+
+// A residual p - target (2-D).
+struct PullTo {
+  explicit PullTo(const Eigen::Vector2d& target) : target(target) {}
+  template <typename T>
+  bool operator()(const T* p, T* r) const {
+    r[0] = p[0] - target[0];
+    r[1] = p[1] - target[1];
+    return true;
+  }
+  Eigen::Vector2d target;
+};
+
+// The code of docs/start_here.md, on a point pulled towards two sets of
+// targets: f_a = 1/2 sum |p - a_i|^2, f_b likewise, whose Pareto set is the
+// segment between the two means (closed form), from p's start far away.
+TEST(ApiExample, StartHerePage) {
+  ceres::Problem problem;
+  double p[2] = {40.0, -30.0};
+  std::vector<ceres::ResidualBlockId> sensor_a, sensor_b;
+  const std::vector<Eigen::Vector2d> a = {{0, 0}, {1, 0}, {0, 2}};
+  const std::vector<Eigen::Vector2d> b = {{5, 5}, {7, 4}};
+  for (const Eigen::Vector2d& t : a) {
+    sensor_a.push_back(problem.AddResidualBlock(
+        new ceres::AutoDiffCostFunction<PullTo, 2, 2>(new PullTo(t)),
+        nullptr,
+        p));
+  }
+  for (const Eigen::Vector2d& t : b) {
+    sensor_b.push_back(problem.AddResidualBlock(
+        new ceres::AutoDiffCostFunction<PullTo, 2, 2>(new PullTo(t)),
+        nullptr,
+        p));
+  }
+
+  ECMO_EXAMPLE(adapter_text,
+  ecmo::CeresProblemAdapter adapter(&problem,
+                                    {{"sensor_a", sensor_a}, {"sensor_b", sensor_b}},
+                                    {});
+  std::string error;
+  if (!adapter.IsValid(&error)) std::cerr << error << "\n";
+  )
+  ECMO_EXAMPLE(sweep_text,
+  ecmo::ParetoSweep::Options options;
+  options.csv_path = "front.csv";
+  ecmo::ParetoSweep::Summary front;
+  ecmo::Sweep(options, &adapter, adapter.GetParameters(),
+              ecmo::EvenlySpaced2(11), &front);
+  std::cout << front.FullReport() << "\n";
+  )
+
+  std::ifstream page(std::string(ECMO_SOURCE_DIR) + "/docs/start_here.md");
+  std::stringstream text;
+  text << page.rdbuf();
+  EXPECT_NE(Fold(text.str()).find(Fold(adapter_text)), std::string::npos)
+      << "docs/start_here.md no longer shows\n  " << Fold(adapter_text);
+  EXPECT_NE(Fold(text.str()).find(Fold(sweep_text)), std::string::npos)
+      << "docs/start_here.md no longer shows\n  " << Fold(sweep_text);
+
+  ASSERT_EQ(front.points.size(), 11u);
+  EXPECT_EQ(front.objective_names,
+            (std::vector<std::string>{"sensor_a", "sensor_b"}));
+  const Eigen::Vector2d mean_a(1.0 / 3.0, 2.0 / 3.0), mean_b(6.0, 4.5);
+  const Eigen::Vector2d d = (mean_b - mean_a).normalized();
+  for (const SweepPoint& point : front.points) {
+    const Solver::Summary& s = point.summary;
+    EXPECT_EQ(s.termination_type, ceres::CONVERGENCE) << s.message;
+    ASSERT_EQ(s.z.size(), 2);
+    // On the segment between the means.
+    const Eigen::Vector2d q = s.z - mean_a;
+    const double along = q.dot(d);
+    EXPECT_LT((q - along * d).norm(), 1e-6) << s.z.transpose();
+    EXPECT_GT(along, -1e-6);
+    EXPECT_LT(along, (mean_b - mean_a).norm() + 1e-6);
+  }
+  // The sweep left the user's block alone.
+  EXPECT_EQ(p[0], 40.0);
+  EXPECT_EQ(p[1], -30.0);
 }
 
 }  // namespace

@@ -202,9 +202,13 @@ TEST(EcmoSolve, PreferenceSpecSweepStreamsAndReportsIndicators) {
     EXPECT_TRUE(j.contains(key)) << key;
   }
   EXPECT_EQ(j["num_threads_used"], 2);
-  // The corners (1, 0) and (0, 1) come first and are floored to 1e-4.
+  // The corners (1, 0) and (0, 1) come first and are floored to
+  // m / (1 + m), m = 1e-2 the utopia margin (two objectives, automatic
+  // reference point: ParetoSweep::Options::preference_floor).
   EXPECT_EQ(j["changed_preferences"], nlohmann::json({0, 1}));
-  EXPECT_DOUBLE_EQ(j["points"][0]["preference"][1].get<double>(), 1e-4);
+  EXPECT_DOUBLE_EQ(j["points"][0]["preference"][1].get<double>(),
+                   1e-2 / (1.0 + 1e-2));
+  EXPECT_DOUBLE_EQ(j["preference_floor"].get<double>(), 1e-2 / (1.0 + 1e-2));
   EXPECT_DOUBLE_EQ(j["points"][0]["preference_given"][1].get<double>(), 0.0);
   EXPECT_GT(j["hypervolume"].get<double>(), 0.0);
   EXPECT_TRUE(j["points"][0].contains("history"));

@@ -27,8 +27,9 @@
 // Sweeps. With warm_start, preferences are visited in order of lambda_1 and
 // each point starts from the previous point's solution: the WC solve also
 // gets the previous multipliers and penalties (Solver::Options::warm_start,
-// as ParetoSweep passes them; ParetoSweep itself takes ecmo::Problem
-// factories, not adapters), and a warm WC point that does not end in
+// as ParetoSweep passes them; ecmo::Sweep takes an adapter too, see
+// pose_graph_front --g2o, but these benchmarks time each solve and the
+// weighted sums on identical starts), and a warm WC point that does not end in
 // CONVERGENCE is solved again from the workload's start (both solves' time
 // counts); then a warm WC point dominated by another WC point of the sweep
 // is solved again from that point and the better result kept; the weighted

@@ -181,6 +181,37 @@ PlotResult Render(const PlotOptions& options,
 
 bool RowFinite(const Eigen::MatrixXd& m, int r) { return m.row(r).allFinite(); }
 
+// gnuplot commands for log-scaled objective axes (PlotOptions::log_scale):
+// each axis from its smallest positive value, but at most
+// kLogScaleDecades below its largest, so that an end of a front at an
+// exact zero (1e-21 after rounding) does not squash the rest into a corner.
+constexpr double kLogScaleDecades = 6.0;
+std::string LogScaleCommands(const std::vector<const Eigen::MatrixXd*>& sets,
+                             int S) {
+  static const char* kAxes[] = {"x", "y", "z"};
+  std::ostringstream os;
+  for (int s = 0; s < std::min(S, 3); ++s) {
+    double lo = std::numeric_limits<double>::infinity(), hi = 0.0;
+    for (const Eigen::MatrixXd* m : sets) {
+      if (m->cols() <= s) continue;
+      for (int r = 0; r < m->rows(); ++r) {
+        const double v = (*m)(r, s);
+        if (std::isfinite(v) && v > 0.0) {
+          lo = std::min(lo, v);
+          hi = std::max(hi, v);
+        }
+      }
+    }
+    os << "set logscale " << kAxes[s] << "\n";
+    if (hi > 0.0) {
+      lo = std::max(lo, hi * std::pow(10.0, -kLogScaleDecades));
+      os << "set " << kAxes[s] << "range [" << Num(lo / 1.5) << ":"
+         << Num(hi * 1.5) << "]\n";
+    }
+  }
+  return os.str();
+}
+
 std::string ObjectiveName(const PlotOptions& options, int s) {
   if (s < static_cast<int>(options.objective_names.size())) {
     return options.objective_names[s];
@@ -316,9 +347,12 @@ PlotResult PlotFront(const PlotOptions& options,
   std::vector<std::string> plots;
   auto index_spec = [](int i) { return "data index " + std::to_string(i); };
   if (S == 2) {
-    script << "set xlabel " << Quote(ObjectiveName(options, 0)) << "\n"
-           << "set ylabel " << Quote(ObjectiveName(options, 1)) << "\n"
+    script << "set xlabel " << Quote(ObjectiveName(options, 0)) << " noenhanced\n"
+           << "set ylabel " << Quote(ObjectiveName(options, 1)) << " noenhanced\n"
            << "set offsets graph 0.03, graph 0.03, graph 0.03, graph 0.03\n";
+    if (options.log_scale) {
+      script << LogScaleCommands({&points, &analytic_front}, S);
+    }
     if (analytic_index >= 0) {
       plots.push_back(index_spec(analytic_index) +
                       " using 1:2 with lines lw 2 lc rgb '#999999' "
@@ -342,12 +376,15 @@ PlotResult PlotFront(const PlotOptions& options,
     script << "plot ";
   } else if (S == 3) {
     script << "set key top left vertical box\n"
-           << "set xlabel " << Quote(ObjectiveName(options, 0)) << "\n"
-           << "set ylabel " << Quote(ObjectiveName(options, 1)) << "\n"
+           << "set xlabel " << Quote(ObjectiveName(options, 0)) << " noenhanced\n"
+           << "set ylabel " << Quote(ObjectiveName(options, 1)) << " noenhanced\n"
            << "set zlabel " << Quote(ObjectiveName(options, 2))
-           << " rotate parallel\n"
+           << " noenhanced rotate parallel\n"
            << "set view 60, 40\n"
            << "set ticslevel 0\n";
+    if (options.log_scale) {
+      script << LogScaleCommands({&points, &analytic_front}, S);
+    }
     if (analytic_index >= 0) {
       plots.push_back(index_spec(analytic_index) +
                       " using 1:2:3 with points pt 7 ps 0.3 lc rgb '#bbbbbb' "
@@ -487,13 +524,13 @@ PlotResult PlotConvergence(const PlotOptions& options,
          << "set logscale xy\n"
          << "set format x '10^{%L}'\n"
          << "set format y '10^{%L}'\n"
-         << "set xlabel " << Quote(x_label) << "\n"
+         << "set xlabel " << Quote(x_label) << " noenhanced\n"
          << "set ylabel '||K||^2 (strategy multipliers)'\n"
          << "set grid lc rgb '#dddddd'\n"
          << "set palette defined (0 '#3b4cc0', 0.5 '#8db0fe', 0.75 "
             "'#f4987a', 1 '#b40426')\n"
          << "set cbrange [0:1]\n"
-         << "set cblabel " << Quote(color_label) << "\n";
+         << "set cblabel " << Quote(color_label) << " noenhanced\n";
   if (blocks == 1) {
     script << "unset colorbox\n"
            << "plot data index 0 using 1:2 with linespoints pt 7 ps 0.4 lw 1.5 "
@@ -580,11 +617,16 @@ PlotResult PlotPointSets(const PlotOptions& options,
   std::vector<std::string> plots;
   if (S <= 3) {
     script << "set key outside bottom center horizontal box opaque noenhanced\n"
-           << "set xlabel " << Quote(ObjectiveName(options, 0)) << "\n"
-           << "set ylabel " << Quote(ObjectiveName(options, 1)) << "\n";
+           << "set xlabel " << Quote(ObjectiveName(options, 0)) << " noenhanced\n"
+           << "set ylabel " << Quote(ObjectiveName(options, 1)) << " noenhanced\n";
     if (S == 3) {
       script << "set zlabel " << Quote(ObjectiveName(options, 2))
-             << " rotate parallel\nset view 60, 40\nset ticslevel 0\n";
+             << " noenhanced rotate parallel\nset view 60, 40\nset ticslevel 0\n";
+    }
+    if (options.log_scale) {
+      std::vector<const Eigen::MatrixXd*> all;
+      for (const LabeledPointSet& set : sets) all.push_back(&set.points);
+      script << LogScaleCommands(all, S);
     }
     const std::string columns = S == 2 ? "1:2" : "1:2:3";
     for (size_t i = 0; i < sets.size(); ++i) {

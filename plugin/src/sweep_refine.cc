@@ -202,7 +202,7 @@ void SweepRunner::Refine() {
       fresh.refined = true;
       fresh.preference_given = candidate.preference;
       fresh.preference = ToOpenSimplex(candidate.preference,
-                                       options_.preference_floor,
+                                       preference_floor_,
                                        &fresh.preference_changed);
       summary_->points.push_back(std::move(fresh));
       done_.push_back(0);

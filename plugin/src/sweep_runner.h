@@ -228,6 +228,9 @@ class SweepRunner {
   Clock::time_point start_ = Clock::now();
   WallTimer timer_;
   Solver::Options solver_options_;
+  // Options::preference_floor, raised to m / (1 + m) with the automatic
+  // normalized scalarization (m its utopia margin): see sweep.h.
+  double preference_floor_ = kDefaultPreferenceFloor;
   std::vector<Worker> workers_;
   int num_objectives_ = 0;
   int num_parameters_ = 0;

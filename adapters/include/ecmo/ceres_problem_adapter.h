@@ -86,8 +86,7 @@
 //   ecmo::CeresProblemAdapter adapter(&problem,
 //                                     {{"fit_a", fit_a}, {"fit_b", fit_b}},
 //                                     {{"unit_norm", norm}});
-//   ecmo::Solver::Options options;
-//   options.strategy = ecmo::StrategyType::WC_AUGMENTED_LAGRANGIAN;
+//   ecmo::Solver::Options options;  // automatic: wc-newton on an adapter
 //   ecmo::Solver::Summary summary;
 //   ecmo::Solve(options, &adapter, {0.5, 0.5}, &summary);  // writes back
 //

@@ -39,8 +39,15 @@ struct PlotOptions {
   // Title on top of every plot (gnuplot's enhanced text is off for it, so
   // underscores print as they are). Empty: "Pareto front" / "Convergence".
   std::string title;
-  // Axis names of the objectives; empty: f_1, ..., f_S.
+  // Axis names of the objectives (printed as given: no gnuplot markup);
+  // empty: f_1, ..., f_S.
   std::vector<std::string> objective_names;
+  // Objective axes on a log scale (PlotFront and PlotPointSets with S = 2
+  // or 3), for fronts that span decades, as those of real pose graphs do.
+  // Each axis spans at most 6 decades below its largest value: points
+  // below that (an end of the front at an exact zero) or <= 0 are left out
+  // of the picture, not of the data file.
+  bool log_scale = false;
   // Image size in pixels (PNG) or points (SVG).
   int width = 900;
   int height = 650;

@@ -545,7 +545,10 @@ class Solver {
       // left to Newton's quadratic convergence. Measured on the generated
       // pose graphs (benchmarks/README.md, "Pipelines"): 1e-2 took the
       // 3,500-pose warm sweep from 19.6x to 1.9x the time of plain
-      // weighted sums. <= 0: the nested options' own tolerance.
+      // weighted sums. Not for the first solve from the user's start (no
+      // warm-start weights): that one is the plain weighted sum at the
+      // preference, which picks the basin the point ends in, and runs to
+      // ceres.function_tolerance. <= 0: the nested options' own tolerance.
       double ceres_phase_function_tolerance = 1e-2;
     } newton;
 

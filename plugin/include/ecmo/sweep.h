@@ -202,7 +202,8 @@ struct SweepPoint {
   // Position in the preference list given to Sweep.
   int index = -1;
   // The preference as given, and as used: moved into the open simplex by
-  // ToOpenSimplex(given, Options::preference_floor).
+  // ToOpenSimplex(given, floor), floor = Summary::preference_floor (see
+  // Options::preference_floor).
   std::vector<double> preference_given;
   std::vector<double> preference;
   // True when the floor raised an entry of this preference.
@@ -316,7 +317,18 @@ class ParetoSweep {
     // Every preference is passed through ToOpenSimplex with this floor:
     // entries below it (zeros, e.g. the corners of a Das-Dennis grid) are
     // raised to it. In (0, 1). Summary::changed_preferences lists the
-    // points whose preference it changed.
+    // points whose preference it changed. With two objectives and the
+    // automatic normalized scalarization (no reference point, scales,
+    // offsets or scalarization given; normalize_objectives), the floor
+    // used is at least m / (1 + m),
+    // m = solver.utopia_margin (0.0099 for the default 1e-2): the reference
+    // point sits m ranges below the ideal point, so at a corner preference
+    // (1 - e, e) with a smaller e the other objective's term stays inactive
+    // until that objective is (1 - e) m / e - m ranges above its nadir, and
+    // the corner's point is only weakly Pareto optimal, anywhere in that
+    // range (on mit.g2o 58 ranges beyond the end of the front); at
+    // m / (1 + m) the terms balance next to the payoff table's corner.
+    // Summary::preference_floor is the floor used.
     double preference_floor = kDefaultPreferenceFloor;
 
     // Name written into every JSON line and CSV row, and checked on resume.
@@ -464,6 +476,8 @@ class ParetoSweep {
     std::vector<SweepPoint> points;
     // Indices of the points whose preference the floor changed.
     std::vector<int> changed_preferences;
+    // The floor used (Options::preference_floor, raised with the automatic
+    // scalarization).
     double preference_floor = -1.0;
 
     int num_points = 0;
