@@ -15,6 +15,7 @@
 #include "ceres/autodiff_cost_function.h"
 #include "ceres/problem.h"
 #include "ecmo/ceres_problem_adapter.h"
+#include "ecmo/ceres_problem_sweep.h"
 #include "ecmo/cross_check.h"
 #include "ecmo/ipopt_reference.h"
 #include "ecmo/linear_scalarization.h"
@@ -236,8 +237,7 @@ TEST(ApiExample, StartHerePage) {
   ecmo::ParetoSweep::Options options;
   options.csv_path = "front.csv";
   ecmo::ParetoSweep::Summary front;
-  ecmo::Sweep(options, &adapter, adapter.GetParameters(),
-              ecmo::EvenlySpaced2(11), &front);
+  ecmo::Sweep(options, &adapter, ecmo::EvenlySpaced2(11), &front);
   std::cout << front.FullReport() << "\n";
   )
 

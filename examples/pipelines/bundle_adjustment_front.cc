@@ -31,6 +31,7 @@
 #include "ceres/solver.h"
 #include "ecmo/problems/bundle_adjustment.h"
 #include "ecmo/solver.h"
+#include "../tool_flags.h"
 #include "gflags/gflags.h"
 #include "pipeline_front.h"
 
@@ -51,6 +52,7 @@ int main(int argc, char** argv) {
   gflags::SetUsageMessage(
       "Pareto front (reprojection error of two camera groups) of a generated "
       "bundle adjustment, next to plain-Ceres weighted sums.");
+  ecmo::tools::CheckFlagsOrExit(argc, argv);
   gflags::ParseCommandLineFlags(&argc, &argv, true);
 
   ecmo::problems::BundleAdjustment::Options scene;

@@ -51,6 +51,7 @@
 
 #include "ceres/solver.h"
 #include "ecmo/ceres_problem_adapter.h"
+#include "ecmo/ceres_problem_sweep.h"
 #include "ecmo/indicators.h"
 #include "ecmo/plot.h"
 #include "ecmo/preference_grid.h"
@@ -168,7 +169,7 @@ int FrontOfG2oFile(std::unique_ptr<Graph> graph,
     return 2;
   }
   ecmo::ParetoSweep::Summary sweep;
-  ecmo::Sweep(options, &adapter, adapter.GetParameters(), preferences, &sweep);
+  ecmo::Sweep(options, &adapter, preferences, &sweep);
   std::printf("%s\n", sweep.FullReport().c_str());
   if (sweep.termination_type == ceres::FAILURE ||
       sweep.scalarization.objective_scale.size() != 2) {
@@ -214,6 +215,13 @@ int FrontOfG2oFile(std::unique_ptr<Graph> graph,
                 s.total_time_in_seconds, sum.f[0], sum.f[1], sum.seconds,
                 ecmo::TerminationTypeName(sum.termination),
                 dominated ? "  DOMINATES the WC point" : "");
+  }
+  // Why a point is not certified: its own message names the failing block.
+  for (const ecmo::SweepPoint& p : sweep.points) {
+    if (p.summary.termination_type != ceres::CONVERGENCE) {
+      std::printf("point %d (lambda_1 = %.4f) not certified: %s\n",
+                  p.index, p.preference[0], p.summary.message.c_str());
+    }
   }
   Eigen::MatrixXd both(wc.rows() + ws.rows(), 2);
   both << wc, ws;

@@ -95,6 +95,7 @@
 #include "ecmo/sweep.h"
 #include "ecmo/types.h"
 #include "g2o_pose_graph.h"
+#include "../tool_flags.h"
 #include "gflags/gflags.h"
 
 DEFINE_string(g2o,
@@ -989,6 +990,7 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
+  ecmo::tools::CheckFlagsOrExit(argc, argv);
   gflags::ParseCommandLineFlags(&argc, &argv, true);
   if (argc > 1) {
     std::fprintf(
