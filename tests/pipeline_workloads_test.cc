@@ -239,5 +239,63 @@ TEST(BundleAdjustment, SizesGaugeAndWeightedSum) {
   EXPECT_NE(error.find("num_cameras = 3"), std::string::npos) << error;
 }
 
+// The Huber variant: Costs() is 1/2 sum rho(|r|^2) with Huber's rho
+// (rho(s) = s for s <= d^2, 2 d sqrt(s) - d^2 above), computed here from
+// the plain problem's residuals; the group weights scale it and Costs()
+// divides them out; the adapter's objectives are the same costs.
+TEST(BundleAdjustment, HuberLossOnEveryObservation) {
+  BundleAdjustment::Options options;
+  options.num_cameras = 6;
+  options.num_points = 20;
+  options.start_point_noise = 0.2;  // some residuals beyond the scale
+  std::string error;
+  auto plain = BundleAdjustment::Create(options, &error);
+  ASSERT_NE(plain, nullptr) << error;
+  const double d = 3.0;
+  Eigen::Vector2d expected(0.0, 0.0);
+  int beyond = 0;
+  for (int g = 0; g < 2; ++g) {
+    ceres::Problem::EvaluateOptions evaluate;
+    evaluate.residual_blocks = g == 0 ? plain->group_a : plain->group_b;
+    std::vector<double> r;
+    plain->problem.Evaluate(evaluate, nullptr, &r, nullptr, nullptr);
+    ASSERT_EQ(r.size() % 2, 0u);
+    for (size_t i = 0; i < r.size(); i += 2) {
+      const double sq = r[i] * r[i] + r[i + 1] * r[i + 1];
+      expected[g] += 0.5 * (sq <= d * d ? sq : 2.0 * d * std::sqrt(sq) - d * d);
+      beyond += sq > d * d ? 1 : 0;
+    }
+  }
+  EXPECT_GT(beyond, 10);
+  options.huber_scale = d;
+  options.group_a_weight = 0.5;
+  options.group_b_weight = 4.0;
+  auto robust = BundleAdjustment::Create(options, &error);
+  ASSERT_NE(robust, nullptr) << error;
+  const Eigen::Vector2d f = robust->Costs();
+  EXPECT_NEAR(f[0], expected[0], 1e-9 * expected[0]);
+  EXPECT_NEAR(f[1], expected[1], 1e-9 * expected[1]);
+  EXPECT_NEAR(TotalCost(&robust->problem),
+              0.5 * expected[0] + 4.0 * expected[1],
+              1e-9 * expected.sum());
+  options.group_a_weight = options.group_b_weight = 1.0;
+  auto unweighted = BundleAdjustment::Create(options, &error);
+  ASSERT_NE(unweighted, nullptr) << error;
+  CeresProblemAdapter adapter(&unweighted->problem,
+                              unweighted->ObjectiveGroups(), {});
+  ASSERT_TRUE(adapter.IsValid(&error)) << error;
+  Eigen::Vector2d objectives;
+  std::vector<double> h(adapter.NumConstraints());
+  const Eigen::VectorXd z = adapter.GetParameters();
+  ASSERT_TRUE(adapter.Evaluate(z.data(), objectives.data(), h.data(),
+                               nullptr, &error))
+      << error;
+  EXPECT_NEAR(objectives[0], expected[0], 1e-9 * expected[0]);
+  EXPECT_NEAR(objectives[1], expected[1], 1e-9 * expected[1]);
+  options.huber_scale = -1.0;
+  EXPECT_EQ(BundleAdjustment::Create(options, &error), nullptr);
+  EXPECT_NE(error.find("huber_scale = -1"), std::string::npos) << error;
+}
+
 }  // namespace
 }  // namespace ecmo

@@ -52,6 +52,9 @@ bool BundleAdjustment::Options::IsValid(std::string* error) const {
              !nonnegative(start_point_noise)) {
     message << "BundleAdjustment::Options: the noise levels must be finite "
                "and >= 0";
+  } else if (!nonnegative(huber_scale)) {
+    message << "BundleAdjustment::Options::huber_scale = " << huber_scale
+            << " must be finite and >= 0 (0: no robust loss)";
   } else if (!positive(group_a_weight) || !positive(group_b_weight)) {
     message << "BundleAdjustment::Options: group_a_weight = " << group_a_weight
             << " and group_b_weight = " << group_b_weight
@@ -155,10 +158,13 @@ void BundleAdjustment::BuildProblem() {
     for (int p = 0; p < num_p; ++p) {
       const double* observed =
           &observations_[2 * (static_cast<size_t>(c) * num_p + p)];
+      ceres::LossFunction* robust =
+          options_.huber_scale > 0.0 ? new ceres::HuberLoss(options_.huber_scale)
+                                     : nullptr;
       ceres::LossFunction* loss =
           weight == 1.0
-              ? nullptr
-              : new ceres::ScaledLoss(nullptr, weight, ceres::TAKE_OWNERSHIP);
+              ? robust
+              : new ceres::ScaledLoss(robust, weight, ceres::TAKE_OWNERSHIP);
       const ceres::ResidualBlockId id = problem.AddResidualBlock(
           new ceres::
               AutoDiffCostFunction<Reprojection, 2, kCameraSize, kPointSize>(
@@ -196,11 +202,18 @@ BundleAdjustment::ObjectiveGroups() const {
 Eigen::Vector2d BundleAdjustment::Costs() {
   Eigen::Vector2d costs(0.0, 0.0);
   ceres::Problem::EvaluateOptions evaluate;
-  evaluate.apply_loss_function = false;
+  // With the Huber loss the objective is the robust cost: evaluate it with
+  // the losses and divide the group weight (a ScaledLoss around it) out.
+  const bool robust = options_.huber_scale > 0.0;
+  evaluate.apply_loss_function = robust;
   evaluate.residual_blocks = group_a;
   problem.Evaluate(evaluate, &costs[0], nullptr, nullptr, nullptr);
   evaluate.residual_blocks = group_b;
   problem.Evaluate(evaluate, &costs[1], nullptr, nullptr, nullptr);
+  if (robust) {
+    costs[0] /= options_.group_a_weight;
+    costs[1] /= options_.group_b_weight;
+  }
   return costs;
 }
 

@@ -76,6 +76,11 @@ class BundleAdjustment {
     // Weights of the groups' residual blocks. Finite and > 0.
     double group_a_weight = 1.0;
     double group_b_weight = 1.0;
+    // > 0: every observation carries ceres::HuberLoss(huber_scale) (in
+    // pixels), the robust loss of real bundle adjustment, so the objectives
+    // are 1/2 sum rho(|r|^2) (the group weight scales it, ScaledLoss). 0:
+    // plain squared residuals. Finite and >= 0.
+    double huber_scale = 0.0;
 
     bool IsValid(std::string* error) const;
   };
@@ -104,7 +109,8 @@ class BundleAdjustment {
 
   // {"camera_group_a", ...}, {"camera_group_b", ...}.
   std::vector<CeresProblemAdapter::ResidualGroup> ObjectiveGroups() const;
-  // The unweighted costs of the two groups at the current parameters.
+  // The unweighted costs of the two groups at the current parameters (with
+  // the Huber loss when Options::huber_scale > 0).
   Eigen::Vector2d Costs();
 
   ceres::Problem problem;
