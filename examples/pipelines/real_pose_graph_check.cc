@@ -344,15 +344,13 @@ void CheckPoint(const Graph& graph,
                 PointResult* point) {
   // The multipliers of the better certificate, as IsCertified judges.
   const ecmo::KktReport& kkt = summary.kkt;
-  const ecmo::KktCertificate& best =
-      kkt.BestCertificate(options.stationarity_tolerance,
+  const ecmo::KktMultipliers& best =
+      kkt.BestMultipliers(options.stationarity_tolerance,
                           options.complementarity_tolerance,
                           options.feasibility_tolerance,
                           options.model_tolerance);
-  const bool by_solver = &best == &kkt.certificate_with_solver_multipliers;
-  const Eigen::VectorXd& omega =
-      by_solver ? kkt.solver_multipliers.omega
-                : kkt.scaled_least_squares_multipliers.omega;
+  const bool by_solver = &best == &kkt.solver_multipliers;
+  const Eigen::VectorXd& omega = best.omega;
   point->omega_source = by_solver ? "solver" : "least-squares";
   const Eigen::VectorXd& w = summary.scalarization.objective_scale;
   if (omega.size() != 2 || w.size() != 2) {

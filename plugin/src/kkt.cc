@@ -1544,6 +1544,20 @@ const KktCertificate& KktReport::BestCertificate(
              : b;
 }
 
+const KktMultipliers& KktReport::BestMultipliers(
+    double stationarity_tolerance,
+    double complementarity_tolerance,
+    double feasibility_tolerance,
+    double model_tolerance) const {
+  const KktCertificate& best = BestCertificate(stationarity_tolerance,
+                                               complementarity_tolerance,
+                                               feasibility_tolerance,
+                                               model_tolerance);
+  return &best == &certificate_with_solver_multipliers
+             ? solver_multipliers
+             : scaled_least_squares_multipliers;
+}
+
 void AddModelDecrease(const KktSystem& system,
                       const KktMultipliers& multipliers,
                       const CertificateRequest& request,

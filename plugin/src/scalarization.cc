@@ -12,6 +12,7 @@
 #include <limits>
 #include <sstream>
 
+#include "ecmo/internal/report.h"
 #include "ecmo/solver.h"
 #include "scalarization_internal.h"
 #include "strategy.h"
@@ -416,6 +417,17 @@ bool ComputeScalarization(const Solver::Options& options,
       };
   return internal::ComputeScalarization(
       options, evaluators, parallel_for, z, out, error);
+}
+
+std::string Scalarization::DescribeSolves() const {
+  std::ostringstream os;
+  os << num_single_objective_solves;
+  if (num_lexicographic_solves > 0) {
+    os << " + " << num_lexicographic_solves << " lexicographic";
+  }
+  os << " (" << evaluations.gradient_evaluations << " gradient evaluations, "
+     << internal::FormatNumber(time_in_seconds) << " s)";
+  return os.str();
 }
 
 namespace internal {

@@ -1238,14 +1238,10 @@ bool ScalarizationWeights(const Solver::Summary& summary,
 // The multipliers of the certificate that passed.
 const KktMultipliers& CertifiedMultipliers(const Solver::Options& options,
                                            const KktReport& kkt) {
-  const KktCertificate& best =
-      kkt.BestCertificate(options.stationarity_tolerance,
-                          options.complementarity_tolerance,
-                          options.feasibility_tolerance,
-                          options.model_tolerance);
-  return &best == &kkt.certificate_with_solver_multipliers
-             ? kkt.solver_multipliers
-             : kkt.scaled_least_squares_multipliers;
+  return kkt.BestMultipliers(options.stationarity_tolerance,
+                             options.complementarity_tolerance,
+                             options.feasibility_tolerance,
+                             options.model_tolerance);
 }
 
 // A start below a saddle: z + alpha d (d the negative-curvature direction)

@@ -66,19 +66,8 @@ std::string Solver::Summary::FullReport() const {
       report.Row("  Nadir estimate (payoff table)",
                  FormatVector(scalarization.nadir_point));
       if (scalarization.num_single_objective_solves > 0) {
-        report.Row(
-            "  Single-objective solves",
-            std::to_string(scalarization.num_single_objective_solves) +
-                (scalarization.num_lexicographic_solves > 0
-                     ? " + " +
-                           std::to_string(
-                               scalarization.num_lexicographic_solves) +
-                           " lexicographic"
-                     : std::string()) +
-                " (" +
-                std::to_string(scalarization.evaluations.gradient_evaluations) +
-                " gradient evaluations, " +
-                FormatNumber(scalarization.time_in_seconds) + " s)");
+        report.Row("  Single-objective solves",
+                   scalarization.DescribeSolves());
       } else {
         report.Row("  Single-objective solves",
                    "shared (computed by the caller)");

@@ -86,19 +86,8 @@ std::string ParetoSweep::Summary::FullReport() const {
                                            : "Objective scales",
                FormatVector(scalarization.objective_scale));
     if (scalarization.num_single_objective_solves > 0) {
-      report.Row(
-          "Single-objective solves (once)",
-          std::to_string(scalarization.num_single_objective_solves) +
-              (scalarization.num_lexicographic_solves > 0
-                   ? " + " +
-                         std::to_string(
-                             scalarization.num_lexicographic_solves) +
-                         " lexicographic"
-                   : std::string()) +
-              " (" +
-              std::to_string(scalarization.evaluations.gradient_evaluations) +
-              " gradient evaluations, " +
-              FormatNumber(scalarization.time_in_seconds) + " s)");
+      report.Row("Single-objective solves (once)",
+                 scalarization.DescribeSolves());
     }
     if (!scalarization.message.empty())
       report.Row("  note", scalarization.message);

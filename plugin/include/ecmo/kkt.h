@@ -594,6 +594,13 @@ struct KktReport {
       double complementarity_tolerance,
       double feasibility_tolerance,
       double model_tolerance = KktCertificate::kDefaultModelTolerance) const;
+  // The multipliers behind BestCertificate with the same tolerances:
+  // solver_multipliers or scaled_least_squares_multipliers.
+  const KktMultipliers& BestMultipliers(
+      double stationarity_tolerance,
+      double complementarity_tolerance,
+      double feasibility_tolerance,
+      double model_tolerance = KktCertificate::kDefaultModelTolerance) const;
 };
 
 // What ComputeKktReport computes beyond the raw scores: the certificates

@@ -108,6 +108,10 @@ struct Scalarization {
   // Empty, or why an estimate is unreliable (e.g. a single-objective solve
   // that did not converge).
   std::string message;
+
+  // "S + M lexicographic (G gradient evaluations, T s)" (without the
+  // middle part when no lexicographic solve ran): the reports' line.
+  std::string DescribeSolves() const;
 };
 
 }  // namespace ecmo
