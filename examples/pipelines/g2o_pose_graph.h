@@ -60,6 +60,8 @@
 #ifndef ECMO_EXAMPLES_PIPELINES_G2O_POSE_GRAPH_H_
 #define ECMO_EXAMPLES_PIPELINES_G2O_POSE_GRAPH_H_
 
+#include <chrono>
+#include <cmath>
 #include <memory>
 #include <string>
 #include <vector>
@@ -67,6 +69,7 @@
 #include "Eigen/Core"
 #include "Eigen/Geometry"
 #include "ceres/problem.h"
+#include "ceres/solver.h"
 #include "ecmo/ceres_problem_adapter.h"
 
 namespace ecmo_pipelines {
@@ -277,6 +280,42 @@ class G2oPoseGraph3d {
   std::vector<double> positions_;
   std::vector<double> rotations_;
 };
+
+// A plain-Ceres weighted sum w_odometry f_odometry + w_loop_closures
+// f_loop_closures of `graph`'s file (G2oPoseGraph2d or G2oPoseGraph3d),
+// cold from the file's guess: what a Ceres user would run
+// (Levenberg-Marquardt with the sparse Cholesky of pose graphs, Ceres'
+// default tolerances, max_num_iterations = 1000). Returns its unweighted
+// costs (NaN if it could not run); *termination (may be null) receives
+// Ceres' termination and *solve_seconds (may be null) the time of
+// ceres::Solve alone.
+template <typename Graph>
+Eigen::Vector2d PlainWeightedSum(const Graph& graph,
+                                 double w_odometry,
+                                 double w_loop_closures,
+                                 ceres::TerminationType* termination,
+                                 double* solve_seconds = nullptr) {
+  ceres::Solver::Options plain;
+  plain.linear_solver_type = ceres::SPARSE_NORMAL_CHOLESKY;
+  plain.max_num_iterations = 1000;
+  plain.logging_type = ceres::SILENT;
+  typename Graph::Options weighted;
+  weighted.odometry_weight = w_odometry;
+  weighted.loop_closure_weight = w_loop_closures;
+  std::string error;
+  std::unique_ptr<Graph> sum = Graph::Create(graph.data(), weighted, &error);
+  if (sum == nullptr) return Eigen::Vector2d::Constant(NAN);
+  ceres::Solver::Summary summary;
+  const auto start = std::chrono::steady_clock::now();
+  ceres::Solve(plain, &sum->problem, &summary);
+  if (solve_seconds != nullptr) {
+    *solve_seconds = std::chrono::duration<double>(
+                         std::chrono::steady_clock::now() - start)
+                         .count();
+  }
+  if (termination != nullptr) *termination = summary.termination_type;
+  return sum->Costs();
+}
 
 }  // namespace ecmo_pipelines
 

@@ -46,9 +46,7 @@
 //                    [--strategy=automatic] [--seed=1] [--warm_start=true]
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -111,37 +109,12 @@ DEFINE_bool(full_reports,
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-// Plain ceres::Solve of the weighted sum w_1 f_odometry + w_2
-// f_loop_closures from the file's start: what a Ceres user would run.
+// The plain-Ceres weighted sum at one point's preference.
 struct WeightedSum {
   Eigen::Vector2d f = Eigen::Vector2d::Constant(NAN);
   ceres::TerminationType termination = ceres::FAILURE;
   double seconds = 0.0;
 };
-
-template <typename Graph>
-WeightedSum SolveWeightedSum(const Graph& graph, double w1, double w2) {
-  WeightedSum result;
-  typename Graph::Options weighted;
-  weighted.odometry_weight = w1;
-  weighted.loop_closure_weight = w2;
-  std::string error;
-  std::unique_ptr<Graph> sum = Graph::Create(graph.data(), weighted, &error);
-  if (sum == nullptr) return result;
-  ceres::Solver::Options options;
-  options.linear_solver_type = ceres::SPARSE_NORMAL_CHOLESKY;
-  options.max_num_iterations = 1000;
-  ceres::Solver::Summary summary;
-  const Clock::time_point start = Clock::now();
-  ceres::Solve(options, &sum->problem, &summary);
-  result.seconds =
-      std::chrono::duration<double>(Clock::now() - start).count();
-  result.termination = summary.termination_type;
-  result.f = sum->Costs();
-  return result;
-}
 
 template <typename Graph>
 int FrontOfG2oFile(std::unique_ptr<Graph> graph,
@@ -203,8 +176,12 @@ int FrontOfG2oFile(std::unique_ptr<Graph> graph,
       "loop_closures", "time[s]");
   for (const ecmo::SweepPoint& p : sweep.points) {
     const ecmo::Solver::Summary& s = p.summary;
-    const WeightedSum sum = SolveWeightedSum(
-        *graph, p.preference[0] / w[0], p.preference[1] / w[1]);
+    WeightedSum sum;
+    sum.f = ecmo_pipelines::PlainWeightedSum(*graph,
+                                             p.preference[0] / w[0],
+                                             p.preference[1] / w[1],
+                                             &sum.termination,
+                                             &sum.seconds);
     sums.push_back(sum);
     ws_seconds += sum.seconds;
     wc_seconds += s.total_time_in_seconds;
@@ -320,21 +297,12 @@ int FrontOfG2oFile(std::unique_ptr<Graph> graph,
              : 1;
 }
 
-// Reads --g2o (2D or 3D) and traces its front; 2 when the file is bad.
-int FrontOfG2oFile(const ecmo::Solver::Options& solver) {
+// Reads --g2o as a Graph and traces its front; 2 when the file is bad.
+template <typename Graph>
+int ReadAndTrace(const ecmo::Solver::Options& solver) {
   std::string error;
-  ecmo_pipelines::G2oPoseGraph2d::Options graph_options;
-  if (ecmo_pipelines::IsG2oFile3d(FLAGS_g2o)) {
-    auto graph =
-        ecmo_pipelines::G2oPoseGraph3d::Create(FLAGS_g2o, graph_options, &error);
-    if (graph == nullptr) {
-      std::fprintf(stderr, "pose_graph_front: %s\n", error.c_str());
-      return 2;
-    }
-    return FrontOfG2oFile(std::move(graph), solver);
-  }
-  auto graph =
-      ecmo_pipelines::G2oPoseGraph2d::Create(FLAGS_g2o, graph_options, &error);
+  std::unique_ptr<Graph> graph =
+      Graph::Create(FLAGS_g2o, typename Graph::Options(), &error);
   if (graph == nullptr) {
     std::fprintf(stderr, "pose_graph_front: %s\n", error.c_str());
     return 2;
@@ -367,7 +335,10 @@ int main(int argc, char** argv) {
         return 2;
       }
     }
-    return FrontOfG2oFile(solver);
+    // The file's first record says whether it is a 2D or a 3D graph.
+    return ecmo_pipelines::IsG2oFile3d(FLAGS_g2o)
+               ? ReadAndTrace<ecmo_pipelines::G2oPoseGraph3d>(solver)
+               : ReadAndTrace<ecmo_pipelines::G2oPoseGraph2d>(solver);
   }
 
   ecmo::problems::PoseGraph2d::Options graph;

@@ -463,32 +463,6 @@ void RunIpopt(Graph* flat,
   point->ipopt_fails = !(point->ipopt_drho <= kIpoptRhoTolerance);
 }
 
-// A plain-Ceres weighted sum with weights (w_odometry, w_loop_closures),
-// cold from the file's guess; its unweighted costs (NaN if it could not
-// run).
-template <typename Graph>
-Eigen::Vector2d PlainWeightedSum(const Graph& graph,
-                                 double w_odometry,
-                                 double w_loop_closures,
-                                 ceres::TerminationType* termination) {
-  // What a Ceres user would run for a weighted sum: Levenberg-Marquardt
-  // with the sparse Cholesky of pose graphs, Ceres' default tolerances.
-  ceres::Solver::Options plain;
-  plain.linear_solver_type = ceres::SPARSE_NORMAL_CHOLESKY;
-  plain.max_num_iterations = 1000;
-  plain.logging_type = ceres::SILENT;
-  typename Graph::Options weighted;
-  weighted.odometry_weight = w_odometry;
-  weighted.loop_closure_weight = w_loop_closures;
-  std::string error;
-  std::unique_ptr<Graph> sum = Graph::Create(graph.data(), weighted, &error);
-  if (sum == nullptr) return Eigen::Vector2d::Constant(NAN);
-  ceres::Solver::Summary summary;
-  ceres::Solve(plain, &sum->problem, &summary);
-  if (termination != nullptr) *termination = summary.termination_type;
-  return sum->Costs();
-}
-
 // The grid's preference t_i (ends moved into the open simplex).
 double GridPreference(int i, int num_points) {
   return std::clamp(static_cast<double>(i) / (num_points - 1),
@@ -679,7 +653,7 @@ int Run(const ecmo::Solver::Options& options, FILE* csv) {
     PointResult& point = points[i];
     const Clock::time_point start = Clock::now();
     point.ws_f =
-        PlainWeightedSum(*graph, point.t, 1.0 - point.t, &point.ws_termination);
+        ecmo_pipelines::PlainWeightedSum(*graph, point.t, 1.0 - point.t, &point.ws_termination);
     point.ws_seconds = SecondsSince(start);
     point.ws_dominates =
         Dominates(point.ws_f, point.f, kWeightedSumDominanceTolerance);
@@ -695,7 +669,7 @@ int Run(const ecmo::Solver::Options& options, FILE* csv) {
       ceres::TerminationType termination = ceres::FAILURE;
       const Clock::time_point start = Clock::now();
       const Eigen::Vector2d f =
-          PlainWeightedSum(*graph, t, 1.0 - t, &termination);
+          ecmo_pipelines::PlainWeightedSum(*graph, t, 1.0 - t, &termination);
       front_seconds += SecondsSince(start);
       if (termination != ceres::CONVERGENCE) ++num_front_failed;
       front.push_back(f);

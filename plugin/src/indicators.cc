@@ -444,41 +444,35 @@ std::vector<int> NonDominatedWithTolerance(const Eigen::MatrixXd& points,
                      1e9;
   std::vector<char> is_candidate(rows.rows(), 0);
   for (int c : candidates) is_candidate[c] = 1;
+  // Row j dominates row i by the rule.
+  const auto dominates = [&](int j, int i) {
+    bool somewhere_better = false;
+    for (int s = 0; s < S; ++s) {
+      const double d = rows(j, s) - rows(i, s);
+      if (d > tol[s]) return false;
+      if (d < -tol[s]) somewhere_better = true;
+    }
+    return somewhere_better;
+  };
+  // Row i is within the tolerance of row c in every objective.
+  const auto near = [&](int i, int c) {
+    return ((rows.row(i) - rows.row(c)).cwiseAbs().transpose().array() <=
+            tol.array())
+        .all();
+  };
   std::vector<int> result;
   for (int i = 0; i < rows.rows(); ++i) {
-    if (exact && !is_candidate[i]) {
-      // Kept only as a near-duplicate of a kept row.
-      bool near = false;
-      for (int c : candidates) {
-        if (((rows.row(i) - rows.row(c)).cwiseAbs().transpose().array() <=
-             tol.array())
-                .all()) {
-          near = true;
-          break;
-        }
-      }
-      if (near) result.push_back(finite[i]);
-      continue;
-    }
+    bool keep;
     if (exact) {
-      result.push_back(finite[i]);
-      continue;
+      // The exact front, plus the near-duplicates of its rows.
+      keep = is_candidate[i] ||
+             std::any_of(candidates.begin(), candidates.end(),
+                         [&](int c) { return near(i, c); });
+    } else {
+      keep = std::none_of(candidates.begin(), candidates.end(),
+                          [&](int j) { return j != i && dominates(j, i); });
     }
-    bool dominated = false;
-    for (int j : candidates) {
-      if (j == i) continue;
-      bool nowhere_worse = true, somewhere_better = false;
-      for (int s = 0; s < S && nowhere_worse; ++s) {
-        const double d = rows(j, s) - rows(i, s);
-        if (d > tol[s]) nowhere_worse = false;
-        if (d < -tol[s]) somewhere_better = true;
-      }
-      if (nowhere_worse && somewhere_better) {
-        dominated = true;
-        break;
-      }
-    }
-    if (!dominated) result.push_back(finite[i]);
+    if (keep) result.push_back(finite[i]);
   }
   return result;
 }

@@ -219,6 +219,23 @@ std::string ObjectiveName(const PlotOptions& options, int s) {
   return "f_" + std::to_string(s + 1);
 }
 
+// The labels of the objective axes of a 2-D or 3-D picture (names printed
+// as given), and their log scale (PlotOptions::log_scale) from the rows of
+// `sets`.
+std::string ObjectiveAxes(const PlotOptions& options,
+                          int S,
+                          const std::vector<const Eigen::MatrixXd*>& sets) {
+  std::ostringstream os;
+  os << "set xlabel " << Quote(ObjectiveName(options, 0)) << " noenhanced\n"
+     << "set ylabel " << Quote(ObjectiveName(options, 1)) << " noenhanced\n";
+  if (S == 3) {
+    os << "set zlabel " << Quote(ObjectiveName(options, 2))
+       << " noenhanced rotate parallel\n";
+  }
+  if (options.log_scale) os << LogScaleCommands(sets, S);
+  return os.str();
+}
+
 // gnuplot 5.4 parallel axes over one data block whose rows are polylines
 // and whose last column (+ linetype_base) picks each row's linetype: one
 // range per axis ([lo_s, hi_s], widened when empty) and one plot clause per
@@ -347,12 +364,8 @@ PlotResult PlotFront(const PlotOptions& options,
   std::vector<std::string> plots;
   auto index_spec = [](int i) { return "data index " + std::to_string(i); };
   if (S == 2) {
-    script << "set xlabel " << Quote(ObjectiveName(options, 0)) << " noenhanced\n"
-           << "set ylabel " << Quote(ObjectiveName(options, 1)) << " noenhanced\n"
+    script << ObjectiveAxes(options, S, {&points, &analytic_front})
            << "set offsets graph 0.03, graph 0.03, graph 0.03, graph 0.03\n";
-    if (options.log_scale) {
-      script << LogScaleCommands({&points, &analytic_front}, S);
-    }
     if (analytic_index >= 0) {
       plots.push_back(index_spec(analytic_index) +
                       " using 1:2 with lines lw 2 lc rgb '#999999' "
@@ -376,15 +389,9 @@ PlotResult PlotFront(const PlotOptions& options,
     script << "plot ";
   } else if (S == 3) {
     script << "set key top left vertical box\n"
-           << "set xlabel " << Quote(ObjectiveName(options, 0)) << " noenhanced\n"
-           << "set ylabel " << Quote(ObjectiveName(options, 1)) << " noenhanced\n"
-           << "set zlabel " << Quote(ObjectiveName(options, 2))
-           << " noenhanced rotate parallel\n"
+           << ObjectiveAxes(options, S, {&points, &analytic_front})
            << "set view 60, 40\n"
            << "set ticslevel 0\n";
-    if (options.log_scale) {
-      script << LogScaleCommands({&points, &analytic_front}, S);
-    }
     if (analytic_index >= 0) {
       plots.push_back(index_spec(analytic_index) +
                       " using 1:2:3 with points pt 7 ps 0.3 lc rgb '#bbbbbb' "
@@ -616,18 +623,11 @@ PlotResult PlotPointSets(const PlotOptions& options,
          << "set grid lc rgb '#dddddd'\n";
   std::vector<std::string> plots;
   if (S <= 3) {
+    std::vector<const Eigen::MatrixXd*> all;
+    for (const LabeledPointSet& set : sets) all.push_back(&set.points);
     script << "set key outside bottom center horizontal box opaque noenhanced\n"
-           << "set xlabel " << Quote(ObjectiveName(options, 0)) << " noenhanced\n"
-           << "set ylabel " << Quote(ObjectiveName(options, 1)) << " noenhanced\n";
-    if (S == 3) {
-      script << "set zlabel " << Quote(ObjectiveName(options, 2))
-             << " noenhanced rotate parallel\nset view 60, 40\nset ticslevel 0\n";
-    }
-    if (options.log_scale) {
-      std::vector<const Eigen::MatrixXd*> all;
-      for (const LabeledPointSet& set : sets) all.push_back(&set.points);
-      script << LogScaleCommands(all, S);
-    }
+           << ObjectiveAxes(options, S, all);
+    if (S == 3) script << "set view 60, 40\nset ticslevel 0\n";
     const std::string columns = S == 2 ? "1:2" : "1:2:3";
     for (size_t i = 0; i < sets.size(); ++i) {
       if (block_of_set[i] < 0) continue;
@@ -769,19 +769,22 @@ std::vector<PlotResult> PlotSweep(const PlotOptions& options,
     }
   }
   Eigen::MatrixXd front(rows.size(), S);
+  // Rows of `front` whose point did not pass the certificate.
+  std::vector<int> not_certified;
   for (size_t r = 0; r < rows.size(); ++r) {
     front.row(r) = points[rows[r]].objectives.transpose();
+    if (points[rows[r]].termination_type != ceres::CONVERGENCE) {
+      not_certified.push_back(static_cast<int>(r));
+    }
   }
   PlotOptions front_options = options;
   {
     std::ostringstream title;
     title << (options.title.empty() ? "Pareto front" : options.title) << ": "
           << rows.size() << " point" << (rows.size() == 1 ? "" : "s");
-    int uncertified = 0;
-    for (int r : rows) {
-      if (points[r].termination_type != ceres::CONVERGENCE) ++uncertified;
+    if (!not_certified.empty()) {
+      title << " (" << not_certified.size() << " not certified)";
     }
-    if (uncertified > 0) title << " (" << uncertified << " not certified)";
     if (!rows.empty() && S >= 1) {
       const double hv = Hypervolume(front, DefaultReferencePoint(front));
       if (std::isfinite(hv)) title << ", hypervolume " << hv;
@@ -794,12 +797,6 @@ std::vector<PlotResult> PlotSweep(const PlotOptions& options,
     result.message = "Nothing to plot: no usable point.";
     results.push_back(result);
   } else {
-    std::vector<int> not_certified;
-    for (size_t r = 0; r < rows.size(); ++r) {
-      if (points[rows[r]].termination_type != ceres::CONVERGENCE) {
-        not_certified.push_back(static_cast<int>(r));
-      }
-    }
     results.push_back(PlotFront(front_options,
                                 front,
                                 NonDominatedWithTolerance(front),
