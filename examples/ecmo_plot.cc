@@ -87,11 +87,20 @@ int main(int argc, char** argv) {
   if (FLAGS_width < 100 || FLAGS_height < 100) {
     return Usage("--width and --height must be >= 100.");
   }
-  // Before reading anything: a plot that cannot be written is a usage
-  // error, not work done and then lost.
+  // Before reading anything: a plot that would overwrite its own input
+  // (front.dat as --input and front.png as --output) or cannot be written
+  // is a usage error, not work done and then lost.
+  for (const std::string& file : ecmo::PlotSweepFiles(FLAGS_output)) {
+    if (ecmo::SameFile(file, FLAGS_input)) {
+      return Usage("--output '" + ecmo::TextForMessage(FLAGS_output) +
+                   "' would write '" + ecmo::TextForMessage(file) +
+                   "', which is the --input file; give the plot another "
+                   "name.");
+    }
+  }
   if (!ecmo::CheckWritable(FLAGS_output, &error)) {
-    return Usage("cannot write --output '" + FLAGS_output + "': " + error +
-                 ".");
+    return Usage("cannot write --output '" +
+                 ecmo::TextForMessage(FLAGS_output) + "': " + error + ".");
   }
 
   std::vector<nlohmann::json> records;
@@ -142,7 +151,7 @@ int main(int argc, char** argv) {
     if (info != nullptr && info->pareto_front) {
       analytic = info->pareto_front(200);
     } else if (!FLAGS_problem.empty() && info == nullptr) {
-      return Usage("unknown problem '" + problem +
+      return Usage("unknown problem '" + ecmo::TextForMessage(problem) +
                    "'; valid names: " + ecmo::problems::ProblemNames() + ".");
     }
   }

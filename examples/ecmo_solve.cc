@@ -47,12 +47,16 @@
 //      --reference=ipopt, agrees with the reference;
 //   3  every point is usable but some are not certified (NO_CONVERGENCE,
 //      USER_SUCCESS);
-//   1  some point failed or is unusable, or disagrees with the reference;
+//   1  some point failed or is unusable, or disagrees with the reference,
+//      or library code ended the process early (exit() in a problem
+//      library);
 //   2  bad input (flags, preference / resume files, a locked or unwritable
 //      output path) found before solving; nothing was written;
 //   4  an I/O error while writing the results (disk full, file-size limit):
 //      the message names the file; files replaced whole (--output, plot
 //      data) keep their old contents.
+
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <cctype>
@@ -167,7 +171,8 @@ DEFINE_double(kkt_tolerance,
               "The paper's absolute test: stop when ||K||^2 <= this, instead "
               "of the certificate measured at the point (0, default: the "
               "certificate for wc-augmented-lagrangian and wc-penalty-lbfgs; "
-              "wc-penalty-pgd runs all T iterations).");
+              "wc-penalty-pgd runs all T iterations). At most 1e-4 (a squared "
+              "residual: residuals of 1e-2), 1e-2 for wc-penalty-pgd.");
 DEFINE_double(stationarity_tolerance,
               1e-6,
               "Certificate: |sum omega - 1|, and the Lagrangian gradient over "
@@ -316,7 +321,7 @@ constexpr char kUsage[] =
     "  3  every point usable, some not certified (NO_CONVERGENCE, "
     "USER_SUCCESS)\n"
     "  1  some point failed (FAILURE, unusable) or disagrees with the "
-    "reference\n"
+    "reference, or a problem library ended the process (exit())\n"
     "  2  bad input (flags, preference or resume files, a problem library "
     "that cannot be loaded, a locked or unwritable output path), found "
     "before solving\n"
@@ -354,7 +359,7 @@ bool ParseList(const std::string& text,
     char* end = nullptr;
     const double v = std::strtod(item.c_str(), &end);
     if (end == item.c_str() || *end != '\0') {
-      *error = "'" + item + "' is not a number";
+      *error = "'" + ecmo::TextForMessage(item) + "' is not a number";
       return false;
     }
     values->push_back(v);
@@ -362,6 +367,11 @@ bool ParseList(const std::string& text,
     start = comma + 1;
   }
 }
+
+// The largest --problem_size: every family's size is a count of poses,
+// points or samples, and 1e6 of them is far beyond what one machine
+// solves here (2147483640 failed at once in an allocation).
+constexpr int kMaxProblemSize = 1000000;
 
 int Usage(const std::string& message) {
   std::cerr << "ecmo_solve: " << message << "\n";
@@ -377,23 +387,9 @@ bool FlagGiven(const char* name) {
   return !gflags::GetCommandLineFlagInfoOrDie(name).is_default;
 }
 
-// The files a --plot=FILE.png writes besides the image (see ecmo/plot.h).
-std::vector<std::string> PlotFiles(const std::string& image) {
-  const size_t dot = image.rfind('.');
-  const std::string stem = image.substr(0, dot);
-  const std::string ext = image.substr(dot);
-  return {image,
-          stem + ".dat",
-          stem + ".gp",
-          stem + "_convergence" + ext,
-          stem + "_convergence.dat",
-          stem + "_convergence.gp"};
-}
-
 }  // namespace
 
-int main(int argc, char** argv) {
-  ecmo::tools::ParseToolFlags(kUsage, "ecmo_solve.cc", &argc, &argv);
+int Main(int argc, char** argv) {
   FLAGS_logtostderr = true;
   google::InitGoogleLogging(argv[0]);
 #ifdef ECMO_WITH_MPI
@@ -455,7 +451,7 @@ int main(int argc, char** argv) {
   }
   const ep::ProblemInfo* info = ep::Find(FLAGS_problem);
   if (info == nullptr) {
-    return Usage("unknown problem '" + FLAGS_problem +
+    return Usage("unknown problem '" + ecmo::TextForMessage(FLAGS_problem) +
                  "'; valid names: " + ep::ProblemNames() + ".");
   }
   if (FlagGiven("problem_size")) {
@@ -465,8 +461,10 @@ int main(int argc, char** argv) {
           "' has a fixed size (k = " + std::to_string(info->num_parameters) +
           ") and takes no size; drop --problem_size.");
     }
-    if (FLAGS_problem_size < 0) {
-      return Usage("--problem_size must be > 0 (or 0 for the default " +
+    if (FLAGS_problem_size < 0 || FLAGS_problem_size > kMaxProblemSize) {
+      return Usage("--problem_size must be in [1, " +
+                   std::to_string(kMaxProblemSize) +
+                   "] (or 0 for the default " +
                    std::to_string(info->default_problem_size) + " of '" +
                    info->name + "').");
     }
@@ -478,11 +476,11 @@ int main(int argc, char** argv) {
     for (const std::string& n : ecmo::StrategyTypeNames()) {
       names += (names.empty() ? "" : ", ") + n;
     }
-    return Usage("unknown strategy '" + FLAGS_strategy +
+    return Usage("unknown strategy '" + ecmo::TextForMessage(FLAGS_strategy) +
                  "'; valid strategies: " + names + ".");
   }
   if (!ecmo::StringToStepRule(FLAGS_step_rule, &options.pgd.step_rule)) {
-    return Usage("unknown step rule '" + FLAGS_step_rule +
+    return Usage("unknown step rule '" + ecmo::TextForMessage(FLAGS_step_rule) +
                  "'; valid: fixed, backtracking.");
   }
   if (options.strategy != ecmo::StrategyType::WC_PENALTY_PGD) {
@@ -492,19 +490,21 @@ int main(int argc, char** argv) {
       if (FlagGiven(flag)) {
         return Usage(std::string("--") + flag +
                      " only applies to --strategy=wc-penalty-pgd, not '" +
-                     FLAGS_strategy + "'; drop it or select wc-penalty-pgd.");
+                     ecmo::TextForMessage(FLAGS_strategy) +
+                     "'; drop it or select wc-penalty-pgd.");
       }
     }
   }
   if (!ecmo::StringToNewtonHessianType(FLAGS_newton_hessian,
                                        &options.newton.hessian)) {
-    return Usage("unknown --newton_hessian '" + FLAGS_newton_hessian +
+    return Usage("unknown --newton_hessian '" +
+                 ecmo::TextForMessage(FLAGS_newton_hessian) +
                  "'; valid: automatic, gauss-newton, exact-products.");
   }
   if (!ecmo::StringToNewtonLinearSolverType(FLAGS_newton_linear_solver,
                                             &options.newton.linear_solver)) {
     return Usage("unknown --newton_linear_solver '" +
-                 FLAGS_newton_linear_solver +
+                 ecmo::TextForMessage(FLAGS_newton_linear_solver) +
                  "'; valid: automatic, sparse-cholesky, dense-cholesky, "
                  "conjugate-gradients.");
   }
@@ -513,12 +513,14 @@ int main(int argc, char** argv) {
       if (FlagGiven(flag)) {
         return Usage(std::string("--") + flag +
                      " only applies to --strategy=wc-newton, not '" +
-                     FLAGS_strategy + "'; drop it or select wc-newton.");
+                     ecmo::TextForMessage(FLAGS_strategy) +
+                     "'; drop it or select wc-newton.");
       }
     }
   }
   if (!ecmo::StringToSqpHessianType(FLAGS_sqp_hessian, &options.sqp.hessian)) {
-    return Usage("unknown --sqp_hessian '" + FLAGS_sqp_hessian +
+    return Usage("unknown --sqp_hessian '" +
+                 ecmo::TextForMessage(FLAGS_sqp_hessian) +
                  "'; valid: automatic, bfgs, exact-products, lbfgs.");
   }
   if (options.strategy != ecmo::StrategyType::WC_SQP &&
@@ -527,7 +529,7 @@ int main(int argc, char** argv) {
     return Usage(
         "--sqp_hessian only applies to --strategy=wc-sqp or "
         "automatic, not '" +
-        FLAGS_strategy + "'; drop it or select wc-sqp.");
+        ecmo::TextForMessage(FLAGS_strategy) + "'; drop it or select wc-sqp.");
   }
   options.max_iterations = FLAGS_max_iterations;
   options.kkt_tolerance = FLAGS_kkt_tolerance;
@@ -562,7 +564,7 @@ int main(int argc, char** argv) {
   } else if (FLAGS_reference_point != "auto") {
     if (offset_given || FLAGS_automatic_objective_offset) {
       return Usage(
-          "--reference_point=" + FLAGS_reference_point +
+          "--reference_point=" + ecmo::TextForMessage(FLAGS_reference_point) +
           " and --objective_offset / --automatic_objective_offset say the "
           "same thing (r = -offset); give one.");
     }
@@ -580,13 +582,13 @@ int main(int argc, char** argv) {
   }
   if (FLAGS_normalize != "auto" && FLAGS_normalize != "true" &&
       FLAGS_normalize != "false") {
-    return Usage("--normalize=" + FLAGS_normalize +
+    return Usage("--normalize=" + ecmo::TextForMessage(FLAGS_normalize) +
                  ": valid values are auto, true and false.");
   }
   if (FLAGS_normalize == "true") options.normalize_objectives = true;
   if (!options.IsValid(&error)) return Usage(error);
   if (FLAGS_reference != "none" && FLAGS_reference != "ipopt") {
-    return Usage("unknown reference '" + FLAGS_reference +
+    return Usage("unknown reference '" + ecmo::TextForMessage(FLAGS_reference) +
                  "'; valid: none, ipopt.");
   }
   const bool cross_check = FLAGS_reference == "ipopt";
@@ -649,7 +651,10 @@ int main(int argc, char** argv) {
                    "' has " + std::to_string(S) +
                    ". Give --preference or --preferences instead.");
     }
-    if (FLAGS_sweep < 1) return Usage("--sweep must be >= 1.");
+    if (FLAGS_sweep < 1 || FLAGS_sweep > ecmo::kMaxPreferenceCount) {
+      return Usage("--sweep must be in [1, " +
+                   std::to_string(ecmo::kMaxPreferenceCount) + "].");
+    }
     for (int i = 1; i <= FLAGS_sweep; ++i) {
       const double l1 = static_cast<double>(i) / (FLAGS_sweep + 1);
       preferences.push_back({l1, 1.0 - l1});
@@ -657,6 +662,18 @@ int main(int argc, char** argv) {
   }
   if (FLAGS_resume && FLAGS_jsonl.empty()) {
     return Usage("--resume needs --jsonl (the file to resume from).");
+  }
+  if (!FLAGS_resume && !FLAGS_jsonl.empty() && coordinator) {
+    // Not an error (a rerun replaces its file), but never silent: the
+    // points in it are lost unless the user meant --resume.
+    struct stat st;
+    if (::stat(FLAGS_jsonl.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+        st.st_size > 0) {
+      std::cerr << "ecmo_solve: --jsonl=" << ecmo::TextForMessage(FLAGS_jsonl)
+                << " holds " << st.st_size
+                << " bytes of an earlier run; they are replaced (add --resume "
+                   "to keep its points and solve only the missing ones).\n";
+    }
   }
   if (!FLAGS_plot.empty()) {
     std::string lower = FLAGS_plot;
@@ -693,7 +710,11 @@ int main(int argc, char** argv) {
   sweep_options.normalize_objectives =
       FLAGS_normalize == "true" ||
       (FLAGS_normalize == "auto" && FLAGS_preference.empty());
-  if (FLAGS_refine < 0) return Usage("--refine must be >= 0.");
+  if (FLAGS_refine < 0 || FLAGS_refine > ecmo::kMaxPreferenceCount) {
+    return Usage("--refine must be in [0, " +
+                 std::to_string(ecmo::kMaxPreferenceCount) +
+                 "] (0: no refinement).");
+  }
   if (FLAGS_refine > 0 && !FLAGS_preference.empty()) {
     return Usage(
         "--refine needs a sweep (--sweep or --preferences), not a "
@@ -766,14 +787,13 @@ int main(int argc, char** argv) {
   if (!FLAGS_csv.empty()) outputs.push_back({"--csv", FLAGS_csv});
   if (!FLAGS_jsonl.empty()) outputs.push_back({"--jsonl", FLAGS_jsonl});
   if (!FLAGS_plot.empty()) {
-    for (const std::string& file : PlotFiles(FLAGS_plot)) {
+    for (const std::string& file : ecmo::PlotSweepFiles(FLAGS_plot)) {
       outputs.push_back({"--plot", file});
     }
   }
   for (size_t i = 0; i < outputs.size(); ++i) {
     for (size_t j = 0; j < i; ++j) {
-      if (ecmo::CanonicalPath(outputs[i].second) ==
-          ecmo::CanonicalPath(outputs[j].second)) {
+      if (ecmo::SameFile(outputs[i].second, outputs[j].second)) {
         return Usage(outputs[j].first + " and " + outputs[i].first +
                      " name the same file '" + outputs[i].second +
                      "'; one would overwrite the other. Give each output "
@@ -1136,4 +1156,10 @@ int main(int argc, char** argv) {
   if (!all_usable || !all_agree) return kExitFailure;
   return sweep.num_converged == sweep.num_points ? kExitCertified
                                                  : kExitNotCertified;
+}
+
+int main(int argc, char** argv) {
+  ecmo::tools::ParseToolFlags(kUsage, "ecmo_solve.cc", &argc, &argv);
+  ecmo::tools::ExitGuard guard("ecmo_solve", kExitFailure);
+  return guard.Finish(Main(argc, argv));
 }

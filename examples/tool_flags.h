@@ -15,6 +15,7 @@
 #ifndef ECMO_EXAMPLES_TOOL_FLAGS_H_
 #define ECMO_EXAMPLES_TOOL_FLAGS_H_
 
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -100,6 +101,43 @@ inline void ParseToolFlags(const char* usage,
   }
   gflags::HandleCommandLineHelpFlags();
 }
+
+// Makes an exit() by library code fail the tool. A problem library that
+// calls exit(0) in its factory, a static constructor, build() or a cost
+// function would otherwise end the process with the status it chose and
+// no results. Construct it once the flags are parsed (--help exits 0 on
+// purpose) and return Finish(status) from main: an exit() before Finish
+// prints a message and ends the process with `status_if_ended`.
+class ExitGuard {
+ public:
+  ExitGuard(const char* tool, int status_if_ended) {
+    tool_ = tool;
+    status_ = status_if_ended;
+    armed_ = true;
+    std::atexit(&ExitGuard::OnExit);
+  }
+  ExitGuard(const ExitGuard&) = delete;
+  ExitGuard& operator=(const ExitGuard&) = delete;
+  int Finish(int status) {
+    armed_ = false;
+    return status;
+  }
+
+ private:
+  static void OnExit() {
+    if (!armed_) return;
+    std::fprintf(stderr,
+                 "%s: the process was ended by exit() in library code (a "
+                 "problem library or a cost function) before it finished; "
+                 "the results are incomplete.\n",
+                 tool_);
+    std::fflush(stderr);
+    std::_Exit(status_);
+  }
+  static inline const char* tool_ = "tool";
+  static inline int status_ = 1;
+  static inline std::atomic<bool> armed_{false};
+};
 
 }  // namespace tools
 }  // namespace ecmo

@@ -47,7 +47,7 @@ TEST(EcmoSolve, BadInputsGiveClearErrors) {
   ExpectUsageError("--preference=0.5,abc", "'abc' is not a number");
   ExpectUsageError("--preference=0.7,0.7", "sums to 1.4");
   ExpectUsageError("--max_iterations=0", "max_iterations = 0");
-  ExpectUsageError("--sweep=0", "--sweep must be >= 1");
+  ExpectUsageError("--sweep=0", "--sweep must be in [1, 1000000]");
   ExpectUsageError("--reference=cplex", "unknown reference 'cplex'; valid: "
                                         "none, ipopt");
   ExpectUsageError("--reference=ipopt --reference_tolerance=-1",

@@ -257,6 +257,10 @@ TEST(ProblemLibrary, RefusalsExitTwoWithAClearMessage) {
        "--list_problems",
        {"problem 'library_segment' is already registered by '" + kLibrary +
         "'"}},
+      {"the same library twice",
+       Fixture("valid") + "," + Fixture("valid"),
+       "--list_problems",
+       {"given twice (already loaded as"}},
       {"empty path",
        kLibrary + ",",
        "--list_problems",
@@ -280,6 +284,79 @@ TEST(ProblemLibrary, RefusalsExitTwoWithAClearMessage) {
           << "missing '" << part << "' in: " << run.output;
     }
   }
+}
+
+// Issue 60, rows 7, 12 and 19: a library that throws, calls exit() or
+// declares sizes its problem does not have ends the run with a non-zero
+// status and a message naming the library's fault; never an abort
+// (status 134) or a silent 0.
+TEST(ProblemLibrary, MisbehavingLibrariesFailCleanly) {
+  struct Case {
+    std::string variant;
+    std::string flags;
+    int exit_code;
+    std::vector<std::string> message_parts;
+  };
+  const std::vector<Case> cases = {
+      // At the start point of the payoff table: refused before solving.
+      {"throw_in_cost",
+       "--sweep=3",
+       2,
+       {"At the start point: the evaluator (a cost function) threw an "
+        "exception: fixture cost function throws"}},
+
+      {"throw_in_build",
+       "--sweep=3",
+       2,
+       {"building 'fixture_problem' failed: its build threw an exception",
+        "fixture build throws"}},
+      {"exit_in_cost", "--sweep=3", 1, {"ended by exit() in library code"}},
+      {"exit_in_build", "--sweep=3", 1, {"ended by exit() in library code"}},
+      {"exit_in_factory",
+       "--list_problems",
+       1,
+       {"ended by exit() in library code"}},
+      {"wrong_objectives",
+       "--preference=0.2,0.3,0.5",
+       2,
+       {"ProblemInfo::num_objectives is 3 but the problem it builds has 2"}},
+      {"wrong_parameters",
+       "--sweep=3",
+       2,
+       {"ProblemInfo::num_parameters is 5 but the problem it builds has 2"}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.variant);
+    const CommandResult run = RunCommand(
+        Solve(Fixture(c.variant), "--problem=fixture_problem " + c.flags));
+    EXPECT_EQ(run.exit_code, c.exit_code) << run.output;
+    for (const std::string& part : c.message_parts) {
+      EXPECT_NE(run.output.find(part), std::string::npos)
+          << "missing '" << part << "' in: " << run.output;
+    }
+  }
+  // A cost function that throws away from the start is a failed
+  // evaluation: every point is solved (at the edge of the region where it
+  // does not throw, or not certified), none aborts the sweep.
+  const CommandResult away = RunCommand(Solve(
+      Fixture("throw_away_from_start"), "--problem=fixture_problem --sweep=3"));
+  EXPECT_TRUE(away.exit_code == 0 || away.exit_code == 1 || away.exit_code == 3)
+      << away.exit_code << "\n"
+      << away.output;
+  EXPECT_NE(away.output.find("3 points (3 solved"), std::string::npos)
+      << away.output;
+  // An analytic front that throws is taken as unknown: the sweep and its
+  // report go on.
+  // (--plot asks for it; the plot's data file is written with or without
+  // gnuplot.)
+  const std::string dir = TempDir("throw_in_front");
+  const CommandResult front = RunCommand(Solve(
+      Fixture("throw_in_front"),
+      "--problem=fixture_problem --sweep=3 --plot=" + dir + "/front.png"));
+  EXPECT_NE(front.exit_code, 134) << front.output;
+  EXPECT_NE(front.output.find("3 certified"), std::string::npos)
+      << front.output;
+  EXPECT_TRUE(Exists(dir + "/front.dat")) << front.output;
 }
 
 }  // namespace

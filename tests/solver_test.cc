@@ -62,13 +62,17 @@ TEST(Solver, InvalidOptionsNameTheField) {
   options.kkt_tolerance = -1.0;
   ExpectFailure(SolveGebken(options, {0.5, 0.5}), "kkt_tolerance = -1");
   // A tolerance of 1 or more (or inf, NaN) certified the start point.
-  for (double tolerance : {std::numeric_limits<double>::infinity(), 1e300,
-                           1.0, std::numeric_limits<double>::quiet_NaN()}) {
+  for (double tolerance : {std::numeric_limits<double>::infinity(),
+                           1e300,
+                           1.0,
+                           0.5,
+                           2e-4,
+                           std::numeric_limits<double>::quiet_NaN()}) {
     options = Solver::Options();
     options.kkt_tolerance = tolerance;
     const Solver::Summary summary = SolveGebken(options, {0.5, 0.5});
     ExpectFailure(summary, "kkt_tolerance");
-    EXPECT_NE(summary.message.find("in [0, 1)"), std::string::npos)
+    EXPECT_NE(summary.message.find("in [0, 1e-4]"), std::string::npos)
         << summary.message;
   }
   options = Solver::Options();

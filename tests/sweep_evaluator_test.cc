@@ -259,6 +259,10 @@ TEST(SweepEvaluator, RegistrySizeReachesTheBuilder) {
   problems::ProblemInfo info;
   info.name = "scaled_family";
   info.num_objectives = 2;
+  // At the default size (BuildEvaluator checks them against what it
+  // builds there).
+  info.num_parameters = 5;
+  info.num_constraints = 4;
   info.default_problem_size = 4;
   info.problem_size_description = "n_y (>= 1)";
   info.build_evaluator = [](int size, std::string* error) {

@@ -51,7 +51,7 @@ Fast FastOptions() {
   } else {
     fast.options.strategy = StrategyType::WC_PENALTY_PGD;
     fast.options.max_iterations = 20000;
-    fast.options.kkt_tolerance = 1e-3;
+    fast.options.kkt_tolerance = 1e-4;
     fast.z_tolerance = 0.1;
   }
   return fast;

@@ -16,19 +16,20 @@
 #include <limits>
 #include <memory>
 #include <random>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "ceres/autodiff_cost_function.h"
 #include "ceres/manifold.h"
 #include "ceres/sphere_manifold.h"
+#include "command_runner.h"
 #include "ecmo/evaluator.h"
 #include "ecmo/ipopt_reference.h"
 #include "ecmo/linear_scalarization.h"
 #include "ecmo/problem.h"
 #include "ecmo/solver.h"
 #include "ecmo/stochastic.h"
-#include "command_runner.h"
 #include "gtest/gtest.h"
 #include "test_problems.h"
 
@@ -692,6 +693,43 @@ TEST(Validation, EcmoPlotBadInputFiles) {
     EXPECT_EQ(small.exit_code, 2);
     EXPECT_NE(small.output.find("--width"), std::string::npos) << small.output;
   }
+}
+
+// Issue 60, rows 5 and 9: an output that is the input, and inputs that
+// never end or nest without bound.
+TEST(Validation, EcmoPlotNeverOverwritesItsInputOrReadsWithoutBound) {
+  const std::string plot = ECMO_PLOT_PATH;
+  const std::string text = "{\"z\": [1.0], \"objectives\": [1.0, 2.0]}\n";
+  const std::string stem = TempPath("self");
+  for (const std::string& input : {stem + ".dat",
+                                   stem + ".gp",
+                                   stem + ".png",
+                                   stem + "_convergence.dat"}) {
+    SCOPED_TRACE(input);
+    std::ofstream(input) << text;
+    const RunResult run =
+        RunTool(plot + " --input=" + input + " --output=" + stem + ".png");
+    EXPECT_EQ(run.exit_code, 2) << run.output;
+    EXPECT_NE(run.output.find("which is the --input file"), std::string::npos)
+        << run.output;
+    std::ifstream in(input);
+    std::stringstream kept;
+    kept << in.rdbuf();
+    EXPECT_EQ(kept.str(), text);
+  }
+  const std::string image = TempPath("bounded.png");
+  const RunResult zero = RunTool(plot + " --input=/dev/zero --output=" + image);
+  EXPECT_EQ(zero.exit_code, 2) << zero.output;
+  EXPECT_NE(zero.output.find("64 MiB from a pipe or device"), std::string::npos)
+      << zero.output;
+  const std::string deep_path = TempPath("deep.json");
+  std::ofstream(deep_path) << std::string(100000, '[')
+                           << std::string(100000, ']');
+  const RunResult deep =
+      RunTool(plot + " --input=" + deep_path + " --output=" + image);
+  EXPECT_EQ(deep.exit_code, 2) << deep.output;
+  EXPECT_NE(deep.output.find("nested deeper than 64"), std::string::npos)
+      << deep.output;
 }
 #endif
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <new>
 #include <sstream>
 #include <utility>
 #include <vector>
@@ -32,11 +33,40 @@ internal::SparseLdlt* Evaluator::gauss_newton_factorization() {
   return &workspace()->gauss_newton;
 }
 
+namespace {
+
+// Calls `body` (a user's evaluator or cost function underneath) and turns
+// an exception into false with a message: Solve and Sweep never throw, and
+// a cost function that throws is a failed evaluation like one that
+// returns false. std::bad_alloc passes: running out of memory says nothing
+// about the point (a sweep hands the point to another thread).
+template <typename Body>
+bool CallUserCode(const char* what, std::string* error, Body&& body) {
+  try {
+    return body();
+  } catch (const std::bad_alloc&) {
+    throw;  // out of memory is not the cost function's answer
+  } catch (const std::exception& e) {
+    if (error != nullptr) {
+      *error = std::string(what) + " threw an exception: " + e.what();
+    }
+  } catch (...) {
+    if (error != nullptr) {
+      *error = std::string(what) + " threw an exception (not a std::exception)";
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
 bool Evaluator::Evaluate(
     const double* z, double* f, double* h, double* grad_f, std::string* error) {
   ++counts_.value_evaluations;
   if (grad_f != nullptr) ++counts_.gradient_evaluations;
-  bool ok = DoEvaluate(z, f, h, grad_f, error);
+  bool ok = CallUserCode("the evaluator (a cost function)", error, [&] {
+    return DoEvaluate(z, f, h, grad_f, error);
+  });
   // Evaluators should refuse non-finite values themselves; a user's own
   // evaluator that does not is caught here, so that no strategy sees them.
   if (ok && !(Eigen::Map<const Eigen::VectorXd>(f, NumObjectives())
@@ -72,7 +102,9 @@ bool Evaluator::LagrangianHessianMultiply(const double* a,
                                           double* out,
                                           std::string* error) {
   ++counts_.hessian_products;
-  return DoLagrangianHessianMultiply(a, b, x, out, error);
+  return CallUserCode("the evaluator's Hessian product", error, [&] {
+    return DoLagrangianHessianMultiply(a, b, x, out, error);
+  });
 }
 
 bool Evaluator::GaussNewtonMatrix(const double* a,
@@ -88,7 +120,9 @@ bool Evaluator::GaussNewtonMatrix(const double* a,
                                   Eigen::SparseMatrix<double>* lower,
                                   std::string* error) {
   ++counts_.gauss_newton_matrices;
-  return DoGaussNewtonMatrix(a, c, lower, error);
+  return CallUserCode("the evaluator's Gauss-Newton matrix", error, [&] {
+    return DoGaussNewtonMatrix(a, c, lower, error);
+  });
 }
 
 bool Evaluator::DoGaussNewtonMatrix(const double* /*a*/,
@@ -111,8 +145,11 @@ bool Evaluator::SolveWeightedLeastSquares(const ceres::Solver::Options& options,
                                           ceres::Solver::Summary* summary,
                                           std::string* error) {
   ++counts_.least_squares_solves;
-  const bool ok =
-      DoSolveWeightedLeastSquares(options, a, mu, shift, z, summary, error);
+  const bool ok = CallUserCode(
+      "a cost function in the weighted least-squares solve", error, [&] {
+        return DoSolveWeightedLeastSquares(
+            options, a, mu, shift, z, summary, error);
+      });
   counts_.least_squares_iterations +=
       static_cast<int64_t>(summary->iterations.size());
   counts_.value_evaluations += summary->num_residual_evaluations;

@@ -11,6 +11,7 @@
 #include <limits>
 #include <map>
 #include <numeric>
+#include <random>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -254,12 +255,20 @@ double Hv3D(const PointSet& set, const double* ref) {
   return volume;
 }
 
-double HvRecursive(const PointSet& set, const double* ref);
+// The work WFG may still do (coordinates visited in limit sets); null:
+// unbounded. Once it runs out, `exceeded` is set and every level returns
+// at once (the value is then meaningless).
+struct HvBudget {
+  int64_t remaining = 0;
+  bool exceeded = false;
+};
+
+double HvRecursive(const PointSet& set, const double* ref, HvBudget* budget);
 
 // WFG, slicing the last objective. Correct for any set (the slices of
 // B_k minus the boxes of later points are disjoint); non-dominated input
 // keeps the limit sets small.
-double HvWfg(const PointSet& set, const double* ref) {
+double HvWfg(const PointSet& set, const double* ref, HvBudget* budget) {
   const int n = set.size();
   const int d = set.dim;
   std::vector<int> order(n);
@@ -275,6 +284,11 @@ double HvWfg(const PointSet& set, const double* ref) {
   std::vector<double> bound(d - 1);
   double volume = 0.0;
   for (int k = 0; k < n; ++k) {
+    if (budget != nullptr) {
+      budget->remaining -= static_cast<int64_t>(n - k) * d;
+      if (budget->remaining < 0) budget->exceeded = true;
+      if (budget->exceeded) return 0.0;
+    }
     const double* p = set.point(order[k]);
     const double depth = ref[d - 1] - p[d - 1];
     double inclusive = 1.0;
@@ -297,14 +311,14 @@ double HvWfg(const PointSet& set, const double* ref) {
     }
     double exclusive = inclusive;
     if (limit.size() > 0) {
-      exclusive -= HvRecursive(NonDominated(limit), ref);
+      exclusive -= HvRecursive(NonDominated(limit), ref, budget);
     }
     volume += depth * std::max(exclusive, 0.0);
   }
   return volume;
 }
 
-double HvRecursive(const PointSet& set, const double* ref) {
+double HvRecursive(const PointSet& set, const double* ref, HvBudget* budget) {
   const int n = set.size();
   if (n == 0) {
     return 0.0;
@@ -324,7 +338,7 @@ double HvRecursive(const PointSet& set, const double* ref) {
     case 3:
       return Hv3D(set, ref);
     default:
-      return HvWfg(set, ref);
+      return HvWfg(set, ref, budget);
   }
 }
 
@@ -511,9 +525,13 @@ Eigen::VectorXd Nadir(const Eigen::MatrixXd& points,
   return nadir;
 }
 
-double Hypervolume(const Eigen::MatrixXd& points,
-                   const Eigen::VectorXd& reference,
-                   std::string* error) {
+namespace {
+
+// Hypervolume and HypervolumeWithinBudget; budget null: unbounded.
+double HypervolumeImpl(const Eigen::MatrixXd& points,
+                       const Eigen::VectorXd& reference,
+                       HvBudget* budget,
+                       std::string* error) {
   const int dim = static_cast<int>(points.cols());
   if (dim < 1) {
     SetError(error,
@@ -567,7 +585,116 @@ double Hypervolume(const Eigen::MatrixXd& points,
     // algorithms skip dominated points on their own.
     set = NonDominated(set);
   }
-  return HvRecursive(set, reference.data());
+  const double volume = HvRecursive(set, reference.data(), budget);
+  if (budget != nullptr && budget->exceeded) {
+    SetError(error,
+             "Hypervolume: the exact computation exceeds its work budget (" +
+                 std::to_string(set.size()) + " non-dominated points in " +
+                 std::to_string(dim) + " objectives); use HypervolumeEstimate");
+    return kNaN;
+  }
+  return volume;
+}
+
+}  // namespace
+
+double Hypervolume(const Eigen::MatrixXd& points,
+                   const Eigen::VectorXd& reference,
+                   std::string* error) {
+  return HypervolumeImpl(points, reference, nullptr, error);
+}
+
+double HypervolumeWithinBudget(const Eigen::MatrixXd& points,
+                               const Eigen::VectorXd& reference,
+                               int64_t max_work,
+                               std::string* error) {
+  HvBudget budget;
+  budget.remaining = std::max<int64_t>(max_work, 0);
+  return HypervolumeImpl(points, reference, &budget, error);
+}
+
+HypervolumeValue BoundedHypervolume(const Eigen::MatrixXd& points,
+                                    const Eigen::VectorXd& reference,
+                                    std::string* error) {
+  HypervolumeValue result;
+  std::string message;
+  result.value = HypervolumeWithinBudget(
+      points, reference, kHypervolumeWorkBudget, &message);
+  if (!std::isnan(result.value) ||
+      message.find("work budget") == std::string::npos) {
+    if (std::isnan(result.value)) SetError(error, message);
+    return result;
+  }
+  result.estimated = true;
+  result.value = HypervolumeEstimate(points,
+                                     reference,
+                                     kHypervolumeSamples,
+                                     /*seed=*/1,
+                                     &result.standard_error,
+                                     error);
+  return result;
+}
+
+double HypervolumeEstimate(const Eigen::MatrixXd& points,
+                           const Eigen::VectorXd& reference,
+                           int num_samples,
+                           uint64_t seed,
+                           double* standard_error,
+                           std::string* error) {
+  // The same validation as the exact value (an empty budget fails only on
+  // work, after every check has passed).
+  std::string message;
+  HypervolumeWithinBudget(points.topRows(0), reference, 0, &message);
+  if (!message.empty() || num_samples < 1) {
+    SetError(error,
+             message.empty() ? "HypervolumeEstimate: num_samples must be >= 1"
+                             : message);
+    if (standard_error != nullptr) *standard_error = kNaN;
+    return kNaN;
+  }
+  const int dim = static_cast<int>(points.cols());
+  std::vector<int> inside;
+  for (int i = 0; i < points.rows(); ++i) {
+    if (!points.row(i).allFinite()) {
+      SetError(
+          error,
+          "HypervolumeEstimate: point " + std::to_string(i) + " is not finite");
+      if (standard_error != nullptr) *standard_error = kNaN;
+      return kNaN;
+    }
+    if ((points.row(i).transpose().array() < reference.array()).all()) {
+      inside.push_back(i);
+    }
+  }
+  if (inside.empty()) {
+    if (standard_error != nullptr) *standard_error = 0.0;
+    return 0.0;
+  }
+  // Uniform samples in the box [ideal of the points that count, reference]:
+  // every dominated point lies in it.
+  Eigen::VectorXd low = points.row(inside[0]).transpose();
+  for (int i : inside) low = low.cwiseMin(points.row(i).transpose());
+  const double box = (reference - low).prod();
+  std::mt19937_64 engine(seed);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  Eigen::VectorXd z(dim);
+  int64_t hits = 0;
+  for (int t = 0; t < num_samples; ++t) {
+    for (int j = 0; j < dim; ++j) {
+      z[j] = low[j] + unit(engine) * (reference[j] - low[j]);
+    }
+    for (int i : inside) {
+      if ((points.row(i).transpose().array() <= z.array()).all()) {
+        ++hits;
+        break;
+      }
+    }
+  }
+  const double p = static_cast<double>(hits) / num_samples;
+  if (standard_error != nullptr) {
+    *standard_error = box * std::sqrt(p * (1.0 - p) / num_samples);
+  }
+  return box * p;
 }
 
 Eigen::VectorXd DefaultReferencePoint(const Eigen::MatrixXd& points,

@@ -273,6 +273,19 @@ std::string ConvergencePlotPath(const std::string& image_path) {
   return stem + "_convergence" + extension;
 }
 
+std::vector<std::string> PlotSweepFiles(const std::string& image_path) {
+  std::vector<std::string> files;
+  for (const std::string& image :
+       {image_path, ConvergencePlotPath(image_path)}) {
+    std::string stem, extension;
+    SplitExtension(image, &stem, &extension);
+    files.push_back(image);
+    files.push_back(stem + ".dat");
+    files.push_back(stem + ".gp");
+  }
+  return files;
+}
+
 PlotResult PlotFront(const PlotOptions& options,
                      const Eigen::MatrixXd& points,
                      const std::vector<int>& non_dominated,
@@ -786,8 +799,11 @@ std::vector<PlotResult> PlotSweep(const PlotOptions& options,
       title << " (" << not_certified.size() << " not certified)";
     }
     if (!rows.empty() && S >= 1) {
-      const double hv = Hypervolume(front, DefaultReferencePoint(front));
-      if (std::isfinite(hv)) title << ", hypervolume " << hv;
+      const HypervolumeValue hv =
+          BoundedHypervolume(front, DefaultReferencePoint(front));
+      if (std::isfinite(hv.value)) {
+        title << ", hypervolume " << (hv.estimated ? "~" : "") << hv.value;
+      }
     }
     front_options.title = title.str();
   }

@@ -4,9 +4,13 @@
 // ScalarizationFromJson, JSON-lines and result files. The writers are in
 // result_writer.cc.
 
+#include <sys/stat.h>
+
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <limits>
+#include <new>
 #include <sstream>
 #include <vector>
 
@@ -389,17 +393,138 @@ bool SummaryFromJson(const nlohmann::json& json,
   return true;
 }
 
-bool ReadJsonLines(const std::string& path,
-                   JsonLines* out,
-                   std::string* error) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    if (error != nullptr) *error = path + ": cannot open the file";
-    return false;
+namespace {
+
+// "N bytes" with a binary unit when round.
+std::string Bytes(int64_t n) {
+  if (n >= (int64_t{1} << 30) && n % (int64_t{1} << 30) == 0) {
+    return std::to_string(n >> 30) + " GiB";
   }
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  const std::string text = buffer.str();
+  if (n >= (int64_t{1} << 20) && n % (int64_t{1} << 20) == 0) {
+    return std::to_string(n >> 20) + " MiB";
+  }
+  return std::to_string(n) + " bytes";
+}
+
+// The deepest nesting of arrays and objects in `text` (brackets inside
+// strings do not count); stops counting once past `limit`.
+int JsonDepth(const std::string& text, int limit) {
+  int depth = 0, deepest = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      deepest = std::max(deepest, ++depth);
+      if (deepest > limit) return deepest;
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return deepest;
+}
+
+}  // namespace
+
+bool ReadFileText(const std::string& path,
+                  const JsonReadLimits& limits,
+                  std::string* text,
+                  std::string* error) {
+  auto fail = [&](const std::string& message) {
+    if (error != nullptr) *error = path + ": " + message;
+    text->clear();
+    return false;
+  };
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return fail("cannot open the file");
+  text->clear();
+  // A regular file is refused by its size before any of it is read; a
+  // stream (a pipe, a device such as /dev/zero) is read up to 64 MiB.
+  int64_t limit = limits.max_file_bytes;
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0) {
+    if (!S_ISREG(st.st_mode)) {
+      limit = std::min<int64_t>(limit, int64_t{64} << 20);
+    } else if (static_cast<int64_t>(st.st_size) > limit) {
+      return fail("its " + Bytes(st.st_size) + " exceed the limit of " +
+                  Bytes(limit) +
+                  " for a result or JSON-lines file (JsonReadLimits::"
+                  "max_file_bytes); is it the right file?");
+    }
+  }
+  try {
+    char buffer[1 << 16];
+    while (in) {
+      in.read(buffer, sizeof(buffer));
+      const std::streamsize n = in.gcount();
+      if (n <= 0) break;
+      if (static_cast<int64_t>(text->size()) + n > limit) {
+        return fail("longer than the limit of " + Bytes(limit) +
+                    " for a result or JSON-lines file (JsonReadLimits::"
+                    "max_file_bytes; 64 MiB from a pipe or device); is it "
+                    "the right file?");
+      }
+      text->append(buffer, static_cast<size_t>(n));
+    }
+  } catch (const std::bad_alloc&) {
+    return fail("out of memory after reading " + Bytes(text->size()));
+  }
+  if (in.bad()) return fail("read failed");
+  return true;
+}
+
+bool ParseJsonBounded(const std::string& text,
+                      const JsonReadLimits& limits,
+                      nlohmann::json* value,
+                      std::string* error) {
+  auto fail = [&](const std::string& message) {
+    if (error != nullptr) *error = message;
+    *value = nlohmann::json();
+    return false;
+  };
+  if (static_cast<int64_t>(text.size()) > limits.max_line_bytes) {
+    return fail("longer than the limit of " + Bytes(limits.max_line_bytes) +
+                " for one JSON value (JsonReadLimits::max_line_bytes)");
+  }
+  if (JsonDepth(text, limits.max_depth) > limits.max_depth) {
+    return fail("arrays or objects nested deeper than " +
+                std::to_string(limits.max_depth) +
+                " levels (JsonReadLimits::max_depth; the library writes at "
+                "most 4)");
+  }
+  try {
+    *value = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  } catch (const std::bad_alloc&) {
+    return fail("out of memory while parsing " + Bytes(text.size()));
+  }
+  if (value->is_discarded()) return fail("not JSON");
+  return true;
+}
+
+std::string TextForMessage(const std::string& text, size_t max_chars) {
+  if (text.size() <= max_chars) return text;
+  return text.substr(0, max_chars) + "... (" + std::to_string(text.size()) +
+         " characters)";
+}
+
+std::string JsonForMessage(const nlohmann::json& value, size_t max_chars) {
+  return TextForMessage(
+      value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
+      max_chars);
+}
+
+namespace {
+
+// The lines of a JSON-lines text (ReadJsonLines without the file).
+JsonLines SplitJsonLines(const std::string& text,
+                         const JsonReadLimits& limits) {
   JsonLines result;
   size_t start = 0;
   int line_number = 0;
@@ -418,9 +543,8 @@ bool ReadJsonLines(const std::string& path,
       start = next;
       continue;
     }
-    nlohmann::json value =
-        nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
-    if (value.is_discarded()) {
+    nlohmann::json value;
+    if (!ParseJsonBounded(line, limits, &value, nullptr)) {
       result.bad_lines.push_back(line_number);
       if (!terminated) result.last_line_truncated = true;
     } else {
@@ -430,7 +554,18 @@ bool ReadJsonLines(const std::string& path,
     }
     start = next;
   }
-  *out = std::move(result);
+  return result;
+}
+
+}  // namespace
+
+bool ReadJsonLines(const std::string& path,
+                   JsonLines* out,
+                   std::string* error,
+                   const JsonReadLimits& limits) {
+  std::string text;
+  if (!ReadFileText(path, limits, &text, error)) return false;
+  *out = SplitJsonLines(text, limits);
   return true;
 }
 
@@ -438,22 +573,29 @@ bool ReadResultFile(const std::string& path,
                     std::vector<nlohmann::json>* points,
                     nlohmann::json* document,
                     int* num_skipped_lines,
-                    std::string* error) {
+                    std::string* error,
+                    const JsonReadLimits& limits) {
   auto fail = [&](const std::string& message) {
     if (error != nullptr) *error = message;
     return false;
   };
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return fail(path + ": cannot open the file");
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  const std::string text = buffer.str();
+  std::string text;
+  if (!ReadFileText(path, limits, &text, error)) return false;
   if (document != nullptr) *document = nlohmann::json();
   if (num_skipped_lines != nullptr) *num_skipped_lines = 0;
   std::vector<nlohmann::json> result;
-  nlohmann::json whole =
-      nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (!whole.is_discarded() && whole.is_object()) {
+  // A whole sweep JSON may exceed one line's limit: its own limit is the
+  // file's.
+  JsonReadLimits whole_limits = limits;
+  whole_limits.max_line_bytes = limits.max_file_bytes;
+  nlohmann::json whole;
+  std::string whole_error;
+  const bool parsed =
+      ParseJsonBounded(text, whole_limits, &whole, &whole_error);
+  if (!parsed && whole_error.find("nested deeper") != std::string::npos) {
+    return fail(path + ": " + whole_error);
+  }
+  if (parsed && whole.is_object()) {
     const auto it = whole.find("points");
     if (it != whole.end() && it->is_array()) {
       for (const nlohmann::json& p : *it) result.push_back(p);
@@ -462,9 +604,7 @@ bool ReadResultFile(const std::string& path,
       result.push_back(whole);
     }
   } else {
-    JsonLines lines;
-    std::string message;
-    if (!ReadJsonLines(path, &lines, &message)) return fail(message);
+    const JsonLines lines = SplitJsonLines(text, limits);
     for (const nlohmann::json& v : lines.values) {
       if (v.is_object()) result.push_back(v);
     }

@@ -284,8 +284,20 @@ std::string CanonicalPath(const std::string& path) {
     if (ec) break;
     p = target.is_absolute() ? target : p.parent_path() / target;
   }
+  // weakly_canonical keeps a relative path relative when none of it exists
+  // yet ("a.csv" stayed "a.csv" while "./a.csv" became "/cwd/a.csv").
+  const fs::path absolute = fs::absolute(p, ec);
+  if (!ec) p = absolute;
   const fs::path canonical = fs::weakly_canonical(p, ec);
   return ec ? p.string() : canonical.string();
+}
+
+bool SameFile(const std::string& a, const std::string& b) {
+  struct stat sa, sb;
+  if (::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0) {
+    return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+  }
+  return CanonicalPath(a) == CanonicalPath(b);
 }
 
 bool WriteFileAtomically(const std::string& path,

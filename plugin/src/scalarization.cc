@@ -11,6 +11,7 @@
 #include <functional>
 #include <limits>
 #include <sstream>
+#include <utility>
 
 #include "ecmo/internal/report.h"
 #include "ecmo/solver.h"
@@ -432,6 +433,27 @@ std::string Scalarization::DescribeSolves() const {
 
 namespace internal {
 
+bool CheckScalarizationSizes(const Solver::Options& options,
+                             int num_objectives,
+                             std::string* error) {
+  for (const auto& [name, values] :
+       {std::pair<const char*, const std::vector<double>*>{
+            "objective_offset", &options.objective_offset},
+        {"reference_point", &options.reference_point},
+        {"objective_scale", &options.objective_scale}}) {
+    if (!values->empty() &&
+        static_cast<int>(values->size()) != num_objectives) {
+      std::ostringstream os;
+      os << "Solver::Options::" << name << " has " << values->size()
+         << " entries but the problem has " << num_objectives
+         << " objectives; give one per objective or none.";
+      *error = os.str();
+      return false;
+    }
+  }
+  return true;
+}
+
 bool NeedsSingleObjectiveSolves(const Solver::Options& options,
                                 int num_objectives) {
   if (num_objectives <= 1 || options.scalarization != nullptr) return false;
@@ -485,6 +507,7 @@ bool ComputeScalarization(const Solver::Options& options,
     out->num_lexicographic_solves = 0;
     return true;
   }
+  if (!CheckScalarizationSizes(options, S, error)) return false;
   Eigen::VectorXd f0(S), h0(q);
   if (!evaluator->Evaluate(z.data(), f0.data(), h0.data(), nullptr, error)) {
     *error = "At the start point: " + *error;

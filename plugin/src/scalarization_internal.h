@@ -30,6 +30,14 @@ using ParallelFor =
 bool NeedsSingleObjectiveSolves(const Solver::Options& options,
                                 int num_objectives);
 
+// False with a message naming the field when objective_offset,
+// reference_point or objective_scale is neither empty nor of size
+// num_objectives. Checked before any entry is read (IsValid cannot: it
+// does not know S).
+bool CheckScalarizationSizes(const Solver::Options& options,
+                             int num_objectives,
+                             std::string* error);
+
 // ecmo::ComputeScalarization (ecmo/solver.h) with the payoff table's S
 // single-objective solves run through parallel_for: solve s on
 // evaluators[t] for the thread t that claims it. Why: they are independent

@@ -229,6 +229,18 @@ void MaximizeOnSimplex(const Eigen::MatrixXd& Q,
                        const Eigen::VectorXd& p,
                        Eigen::VectorXd* out);
 
+// Checks a point read back from a file before it counts (a sweep's
+// resume): f at summary.z, evaluated with `evaluator`, must be finite and
+// match summary.objectives to rounding (a relative 1e-8), and a
+// CONVERGENCE point must pass the certificate of `options` again, with its
+// saved rho, multipliers and scalarization. False with a message naming
+// what differs. One gradient evaluation and one KKT report per certified
+// point.
+bool CheckSavedPoint(const Solver::Options& options,
+                     Evaluator* evaluator,
+                     const Solver::Summary& summary,
+                     std::string* error);
+
 }  // namespace internal
 }  // namespace ecmo
 

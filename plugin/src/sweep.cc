@@ -38,7 +38,10 @@ bool ParetoSweep::Options::IsValid(std::string* error) const {
   ECMO_OPTION_CHECK(
       kOptions, max_history_entries, max_history_entries >= 0, ">= 0");
   ECMO_OPTION_CHECK(
-      kOptions, refine_to, refine_to >= 0, ">= 0 (0: no refinement)");
+      kOptions,
+      refine_to,
+      refine_to >= 0 && refine_to <= kMaxPreferenceCount,
+      "in [0, 1000000] (0: no refinement; the points are kept in memory)");
   ECMO_OPTION_CHECK(
       kOptions,
       reference_point_offset,

@@ -63,7 +63,7 @@ bool CheckLine(const nlohmann::json& j,
   const auto index_it = j.find("index");
   if (index_it == j.end()) return fail("not a sweep point (no \"index\").");
   if (!IntegerIn(*index_it, 0, n, &line->index)) {
-    return fail("field \"index\" = " + Dump(*index_it) +
+    return fail("field \"index\" = " + JsonForMessage(*index_it) +
                 " is not an integer in [0, " + std::to_string(n) +
                 ") for this sweep of " + std::to_string(n_given) +
                 " preferences" +
@@ -77,8 +77,8 @@ bool CheckLine(const nlohmann::json& j,
   }
   if (problem_it->get<std::string>() != expect.problem_name) {
     return fail("field \"problem\": problem \"" +
-                problem_it->get<std::string>() + "\" differs from this " +
-                "sweep's \"" + expect.problem_name +
+                TextForMessage(problem_it->get<std::string>()) +
+                "\" differs from this " + "sweep's \"" + expect.problem_name +
                 "\"; the line belongs to another sweep.");
   }
   const auto settings_it = j.find("settings");
@@ -176,7 +176,7 @@ bool CheckLine(const nlohmann::json& j,
   if (warm_it != j.end() &&
       (!IntegerIn(*warm_it, -1, n, &line->warm_start_from) ||
        line->warm_start_from == line->index)) {
-    return fail("field \"warm_start_from\" = " + Dump(*warm_it) +
+    return fail("field \"warm_start_from\" = " + JsonForMessage(*warm_it) +
                 " is not -1 or another point's index in [0, " +
                 std::to_string(n) + ").");
   }
@@ -219,20 +219,25 @@ bool ParseResumeText(const std::string& text,
       start = next;
       continue;
     }
-    nlohmann::json value =
-        nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
-    if (value.is_discarded()) {
-      if (!terminated) {
-        // The writer was killed in the middle of this line.
+    nlohmann::json value;
+    std::string parse_error;
+    if (!ParseJsonBounded(line, JsonReadLimits(), &value, &parse_error)) {
+      // The writer was killed in the middle of this line. Only after a
+      // complete point: a file of one unterminated line that is not JSON
+      // is someone else's file, not a sweep's.
+      if (!terminated &&
+          (!result.points.empty() || result.num_duplicates > 0)) {
         result.truncated_last_line = true;
         result.truncated_line_number = line_number;
         break;
       }
-      *error = where +
-               "not JSON: this is not a JSON-lines file written by an "
-               "ecmo sweep (only a last line cut short by a kill is "
-               "tolerated). The file is left untouched: give another "
-               "JSON-lines file, or drop resume to overwrite it.";
+      *error = where + parse_error +
+               ": this is not a JSON-lines file written by an ecmo sweep "
+               "(only a last line cut short by a kill, after at least one "
+               "complete point, is tolerated). The file is left untouched: "
+               "give another JSON-lines file, or drop resume to overwrite "
+               "it (if a kill cut the sweep's first line short, delete the "
+               "file and rerun).";
       return false;
     }
     ResumedLine resumed;
@@ -313,6 +318,19 @@ nlohmann::json SweepSettings(const Solver::Options& solver,
         {"inner_max_lbfgs_rank", qn.inner.max_lbfgs_rank}}},
       // They change what a point records, not its solution, but the CLI
       // sets them: a resumed file keeps one kind of history throughout.
+      // Each strategy's own options that change its points (another
+      // Hessian or linear solver converges elsewhere on nonconvex
+      // problems).
+      {"newton",
+       {{"hessian", NewtonHessianTypeToString(solver.newton.hessian)},
+        {"linear_solver",
+         NewtonLinearSolverTypeToString(solver.newton.linear_solver)},
+        {"max_inner_iterations", solver.newton.max_inner_iterations}}},
+      {"sqp",
+       {{"hessian", SqpHessianTypeToString(solver.sqp.hessian)},
+        {"max_parameters", solver.sqp.max_parameters},
+        {"lbfgs_memory", solver.sqp.lbfgs_memory},
+        {"second_order_correction", solver.sqp.second_order_correction}}},
       {"record_history", solver.record_history},
       {"history_stride", solver.history_stride},
       {"warm_start", warm_start},
@@ -333,11 +351,13 @@ nlohmann::json SweepSettings(const Solver::Options& solver,
 std::string DescribeSettingsDifference(const nlohmann::json& file,
                                        const nlohmann::json& run) {
   std::string text;
-  const auto add = [&](const std::string& key, const nlohmann::json* a,
+  const auto add = [&](const std::string& key,
+                       const nlohmann::json* a,
                        const nlohmann::json* b) {
-    text += (text.empty() ? "" : "; ") + key + " (file: " +
-            (a ? Dump(*a) : std::string("missing")) +
-            ", this run: " + (b ? Dump(*b) : std::string("missing")) + ")";
+    text += (text.empty() ? "" : "; ") + TextForMessage(key) +
+            " (file: " + (a ? JsonForMessage(*a) : std::string("missing")) +
+            ", this run: " + (b ? JsonForMessage(*b) : std::string("missing")) +
+            ")";
   };
   std::vector<std::string> keys;
   for (auto it = run.begin(); it != run.end(); ++it) keys.push_back(it.key());
@@ -449,6 +469,7 @@ nlohmann::json SweepToJson(const ParetoSweep::Summary& summary,
       {"objective_names", summary.objective_names},
       {"points", points},
       {"hypervolume", summary.hypervolume},
+      {"hypervolume_estimated", summary.hypervolume_estimated},
       {"reference_point", ToStd(summary.reference_point)},
       {"ideal", ToStd(summary.ideal)},
       {"nadir", ToStd(summary.nadir)},

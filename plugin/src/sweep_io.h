@@ -76,8 +76,23 @@ class LineWriter {
     }
     return true;
   }
-  bool ReadAll(std::string* text) {
+  // Reads the whole file, at most max_bytes of it (a device such as
+  // /dev/zero never ends).
+  bool ReadAll(std::string* text, int64_t max_bytes) {
     text->clear();
+    struct stat st;
+    if (::fstat(fd_, &st) == 0) {
+      if (!S_ISREG(st.st_mode)) {
+        error_ = path_ +
+                 " is not a regular file (a device or a pipe): a sweep can "
+                 "only be resumed from the JSON-lines file it wrote";
+        return false;
+      }
+      if (static_cast<int64_t>(st.st_size) > max_bytes) {
+        error_ = TooLong(max_bytes);
+        return false;
+      }
+    }
     char buffer[65536];
     off_t offset = 0;
     while (true) {
@@ -88,9 +103,20 @@ class LineWriter {
         return false;
       }
       if (n == 0) return true;
+      if (static_cast<int64_t>(text->size()) + n > max_bytes) {
+        error_ = TooLong(max_bytes);
+        text->clear();
+        return false;
+      }
       text->append(buffer, static_cast<size_t>(n));
       offset += n;
     }
+  }
+  std::string TooLong(int64_t max_bytes) const {
+    return path_ + ": longer than the limit of " +
+           std::to_string(max_bytes >> 20) +
+           " MiB for a JSON-lines file (JsonReadLimits::max_file_bytes); is "
+           "it the right file?";
   }
   bool Truncate(int64_t size) {
     struct stat st;

@@ -21,7 +21,8 @@ std::string ParetoSweep::Summary::BriefReport() const {
   std::ostringstream os;
   os.precision(6);
   os << "ecmo::Sweep Report: Points: " << num_points
-     << ", Usable: " << num_usable << ", Hypervolume: " << hypervolume
+     << ", Usable: " << num_usable
+     << ", Hypervolume: " << (hypervolume_estimated ? "~" : "") << hypervolume
      << ", Worst ||K||^2: " << worst_kkt_residual_sq
      << ", Time: " << total_time_in_seconds
      << " s, Termination: " << TerminationTypeName(termination_type);
@@ -97,7 +98,11 @@ std::string ParetoSweep::Summary::FullReport() const {
   report.Row("Worst ||K||^2", FormatNumber(worst_kkt_residual_sq));
   report.Row("Worst ||K||^2 (least squares)",
              FormatNumber(worst_kkt_residual_sq_least_squares));
-  report.Row("Hypervolume", FormatNumber(hypervolume));
+  report.Row("Hypervolume",
+             hypervolume_estimated
+                 ? FormatNumber(hypervolume) + " (Monte Carlo estimate, +- " +
+                       FormatNumber(hypervolume_standard_error) + ")"
+                 : FormatNumber(hypervolume));
   report.Row("  reference point", FormatVector(reference_point));
   report.Row("Ideal", FormatVector(ideal));
   report.Row("Nadir", FormatVector(nadir));

@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <cstring>
 #include <iostream>
+#include <new>
 #include <set>
 #include <sstream>
 #include <system_error>
@@ -25,6 +26,7 @@
 #include "ecmo/result_writer.h"
 #include "front_refinement.h"
 #include "scalarization_internal.h"
+#include "strategy.h"
 
 namespace ecmo {
 namespace internal {
@@ -324,7 +326,15 @@ bool SweepRunner::Resume() {
     return true;
   }
   std::string text;
-  if (!jsonl_.ReadAll(&text)) return Fail("Resume: " + jsonl_.error() + ".");
+  bool read = false;
+  try {
+    read = jsonl_.ReadAll(&text, JsonReadLimits().max_file_bytes);
+  } catch (const std::bad_alloc&) {
+    return Fail("Resume: " + options_.jsonl_path +
+                ": out of memory while reading it (" +
+                std::to_string(text.size()) + " bytes read).");
+  }
+  if (!read) return Fail("Resume: " + jsonl_.error() + ".");
   internal::ResumeExpectation expect;
   expect.path = options_.jsonl_path;
   expect.problem_name = options_.problem_name;
@@ -368,6 +378,22 @@ bool SweepRunner::Resume() {
       point.index = index;
       point.refined = true;
       summary_->points.push_back(std::move(point));
+    }
+  }
+  // A line says what was computed; it counts once the problem agrees
+  // (an edited or foreign line claimed "5 certified" at z = (3, -3)).
+  Evaluator* evaluator = workers_[0].evaluator;
+  if (evaluator != nullptr) {
+    for (const internal::ResumedLine& line : resume_.points) {
+      if (!line.summary.IsSolutionUsable()) continue;
+      if (!internal::CheckSavedPoint(
+              solver_options_, evaluator, line.summary, &error)) {
+        return Fail("Resume: " + options_.jsonl_path + ":" +
+                    std::to_string(line.line_number) + ": point " +
+                    std::to_string(line.index) + ": " + error +
+                    ". The file is left untouched: give another JSON-lines "
+                    "file, or drop resume to overwrite it.");
+      }
     }
   }
   for (internal::ResumedLine& line : resume_.points) {

@@ -19,6 +19,7 @@
 #include <limits>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -174,10 +175,16 @@ class SweepRunner {
   // from (-1: none).
   struct Claimed {
     SweepPoint* point = nullptr;
+    int position = -1;  // in walk_: where to put the point back
     int from = -1;    // the nearest finished point: z, multipliers
     int before = -1;  // the point `from` started from: the secant step
   };
   bool Claim(int thread, Claimed* claimed);
+  // After std::bad_alloc while solving `claimed`: false when the thread
+  // handed the point back and must stop; true when the point was recorded
+  // as a FAILURE instead (the calling thread, or the last one).
+  bool OutOfMemory(int thread, const Claimed& claimed);
+  std::set<std::pair<int, int>> ResumedRefinementPairs() const;
   // A point's start, kept by its worker from point to point (same-sized
   // assignments reuse their storage).
   struct Start {
@@ -261,6 +268,9 @@ class SweepRunner {
   };
   std::vector<Chunk> chunks_;
   std::vector<int> chunk_of_thread_;
+  // Helper threads that ran out of memory (std::bad_alloc) and stopped,
+  // handing their point back.
+  int num_threads_out_of_memory_ = 0;
   int num_finished_ = 0;  // solved by this call
   int num_todo_ = 0;
   double worst_kkt_ = -1.0;

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstring>
 #include <iostream>
+#include <new>
 #include <set>
 #include <sstream>
 #include <system_error>
@@ -482,6 +483,7 @@ bool SweepRunner::Claim(int thread, Claimed* claimed) {
   if (position < 0) return false;
   *claimed = Claimed();
   claimed->point = &summary_->points[walk_[position]];
+  claimed->position = position;
   if (!options_.warm_start) return true;
   claimed->from = NearestFinished(claimed->point->preference);
   if (claimed->from < 0) return true;
@@ -559,16 +561,23 @@ void SweepRunner::WorkerLoop(int thread) {
   }
   while (true) {
     SweepPoint* point = claimed.point;
-    StartFrom(claimed, &start);
-    point->rank = worker->rank;
-    const Eigen::VectorXd& z_predicted =
-        start.predicted ? start.prediction : no_prediction;
-    const Solver::Options::WarmStart* warm =
-        start.have_warm ? &start.warm : nullptr;
-    if (worker->remote) {
-      worker->remote(point, start.z0, z_predicted, warm);
-    } else {
-      SolveTask(thread, point, start.z0, z_predicted, warm);
+    try {
+      StartFrom(claimed, &start);
+      point->rank = worker->rank;
+      const Eigen::VectorXd& z_predicted =
+          start.predicted ? start.prediction : no_prediction;
+      const Solver::Options::WarmStart* warm =
+          start.have_warm ? &start.warm : nullptr;
+      if (worker->remote) {
+        worker->remote(point, start.z0, z_predicted, warm);
+      } else {
+        SolveTask(thread, point, start.z0, z_predicted, warm);
+      }
+    } catch (const std::bad_alloc&) {
+      // Out of memory (a process limit, or the stacks of many threads):
+      // a helper hands its point back to the threads left and stops, as
+      // when the system refuses a thread; the last thread records it.
+      if (!OutOfMemory(thread, claimed)) return;
     }
     PointLines lines;
     FormatLines(*point, &lines);
@@ -579,6 +588,27 @@ void SweepRunner::WorkerLoop(int thread) {
     Finish(point, lines, /*trim=*/!trim_before_lock);
     if (!Claim(thread, &claimed)) return;
   }
+}
+
+bool SweepRunner::OutOfMemory(int thread, const Claimed& claimed) {
+  SweepPoint* point = claimed.point;
+  {
+    const std::unique_lock<std::mutex> lock = LockBriefly(&mutex_);
+    if (thread > 0 &&
+        num_threads_out_of_memory_ + 1 < summary_->num_threads_used) {
+      ++num_threads_out_of_memory_;
+      chunks_.push_back({claimed.position, claimed.position + 1, true});
+      point->warm_start_from = -1;
+      return false;
+    }
+  }
+  point->summary = Solver::Summary();
+  point->summary.preference = point->preference;
+  point->summary.termination_type = ceres::FAILURE;
+  point->summary.message =
+      "Out of memory while solving this point (std::bad_alloc); free "
+      "memory or lower ParetoSweep::Options::num_threads, and resume.";
+  return true;
 }
 
 void SweepRunner::SolveTask(int thread,

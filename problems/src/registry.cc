@@ -386,6 +386,73 @@ std::string ProblemNames() {
   return names;
 }
 
+namespace {
+
+// Runs `body` (a library's build or build_evaluator); an exception becomes
+// false with a message naming the problem, so that no tool or sweep
+// thread dies of it.
+template <typename Body>
+bool CatchingUserCode(const ProblemInfo& info,
+                      const char* what,
+                      std::string* error,
+                      Body&& body) {
+  std::string why;
+  try {
+    body();
+    return true;
+  } catch (const std::exception& e) {
+    why = e.what();
+  } catch (...) {
+    why = "not a std::exception";
+  }
+  *error = "building '" + info.name + "' failed: its " + what +
+           " threw an exception (" + why + ").";
+  return false;
+}
+
+// Checks that a built instance has the sizes the entry declares (a
+// library whose ProblemInfo says S = 3 but builds 2 objectives would fail
+// every point with a misleading message). Sizes are compared at the
+// default size only: the entry's num_parameters and num_constraints are
+// given for it.
+bool MatchesInfo(const ProblemInfo& info,
+                 bool default_size,
+                 const EvaluatorInstance& instance,
+                 std::string* error) {
+  const Evaluator& e = *instance.evaluator;
+  const auto mismatch = [&](const char* field, int declared, int built) {
+    *error = "'" + info.name + "': its ProblemInfo::" + field + " is " +
+             std::to_string(declared) + " but the problem it builds has " +
+             std::to_string(built) + "; make the two agree.";
+    return false;
+  };
+  if (e.NumObjectives() != info.num_objectives) {
+    return mismatch("num_objectives", info.num_objectives, e.NumObjectives());
+  }
+  if (default_size) {
+    if (e.NumParameters() != info.num_parameters) {
+      return mismatch("num_parameters", info.num_parameters, e.NumParameters());
+    }
+    const int constraints =
+        info.num_constraints + info.num_inequality_constraints;
+    if (e.NumConstraints() != constraints) {
+      return mismatch("num_constraints (+ num_inequality_constraints)",
+                      constraints,
+                      e.NumConstraints());
+    }
+  }
+  if (instance.start.size() != e.NumParameters()) {
+    *error = "'" + info.name + "': its start point has " +
+             std::to_string(instance.start.size()) +
+             " entries but the problem has " +
+             std::to_string(e.NumParameters()) + " parameters.";
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 std::unique_ptr<EvaluatorInstance> BuildEvaluator(const ProblemInfo& info,
                                                   int problem_size,
                                                   std::string* error) {
@@ -409,11 +476,19 @@ std::unique_ptr<EvaluatorInstance> BuildEvaluator(const ProblemInfo& info,
         info.has_problem_size()
             ? (problem_size > 0 ? problem_size : info.default_problem_size)
             : 0;
-    std::unique_ptr<EvaluatorInstance> instance =
-        info.build_evaluator(size, error);
+    std::unique_ptr<EvaluatorInstance> instance;
+    if (!CatchingUserCode(info, "build_evaluator", error, [&] {
+          instance = info.build_evaluator(size, error);
+        })) {
+      return nullptr;
+    }
     if (instance == nullptr || instance->evaluator == nullptr) {
       *error = "building '" + info.name + "' failed: " +
                (error->empty() ? std::string("no evaluator") : *error);
+      return nullptr;
+    }
+    if (!MatchesInfo(
+            info, size == info.default_problem_size, *instance, error)) {
       return nullptr;
     }
     return instance;
@@ -422,7 +497,11 @@ std::unique_ptr<EvaluatorInstance> BuildEvaluator(const ProblemInfo& info,
     *error = "'" + info.name + "' has neither build nor build_evaluator.";
     return nullptr;
   }
-  std::shared_ptr<ProblemInstance> built(info.build());
+  std::shared_ptr<ProblemInstance> built;
+  if (!CatchingUserCode(
+          info, "build", error, [&] { built.reset(info.build().release()); })) {
+    return nullptr;
+  }
   std::string why;
   if (built == nullptr || !built->problem.IsValid(&why)) {
     *error = "building '" + info.name + "' failed" +
@@ -435,6 +514,9 @@ std::unique_ptr<EvaluatorInstance> BuildEvaluator(const ProblemInfo& info,
   built->problem.GetParameters(instance->start.data());
   instance->problem = &built->problem;
   instance->storage = std::move(built);
+  if (!MatchesInfo(info, /*default_size=*/true, *instance, error)) {
+    return nullptr;
+  }
   return instance;
 }
 

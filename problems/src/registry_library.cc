@@ -8,6 +8,7 @@
 
 #include <deque>
 #include <exception>
+#include <limits>
 #include <set>
 #include <string>
 #include <vector>
@@ -16,6 +17,7 @@
 #define ECMO_PROBLEM_LIBRARY_LOADER
 #include "ecmo/problems/registration.h"
 #include "ecmo/problems/registry.h"
+#include "ecmo/result_writer.h"
 #include "ecmo/version.h"
 
 namespace ecmo {
@@ -104,6 +106,42 @@ std::string CheckEntry(const ProblemInfo& info,
   return "";
 }
 
+// A library's optional answers (the analytic front, a Pareto point, the
+// exact hypervolume) are only ever a comparison: one that throws is taken
+// as unknown (empty, NaN) instead of ending the tool.
+void GuardOptionalFunctions(ProblemInfo* entry) {
+  if (entry->pareto_front) {
+    entry->pareto_front = [f = std::move(entry->pareto_front)](int n) {
+      try {
+        return f(n);
+      } catch (...) {
+        return Eigen::MatrixXd();
+      }
+    };
+  }
+  if (entry->pareto_point) {
+    entry->pareto_point = [f = std::move(entry->pareto_point)](
+                              const Eigen::VectorXd& lambda,
+                              const Eigen::VectorXd& offset) {
+      try {
+        return f(lambda, offset);
+      } catch (...) {
+        return Eigen::VectorXd();
+      }
+    };
+  }
+  if (entry->exact_hypervolume) {
+    entry->exact_hypervolume = [f = std::move(entry->exact_hypervolume)](
+                                   const Eigen::VectorXd& reference) {
+      try {
+        return f(reference);
+      } catch (...) {
+        return std::numeric_limits<double>::quiet_NaN();
+      }
+    };
+  }
+}
+
 }  // namespace
 
 bool LoadProblemLibrary(const std::string& path,
@@ -124,6 +162,13 @@ bool LoadProblemLibrary(const std::string& path,
   if (!S_ISREG(info.st_mode)) {
     *error = prefix + "not a regular file; give the path of a shared library.";
     return false;
+  }
+  for (const LoadedProblem& loaded : Loaded()) {
+    if (SameFile(loaded.library, path)) {
+      *error = prefix + "given twice (already loaded as '" + loaded.library +
+               "'); give each library once.";
+      return false;
+    }
   }
   // A path without a slash would make dlopen search the system's library
   // path instead of opening the file that was checked above.
@@ -197,6 +242,7 @@ bool LoadProblemLibrary(const std::string& path,
       return false;
     }
     taken.insert(entry.name);
+    GuardOptionalFunctions(&entry);
     entries.push_back(std::move(entry));
   }
   for (ProblemInfo& entry : entries) {

@@ -25,6 +25,7 @@
 #ifndef ECMO_INDICATORS_H_
 #define ECMO_INDICATORS_H_
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -106,6 +107,46 @@ Eigen::VectorXd Nadir(const Eigen::MatrixXd& points,
 double Hypervolume(const Eigen::MatrixXd& points,
                    const Eigen::VectorXd& reference,
                    std::string* error = nullptr);
+
+// Hypervolume with a bound on its work: exact while the WFG recursion
+// (S >= 4) visits at most max_work coordinates of its limit sets; NaN with
+// an error saying the budget was exceeded otherwise. S <= 3 is always
+// exact (O(n log n)). Why: WFG is exponential in S in the worst case (100
+// points in 15 objectives ran for minutes), and a report or a plot title
+// must answer at once.
+double HypervolumeWithinBudget(const Eigen::MatrixXd& points,
+                               const Eigen::VectorXd& reference,
+                               int64_t max_work,
+                               std::string* error = nullptr);
+
+// A Monte Carlo estimate of Hypervolume: num_samples points drawn
+// uniformly (std::mt19937_64 seeded with `seed`, so the estimate is
+// reproducible) in the box between the points' ideal and `reference`; the
+// fraction dominated times the box's volume. *standard_error (if not null)
+// gets its standard error. Same validation as Hypervolume (NaN and error
+// on invalid input, or num_samples < 1). Cost O(num_samples n S).
+double HypervolumeEstimate(const Eigen::MatrixXd& points,
+                           const Eigen::VectorXd& reference,
+                           int num_samples,
+                           uint64_t seed,
+                           double* standard_error = nullptr,
+                           std::string* error = nullptr);
+
+// The work budget and sample count of BoundedHypervolume: about a tenth of
+// a second either way.
+inline constexpr int64_t kHypervolumeWorkBudget = 50000000;
+inline constexpr int kHypervolumeSamples = 100000;
+
+// A hypervolume for reports and plots: exact within kHypervolumeWorkBudget,
+// otherwise a HypervolumeEstimate of kHypervolumeSamples samples, flagged.
+struct HypervolumeValue {
+  double value = 0.0;
+  bool estimated = false;
+  double standard_error = 0.0;  // 0 when exact
+};
+HypervolumeValue BoundedHypervolume(const Eigen::MatrixXd& points,
+                                    const Eigen::VectorXd& reference,
+                                    std::string* error = nullptr);
 
 // A reference point for Hypervolume that every non-dominated point strictly
 // dominates, so that every such point contributes. The rule, per objective i,

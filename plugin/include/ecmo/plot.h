@@ -126,6 +126,11 @@ std::vector<PlotResult> PlotSweep(const PlotOptions& options,
 // "<stem>_convergence.<ext>" for "<stem>.<ext>".
 std::string ConvergencePlotPath(const std::string& image_path);
 
+// Every file PlotSweep may write for `image_path`: the front's image, data
+// and script, and the convergence plot's (for checking, before any work,
+// that no output is also an input or another output).
+std::vector<std::string> PlotSweepFiles(const std::string& image_path);
+
 // Several labelled point sets in one picture (e.g. the fronts of several
 // methods): `sets[i]` (n_i x S, one row per point) drawn in colour i and
 // named labels[i] in the key. S = 2: 2-D scatter; S = 3: 3-D scatter;

@@ -92,6 +92,50 @@ bool SummaryFromJson(const nlohmann::json& json,
                      std::string* error);
 
 // Contents of a JSON-lines file (one JSON value per line).
+// Limits every reader of a JSON or JSON-lines file applies (ReadJsonLines,
+// ReadResultFile, a sweep's resume, the tools), so that a corrupt or
+// hostile file (a device such as /dev/zero, arrays nested 60,000 deep, one
+// line of a gigabyte) ends in a message naming the limit, never in
+// exhausted memory or a stack overflow. The defaults are far above what
+// the library writes: a point of 10,000 parameters is a line of about
+// 250 kB, and a 1,000-point sweep of them a file of 250 MB.
+struct JsonReadLimits {
+  // Bytes read from a file; a longer file (or an endless device) is
+  // refused.
+  int64_t max_file_bytes = int64_t{1} << 30;  // 1 GiB
+  // Bytes of one line of a JSON-lines file.
+  int64_t max_line_bytes = int64_t{256} << 20;  // 256 MiB
+  // Nesting of arrays and objects. The library writes at most 4 levels.
+  int max_depth = 64;
+};
+
+// Reads the file at `path` into *text, at most limits.max_file_bytes of
+// it: false with "PATH: ..." when it cannot be opened or read, or is
+// longer than the limit (the message names the limit). Memory exhaustion
+// while reading is reported the same way.
+bool ReadFileText(const std::string& path,
+                  const JsonReadLimits& limits,
+                  std::string* text,
+                  std::string* error);
+
+// Parses `text` as one JSON value. False with a message (no exception)
+// when it is not JSON, nests deeper than limits.max_depth, or is longer
+// than limits.max_line_bytes. The nesting is checked before parsing, so
+// that nothing downstream (dumps for messages, comparisons) recurses
+// deeper than the limit.
+bool ParseJsonBounded(const std::string& text,
+                      const JsonReadLimits& limits,
+                      nlohmann::json* value,
+                      std::string* error);
+
+// `value` as compact JSON for a message, cut to about `max_chars`
+// characters ("..." and the full length appended): a 10 MB string in a
+// file is named, not echoed. Invalid UTF-8 is replaced.
+std::string JsonForMessage(const nlohmann::json& value, size_t max_chars = 80);
+
+// A user's text (a flag value, a name) for a message, cut the same way.
+std::string TextForMessage(const std::string& text, size_t max_chars = 80);
+
 struct JsonLines {
   // The values of the lines that parsed, in file order, with their 1-based
   // line numbers.
@@ -109,9 +153,13 @@ struct JsonLines {
   int64_t valid_prefix_bytes = 0;
 };
 
-// Reads a JSON-lines file. Returns false (with a message) only when the
-// file cannot be opened; unparsable lines are reported in `out`.
-bool ReadJsonLines(const std::string& path, JsonLines* out, std::string* error);
+// Reads a JSON-lines file. Returns false (with a message) when the file
+// cannot be opened or read or exceeds limits.max_file_bytes; lines that do
+// not parse (or exceed the line or nesting limits) are reported in `out`.
+bool ReadJsonLines(const std::string& path,
+                   JsonLines* out,
+                   std::string* error,
+                   const JsonReadLimits& limits = JsonReadLimits());
 
 // Reads the points of a saved result, whatever ecmo_solve wrote: a sweep
 // JSON ({"points": [...], ...}), a single point's JSON, or a JSON-lines file
@@ -124,7 +172,8 @@ bool ReadResultFile(const std::string& path,
                     std::vector<nlohmann::json>* points,
                     nlohmann::json* document,
                     int* num_skipped_lines,
-                    std::string* error);
+                    std::string* error,
+                    const JsonReadLimits& limits = JsonReadLimits());
 
 // Replaces the file at `path` with `text` so that a failure never leaves a
 // truncated file in place of a good one: the text goes to a temporary file
@@ -142,10 +191,17 @@ bool WriteFileAtomically(const std::string& path,
 // nothing. False with a message naming the path and the reason.
 bool CheckWritable(const std::string& path, std::string* error);
 
-// The path with symbolic links resolved (std::filesystem::weakly_canonical:
-// components that do not exist yet are kept as given), for comparing two
-// output paths; the path itself if that fails.
+// The absolute path with symbolic links resolved
+// (std::filesystem::weakly_canonical of the absolute path: components that
+// do not exist yet are kept as given); the path itself if that fails.
 std::string CanonicalPath(const std::string& path);
+
+// True when the two paths name one file: the same canonical absolute path
+// ("a.csv", "./a.csv" and "$PWD/a.csv" before any exists), or, when both
+// exist, the same device and inode (hard links, bind mounts). For refusing
+// two outputs that would overwrite each other, or an output that is an
+// input.
+bool SameFile(const std::string& a, const std::string& b);
 
 }  // namespace ecmo
 

@@ -531,8 +531,13 @@ class ParetoSweep {
     // (of the exactly non-dominated points, NonDominatedIndices), and the
     // indices (into points, ascending) of the non-dominated ones by the rule
     // ecmo_plot draws with (NonDominatedWithTolerance: near-duplicates all
-    // count). NaN / empty when no point is usable.
+    // count). NaN / empty when no point is usable. The hypervolume is
+    // exact unless hypervolume_estimated (BoundedHypervolume in
+    // ecmo/indicators.h: many points in many objectives), when it is a
+    // Monte Carlo estimate with the given standard error.
     double hypervolume = -1.0;
+    bool hypervolume_estimated = false;
+    double hypervolume_standard_error = 0.0;
     Eigen::VectorXd reference_point;
     Eigen::VectorXd ideal;
     Eigen::VectorXd nadir;
@@ -602,7 +607,7 @@ std::string SweepCsvRow(const SweepPoint& point,
 
 // The sweep as one JSON document: {"problem", "strategy", "points": [one
 // SweepPointToJson per reached point, in index order, with the
-// summary's "settings"], "hypervolume",
+// summary's "settings"], "hypervolume", "hypervolume_estimated",
 // "reference_point", "ideal", "nadir", "non_dominated" (point indices, the
 // "index" field), "num_points", "num_solved", "num_resumed", "num_usable",
 // "gradient_evaluations", "num_threads_given",
