@@ -497,6 +497,9 @@ TEST(EcmoMtbl, BadInputsGiveClearErrors) {
             "wc-reduced needs a strongly "
             "convex lower level"},
            {"--data=/nonexistent/digits.csv.gz", "/nonexistent/digits.csv.gz"},
+           // Endless: the reader's size limit stops it (it ran out of
+           // memory and aborted).
+           {"--data=/dev/zero", "'/dev/zero' holds more than 64 MiB"},
            {"--output_dir=/proc/none", "--output_dir"},
            {"--num_threads=0", "--num_threads must be in [1, 256]"},
            {"stray", "unexpected argument 'stray'"}}) {
