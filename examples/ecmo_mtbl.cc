@@ -208,7 +208,8 @@ DEFINE_bool(resume,
 DEFINE_bool(smoke,
             false,
             "A reduced study for the test suite: 1 seed, the equal and two "
-            "prefer preferences, small budgets and instances.");
+            "prefer preferences (so --seeds and --preferences cannot be "
+            "given with it), small budgets and instances.");
 
 namespace {
 
@@ -1388,6 +1389,116 @@ bool ReadFinishedRuns(const std::string& path,
   return true;
 }
 
+// ----------------------------------------------------------------- flags --
+
+// A double flag and its documented range: finite and >= 0 (> 0 when
+// `positive`), or exactly -1 when that is its "use the default". gflags
+// reads "nan" and "inf" as doubles, and NaN fails every comparison, so
+// `x >= 0 ? x : default` took --proximal=nan (and any negative) for the
+// default without a word.
+struct DoubleFlag {
+  const char* name;
+  double value;
+  bool positive;
+  bool minus_one_is_default;
+  const char* range;  // for the message
+};
+
+bool CheckDoubleFlags(std::string* error) {
+  const DoubleFlag flags[] = {
+      {"kkt_tolerance",
+       FLAGS_kkt_tolerance,
+       false,
+       true,
+       ">= 0 and finite, or -1 (the strategy's default certificate)"},
+      {"l2",
+       FLAGS_l2,
+       false,
+       true,
+       ">= 0 and finite, or -1 (the default, 1e-3)"},
+      {"proximal",
+       FLAGS_proximal,
+       false,
+       true,
+       ">= 0 and finite, or -1 (the task's default)"},
+      {"upper_step_size",
+       FLAGS_upper_step_size,
+       false,
+       false,
+       ">= 0 and finite (0: the task's default)"},
+      {"max_seconds_per_point",
+       FLAGS_max_seconds_per_point,
+       true,
+       false,
+       "> 0 and finite"},
+  };
+  for (const DoubleFlag& f : flags) {
+    const bool in_range =
+        std::isfinite(f.value) && (f.positive ? f.value > 0.0 : f.value >= 0.0);
+    if (in_range || (f.minus_one_is_default && f.value == -1.0)) continue;
+    std::ostringstream message;
+    message << "--" << f.name << " must be " << f.range << "; got " << f.value;
+    *error = message.str();
+    return false;
+  }
+  return true;
+}
+
+// The integer flags' ranges, with `num_seeds` the study's seeds. Seeds are
+// ints (a point's "seed"), so the last one, first_seed + seeds - 1, must
+// be one too: --first_seed=2147483647 --seeds=2 made seed -2147483648.
+// --smoke fixes the seeds and the preferences, which it ignored when given.
+bool CheckIntegerFlags(bool smoke, int num_seeds, std::string* error) {
+  if (smoke) {
+    for (const char* name : {"seeds", "preferences"}) {
+      if (!gflags::GetCommandLineFlagInfoOrDie(name).is_default) {
+        *error = std::string("--") + name +
+                 " cannot be combined with --smoke, whose study is one seed "
+                 "at the equal, prefer-f1 and prefer-f2 preferences; drop "
+                 "one of the two";
+        return false;
+      }
+    }
+  }
+  const int64_t kMaxInt = std::numeric_limits<int>::max();
+  const int64_t kNoMax = std::numeric_limits<int64_t>::max();
+  struct IntFlag {
+    const char* name;
+    int64_t value, min, max;  // max: kNoMax for none
+    const char* note;
+  };
+  const IntFlag flags[] = {
+      {"seeds", FLAGS_seeds, 1, 1000, ""},
+      {"first_seed",
+       FLAGS_first_seed,
+       0,
+       kMaxInt - (num_seeds - 1),
+       " (the last seed, --first_seed + --seeds - 1, must be at most "
+       "2147483647)"},
+      {"baseline_iterations",
+       FLAGS_baseline_iterations,
+       0,
+       kNoMax,
+       " (0: the task's default)"},
+      {"inner_iterations",
+       FLAGS_inner_iterations,
+       0,
+       kNoMax,
+       " (0: the task's default)"},
+      {"num_threads", FLAGS_num_threads, 1, 256, ""},
+  };
+  for (const IntFlag& f : flags) {
+    if (f.value >= f.min && f.value <= f.max) continue;
+    *error = "--" + std::string(f.name) + " must be " +
+             (f.max == kNoMax ? ">= " + std::to_string(f.min)
+                              : "in [" + std::to_string(f.min) + ", " +
+                                    std::to_string(f.max) + "]") +
+             f.note + "; got " + std::to_string(f.value);
+    return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -1447,10 +1558,9 @@ int main(int argc, char** argv) {
     return kExitUsage;
   }
   const int num_seeds = smoke ? 1 : FLAGS_seeds;
-  if (num_seeds < 1 || num_seeds > 1000 || FLAGS_first_seed < 0) {
-    std::cerr << "ecmo_mtbl: --seeds must be in [1, 1000] and --first_seed "
-                 ">= 0 (got "
-              << FLAGS_seeds << ", " << FLAGS_first_seed << ")\n";
+  if (!CheckIntegerFlags(smoke, num_seeds, &error) ||
+      !CheckDoubleFlags(&error)) {
+    std::cerr << "ecmo_mtbl: " << error << "\n";
     return kExitUsage;
   }
   ecmo::Solver::Options wc_options;
@@ -1477,20 +1587,10 @@ int main(int argc, char** argv) {
               << "' (automatic, dense-hessian or identity)\n";
     return kExitUsage;
   }
-  if (FLAGS_kkt_tolerance >= 0.0) {
+  if (FLAGS_kkt_tolerance != -1.0) {
     wc_options.kkt_tolerance = FLAGS_kkt_tolerance;
-  } else if (FLAGS_kkt_tolerance != -1.0 ||
-             !std::isfinite(FLAGS_kkt_tolerance)) {
-    std::cerr << "ecmo_mtbl: --kkt_tolerance must be >= 0 or -1 (got "
-              << FLAGS_kkt_tolerance << ")\n";
-    return kExitUsage;
   }
   wc_options.record_history = true;
-  if (!(FLAGS_max_seconds_per_point > 0.0)) {
-    std::cerr << "ecmo_mtbl: --max_seconds_per_point must be > 0 (got "
-              << FLAGS_max_seconds_per_point << ")\n";
-    return kExitUsage;
-  }
   wc_options.max_solver_time_in_seconds = FLAGS_max_seconds_per_point;
   if (!wc_options.IsValid(&error)) {
     std::cerr << "ecmo_mtbl: " << error << "\n";
@@ -1503,12 +1603,6 @@ int main(int argc, char** argv) {
     return kExitUsage;
   }
   const double l2 = FLAGS_l2 == -1.0 ? kDefaultL2 : FLAGS_l2;
-  if (!(l2 >= 0.0) || !std::isfinite(l2)) {
-    std::cerr << "ecmo_mtbl: --l2 must be >= 0 (or -1 for the task's "
-                 "default); got "
-              << FLAGS_l2 << "\n";
-    return kExitUsage;
-  }
   if (l2 == 0.0 &&
       std::any_of(methods.begin(), methods.end(), [](const Method& m) {
         return m.name == "wc-reduced";
@@ -1527,11 +1621,6 @@ int main(int argc, char** argv) {
       return kExitUsage;
     }
   }
-  if (FLAGS_baseline_iterations < 0 || FLAGS_inner_iterations < 0) {
-    std::cerr << "ecmo_mtbl: --baseline_iterations and --inner_iterations "
-                 "must be >= 0\n";
-    return kExitUsage;
-  }
   for (const Method& m : methods) {
     if (m.wc) continue;
     const ecmo::MtblBaseline::Options options =
@@ -1540,11 +1629,6 @@ int main(int argc, char** argv) {
       std::cerr << "ecmo_mtbl: " << m.name << ": " << error << "\n";
       return kExitUsage;
     }
-  }
-  if (!(FLAGS_num_threads >= 1 && FLAGS_num_threads <= 256)) {
-    std::cerr << "ecmo_mtbl: --num_threads must be in [1, 256] (got "
-              << FLAGS_num_threads << ")\n";
-    return kExitUsage;
   }
   const std::string out_dir = FLAGS_output_dir;
   if (FLAGS_resume && out_dir.empty()) {

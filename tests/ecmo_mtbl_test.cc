@@ -14,6 +14,7 @@
 #include <fstream>
 #include <limits>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -476,38 +477,141 @@ TEST(EcmoMtbl, ResumeRefusesAnotherStudysFile) {
       << alone.output;
 }
 
-TEST(EcmoMtbl, BadInputsGiveClearErrors) {
-  struct Case {
-    std::string args, text;
-  };
-  for (const Case& c : std::vector<Case>{
-           {"--task=nope",
-            "unknown --task 'nope'; valid: "
-            "digits_data_weighting"},
-           {"--method=wc-penalty,nope", "unknown --method 'nope'"},
-           {"--preferences=grid:x", "--preferences=grid:x"},
-           {"--seeds=0", "--seeds must be in [1, 1000]"},
-           {"--strategy=nope", "unknown --strategy 'nope'"},
-           {"--reduced_strategy=nope", "unknown --reduced_strategy 'nope'"},
-           {"--lower_preconditioner=jacobi",
-            "unknown --lower_preconditioner 'jacobi'"},
-           {"--scalarization=nope", "unknown --scalarization 'nope'"},
-           {"--l2=-2", "--l2 must be >= 0"},
-           {"--l2=0 --method=wc-reduced",
-            "wc-reduced needs a strongly "
-            "convex lower level"},
-           {"--data=/nonexistent/digits.csv.gz", "/nonexistent/digits.csv.gz"},
-           // Endless: the reader's size limit stops it (it ran out of
-           // memory and aborted).
-           {"--data=/dev/zero", "'/dev/zero' holds more than 64 MiB"},
-           {"--output_dir=/proc/none", "--output_dir"},
-           {"--num_threads=0", "--num_threads must be in [1, 256]"},
-           {"stray", "unexpected argument 'stray'"}}) {
-    const ToolRun real = RunMtbl(c.args);
-    EXPECT_EQ(real.exit_code, 2) << c.args << "\n" << real.output;
-    EXPECT_NE(real.output.find(c.text), std::string::npos) << c.args << "\n"
-                                                           << real.output;
+struct UsageCase {
+  std::string args, text;
+};
+
+// Every case exits 2 (bad input) with `text` in its message.
+void ExpectUsageErrors(const std::vector<UsageCase>& cases) {
+  for (const UsageCase& c : cases) {
+    const ToolRun run = RunMtbl(c.args);
+    EXPECT_EQ(run.exit_code, 2) << c.args << "\n" << run.output;
+    EXPECT_NE(run.output.find(c.text), std::string::npos) << c.args << "\n"
+                                                          << run.output;
   }
+}
+
+TEST(EcmoMtbl, BadInputsGiveClearErrors) {
+  ExpectUsageErrors(
+      {{"--task=nope",
+        "unknown --task 'nope'; valid: "
+        "digits_data_weighting"},
+       {"--method=wc-penalty,nope", "unknown --method 'nope'"},
+       {"--preferences=grid:x", "--preferences=grid:x"},
+       {"--seeds=0", "--seeds must be in [1, 1000]"},
+       {"--strategy=nope", "unknown --strategy 'nope'"},
+       {"--reduced_strategy=nope", "unknown --reduced_strategy 'nope'"},
+       {"--lower_preconditioner=jacobi",
+        "unknown --lower_preconditioner 'jacobi'"},
+       {"--scalarization=nope", "unknown --scalarization 'nope'"},
+       {"--l2=-2", "--l2 must be >= 0"},
+       {"--l2=0 --method=wc-reduced",
+        "wc-reduced needs a strongly "
+        "convex lower level"},
+       {"--data=/nonexistent/digits.csv.gz", "/nonexistent/digits.csv.gz"},
+       // Endless: the reader's size limit stops it (it ran out of
+       // memory and aborted).
+       {"--data=/dev/zero", "'/dev/zero' holds more than 64 MiB"},
+       {"--output_dir=/proc/none", "--output_dir"},
+       {"--num_threads=0", "--num_threads must be in [1, 256]"},
+       {"stray", "unexpected argument 'stray'"}});
+}
+
+// The numeric flags' tests run a one-run study when a flag is (wrongly)
+// taken, so that a regression fails fast instead of solving for minutes.
+const char kOneRun[] =
+    "--task=mtbl_logistic --method=moml --baseline_iterations=2 --seeds=1 ";
+
+// gflags reads "nan" for a double flag, and NaN fails every comparison:
+// --proximal=nan silently meant the task's default.
+TEST(EcmoMtbl, NanDoubleFlagsAreRefused) {
+  std::vector<UsageCase> cases;
+  for (const char* flag : {"kkt_tolerance",
+                           "l2",
+                           "proximal",
+                           "upper_step_size",
+                           "max_seconds_per_point"}) {
+    cases.push_back({std::string(kOneRun) + "--" + flag + "=nan",
+                     std::string("--") + flag + " must be "});
+  }
+  cases[2].text =
+      "--proximal must be >= 0 and finite, or -1 (the task's "
+      "default); got nan";
+  ExpectUsageErrors(cases);
+}
+
+TEST(EcmoMtbl, InfiniteDoubleFlagsAreRefused) {
+  std::vector<UsageCase> cases;
+  for (const char* flag : {"kkt_tolerance",
+                           "l2",
+                           "proximal",
+                           "upper_step_size",
+                           "max_seconds_per_point"}) {
+    cases.push_back({std::string(kOneRun) + "--" + flag + "=inf",
+                     std::string("--") + flag + " must be "});
+  }
+  cases[4].text = "--max_seconds_per_point must be > 0 and finite; got inf";
+  ExpectUsageErrors(cases);
+}
+
+// Negative values (and zero counts) are refused; -1 keeps its documented
+// meaning, "the default", where a flag has it.
+TEST(EcmoMtbl, NegativeFlagsAreRefusedButMinusOneMeansTheDefault) {
+  const std::string one_run = kOneRun;
+  ExpectUsageErrors(
+      {{one_run + "--upper_step_size=-1",
+        "--upper_step_size must be >= 0 and finite (0: the task's default); "
+        "got -1"},
+       {one_run + "--proximal=-0.5", "--proximal must be >= 0"},
+       {one_run + "--l2=-3", "--l2 must be >= 0"},
+       {one_run + "--kkt_tolerance=-2", "--kkt_tolerance must be >= 0"},
+       {one_run + "--max_seconds_per_point=0",
+        "--max_seconds_per_point must be > 0"},
+       {one_run + "--baseline_iterations=-1",
+        "--baseline_iterations must be >= 0 (0: the task's default); got -1"},
+       {one_run + "--inner_iterations=-5", "--inner_iterations must be >= 0"},
+       {one_run + "--first_seed=-1", "--first_seed must be in [0, "},
+       {"--task=mtbl_logistic --seeds=-1", "--seeds must be in [1, 1000]"},
+       {one_run + "--num_threads=0", "--num_threads must be in [1, 256]"}});
+  const ToolRun defaults = RunMtbl(
+      one_run + "--proximal=-1 --l2=-1 --kkt_tolerance=-1 --upper_step_size=0");
+  EXPECT_EQ(defaults.exit_code, 0) << defaults.output;
+}
+
+// Seeds are ints: the last one, --first_seed + --seeds - 1, must be one
+// too (2147483647 + 1 made seed -2147483648); the largest int is a seed.
+TEST(EcmoMtbl, SeedsBeyondTheLargestIntAreRefused) {
+  const std::string study =
+      "--task=mtbl_logistic --method=moml --baseline_iterations=2 --json ";
+  ExpectUsageErrors(
+      {{study + "--first_seed=2147483647 --seeds=2",
+        "--first_seed must be in [0, 2147483646] (the last seed, "
+        "--first_seed + --seeds - 1, must be at most 2147483647); got "
+        "2147483647"},
+       {study + "--first_seed=2147483646 --seeds=3",
+        "--first_seed must be in [0, 2147483645]"}});
+  const ToolRun last = RunMtbl(study + "--first_seed=2147483646 --seeds=2",
+                               /*merge_stderr=*/false);
+  ASSERT_EQ(last.exit_code, 0) << last.output;
+  const nlohmann::json points = nlohmann::json::parse(last.output)["points"];
+  std::set<int64_t> seeds;
+  for (const auto& p : points) {
+    seeds.insert(p["seed"].get<int64_t>());
+  }
+  EXPECT_EQ(seeds, (std::set<int64_t>{2147483646, 2147483647}));
+}
+
+// --smoke fixes the seeds and the preferences; either given with it was
+// ignored without a word.
+TEST(EcmoMtbl, SmokeRefusesSeedsAndPreferences) {
+  const std::string smoke = "--task=mtbl_logistic --smoke --method=moml ";
+  ExpectUsageErrors(
+      {{smoke + "--seeds=2",
+        "--seeds cannot be combined with --smoke, whose study is one seed"},
+       {smoke + "--seeds=5", "--seeds cannot be combined with --smoke"},
+       {smoke + "--preferences=equal",
+        "--preferences cannot be combined with --smoke"}});
+  EXPECT_EQ(RunMtbl(smoke + "--first_seed=3").exit_code, 0);
 }
 
 #endif  // ECMO_MTBL_PATH
