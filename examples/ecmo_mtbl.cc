@@ -58,16 +58,23 @@
 // against wall time at the equal preference). An interrupted study (a
 // kill, a rank that died) loses only its runs in progress: the same
 // command with --resume keeps the runs in points.jsonl and solves the
-// rest. Exit status: 0 success, 1 a run failed, 2 bad input, 4 a file
-// could not be written.
+// rest. One study at a time writes a directory: while one holds its lock
+// (the file .lock there), another on the same --output_dir exits 2
+// without touching it. Exit status: 0 success, 1 a run failed, 2 bad
+// input, 4 a file could not be written.
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <functional>
 #include <iomanip>
@@ -1389,6 +1396,41 @@ bool ReadFinishedRuns(const std::string& path,
   return true;
 }
 
+// Takes the lock of the study directory for the rest of the process: an
+// exclusive flock on dir/.lock, whose descriptor stays open until exit
+// (O_CLOEXEC: gnuplot must not inherit it). Two studies writing one
+// directory at once tore points.jsonl, and each took the other's runs for
+// its own on --resume. The lock is on a file of its own, not on
+// points.jsonl: --resume replaces points.jsonl by a rename when it drops a
+// cut-short last line (ecmo::WriteFileAtomically), and the new file would
+// not carry the lock; and it must also cover points.csv, study.json and
+// the pictures, written after points.jsonl is closed. The file is never
+// deleted: unlinking it would let a third process lock a new one while a
+// second still holds the old. False with *error (bad input) when another
+// process holds it or it cannot be taken.
+bool LockOutputDir(const std::string& dir, std::string* error) {
+  const std::string path = dir + "/.lock";
+  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    *error = "--output_dir: cannot create " + path + " (" +
+             std::strerror(errno) + ")";
+    return false;
+  }
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    const int cause = errno;
+    ::close(fd);
+    *error = cause == EWOULDBLOCK
+                 ? "another ecmo_mtbl is writing " + dir +
+                       "/points.jsonl (it holds the lock on " + path +
+                       "); wait for it to finish, or use another "
+                       "--output_dir"
+                 : "--output_dir: cannot lock " + path + " (" +
+                       std::strerror(cause) + ")";
+    return false;
+  }
+  return true;
+}
+
 // ----------------------------------------------------------------- flags --
 
 // A double flag and its documented range: finite and >= 0 (> 0 when
@@ -1638,6 +1680,10 @@ int main(int argc, char** argv) {
   }
   if (coordinator && !out_dir.empty()) {
     ::mkdir(out_dir.c_str(), 0755);
+    if (!LockOutputDir(out_dir, &error)) {
+      std::cerr << "ecmo_mtbl: " << error << "\n";
+      return AbortAll(kExitUsage);
+    }
     if (!ecmo::CheckWritable(out_dir + "/study.json", &error) ||
         !ecmo::CheckWritable(out_dir + "/points.jsonl", &error)) {
       std::cerr << "ecmo_mtbl: --output_dir: " << error << "\n";

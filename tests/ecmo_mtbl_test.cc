@@ -8,10 +8,15 @@
 // listed), the driver's errors, and its runs: on several threads, streamed
 // to points.jsonl and resumed from it.
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <limits>
 #include <map>
 #include <set>
@@ -475,6 +480,47 @@ TEST(EcmoMtbl, ResumeRefusesAnotherStudysFile) {
   EXPECT_EQ(alone.exit_code, 2) << alone.output;
   EXPECT_NE(alone.output.find("--resume needs --output_dir"), std::string::npos)
       << alone.output;
+}
+
+std::string ReadText(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in),
+                     std::istreambuf_iterator<char>());
+}
+
+// Two studies writing one directory at once tore points.jsonl (both exit
+// 0, and the next --resume was refused): while one holds the directory's
+// lock, another stops before it reads or writes anything, with or without
+// --resume.
+TEST(EcmoMtbl, ConcurrentStudiesInOneDirectoryAreRefused) {
+  const std::string dir = ::testing::TempDir() + "/ecmo_mtbl_lock";
+  const std::string study = "--task=mtbl_logistic --smoke --method=moml ";
+  ASSERT_EQ(RunMtbl(study + "--output_dir=" + dir).exit_code, 0);
+  const std::string points = ReadText(dir + "/points.jsonl");
+  const std::string document = ReadText(dir + "/study.json");
+  ASSERT_FALSE(points.empty());
+  const int fd = ::open((dir + "/.lock").c_str(), O_RDWR | O_CREAT, 0644);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::flock(fd, LOCK_EX | LOCK_NB), 0);
+  for (const char* resume : {"--resume ", ""}) {
+    const ToolRun run = RunMtbl(study + resume + "--output_dir=" + dir);
+    EXPECT_EQ(run.exit_code, 2) << resume << run.output;
+    EXPECT_NE(run.output.find("another ecmo_mtbl is writing " + dir +
+                              "/points.jsonl"),
+              std::string::npos)
+        << run.output;
+    EXPECT_NE(run.output.find("wait for it to finish, or use another "
+                              "--output_dir"),
+              std::string::npos)
+        << run.output;
+  }
+  EXPECT_EQ(ReadText(dir + "/points.jsonl"), points);
+  EXPECT_EQ(ReadText(dir + "/study.json"), document);
+  ::close(fd);
+  const ToolRun resumed = RunMtbl(study + "--resume --output_dir=" + dir);
+  EXPECT_EQ(resumed.exit_code, 0) << resumed.output;
+  EXPECT_NE(resumed.output.find("resumed 1 of 1 runs"), std::string::npos)
+      << resumed.output;
 }
 
 struct UsageCase {
