@@ -16,6 +16,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <limits>
 #include <map>
@@ -331,6 +332,12 @@ std::vector<std::string> ReadLines(const std::string& path) {
   return lines;
 }
 
+std::string ReadText(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in),
+                     std::istreambuf_iterator<char>());
+}
+
 // The study of the resume and thread tests: every kind of method (the
 // full-space and reduced WC forms, a preference-taking and a preference-
 // free baseline) on the synthetic instance, 10 runs in about a second.
@@ -482,10 +489,111 @@ TEST(EcmoMtbl, ResumeRefusesAnotherStudysFile) {
       << alone.output;
 }
 
-std::string ReadText(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in),
-                     std::istreambuf_iterator<char>());
+// A run's line with a field of the wrong type, range or size stops
+// --resume with exit 2, naming the line and the field, and leaves the file
+// as it was: a "seed" that is not an object aborted the tool (an uncaught
+// nlohmann type_error), a point's seed above the int range was truncated
+// to another seed and taken, and vectors of another length than the
+// study's objectives were read past their end.
+TEST(EcmoMtbl, ResumeRefusesMalformedLinesNamingTheField) {
+  const std::string dir = ::testing::TempDir() + "/ecmo_mtbl_malformed";
+  // 4 runs: itd-ls at 3 preferences, moml; 3 objectives.
+  const std::string study =
+      "--task=mtbl_logistic --smoke --method=itd-ls,moml --output_dir=" + dir;
+  ASSERT_EQ(RunMtbl(study).exit_code, 0);
+  const std::vector<std::string> lines = ReadLines(dir + "/points.jsonl");
+  ASSERT_EQ(lines.size(), 5u);
+  const nlohmann::json run = nlohmann::json::parse(lines[1]);
+  ASSERT_EQ(run["point"]["method"], "itd-ls");
+  struct Case {
+    std::string what;  // expected in the message after "points.jsonl:2: "
+    std::function<void(nlohmann::json*)> edit;
+  };
+  using J = nlohmann::json;
+  const std::vector<Case> cases = {
+      {"seed is not an object", [](J* j) { (*j)["seed"] = 7; }},
+      {"seed is not an object", [](J* j) { (*j)["seed"] = "1"; }},
+      {"the line is not an object",
+       [](J* j) {
+         *j = J::array({1, 2});
+       }},
+      {"task is not an integer in [0, 3]", [](J* j) { (*j)["task"] = "0"; }},
+      {"task is not an integer in [0, 3]", [](J* j) { (*j)["task"] = 4; }},
+      {"point.losses is missing", [](J* j) { (*j)["point"].erase("losses"); }},
+      {"point is missing", [](J* j) { j->erase("point"); }},
+      {"point.seconds is not a finite number >= 0",
+       [](J* j) { (*j)["point"]["seconds"] = "0.5"; }},
+      {"point.kkt_residual_sq is not a finite number >= 0 or null",
+       [](J* j) { (*j)["point"]["kkt_residual_sq"] = "NaN"; }},
+      {"point.losses is not an array of finite numbers",
+       [](J* j) { (*j)["point"]["losses"][0] = nullptr; }},
+      // An infinity written as 1e999 is refused by the parser.
+      {"not JSON", [](J* j) { (*j)["point"]["losses"][0] = 12345.5; }},
+      {"point.losses has 2 entries; expected 0 or 3",
+       [](J* j) {
+         (*j)["point"]["losses"] = {1.0, 2.0};
+       }},
+      {"point.preference has 4 entries; expected 0 or 3",
+       [](J* j) { (*j)["point"]["preference"].push_back(0.5); }},
+      {"run 0 is another method, seed or preference than this study's",
+       [](J* j) { (*j)["point"]["preference"][0] = 0.5; }},
+      {"point.usable is not true or false",
+       [](J* j) { (*j)["point"]["usable"] = 1; }},
+      {"point.seed is not an integer in [0, 2147483647]",
+       [](J* j) { (*j)["point"]["seed"] = uint64_t{4294967297}; }},
+      {"point.gradient_evaluations is not an integer in [0, ",
+       [](J* j) { (*j)["point"]["gradient_evaluations"] = -5; }},
+      {"point.curve_worst_loss is not as long as point.curve_time",
+       [](J* j) { (*j)["point"]["curve_time"].push_back(1.0); }},
+      {"seed.start is not an object",
+       [](J* j) { (*j)["seed"]["start"] = J::array(); }},
+      {"seed.start.losses has 1 entries; expected 3",
+       [](J* j) { (*j)["seed"]["start"]["losses"] = {1.0}; }},
+      {"seed.start.seed is 2, not the run's seed 1",
+       [](J* j) { (*j)["seed"]["start"]["seed"] = 2; }},
+      {"seed.lambda_max is not a finite number or null",
+       [](J* j) { (*j)["seed"]["lambda_max"] = "big"; }},
+      {"seed.scalarization is there, but the study's --scalarization is "
+       "paper",
+       [](J* j) { (*j)["seed"]["scalarization"] = J::object(); }},
+  };
+  for (const Case& c : cases) {
+    nlohmann::json edited = run;
+    c.edit(&edited);
+    std::string line = edited.dump();
+    const size_t inf = line.find("12345.5");
+    if (inf != std::string::npos) line.replace(inf, 7, "1e999");
+    std::string text = lines[0] + "\n" + line + "\n";
+    for (size_t i = 2; i < lines.size(); ++i) text += lines[i] + "\n";
+    {
+      std::ofstream out(dir + "/points.jsonl", std::ios::trunc);
+      out << text;
+    }
+    const ToolRun resumed = RunMtbl(study + " --resume");
+    EXPECT_EQ(resumed.exit_code, 2) << c.what << "\n" << resumed.output;
+    EXPECT_NE(resumed.output.find("points.jsonl:2: " + c.what),
+              std::string::npos)
+        << resumed.output;
+    EXPECT_EQ(ReadText(dir + "/points.jsonl"), text) << c.what;
+  }
+  // NaN is not JSON: the line is refused as such.
+  {
+    std::ofstream out(dir + "/points.jsonl", std::ios::trunc);
+    out << lines[0] << "\n{\"task\": NaN}\n";
+  }
+  const ToolRun nan = RunMtbl(study + " --resume");
+  EXPECT_EQ(nan.exit_code, 2) << nan.output;
+  EXPECT_NE(nan.output.find("points.jsonl:2: not JSON"), std::string::npos)
+      << nan.output;
+  // The file as written resumes.
+  {
+    std::ofstream out(dir + "/points.jsonl", std::ios::trunc);
+    for (const std::string& line : lines) out << line << "\n";
+  }
+  const ToolRun resumed = RunMtbl(study + " --resume");
+  EXPECT_EQ(resumed.exit_code, 0) << resumed.output;
+  EXPECT_NE(resumed.output.find("resumed 4 of 4 runs"), std::string::npos)
+      << resumed.output;
 }
 
 // Two studies writing one directory at once tore points.jsonl (both exit
