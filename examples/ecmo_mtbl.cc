@@ -58,16 +58,23 @@
 // against wall time at the equal preference). An interrupted study (a
 // kill, a rank that died) loses only its runs in progress: the same
 // command with --resume keeps the runs in points.jsonl and solves the
-// rest. Exit status: 0 success, 1 a run failed, 2 bad input, 4 a file
-// could not be written.
+// rest. One study at a time writes a directory: while one holds its lock
+// (the file .lock there), another on the same --output_dir exits 2
+// without touching it. Exit status: 0 success, 1 a run failed, 2 bad
+// input, 4 a file could not be written.
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <functional>
 #include <iomanip>
@@ -208,7 +215,8 @@ DEFINE_bool(resume,
 DEFINE_bool(smoke,
             false,
             "A reduced study for the test suite: 1 seed, the equal and two "
-            "prefer preferences, small budgets and instances.");
+            "prefer preferences (so --seeds and --preferences cannot be "
+            "given with it), small budgets and instances.");
 
 namespace {
 
@@ -1139,6 +1147,12 @@ Point SolveRun(const Study& study, const Run& run, SeedContext* context) {
   return point;
 }
 
+// A finished run: its point and what its seed reported (SeedContext::info).
+struct FinishedRun {
+  Point point;
+  nlohmann::json seed;
+};
+
 // A point as JSON and back: the points.jsonl lines, the messages between
 // ranks and study.json's "points". Doubles round-trip exactly (17
 // significant digits); NaN is written as null and read back as NaN.
@@ -1174,80 +1188,291 @@ double ReadNumber(const nlohmann::json& j) {
                        : std::numeric_limits<double>::quiet_NaN();
 }
 
-std::vector<double> ReadNumbers(const nlohmann::json& j) {
-  std::vector<double> out;
-  if (!j.is_array()) return out;
-  for (const nlohmann::json& x : j) out.push_back(ReadNumber(x));
-  return out;
+constexpr int64_t kMaxInt = std::numeric_limits<int>::max();
+constexpr int64_t kMaxCount = std::numeric_limits<int64_t>::max();
+constexpr double kAny = -std::numeric_limits<double>::infinity();
+
+// Reads the fields of one JSON object (a points.jsonl line or a part of
+// one), checking the type and range of each; the first failure is kept,
+// named by the field's path ("point.losses has 3 entries; expected 0 or 5,
+// the study's objectives"), and later reads do nothing. Nothing throws:
+// nlohmann's get<>() and value() throw type_error on a field of another
+// type, which aborted --resume on an edited or damaged file. Every field
+// is required: PointToJson and the seed's report always write them all.
+class FieldReader {
+ public:
+  FieldReader(const nlohmann::json& object, std::string path)
+      : object_(object), path_(std::move(path)) {
+    if (!object_.is_object()) Refuse("", "is not an object");
+  }
+
+  bool ok() const { return error_.empty(); }
+  const std::string& error() const { return error_; }
+  bool Has(const char* key) const { return object_.contains(key); }
+
+  // Keeps the first failure: `what` said of the field `key`.
+  void Refuse(const char* key, const std::string& what) {
+    if (!ok()) return;
+    std::string name = path_;
+    if (*key != '\0') name += (name.empty() ? "" : ".") + std::string(key);
+    error_ = (name.empty() ? std::string("the line") : name) + " " + what;
+  }
+  // A nested object's failure, once it has been read.
+  void Adopt(const FieldReader& nested) {
+    if (ok()) error_ = nested.error_;
+  }
+
+  void String(const char* key, std::string* out) {
+    const nlohmann::json* v = Find(key);
+    if (v == nullptr) return;
+    if (!v->is_string()) return Refuse(key, "is not a string");
+    *out = v->get<std::string>();
+  }
+  void Bool(const char* key, bool* out) {
+    const nlohmann::json* v = Find(key);
+    if (v == nullptr) return;
+    if (!v->is_boolean()) return Refuse(key, "is not true or false");
+    *out = v->get<bool>();
+  }
+  // An integer in [min, max] (an unsigned one above max is refused before
+  // it is converted).
+  template <typename Int>
+  void Integer(const char* key, int64_t min, int64_t max, Int* out) {
+    const nlohmann::json* v = Find(key);
+    if (v == nullptr) return;
+    const bool in_range =
+        v->is_number_unsigned()
+            ? v->get<uint64_t>() <= static_cast<uint64_t>(max) &&
+                  static_cast<int64_t>(v->get<uint64_t>()) >= min
+            : v->is_number_integer() && v->get<int64_t>() >= min &&
+                  v->get<int64_t>() <= max;
+    if (!in_range) {
+      return Refuse(key,
+                    "is not an integer in [" + std::to_string(min) + ", " +
+                        std::to_string(max) + "]");
+    }
+    *out = static_cast<Int>(v->get<int64_t>());
+  }
+  // A finite number >= min (kAny: any), or null: how Number() writes a
+  // non-finite one (read as NaN).
+  void NumberOrNull(const char* key, double min, double* out) {
+    const nlohmann::json* v = Find(key);
+    if (v == nullptr) return;
+    if (v->is_null()) {
+      *out = std::numeric_limits<double>::quiet_NaN();
+    } else if (v->is_number() && std::isfinite(v->get<double>()) &&
+               v->get<double>() >= min) {
+      *out = v->get<double>();
+    } else {
+      Refuse(key, "is not a finite number" + AtLeast(min) + " or null");
+    }
+  }
+  void FiniteNumber(const char* key, double min, double* out) {
+    const nlohmann::json* v = Find(key);
+    if (v == nullptr) return;
+    if (!v->is_number() || !std::isfinite(v->get<double>()) ||
+        v->get<double>() < min) {
+      return Refuse(key, "is not a finite number" + AtLeast(min));
+    }
+    *out = v->get<double>();
+  }
+  // An array of finite numbers (nulls too, as NaN, when `nulls`) with
+  // `size` entries (-1: any), or none when `may_be_empty`.
+  void Numbers(const char* key,
+               int size,
+               bool may_be_empty,
+               bool nulls,
+               std::vector<double>* out) {
+    const nlohmann::json* v = Find(key);
+    if (v == nullptr) return;
+    const bool entries_ok =
+        v->is_array() &&
+        std::all_of(v->begin(), v->end(), [&](const nlohmann::json& x) {
+          return (nulls && x.is_null()) ||
+                 (x.is_number() && std::isfinite(x.get<double>()));
+        });
+    if (!entries_ok) {
+      return Refuse(key,
+                    nulls ? "is not an array of numbers and nulls"
+                          : "is not an array of finite numbers");
+    }
+    const int n = static_cast<int>(v->size());
+    if (size >= 0 && n != size && !(may_be_empty && n == 0)) {
+      return Refuse(key,
+                    "has " + std::to_string(n) + " entries; expected " +
+                        (may_be_empty ? "0 or " : "") + std::to_string(size) +
+                        ", the study's objectives");
+    }
+    out->clear();
+    for (const nlohmann::json& x : *v) out->push_back(ReadNumber(x));
+  }
+  void Vector(const char* key,
+              int size,
+              bool may_be_empty,
+              Eigen::VectorXd* out) {
+    std::vector<double> v;
+    Numbers(key, size, may_be_empty, false, &v);
+    *out = Eigen::Map<const Eigen::VectorXd>(v.data(), v.size());
+  }
+  // A nested object (null, refused, when it is not one).
+  const nlohmann::json* Object(const char* key) {
+    const nlohmann::json* v = Find(key);
+    if (v != nullptr && !v->is_object()) {
+      Refuse(key, "is not an object");
+      return nullptr;
+    }
+    return v;
+  }
+
+ private:
+  const nlohmann::json* Find(const char* key) {
+    if (!ok()) return nullptr;
+    const auto it = object_.find(key);
+    if (it == object_.end()) {
+      Refuse(key, "is missing");
+      return nullptr;
+    }
+    return &*it;
+  }
+  // " >= min", or nothing for kAny.
+  static std::string AtLeast(double min) {
+    if (min == kAny) return "";
+    std::ostringstream text;
+    text << " >= " << min;
+    return text.str();
+  }
+
+  const nlohmann::json& object_;
+  const std::string path_;
+  std::string error_;
+};
+
+// A point as PointToJson writes it, every field checked: S (the study's
+// objectives) entries in every vector that is not empty, counts >= 0
+// (iterations -1: not reported), a number or null (NaN) where PointToJson
+// writes Number().
+bool PointFromJson(const nlohmann::json& j,
+                   int S,
+                   Point* p,
+                   std::string* error) {
+  FieldReader r(j, "point");
+  r.String("method", &p->method);
+  r.Integer("seed", 0, kMaxInt, &p->seed);
+  r.String("preference_name", &p->preference_name);
+  r.Numbers("preference", S, true, false, &p->preference);
+  r.Integer("rank", 0, kMaxInt, &p->rank);
+  r.String("termination", &p->termination);
+  r.Bool("usable", &p->usable);
+  r.Vector("losses", S, true, &p->losses);
+  r.Vector("losses_as_returned", S, true, &p->losses_as_returned);
+  r.NumberOrNull("kkt_residual_sq", 0.0, &p->kkt_residual_sq);
+  r.NumberOrNull("grad_y_g_norm", 0.0, &p->grad_y_g_norm);
+  r.NumberOrNull("lower_level_gap", kAny, &p->lower_level_gap);
+  r.FiniteNumber("seconds", 0.0, &p->seconds);
+  r.Integer("gradient_evaluations", 0, kMaxCount, &p->gradient_evaluations);
+  r.Integer("lower_gradients", 0, kMaxCount, &p->lower_gradients);
+  r.Integer("hessian_products", 0, kMaxCount, &p->hessian_products);
+  r.Integer("iterations", -1, kMaxInt, &p->iterations);
+  r.String("message", &p->message);
+  r.Vector("reference_point", S, true, &p->reference_point);
+  r.Vector("objective_scale", S, true, &p->objective_scale);
+  r.Numbers("curve_time", -1, true, true, &p->curve_time);
+  r.Numbers("curve_worst_loss", -1, true, true, &p->curve_worst_loss);
+  if (p->curve_time.size() != p->curve_worst_loss.size()) {
+    r.Refuse("curve_worst_loss", "is not as long as point.curve_time");
+  }
+  *error = r.error();
+  return r.ok();
 }
 
-Eigen::VectorXd ReadVector(const nlohmann::json& j) {
-  const std::vector<double> v = ReadNumbers(j);
-  return Eigen::Map<const Eigen::VectorXd>(v.data(), v.size());
+// The seed number `key` of a seed's report, which must be `seed`.
+void ReadSeedNumber(FieldReader* r, const char* key, int seed) {
+  int value = seed;
+  r->Integer(key, 0, kMaxInt, &value);
+  if (value != seed) {
+    r->Refuse(key,
+              "is " + std::to_string(value) + ", not the run's seed " +
+                  std::to_string(seed));
+  }
 }
 
-// False (with *error naming the key) for a point that does not read.
-bool PointFromJsonOrThrow(const nlohmann::json& j,
-                          Point* p,
-                          std::string* error) {
-  if (!j.is_object()) {
-    *error = "the point is not a JSON object";
+// The seed's report in a run's line (SeedContext::info) for `seed`: its
+// start (losses, ||grad_y g||), lambda_max and, with the utopia
+// scalarization, the reference point and scales with the time they took.
+// Failures go to *line.
+void ReadSeedInfo(FieldReader* line, int seed, int S, bool utopia) {
+  const nlohmann::json* info = line->Object("seed");
+  if (info == nullptr) return;
+  FieldReader r(*info, "seed");
+  double number = 0.0;
+  int count = 0;
+  std::vector<double> values;
+  Eigen::VectorXd vector;
+  r.NumberOrNull("lambda_max", kAny, &number);
+  if (const nlohmann::json* start = r.Object("start")) {
+    FieldReader s(*start, "seed.start");
+    ReadSeedNumber(&s, "seed", seed);
+    s.Numbers("losses", S, false, true, &values);
+    s.NumberOrNull("grad_y_g_norm", 0.0, &number);
+    r.Adopt(s);
+  }
+  if (r.ok() && r.Has("scalarization") != utopia) {
+    r.Refuse("scalarization",
+             utopia ? "is missing (the study's --scalarization is utopia)"
+                    : "is there, but the study's --scalarization is paper");
+  }
+  if (const nlohmann::json* scalarization =
+          utopia ? r.Object("scalarization") : nullptr) {
+    FieldReader s(*scalarization, "seed.scalarization");
+    ReadSeedNumber(&s, "seed", seed);
+    s.FiniteNumber("seconds", 0.0, &number);
+    s.Integer("instances", 1, kMaxInt, &count);
+    s.Vector("reference_point", S, false, &vector);
+    s.Vector("objective_scale", S, false, &vector);
+    if (s.Has("rank")) s.Integer("rank", 0, kMaxInt, &count);  // MPI only
+    r.Adopt(s);
+  }
+  line->Adopt(r);
+}
+
+// A run's line of points.jsonl ({"task", "point", "seed"}; also a worker's
+// reply), every field checked against the study of S objectives: the task
+// one of its runs, the point that run's (method, seed, preference name and
+// weights), the seed's report that seed's. False with *error naming the field.
+bool ReadRunLine(const nlohmann::json& line,
+                 const Study& study,
+                 const std::vector<Run>& runs,
+                 int S,
+                 int* task,
+                 FinishedRun* run,
+                 std::string* error) {
+  FieldReader r(line, "");
+  r.Integer("task", 0, static_cast<int64_t>(runs.size()) - 1, task);
+  const nlohmann::json* point = r.Object("point");
+  if (!r.ok()) {
+    *error = r.error() + " (a run of this study)";
     return false;
   }
-  for (const char* key :
-       {"method", "preference_name", "termination", "message"}) {
-    if (!j.contains(key) || !j[key].is_string()) {
-      *error = std::string("\"") + key + "\" is missing or not a string";
-      return false;
-    }
+  if (!PointFromJson(*point, S, &run->point, error)) return false;
+  const Run& expected = runs[*task];
+  const ecmo::NamedPreference preference =
+      expected.preference >= 0 ? study.preferences[expected.preference]
+                               : ecmo::NamedPreference();
+  if (run->point.seed != expected.seed ||
+      run->point.method != study.methods[expected.method].name ||
+      run->point.preference_name != preference.name ||
+      run->point.preference != preference.weights) {
+    *error = "run " + std::to_string(*task) +
+             " is another method, seed or preference than this study's";
+    return false;
   }
-  for (const char* key : {"seed",
-                          "rank",
-                          "gradient_evaluations",
-                          "lower_gradients",
-                          "hessian_products",
-                          "iterations"}) {
-    if (!j.contains(key) || !j[key].is_number_integer()) {
-      *error = std::string("\"") + key + "\" is missing or not an integer";
-      return false;
-    }
+  ReadSeedInfo(&r, expected.seed, S, UsesUtopia(study));
+  if (!r.ok()) {
+    *error = r.error();
+    return false;
   }
-  p->method = j["method"].get<std::string>();
-  p->seed = j["seed"].get<int>();
-  p->preference_name = j["preference_name"].get<std::string>();
-  p->preference = ReadNumbers(j.value("preference", nlohmann::json()));
-  p->rank = j["rank"].get<int>();
-  p->termination = j["termination"].get<std::string>();
-  p->usable = j.value("usable", false);
-  p->losses = ReadVector(j.value("losses", nlohmann::json()));
-  p->losses_as_returned =
-      ReadVector(j.value("losses_as_returned", nlohmann::json()));
-  p->kkt_residual_sq = ReadNumber(j.value("kkt_residual_sq", nlohmann::json()));
-  p->grad_y_g_norm = ReadNumber(j.value("grad_y_g_norm", nlohmann::json()));
-  p->lower_level_gap = ReadNumber(j.value("lower_level_gap", nlohmann::json()));
-  p->seconds = ReadNumber(j.value("seconds", nlohmann::json()));
-  p->gradient_evaluations = j["gradient_evaluations"].get<int64_t>();
-  p->lower_gradients = j["lower_gradients"].get<int64_t>();
-  p->hessian_products = j["hessian_products"].get<int64_t>();
-  p->iterations = j["iterations"].get<int>();
-  p->message = j["message"].get<std::string>();
-  p->reference_point = ReadVector(j.value("reference_point", nlohmann::json()));
-  p->objective_scale = ReadVector(j.value("objective_scale", nlohmann::json()));
-  p->curve_time = ReadNumbers(j.value("curve_time", nlohmann::json()));
-  p->curve_worst_loss =
-      ReadNumbers(j.value("curve_worst_loss", nlohmann::json()));
+  run->seed = *line.find("seed");
   return true;
-}
-
-// The same, never throwing (nlohmann's value() throws on a key of another
-// type, e.g. "usable": 1 in an edited file).
-bool PointFromJson(const nlohmann::json& j, Point* p, std::string* error) {
-  try {
-    return PointFromJsonOrThrow(j, p, error);
-  } catch (const std::exception& e) {
-    *error = std::string("the point does not read: ") + e.what();
-    return false;
-  }
 }
 
 // What determines the study's points: its flags (not the outputs). The
@@ -1282,21 +1507,16 @@ nlohmann::json StudySettings(const Study& study, int num_seeds) {
   return s;
 }
 
-// A finished run: its point and what its seed reported (SeedContext::info).
-struct FinishedRun {
-  Point point;
-  nlohmann::json seed;
-};
-
 // The finished runs of an earlier study in `path` (points.jsonl), by task.
 // A missing file is an empty study. False with *error for a file that is
 // not this study's: another header, a line that is not JSON (but a last
 // line cut short, which is dropped from the file), a run that is not this
-// study's.
+// study's or a field of the wrong type, range or size (ReadRunLine).
 bool ReadFinishedRuns(const std::string& path,
                       const nlohmann::json& settings,
                       const std::vector<Run>& runs,
                       const Study& study,
+                      int S,
                       std::map<int, FinishedRun>* finished,
                       std::string* note,
                       std::string* error) {
@@ -1347,36 +1567,16 @@ bool ReadFinishedRuns(const std::string& path,
     return false;
   }
   for (size_t i = 1; i < lines.values.size(); ++i) {
-    const nlohmann::json& j = lines.values[i];
-    const std::string where =
-        path + ":" + std::to_string(lines.line_numbers[i]) + ": ";
-    const auto task = j.find("task");
-    if (!j.is_object() || task == j.end() || !task->is_number_integer() ||
-        task->get<int64_t>() < 0 ||
-        task->get<int64_t>() >= static_cast<int64_t>(runs.size()) ||
-        !j.contains("point") || !j.contains("seed")) {
-      *error = where + "no run of this study (\"task\", \"point\", \"seed\")";
-      return false;
-    }
-    const Run& run = runs[task->get<int>()];
-    Point point;
+    int task = -1;
+    FinishedRun run;
     std::string why;
-    if (!PointFromJson(j["point"], &point, &why)) {
-      *error = where + why;
+    if (!ReadRunLine(lines.values[i], study, runs, S, &task, &run, &why)) {
+      *error = path + ":" + std::to_string(lines.line_numbers[i]) + ": " + why +
+               "; repair or remove that line, or rerun without --resume to "
+               "start the study again";
       return false;
     }
-    const std::string preference_name =
-        run.preference >= 0 ? study.preferences[run.preference].name : "";
-    if (point.seed != run.seed ||
-        point.method != study.methods[run.method].name ||
-        point.preference_name != preference_name) {
-      *error = where + "run " + std::to_string(task->get<int>()) +
-               " is another method, seed or preference than this study's";
-      return false;
-    }
-    // The first line of a task wins.
-    finished->emplace(task->get<int>(),
-                      FinishedRun{std::move(point), j["seed"]});
+    finished->emplace(task, std::move(run));  // the first line of a task wins
   }
   if (unfinished) {
     text.resize(static_cast<size_t>(lines.valid_prefix_bytes));
@@ -1384,6 +1584,150 @@ bool ReadFinishedRuns(const std::string& path,
     *note =
         "dropped a last line cut short (the run was killed while "
         "writing it); ";
+  }
+  return true;
+}
+
+// Takes the lock of the study directory for the rest of the process: an
+// exclusive flock on dir/.lock, whose descriptor stays open until exit
+// (O_CLOEXEC: gnuplot must not inherit it). Two studies writing one
+// directory at once tore points.jsonl, and each took the other's runs for
+// its own on --resume. The lock is on a file of its own, not on
+// points.jsonl: --resume replaces points.jsonl by a rename when it drops a
+// cut-short last line (ecmo::WriteFileAtomically), and the new file would
+// not carry the lock; and it must also cover points.csv, study.json and
+// the pictures, written after points.jsonl is closed. The file is never
+// deleted: unlinking it would let a third process lock a new one while a
+// second still holds the old. False with *error (bad input) when another
+// process holds it or it cannot be taken.
+bool LockOutputDir(const std::string& dir, std::string* error) {
+  const std::string path = dir + "/.lock";
+  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    *error = "--output_dir: cannot create " + path + " (" +
+             std::strerror(errno) + ")";
+    return false;
+  }
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    const int cause = errno;
+    ::close(fd);
+    *error = cause == EWOULDBLOCK
+                 ? "another ecmo_mtbl is writing " + dir +
+                       "/points.jsonl (it holds the lock on " + path +
+                       "); wait for it to finish, or use another "
+                       "--output_dir"
+                 : "--output_dir: cannot lock " + path + " (" +
+                       std::strerror(cause) + ")";
+    return false;
+  }
+  return true;
+}
+
+// ----------------------------------------------------------------- flags --
+
+// A double flag and its documented range: finite and >= 0 (> 0 when
+// `positive`), or exactly -1 when that is its "use the default". gflags
+// reads "nan" and "inf" as doubles, and NaN fails every comparison, so
+// `x >= 0 ? x : default` took --proximal=nan (and any negative) for the
+// default without a word.
+struct DoubleFlag {
+  const char* name;
+  double value;
+  bool positive;
+  bool minus_one_is_default;
+  const char* range;  // for the message
+};
+
+bool CheckDoubleFlags(std::string* error) {
+  const DoubleFlag flags[] = {
+      {"kkt_tolerance",
+       FLAGS_kkt_tolerance,
+       false,
+       true,
+       ">= 0 and finite, or -1 (the strategy's default certificate)"},
+      {"l2",
+       FLAGS_l2,
+       false,
+       true,
+       ">= 0 and finite, or -1 (the default, 1e-3)"},
+      {"proximal",
+       FLAGS_proximal,
+       false,
+       true,
+       ">= 0 and finite, or -1 (the task's default)"},
+      {"upper_step_size",
+       FLAGS_upper_step_size,
+       false,
+       false,
+       ">= 0 and finite (0: the task's default)"},
+      {"max_seconds_per_point",
+       FLAGS_max_seconds_per_point,
+       true,
+       false,
+       "> 0 and finite"},
+  };
+  for (const DoubleFlag& f : flags) {
+    const bool in_range =
+        std::isfinite(f.value) && (f.positive ? f.value > 0.0 : f.value >= 0.0);
+    if (in_range || (f.minus_one_is_default && f.value == -1.0)) continue;
+    std::ostringstream message;
+    message << "--" << f.name << " must be " << f.range << "; got " << f.value;
+    *error = message.str();
+    return false;
+  }
+  return true;
+}
+
+// The integer flags' ranges, with `num_seeds` the study's seeds. Seeds are
+// ints (a point's "seed"), so the last one, first_seed + seeds - 1, must
+// be one too: --first_seed=2147483647 --seeds=2 made seed -2147483648.
+// --smoke fixes the seeds and the preferences, which it ignored when given.
+bool CheckIntegerFlags(bool smoke, int num_seeds, std::string* error) {
+  if (smoke) {
+    for (const char* name : {"seeds", "preferences"}) {
+      if (!gflags::GetCommandLineFlagInfoOrDie(name).is_default) {
+        *error = std::string("--") + name +
+                 " cannot be combined with --smoke, whose study is one seed "
+                 "at the equal, prefer-f1 and prefer-f2 preferences; drop "
+                 "one of the two";
+        return false;
+      }
+    }
+  }
+  const int64_t kNoMax = std::numeric_limits<int64_t>::max();
+  struct IntFlag {
+    const char* name;
+    int64_t value, min, max;  // max: kNoMax for none
+    const char* note;
+  };
+  const IntFlag flags[] = {
+      {"seeds", FLAGS_seeds, 1, 1000, ""},
+      {"first_seed",
+       FLAGS_first_seed,
+       0,
+       kMaxInt - (num_seeds - 1),
+       " (the last seed, --first_seed + --seeds - 1, must be at most "
+       "2147483647)"},
+      {"baseline_iterations",
+       FLAGS_baseline_iterations,
+       0,
+       kNoMax,
+       " (0: the task's default)"},
+      {"inner_iterations",
+       FLAGS_inner_iterations,
+       0,
+       kNoMax,
+       " (0: the task's default)"},
+      {"num_threads", FLAGS_num_threads, 1, 256, ""},
+  };
+  for (const IntFlag& f : flags) {
+    if (f.value >= f.min && f.value <= f.max) continue;
+    *error = "--" + std::string(f.name) + " must be " +
+             (f.max == kNoMax ? ">= " + std::to_string(f.min)
+                              : "in [" + std::to_string(f.min) + ", " +
+                                    std::to_string(f.max) + "]") +
+             f.note + "; got " + std::to_string(f.value);
+    return false;
   }
   return true;
 }
@@ -1447,10 +1791,9 @@ int main(int argc, char** argv) {
     return kExitUsage;
   }
   const int num_seeds = smoke ? 1 : FLAGS_seeds;
-  if (num_seeds < 1 || num_seeds > 1000 || FLAGS_first_seed < 0) {
-    std::cerr << "ecmo_mtbl: --seeds must be in [1, 1000] and --first_seed "
-                 ">= 0 (got "
-              << FLAGS_seeds << ", " << FLAGS_first_seed << ")\n";
+  if (!CheckIntegerFlags(smoke, num_seeds, &error) ||
+      !CheckDoubleFlags(&error)) {
+    std::cerr << "ecmo_mtbl: " << error << "\n";
     return kExitUsage;
   }
   ecmo::Solver::Options wc_options;
@@ -1477,20 +1820,10 @@ int main(int argc, char** argv) {
               << "' (automatic, dense-hessian or identity)\n";
     return kExitUsage;
   }
-  if (FLAGS_kkt_tolerance >= 0.0) {
+  if (FLAGS_kkt_tolerance != -1.0) {
     wc_options.kkt_tolerance = FLAGS_kkt_tolerance;
-  } else if (FLAGS_kkt_tolerance != -1.0 ||
-             !std::isfinite(FLAGS_kkt_tolerance)) {
-    std::cerr << "ecmo_mtbl: --kkt_tolerance must be >= 0 or -1 (got "
-              << FLAGS_kkt_tolerance << ")\n";
-    return kExitUsage;
   }
   wc_options.record_history = true;
-  if (!(FLAGS_max_seconds_per_point > 0.0)) {
-    std::cerr << "ecmo_mtbl: --max_seconds_per_point must be > 0 (got "
-              << FLAGS_max_seconds_per_point << ")\n";
-    return kExitUsage;
-  }
   wc_options.max_solver_time_in_seconds = FLAGS_max_seconds_per_point;
   if (!wc_options.IsValid(&error)) {
     std::cerr << "ecmo_mtbl: " << error << "\n";
@@ -1503,12 +1836,6 @@ int main(int argc, char** argv) {
     return kExitUsage;
   }
   const double l2 = FLAGS_l2 == -1.0 ? kDefaultL2 : FLAGS_l2;
-  if (!(l2 >= 0.0) || !std::isfinite(l2)) {
-    std::cerr << "ecmo_mtbl: --l2 must be >= 0 (or -1 for the task's "
-                 "default); got "
-              << FLAGS_l2 << "\n";
-    return kExitUsage;
-  }
   if (l2 == 0.0 &&
       std::any_of(methods.begin(), methods.end(), [](const Method& m) {
         return m.name == "wc-reduced";
@@ -1527,11 +1854,6 @@ int main(int argc, char** argv) {
       return kExitUsage;
     }
   }
-  if (FLAGS_baseline_iterations < 0 || FLAGS_inner_iterations < 0) {
-    std::cerr << "ecmo_mtbl: --baseline_iterations and --inner_iterations "
-                 "must be >= 0\n";
-    return kExitUsage;
-  }
   for (const Method& m : methods) {
     if (m.wc) continue;
     const ecmo::MtblBaseline::Options options =
@@ -1541,11 +1863,6 @@ int main(int argc, char** argv) {
       return kExitUsage;
     }
   }
-  if (!(FLAGS_num_threads >= 1 && FLAGS_num_threads <= 256)) {
-    std::cerr << "ecmo_mtbl: --num_threads must be in [1, 256] (got "
-              << FLAGS_num_threads << ")\n";
-    return kExitUsage;
-  }
   const std::string out_dir = FLAGS_output_dir;
   if (FLAGS_resume && out_dir.empty()) {
     std::cerr << "ecmo_mtbl: --resume needs --output_dir (the study's "
@@ -1554,6 +1871,10 @@ int main(int argc, char** argv) {
   }
   if (coordinator && !out_dir.empty()) {
     ::mkdir(out_dir.c_str(), 0755);
+    if (!LockOutputDir(out_dir, &error)) {
+      std::cerr << "ecmo_mtbl: " << error << "\n";
+      return AbortAll(kExitUsage);
+    }
     if (!ecmo::CheckWritable(out_dir + "/study.json", &error) ||
         !ecmo::CheckWritable(out_dir + "/points.jsonl", &error)) {
       std::cerr << "ecmo_mtbl: --output_dir: " << error << "\n";
@@ -1621,7 +1942,7 @@ int main(int argc, char** argv) {
     std::string note;
     if (FLAGS_resume &&
         !ReadFinishedRuns(
-            jsonl_path, settings, runs, study, &finished, &note, &error)) {
+            jsonl_path, settings, runs, study, S, &finished, &note, &error)) {
       std::cerr << "ecmo_mtbl: --resume: " << error << "\n";
       return AbortAll(kExitUsage);
     }
@@ -1797,10 +2118,10 @@ int main(int argc, char** argv) {
             ? nlohmann::json::parse(result.text, nullptr, false)
             : nlohmann::json({{"task", result.task}, {"error", result.error}});
     FinishedRun run;
+    int task = -1;
     std::string why = "it came back unreadable";
     if (!line.is_object() || line.contains("error") ||
-        !line.contains("point") ||
-        !PointFromJson(line["point"], &run.point, &why)) {
+        !ReadRunLine(line, study, runs, S, &task, &run, &why)) {
       if (run_error.empty()) {
         run_error = line.is_object() && line.contains("error") &&
                             line["error"].is_string()
@@ -1833,7 +2154,6 @@ int main(int argc, char** argv) {
                                   : std::string())
                 << "\n";
     }
-    run.seed = line.value("seed", nlohmann::json());
     finished[result.task] = std::move(run);
   };
   ecmo::TaskFarm::Options farm_options;

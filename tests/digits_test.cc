@@ -7,6 +7,7 @@
 
 #include "ecmo/problems/digits.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -22,6 +23,7 @@
 #include "ecmo/mtbl.h"
 #include "gtest/gtest.h"
 #include "test_vectors.h"
+#include "zlib.h"
 
 namespace ecmo {
 namespace {
@@ -56,7 +58,6 @@ std::string ReadFile(const std::string& path) {
   buffer << in.rdbuf();
   return buffer.str();
 }
-
 
 // A small meta-learning instance (the oracles' code paths are the same at
 // any size) and the default data-weighting one.
@@ -159,6 +160,10 @@ TEST(DigitsLoader, RefusesBadFilesNamingThem) {
       {"range.csv", "17," + row.substr(2) + "5\n", "out of range"},
       {"label.csv", row + "10\n", "out of range"},
       {"extra.csv", row + "5,6\n", "more than 65"},
+      // Binary bytes, not gzip: read as text, refused at the first NUL.
+      {"binary.csv",
+       row + "5" + std::string(1, '\0') + "junk\n",
+       "unexpected characters after column 65"},
       {"empty.csv", "", "no images"},
   };
   for (const Case& c : cases) {
@@ -177,6 +182,43 @@ TEST(DigitsLoader, RefusesBadFilesNamingThem) {
   const std::string missing = TempPath("missing.csv.gz");
   EXPECT_FALSE(LoadDigits(missing, &data, &error));
   EXPECT_NE(error.find(missing), std::string::npos) << error;
+}
+
+// A file that is not a digits file stops the reader at a size limit instead
+// of exhausting memory: a gzip bomb (here 65 MiB of zeros in about 65 KB;
+// real ones inflate to gigabytes), an endless device, and a directory.
+TEST(DigitsLoader, RefusesGzipBombsDevicesAndDirectories) {
+  const std::string bomb = TempPath("bomb.csv.gz");
+  {
+    gzFile out = gzopen(bomb.c_str(), "wb9");
+    ASSERT_NE(out, nullptr);
+    const std::string zeros(1 << 20, '\0');
+    for (int64_t written = 0; written <= problems::kMaxDigitsFileBytes;
+         written += static_cast<int64_t>(zeros.size())) {
+      ASSERT_EQ(gzwrite(out, zeros.data(), zeros.size()),
+                static_cast<int>(zeros.size()));
+    }
+    ASSERT_EQ(gzclose(out), Z_OK);
+  }
+  EXPECT_LT(ReadFile(bomb).size(), 1u << 20);
+  for (const std::string& path : {bomb, std::string("/dev/zero")}) {
+    DigitsData data;
+    std::string error;
+    EXPECT_FALSE(LoadDigits(path, &data, &error)) << path;
+    EXPECT_NE(error.find("'" + path + "' holds more than 64 MiB"),
+              std::string::npos)
+        << error;
+    EXPECT_NE(error.find("not the digits CSV"), std::string::npos) << error;
+  }
+  std::remove(bomb.c_str());
+  DigitsData data;
+  std::string error;
+  const std::string dir = TempPath("a_directory");
+  ASSERT_EQ(::mkdir(dir.c_str(), 0755), 0);
+  EXPECT_FALSE(LoadDigits(dir, &data, &error));
+  EXPECT_NE(error.find("'" + dir + "' is a directory"), std::string::npos)
+      << error;
+  ::rmdir(dir.c_str());
 }
 
 // ---------------------------------------------------- finite differences --

@@ -8,12 +8,19 @@
 // listed), the driver's errors, and its runs: on several threads, streamed
 // to points.jsonl and resumed from it.
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
+#include <iterator>
 #include <limits>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -325,6 +332,12 @@ std::vector<std::string> ReadLines(const std::string& path) {
   return lines;
 }
 
+std::string ReadText(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in),
+                     std::istreambuf_iterator<char>());
+}
+
 // The study of the resume and thread tests: every kind of method (the
 // full-space and reduced WC forms, a preference-taking and a preference-
 // free baseline) on the synthetic instance, 10 runs in about a second.
@@ -476,35 +489,283 @@ TEST(EcmoMtbl, ResumeRefusesAnotherStudysFile) {
       << alone.output;
 }
 
-TEST(EcmoMtbl, BadInputsGiveClearErrors) {
+// A run's line with a field of the wrong type, range or size stops
+// --resume with exit 2, naming the line and the field, and leaves the file
+// as it was: a "seed" that is not an object aborted the tool (an uncaught
+// nlohmann type_error), a point's seed above the int range was truncated
+// to another seed and taken, and vectors of another length than the
+// study's objectives were read past their end.
+TEST(EcmoMtbl, ResumeRefusesMalformedLinesNamingTheField) {
+  const std::string dir = ::testing::TempDir() + "/ecmo_mtbl_malformed";
+  // 4 runs: itd-ls at 3 preferences, moml; 3 objectives.
+  const std::string study =
+      "--task=mtbl_logistic --smoke --method=itd-ls,moml --output_dir=" + dir;
+  ASSERT_EQ(RunMtbl(study).exit_code, 0);
+  const std::vector<std::string> lines = ReadLines(dir + "/points.jsonl");
+  ASSERT_EQ(lines.size(), 5u);
+  const nlohmann::json run = nlohmann::json::parse(lines[1]);
+  ASSERT_EQ(run["point"]["method"], "itd-ls");
   struct Case {
-    std::string args, text;
+    std::string what;  // expected in the message after "points.jsonl:2: "
+    std::function<void(nlohmann::json*)> edit;
   };
-  for (const Case& c : std::vector<Case>{
-           {"--task=nope",
-            "unknown --task 'nope'; valid: "
-            "digits_data_weighting"},
-           {"--method=wc-penalty,nope", "unknown --method 'nope'"},
-           {"--preferences=grid:x", "--preferences=grid:x"},
-           {"--seeds=0", "--seeds must be in [1, 1000]"},
-           {"--strategy=nope", "unknown --strategy 'nope'"},
-           {"--reduced_strategy=nope", "unknown --reduced_strategy 'nope'"},
-           {"--lower_preconditioner=jacobi",
-            "unknown --lower_preconditioner 'jacobi'"},
-           {"--scalarization=nope", "unknown --scalarization 'nope'"},
-           {"--l2=-2", "--l2 must be >= 0"},
-           {"--l2=0 --method=wc-reduced",
-            "wc-reduced needs a strongly "
-            "convex lower level"},
-           {"--data=/nonexistent/digits.csv.gz", "/nonexistent/digits.csv.gz"},
-           {"--output_dir=/proc/none", "--output_dir"},
-           {"--num_threads=0", "--num_threads must be in [1, 256]"},
-           {"stray", "unexpected argument 'stray'"}}) {
-    const ToolRun real = RunMtbl(c.args);
-    EXPECT_EQ(real.exit_code, 2) << c.args << "\n" << real.output;
-    EXPECT_NE(real.output.find(c.text), std::string::npos) << c.args << "\n"
-                                                           << real.output;
+  using J = nlohmann::json;
+  const std::vector<Case> cases = {
+      {"seed is not an object", [](J* j) { (*j)["seed"] = 7; }},
+      {"seed is not an object", [](J* j) { (*j)["seed"] = "1"; }},
+      {"the line is not an object",
+       [](J* j) {
+         *j = J::array({1, 2});
+       }},
+      {"task is not an integer in [0, 3]", [](J* j) { (*j)["task"] = "0"; }},
+      {"task is not an integer in [0, 3]", [](J* j) { (*j)["task"] = 4; }},
+      {"point.losses is missing", [](J* j) { (*j)["point"].erase("losses"); }},
+      {"point is missing", [](J* j) { j->erase("point"); }},
+      {"point.seconds is not a finite number >= 0",
+       [](J* j) { (*j)["point"]["seconds"] = "0.5"; }},
+      {"point.kkt_residual_sq is not a finite number >= 0 or null",
+       [](J* j) { (*j)["point"]["kkt_residual_sq"] = "NaN"; }},
+      {"point.losses is not an array of finite numbers",
+       [](J* j) { (*j)["point"]["losses"][0] = nullptr; }},
+      // An infinity written as 1e999 is refused by the parser.
+      {"not JSON", [](J* j) { (*j)["point"]["losses"][0] = 12345.5; }},
+      {"point.losses has 2 entries; expected 0 or 3",
+       [](J* j) {
+         (*j)["point"]["losses"] = {1.0, 2.0};
+       }},
+      {"point.preference has 4 entries; expected 0 or 3",
+       [](J* j) { (*j)["point"]["preference"].push_back(0.5); }},
+      {"run 0 is another method, seed or preference than this study's",
+       [](J* j) { (*j)["point"]["preference"][0] = 0.5; }},
+      {"point.usable is not true or false",
+       [](J* j) { (*j)["point"]["usable"] = 1; }},
+      {"point.seed is not an integer in [0, 2147483647]",
+       [](J* j) { (*j)["point"]["seed"] = uint64_t{4294967297}; }},
+      {"point.gradient_evaluations is not an integer in [0, ",
+       [](J* j) { (*j)["point"]["gradient_evaluations"] = -5; }},
+      {"point.curve_worst_loss is not as long as point.curve_time",
+       [](J* j) { (*j)["point"]["curve_time"].push_back(1.0); }},
+      {"seed.start is not an object",
+       [](J* j) { (*j)["seed"]["start"] = J::array(); }},
+      {"seed.start.losses has 1 entries; expected 3",
+       [](J* j) { (*j)["seed"]["start"]["losses"] = {1.0}; }},
+      {"seed.start.seed is 2, not the run's seed 1",
+       [](J* j) { (*j)["seed"]["start"]["seed"] = 2; }},
+      {"seed.lambda_max is not a finite number or null",
+       [](J* j) { (*j)["seed"]["lambda_max"] = "big"; }},
+      {"seed.scalarization is there, but the study's --scalarization is "
+       "paper",
+       [](J* j) { (*j)["seed"]["scalarization"] = J::object(); }},
+  };
+  for (const Case& c : cases) {
+    nlohmann::json edited = run;
+    c.edit(&edited);
+    std::string line = edited.dump();
+    const size_t inf = line.find("12345.5");
+    if (inf != std::string::npos) line.replace(inf, 7, "1e999");
+    std::string text = lines[0] + "\n" + line + "\n";
+    for (size_t i = 2; i < lines.size(); ++i) text += lines[i] + "\n";
+    {
+      std::ofstream out(dir + "/points.jsonl", std::ios::trunc);
+      out << text;
+    }
+    const ToolRun resumed = RunMtbl(study + " --resume");
+    EXPECT_EQ(resumed.exit_code, 2) << c.what << "\n" << resumed.output;
+    EXPECT_NE(resumed.output.find("points.jsonl:2: " + c.what),
+              std::string::npos)
+        << resumed.output;
+    EXPECT_EQ(ReadText(dir + "/points.jsonl"), text) << c.what;
   }
+  // NaN is not JSON: the line is refused as such.
+  {
+    std::ofstream out(dir + "/points.jsonl", std::ios::trunc);
+    out << lines[0] << "\n{\"task\": NaN}\n";
+  }
+  const ToolRun nan = RunMtbl(study + " --resume");
+  EXPECT_EQ(nan.exit_code, 2) << nan.output;
+  EXPECT_NE(nan.output.find("points.jsonl:2: not JSON"), std::string::npos)
+      << nan.output;
+  // The file as written resumes.
+  {
+    std::ofstream out(dir + "/points.jsonl", std::ios::trunc);
+    for (const std::string& line : lines) out << line << "\n";
+  }
+  const ToolRun resumed = RunMtbl(study + " --resume");
+  EXPECT_EQ(resumed.exit_code, 0) << resumed.output;
+  EXPECT_NE(resumed.output.find("resumed 4 of 4 runs"), std::string::npos)
+      << resumed.output;
+}
+
+// Two studies writing one directory at once tore points.jsonl (both exit
+// 0, and the next --resume was refused): while one holds the directory's
+// lock, another stops before it reads or writes anything, with or without
+// --resume.
+TEST(EcmoMtbl, ConcurrentStudiesInOneDirectoryAreRefused) {
+  const std::string dir = ::testing::TempDir() + "/ecmo_mtbl_lock";
+  const std::string study = "--task=mtbl_logistic --smoke --method=moml ";
+  ASSERT_EQ(RunMtbl(study + "--output_dir=" + dir).exit_code, 0);
+  const std::string points = ReadText(dir + "/points.jsonl");
+  const std::string document = ReadText(dir + "/study.json");
+  ASSERT_FALSE(points.empty());
+  const int fd = ::open((dir + "/.lock").c_str(), O_RDWR | O_CREAT, 0644);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::flock(fd, LOCK_EX | LOCK_NB), 0);
+  for (const char* resume : {"--resume ", ""}) {
+    const ToolRun run = RunMtbl(study + resume + "--output_dir=" + dir);
+    EXPECT_EQ(run.exit_code, 2) << resume << run.output;
+    EXPECT_NE(run.output.find("another ecmo_mtbl is writing " + dir +
+                              "/points.jsonl"),
+              std::string::npos)
+        << run.output;
+    EXPECT_NE(run.output.find("wait for it to finish, or use another "
+                              "--output_dir"),
+              std::string::npos)
+        << run.output;
+  }
+  EXPECT_EQ(ReadText(dir + "/points.jsonl"), points);
+  EXPECT_EQ(ReadText(dir + "/study.json"), document);
+  ::close(fd);
+  const ToolRun resumed = RunMtbl(study + "--resume --output_dir=" + dir);
+  EXPECT_EQ(resumed.exit_code, 0) << resumed.output;
+  EXPECT_NE(resumed.output.find("resumed 1 of 1 runs"), std::string::npos)
+      << resumed.output;
+}
+
+struct UsageCase {
+  std::string args, text;
+};
+
+// Every case exits 2 (bad input) with `text` in its message.
+void ExpectUsageErrors(const std::vector<UsageCase>& cases) {
+  for (const UsageCase& c : cases) {
+    const ToolRun run = RunMtbl(c.args);
+    EXPECT_EQ(run.exit_code, 2) << c.args << "\n" << run.output;
+    EXPECT_NE(run.output.find(c.text), std::string::npos) << c.args << "\n"
+                                                          << run.output;
+  }
+}
+
+TEST(EcmoMtbl, BadInputsGiveClearErrors) {
+  ExpectUsageErrors(
+      {{"--task=nope",
+        "unknown --task 'nope'; valid: "
+        "digits_data_weighting"},
+       {"--method=wc-penalty,nope", "unknown --method 'nope'"},
+       {"--preferences=grid:x", "--preferences=grid:x"},
+       {"--seeds=0", "--seeds must be in [1, 1000]"},
+       {"--strategy=nope", "unknown --strategy 'nope'"},
+       {"--reduced_strategy=nope", "unknown --reduced_strategy 'nope'"},
+       {"--lower_preconditioner=jacobi",
+        "unknown --lower_preconditioner 'jacobi'"},
+       {"--scalarization=nope", "unknown --scalarization 'nope'"},
+       {"--l2=-2", "--l2 must be >= 0"},
+       {"--l2=0 --method=wc-reduced",
+        "wc-reduced needs a strongly "
+        "convex lower level"},
+       {"--data=/nonexistent/digits.csv.gz", "/nonexistent/digits.csv.gz"},
+       // Endless: the reader's size limit stops it (it ran out of
+       // memory and aborted).
+       {"--data=/dev/zero", "'/dev/zero' holds more than 64 MiB"},
+       {"--output_dir=/proc/none", "--output_dir"},
+       {"--num_threads=0", "--num_threads must be in [1, 256]"},
+       {"stray", "unexpected argument 'stray'"}});
+}
+
+// The numeric flags' tests run a one-run study when a flag is (wrongly)
+// taken, so that a regression fails fast instead of solving for minutes.
+const char kOneRun[] =
+    "--task=mtbl_logistic --method=moml --baseline_iterations=2 --seeds=1 ";
+
+// gflags reads "nan" for a double flag, and NaN fails every comparison:
+// --proximal=nan silently meant the task's default.
+TEST(EcmoMtbl, NanDoubleFlagsAreRefused) {
+  std::vector<UsageCase> cases;
+  for (const char* flag : {"kkt_tolerance",
+                           "l2",
+                           "proximal",
+                           "upper_step_size",
+                           "max_seconds_per_point"}) {
+    cases.push_back({std::string(kOneRun) + "--" + flag + "=nan",
+                     std::string("--") + flag + " must be "});
+  }
+  cases[2].text =
+      "--proximal must be >= 0 and finite, or -1 (the task's "
+      "default); got nan";
+  ExpectUsageErrors(cases);
+}
+
+TEST(EcmoMtbl, InfiniteDoubleFlagsAreRefused) {
+  std::vector<UsageCase> cases;
+  for (const char* flag : {"kkt_tolerance",
+                           "l2",
+                           "proximal",
+                           "upper_step_size",
+                           "max_seconds_per_point"}) {
+    cases.push_back({std::string(kOneRun) + "--" + flag + "=inf",
+                     std::string("--") + flag + " must be "});
+  }
+  cases[4].text = "--max_seconds_per_point must be > 0 and finite; got inf";
+  ExpectUsageErrors(cases);
+}
+
+// Negative values (and zero counts) are refused; -1 keeps its documented
+// meaning, "the default", where a flag has it.
+TEST(EcmoMtbl, NegativeFlagsAreRefusedButMinusOneMeansTheDefault) {
+  const std::string one_run = kOneRun;
+  ExpectUsageErrors(
+      {{one_run + "--upper_step_size=-1",
+        "--upper_step_size must be >= 0 and finite (0: the task's default); "
+        "got -1"},
+       {one_run + "--proximal=-0.5", "--proximal must be >= 0"},
+       {one_run + "--l2=-3", "--l2 must be >= 0"},
+       {one_run + "--kkt_tolerance=-2", "--kkt_tolerance must be >= 0"},
+       {one_run + "--max_seconds_per_point=0",
+        "--max_seconds_per_point must be > 0"},
+       {one_run + "--baseline_iterations=-1",
+        "--baseline_iterations must be >= 0 (0: the task's default); got -1"},
+       {one_run + "--inner_iterations=-5", "--inner_iterations must be >= 0"},
+       {one_run + "--first_seed=-1", "--first_seed must be in [0, "},
+       {"--task=mtbl_logistic --seeds=-1", "--seeds must be in [1, 1000]"},
+       {one_run + "--num_threads=0", "--num_threads must be in [1, 256]"}});
+  const ToolRun defaults = RunMtbl(
+      one_run + "--proximal=-1 --l2=-1 --kkt_tolerance=-1 --upper_step_size=0");
+  EXPECT_EQ(defaults.exit_code, 0) << defaults.output;
+}
+
+// Seeds are ints: the last one, --first_seed + --seeds - 1, must be one
+// too (2147483647 + 1 made seed -2147483648); the largest int is a seed.
+TEST(EcmoMtbl, SeedsBeyondTheLargestIntAreRefused) {
+  const std::string study =
+      "--task=mtbl_logistic --method=moml --baseline_iterations=2 --json ";
+  ExpectUsageErrors(
+      {{study + "--first_seed=2147483647 --seeds=2",
+        "--first_seed must be in [0, 2147483646] (the last seed, "
+        "--first_seed + --seeds - 1, must be at most 2147483647); got "
+        "2147483647"},
+       {study + "--first_seed=2147483646 --seeds=3",
+        "--first_seed must be in [0, 2147483645]"}});
+  const ToolRun last = RunMtbl(study + "--first_seed=2147483646 --seeds=2",
+                               /*merge_stderr=*/false);
+  ASSERT_EQ(last.exit_code, 0) << last.output;
+  const nlohmann::json points = nlohmann::json::parse(last.output)["points"];
+  std::set<int64_t> seeds;
+  for (const auto& p : points) {
+    seeds.insert(p["seed"].get<int64_t>());
+  }
+  EXPECT_EQ(seeds, (std::set<int64_t>{2147483646, 2147483647}));
+}
+
+// --smoke fixes the seeds and the preferences; either given with it was
+// ignored without a word.
+TEST(EcmoMtbl, SmokeRefusesSeedsAndPreferences) {
+  const std::string smoke = "--task=mtbl_logistic --smoke --method=moml ";
+  ExpectUsageErrors(
+      {{smoke + "--seeds=2",
+        "--seeds cannot be combined with --smoke, whose study is one seed"},
+       {smoke + "--seeds=5", "--seeds cannot be combined with --smoke"},
+       {smoke + "--preferences=equal",
+        "--preferences cannot be combined with --smoke"}});
+  EXPECT_EQ(RunMtbl(smoke + "--first_seed=3").exit_code, 0);
 }
 
 #endif  // ECMO_MTBL_PATH

@@ -4,6 +4,8 @@
 // gz* functions read gzip and plain files alike (a file without the gzip
 // magic is passed through), so one reader serves both.
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
@@ -38,10 +40,16 @@ bool FileExists(const std::string& path) {
   return static_cast<bool>(in);
 }
 
-// The whole (decompressed) file, or false with *error.
+// The whole (decompressed) file, or false with *error. Pipes and devices
+// are read like files (--data=<(zcat ...) works), up to the size limit.
 bool ReadAll(const std::string& path, std::string* text, std::string* error) {
   if (!FileExists(path)) {
     *error = "cannot open '" + path + "' (" + std::strerror(errno) + ")";
+    return false;
+  }
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+    *error = "'" + path + "' is a directory, not a digits file";
     return false;
   }
   gzFile file = gzopen(path.c_str(), "rb");
@@ -51,9 +59,14 @@ bool ReadAll(const std::string& path, std::string* text, std::string* error) {
   }
   text->clear();
   char buffer[1 << 16];
+  bool too_large = false;
   for (;;) {
     const int n = gzread(file, buffer, sizeof(buffer));
     if (n < 0) break;
+    if (static_cast<int64_t>(text->size()) + n > kMaxDigitsFileBytes) {
+      too_large = true;
+      break;
+    }
     text->append(buffer, static_cast<size_t>(n));
     if (n < static_cast<int>(sizeof(buffer))) break;
   }
@@ -61,6 +74,15 @@ bool ReadAll(const std::string& path, std::string* text, std::string* error) {
   const char* message = gzerror(file, &code);
   const std::string what = message != nullptr ? message : "";
   gzclose(file);
+  if (too_large) {
+    text->clear();
+    *error = "'" + path + "' holds more than " +
+             std::to_string(kMaxDigitsFileBytes >> 20) +
+             " MiB once decompressed, the limit of a digits file (the "
+             "shipped one holds 265 KB): it is not the digits CSV; pass "
+             "data/digits.csv.gz or a CSV of the same form";
+    return false;
+  }
   if (code != Z_OK && code != Z_STREAM_END) {
     *error = "'" + path + "' is not a readable gzip file (zlib: " + what +
              "); it may be truncated or corrupt: restore it from the "
@@ -125,8 +147,11 @@ bool LoadDigits(const std::string& path, DigitsData* data, std::string* error) {
           return fail("found " + std::to_string(k + 1) + " columns");
         }
         ++p;
-      } else if (*p != '\0') {
+      } else if (*p == ',') {
         return fail("more than 65 columns");
+      } else if (p != line.c_str() + line.size()) {
+        // Also a NUL byte: the line would end there for strtol.
+        return fail("unexpected characters after column 65");
       }
     }
   }

@@ -60,10 +60,17 @@ struct DigitsData {
   std::vector<int> labels;  // 0..9
 };
 
+// The most a digits file may hold once decompressed: 64 MiB, 250 times the
+// shipped file (265 KB). It bounds what LoadDigits allocates for a file
+// that is not a digits file (a gzip bomb: a few hundred KB that inflate to
+// gigabytes; an endless device such as /dev/zero).
+constexpr int64_t kMaxDigitsFileBytes = int64_t{64} << 20;
+
 // Reads the digits file: gzip-compressed or plain CSV, one image per line,
 // 64 integers in [0, 16] then the label in [0, 9]. False with *error naming
-// the file and the line on anything else (missing file, truncated gzip,
-// wrong column count, out-of-range value).
+// the file and the line on anything else (missing file, a directory,
+// truncated gzip, more than kMaxDigitsFileBytes decompressed, wrong column
+// count, out-of-range value).
 bool LoadDigits(const std::string& path, DigitsData* data, std::string* error);
 
 // Where the shipped data file is: $ECMO_DATA_DIR/digits.csv.gz when that
