@@ -65,6 +65,7 @@
 #include <fstream>
 #include <iostream>
 #include <mutex>
+#include <new>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -1161,5 +1162,13 @@ int Main(int argc, char** argv) {
 int main(int argc, char** argv) {
   ecmo::tools::ParseToolFlags(kUsage, "ecmo_solve.cc", &argc, &argv);
   ecmo::tools::ExitGuard guard("ecmo_solve", kExitFailure);
-  return guard.Finish(Main(argc, argv));
+  try {
+    return guard.Finish(Main(argc, argv));
+  } catch (const std::bad_alloc&) {
+    // Not an abort: the points finished so far are in --jsonl.
+    std::cerr << "ecmo_solve: out of memory (std::bad_alloc); the --jsonl "
+                 "file keeps every finished point: rerun with --resume and "
+                 "fewer --num_threads, or with more memory.\n";
+    return guard.Finish(kExitFailure);
+  }
 }

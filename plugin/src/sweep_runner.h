@@ -176,14 +176,20 @@ class SweepRunner {
   struct Claimed {
     SweepPoint* point = nullptr;
     int position = -1;  // in walk_: where to put the point back
+    // Recorded as a FAILURE after std::bad_alloc: finish, do not solve.
+    bool out_of_memory = false;
     int from = -1;    // the nearest finished point: z, multipliers
     int before = -1;  // the point `from` started from: the secant step
   };
   bool Claim(int thread, Claimed* claimed);
-  // After std::bad_alloc while solving `claimed`: false when the thread
-  // handed the point back and must stop; true when the point was recorded
-  // as a FAILURE instead (the calling thread, or the last one).
+  // After std::bad_alloc while holding `claimed` (point null: none): false
+  // when the thread handed the point back to a thread still claiming
+  // points and must stop; true when it was the last one and recorded the
+  // point as a FAILURE instead.
   bool OutOfMemory(int thread, const Claimed& claimed);
+  // WorkerLoop's points: *claimed (if any), then every point Claim gives;
+  // *claimed is the point in hand when an exception leaves it.
+  void SolveClaimedPoints(int thread, Claimed* claimed);
   std::set<std::pair<int, int>> ResumedRefinementPairs() const;
   // A point's start, kept by its worker from point to point (same-sized
   // assignments reuse their storage).
@@ -271,6 +277,9 @@ class SweepRunner {
   // Helper threads that ran out of memory (std::bad_alloc) and stopped,
   // handing their point back.
   int num_threads_out_of_memory_ = 0;
+  // Threads in WorkerLoop that may still claim points (under mutex_): a
+  // point handed back after std::bad_alloc needs one.
+  int num_active_threads_ = 0;
   int num_finished_ = 0;  // solved by this call
   int num_todo_ = 0;
   double worst_kkt_ = -1.0;

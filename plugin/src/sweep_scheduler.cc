@@ -152,7 +152,13 @@ void SweepRunner::ChooseThreads(int num_todo) {
   }
   while (static_cast<int>(workers_.size()) < used) {
     std::string error;
-    if (!AddWorker(&error)) {
+    bool added = false;
+    try {
+      added = AddWorker(&error);
+    } catch (const std::bad_alloc&) {
+      error = "out of memory (std::bad_alloc)";
+    }
+    if (!added) {
       used = static_cast<int>(workers_.size());
       why = "the factory failed to build instance " +
             std::to_string(workers_.size()) + ": " + error;
@@ -539,6 +545,31 @@ void SweepRunner::StartFrom(const Claimed& claimed, Start* start) const {
 }
 
 void SweepRunner::WorkerLoop(int thread) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ++num_active_threads_;
+  }
+  Claimed claimed;
+  for (;;) {
+    try {
+      SolveClaimedPoints(thread, &claimed);
+      return;  // it left the active count when Claim found no work
+    } catch (const std::bad_alloc&) {
+      // Out of memory (a process limit, or the stacks of many threads):
+      // the thread hands its point back to the threads still working and
+      // stops, as when the system refuses a thread; the last one records
+      // the point as a FAILURE and goes on.
+      try {
+        if (!OutOfMemory(thread, claimed)) return;
+      } catch (const std::bad_alloc&) {
+        return;  // no memory even for that: the point stays unsolved
+      }
+      claimed.out_of_memory = true;
+    }
+  }
+}
+
+void SweepRunner::SolveClaimedPoints(int thread, Claimed* claimed) {
   Worker* worker = &workers_[thread];
   // Kept across this thread's points: same-sized assignments reuse their
   // storage (with WarmStartFrom's and UsableStart's, fresh ones per point
@@ -554,15 +585,17 @@ void SweepRunner::WorkerLoop(int thread) {
   // under the lock per point, k = 10, two threads: 0.30 / 0.23 us against
   // 0.36 / 0.26 us with a lock each; more threads contend more.)
   const bool trim_before_lock = options_.callbacks.empty();
-  Claimed claimed;
-  {
+  if (claimed->point == nullptr) {
     const std::unique_lock<std::mutex> lock = LockBriefly(&mutex_);
-    if (!Claim(thread, &claimed)) return;
+    if (!Claim(thread, claimed)) {
+      --num_active_threads_;
+      return;
+    }
   }
   while (true) {
-    SweepPoint* point = claimed.point;
-    try {
-      StartFrom(claimed, &start);
+    SweepPoint* point = claimed->point;
+    if (!claimed->out_of_memory) {
+      StartFrom(*claimed, &start);
       point->rank = worker->rank;
       const Eigen::VectorXd& z_predicted =
           start.predicted ? start.prediction : no_prediction;
@@ -573,11 +606,6 @@ void SweepRunner::WorkerLoop(int thread) {
       } else {
         SolveTask(thread, point, start.z0, z_predicted, warm);
       }
-    } catch (const std::bad_alloc&) {
-      // Out of memory (a process limit, or the stacks of many threads):
-      // a helper hands its point back to the threads left and stops, as
-      // when the system refuses a thread; the last thread records it.
-      if (!OutOfMemory(thread, claimed)) return;
     }
     PointLines lines;
     FormatLines(*point, &lines);
@@ -586,19 +614,26 @@ void SweepRunner::WorkerLoop(int thread) {
     if (trim_before_lock) Trim(point);
     const std::unique_lock<std::mutex> lock = LockBriefly(&mutex_);
     Finish(point, lines, /*trim=*/!trim_before_lock);
-    if (!Claim(thread, &claimed)) return;
+    *claimed = Claimed();
+    if (!Claim(thread, claimed)) {
+      --num_active_threads_;
+      return;
+    }
   }
 }
 
-bool SweepRunner::OutOfMemory(int thread, const Claimed& claimed) {
+bool SweepRunner::OutOfMemory(int /*thread*/, const Claimed& claimed) {
   SweepPoint* point = claimed.point;
   {
     const std::unique_lock<std::mutex> lock = LockBriefly(&mutex_);
-    if (thread > 0 &&
-        num_threads_out_of_memory_ + 1 < summary_->num_threads_used) {
+    if (point == nullptr || num_active_threads_ > 1) {
+      // Another thread is still claiming points: it will take this one.
       ++num_threads_out_of_memory_;
-      chunks_.push_back({claimed.position, claimed.position + 1, true});
-      point->warm_start_from = -1;
+      --num_active_threads_;
+      if (point != nullptr) {
+        chunks_.push_back({claimed.position, claimed.position + 1, true});
+        point->warm_start_from = -1;
+      }
       return false;
     }
   }
@@ -743,6 +778,7 @@ void SweepRunner::Run() {
       progress = std::thread([this] { ProgressLoop(); });
     } catch (const std::system_error&) {
       // No progress lines then; the sweep itself does not need them.
+    } catch (const std::bad_alloc&) {
     }
   }
   gate_.Open(threads);
@@ -750,6 +786,11 @@ void SweepRunner::Run() {
   WorkerLoop(0);  // the calling thread is worker 0
   team_.Join();
   late_team_.Join();
+  if (summary_->num_threads_used < threads || num_threads_out_of_memory_ > 0) {
+    // The system refused threads or memory: give the idle threads' stacks
+    // back before the results are assembled.
+    TrimIdleWorkerThreads(UsableCpus());
+  }
   {
     std::lock_guard<std::mutex> lock(mutex_);
     finished_ = true;

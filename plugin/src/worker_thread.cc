@@ -304,6 +304,7 @@ struct WorkerTeam::Slot {
   std::mutex mutex;
   std::condition_variable cv;
   std::function<void()> work;  // empty while idle
+  bool quit = false;           // set while idle: the thread ends
   std::shared_ptr<Done> done;
   int caller_cpu = -1;  // the CPU of the thread that handed the work over
   WorkerThread thread;
@@ -357,6 +358,27 @@ class Pool {
     idle_.push_back(slot);
   }
 
+  // Ends all idle threads but `keep` and frees their stacks.
+  void Trim(int keep) {
+    std::vector<Slot*> ending;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      while (static_cast<int>(idle_.size()) > std::max(0, keep)) {
+        ending.push_back(idle_.back());
+        idle_.pop_back();
+      }
+    }
+    for (Slot* slot : ending) {
+      {
+        std::lock_guard<std::mutex> lock(slot->mutex);
+        slot->quit = true;
+      }
+      slot->cv.notify_one();
+      slot->thread.Join();
+      delete slot;
+    }
+  }
+
  private:
   static void Loop(Slot* slot) {
     for (;;) {
@@ -365,7 +387,10 @@ class Pool {
       int caller_cpu;
       {
         std::unique_lock<std::mutex> lock(slot->mutex);
-        slot->cv.wait(lock, [slot] { return static_cast<bool>(slot->work); });
+        slot->cv.wait(lock, [slot] {
+          return static_cast<bool>(slot->work) || slot->quit;
+        });
+        if (slot->quit) return;
         work.swap(slot->work);
         done.swap(slot->done);
         caller_cpu = slot->caller_cpu;
@@ -432,6 +457,8 @@ void WorkerTeam::Join() {
   running_.clear();
   started_ = 0;
 }
+
+void TrimIdleWorkerThreads(int keep) { Pool::Shared()->Trim(keep); }
 
 void ForEachOnTeam(int n,
                    int threads,

@@ -81,6 +81,13 @@ std::unique_lock<std::mutex> LockBriefly(std::mutex* mutex);
 // The number of CPUs the calling thread may run on (at least 1).
 int UsableCpus();
 
+// Ends the pool's idle threads beyond `keep` and frees their stacks. The
+// pool keeps its threads for the next loop; after a loop that ran out of
+// threads or memory (a sweep with num_threads = 1000 under a memory
+// limit), their stacks' address space is what the caller's next
+// allocations need.
+void TrimIdleWorkerThreads(int keep);
+
 // Items 0 .. n - 1 of a parallel loop, handed out one at a time to the
 // threads that ask (each item to one thread).
 struct ItemClaims {
