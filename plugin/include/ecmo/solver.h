@@ -23,8 +23,11 @@
 // The start point is read from the problem's parameter blocks; when the
 // solution is usable (IsSolutionUsable()) it is written back into them.
 // Solve never aborts and never throws: invalid options, an invalid problem,
-// a bad preference or a failing cost function give a FAILURE summary whose
-// message says what is wrong.
+// a bad preference or a failing cost function (one that returns false, a
+// non-finite value, or throws) give a FAILURE summary whose message says
+// what is wrong. The one exception is std::bad_alloc when memory runs out,
+// as from any allocation (ecmo::Sweep catches it: the point goes to
+// another thread, or ends FAILURE).
 
 #ifndef ECMO_SOLVER_H_
 #define ECMO_SOLVER_H_
