@@ -69,6 +69,16 @@ asan_skip+='|MtblLogisticTest.DefaultWarmSweepOfTheReducedFormDoesNotCollapse|Ec
 # mode but the default strategy's single point, which only shows that it
 # does not converge); mit.g2o's larger graph runs the same code.
 asan_skip+='|example_real_pose_graph_mit_wc_newton|example_real_pose_graph_mit_sweep|example_real_pose_graph_ring_automatic'
+# And, measured in the CI run of 2026-12-06 (41.3 min in all, over the
+# 40-minute budget): the utopia point shared over MPI ranks (135 s under
+# ASan, at the end of the run with little beside it; the distributed task
+# farm runs under ASan in DistributedTasks.TwoAndThreeRanks...), a
+# 400-point refinement resumed (30 s; refinement and its resume run in
+# SweepRefine.ResumesARefinedSweepAndRefinesFurther) and the hypervolume of
+# 100 points in 15 objectives (20 s; the WFG and the estimate run in
+# HypervolumeBudget.TheEstimateAgreesWithTheExactValue).
+asan_skip+='|DistributedTasks.UtopiaPointIsComputedOnceAndShared|HostileInput.AResumedRefinementEqualsAnUninterruptedOne'
+asan_skip+='|HypervolumeBudget.ManyObjectivesGetAnEstimateAtOnce'
 (cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
    ctest --output-on-failure -j"$(nproc)" -E "$asan_skip")
