@@ -297,6 +297,47 @@ TEST(Solver, UnboundedObjectiveIsReportedNotConverged) {
   }
 }
 
+// f = exp(-z0) + (z1 - 1)^2: bounded below by 0, an infimum no point
+// attains (z0 -> infinity).
+struct DecayingExponential {
+  template <typename T>
+  bool operator()(const T* z, T* f) const {
+    f[0] = exp(-z[0]) + (z[1] - T(1.0)) * (z[1] - T(1.0));
+    return true;
+  }
+};
+
+// Issue 60 (left from the first round): an objective whose infimum is not
+// attained ended CONVERGENCE under the augmented Lagrangian. Checked from
+// outside the certificate, by the closed form: f > 0 can always be
+// lowered, so no strategy may call a point with f > 0 converged.
+TEST(Solver, AnInfimumThatIsNotAttainedIsNeverConverged) {
+  for (const std::string& name : StrategyTypeNames()) {
+    SCOPED_TRACE(name);
+    double z[2] = {0.0, 0.0};
+    Problem problem;
+    problem.AddObjective(
+        new ceres::AutoDiffCostFunction<DecayingExponential, 1, 2>(
+            new DecayingExponential),
+        {z});
+    Solver::Options options;
+    ASSERT_TRUE(StringToStrategyType(name, &options.strategy));
+    options.max_iterations = 20000;
+    Solver::Summary summary;
+    Solve(options, problem, {1.0}, &summary);
+    // At any finite z0 with exp(-z0) representable, a step of 1 in z0
+    // divides f by e: such a point is not stationary. (Past z0 = 745 exp(-z0)
+    // is 0 in double precision and the infimum is reached as far as the
+    // arithmetic can tell.)
+    if (summary.termination_type == ceres::CONVERGENCE &&
+        summary.objectives.size() == 1) {
+      EXPECT_LE(summary.objectives[0], 1e-300)
+          << "CONVERGENCE at z = (" << z[0] << ", " << z[1]
+          << "): " << summary.message;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace ecmo
 
