@@ -676,18 +676,26 @@ TEST(EcmoMtbl, BadInputsGiveClearErrors) {
 const char kOneRun[] =
     "--task=mtbl_logistic --method=moml --baseline_iterations=2 --seeds=1 ";
 
-// gflags reads "nan" for a double flag, and NaN fails every comparison:
-// --proximal=nan silently meant the task's default.
-TEST(EcmoMtbl, NanDoubleFlagsAreRefused) {
+// Every double flag set to `value` ("nan", "inf"), expecting
+// "--FLAG must be ": in this order, kkt_tolerance, l2, proximal,
+// upper_step_size, max_seconds_per_point.
+std::vector<UsageCase> DoubleFlagCases(const std::string& value) {
   std::vector<UsageCase> cases;
   for (const char* flag : {"kkt_tolerance",
                            "l2",
                            "proximal",
                            "upper_step_size",
                            "max_seconds_per_point"}) {
-    cases.push_back({std::string(kOneRun) + "--" + flag + "=nan",
+    cases.push_back({std::string(kOneRun) + "--" + flag + "=" + value,
                      std::string("--") + flag + " must be "});
   }
+  return cases;
+}
+
+// gflags reads "nan" for a double flag, and NaN fails every comparison:
+// --proximal=nan silently meant the task's default.
+TEST(EcmoMtbl, NanDoubleFlagsAreRefused) {
+  std::vector<UsageCase> cases = DoubleFlagCases("nan");
   cases[2].text =
       "--proximal must be >= 0 and finite, or -1 (the task's "
       "default); got nan";
@@ -695,15 +703,7 @@ TEST(EcmoMtbl, NanDoubleFlagsAreRefused) {
 }
 
 TEST(EcmoMtbl, InfiniteDoubleFlagsAreRefused) {
-  std::vector<UsageCase> cases;
-  for (const char* flag : {"kkt_tolerance",
-                           "l2",
-                           "proximal",
-                           "upper_step_size",
-                           "max_seconds_per_point"}) {
-    cases.push_back({std::string(kOneRun) + "--" + flag + "=inf",
-                     std::string("--") + flag + " must be "});
-  }
+  std::vector<UsageCase> cases = DoubleFlagCases("inf");
   cases[4].text = "--max_seconds_per_point must be > 0 and finite; got inf";
   ExpectUsageErrors(cases);
 }

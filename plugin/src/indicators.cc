@@ -617,11 +617,11 @@ HypervolumeValue BoundedHypervolume(const Eigen::MatrixXd& points,
                                     const Eigen::VectorXd& reference,
                                     std::string* error) {
   HypervolumeValue result;
+  HvBudget budget;
+  budget.remaining = kHypervolumeWorkBudget;
   std::string message;
-  result.value = HypervolumeWithinBudget(
-      points, reference, kHypervolumeWorkBudget, &message);
-  if (!std::isnan(result.value) ||
-      message.find("work budget") == std::string::npos) {
+  result.value = HypervolumeImpl(points, reference, &budget, &message);
+  if (!budget.exceeded) {
     if (std::isnan(result.value)) SetError(error, message);
     return result;
   }

@@ -480,6 +480,20 @@ bool ReadFileText(const std::string& path,
   return true;
 }
 
+namespace {
+
+bool TooDeep(const std::string& text, const JsonReadLimits& limits) {
+  return JsonDepth(text, limits.max_depth) > limits.max_depth;
+}
+
+std::string DepthMessage(const JsonReadLimits& limits) {
+  return "arrays or objects nested deeper than " +
+         std::to_string(limits.max_depth) +
+         " levels (JsonReadLimits::max_depth; the library writes at most 4)";
+}
+
+}  // namespace
+
 bool ParseJsonBounded(const std::string& text,
                       const JsonReadLimits& limits,
                       nlohmann::json* value,
@@ -493,12 +507,7 @@ bool ParseJsonBounded(const std::string& text,
     return fail("longer than the limit of " + Bytes(limits.max_line_bytes) +
                 " for one JSON value (JsonReadLimits::max_line_bytes)");
   }
-  if (JsonDepth(text, limits.max_depth) > limits.max_depth) {
-    return fail("arrays or objects nested deeper than " +
-                std::to_string(limits.max_depth) +
-                " levels (JsonReadLimits::max_depth; the library writes at "
-                "most 4)");
-  }
+  if (TooDeep(text, limits)) return fail(DepthMessage(limits));
   try {
     *value = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
   } catch (const std::bad_alloc&) {
@@ -588,13 +597,11 @@ bool ReadResultFile(const std::string& path,
   // file's.
   JsonReadLimits whole_limits = limits;
   whole_limits.max_line_bytes = limits.max_file_bytes;
+  // Too deep as a whole is too deep line by line too: refused here, with
+  // the file named, rather than as unreadable lines.
+  if (TooDeep(text, limits)) return fail(path + ": " + DepthMessage(limits));
   nlohmann::json whole;
-  std::string whole_error;
-  const bool parsed =
-      ParseJsonBounded(text, whole_limits, &whole, &whole_error);
-  if (!parsed && whole_error.find("nested deeper") != std::string::npos) {
-    return fail(path + ": " + whole_error);
-  }
+  const bool parsed = ParseJsonBounded(text, whole_limits, &whole, nullptr);
   if (parsed && whole.is_object()) {
     const auto it = whole.find("points");
     if (it != whole.end() && it->is_array()) {
