@@ -33,6 +33,18 @@ namespace testing {
 
 inline std::atomic<bool> g_counting{false};
 inline std::atomic<long> g_allocations{0};
+// While set, every malloc, calloc and realloc fails (returns null), as
+// under an exhausted memory limit; operator new then throws
+// std::bad_alloc.
+inline std::atomic<bool> g_failing{false};
+
+// Makes every allocation of every thread fail while it lives. Keep the
+// scope tight: gtest's own messages allocate.
+class AllocationFailure {
+ public:
+  AllocationFailure() { g_failing = true; }
+  ~AllocationFailure() { g_failing = false; }
+};
 
 // Counts the allocations of every thread while it lives (or until Stop).
 class AllocationCount {
@@ -60,17 +72,26 @@ void* malloc(size_t size) {
   if (ecmo::testing::g_counting.load(std::memory_order_relaxed)) {
     ++ecmo::testing::g_allocations;
   }
+  if (ecmo::testing::g_failing.load(std::memory_order_relaxed)) {
+    return nullptr;
+  }
   return __libc_malloc(size);
 }
 void* calloc(size_t count, size_t size) {
   if (ecmo::testing::g_counting.load(std::memory_order_relaxed)) {
     ++ecmo::testing::g_allocations;
   }
+  if (ecmo::testing::g_failing.load(std::memory_order_relaxed)) {
+    return nullptr;
+  }
   return __libc_calloc(count, size);
 }
 void* realloc(void* pointer, size_t size) {
   if (ecmo::testing::g_counting.load(std::memory_order_relaxed)) {
     ++ecmo::testing::g_allocations;
+  }
+  if (ecmo::testing::g_failing.load(std::memory_order_relaxed)) {
+    return nullptr;
   }
   return __libc_realloc(pointer, size);
 }

@@ -27,6 +27,7 @@
 #include "ecmo/problem.h"
 #include "ecmo/sweep.h"
 #include "gtest/gtest.h"
+#include "malloc_counter.h"
 #include "sweep_runner.h"
 #include "test_problems.h"
 
@@ -135,6 +136,41 @@ TEST(PreferenceIndex, EqualsTheScanWithThreeObjectives) {
 
 TEST(PreferenceIndex, EqualsTheScanWithFiveObjectives) {
   CheckAgainstScan(5, 6, 3);  // 2 x 210 points
+}
+
+// Issue 60, row 20: under the thread-creation test's memory limit the
+// tree's allocation failed (nanoflann prints "Failed to allocate memory."
+// and throws std::bad_alloc) while a finished point was recorded, and
+// ecmo_solve exited 1 (1 run in 250). With its entries reserved, the index
+// records points without allocating and drops the tree for the scan.
+TEST(PreferenceIndex, AnIndexOutOfMemoryScansWithTheSameAnswers) {
+#if !ECMO_COUNT_MALLOC
+  GTEST_SKIP() << "needs the malloc interposer (glibc, no sanitizer)";
+#endif
+  std::string error;
+  const std::vector<std::vector<double>> grid = DasDennis(2, 299, &error);
+  ASSERT_EQ(grid.size(), 300u) << error;
+  PreferenceIndex index(2);
+  index.Reserve(300);
+  std::vector<Added> added;
+  for (int i = 0; i < 100; ++i) {
+    index.Add(i, grid[i]);
+    added.push_back({i, grid[i]});
+  }
+  {
+    // Past kScanLimit the tree would be built: every allocation fails.
+    testing::AllocationFailure failing;
+    for (int i = 100; i < 300; ++i) index.Add(i, grid[i]);
+  }
+  for (int i = 100; i < 300; ++i) added.push_back({i, grid[i]});
+  ASSERT_EQ(index.size(), 300);
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<double> uniform(0.0, 1.0);
+  for (int q = 0; q < 200; ++q) {
+    const double t = uniform(rng);
+    const std::vector<double> query = {t, 1.0 - t};
+    ASSERT_EQ(index.Nearest(query), BruteForceNearest(added, query)) << t;
+  }
 }
 
 TEST(PreferenceIndex, IgnoresWrongSizesAndNonFiniteEntries) {

@@ -36,8 +36,15 @@ class PreferenceIndex {
   PreferenceIndex(const PreferenceIndex&) = delete;
   PreferenceIndex& operator=(const PreferenceIndex&) = delete;
 
+  // Room for ids [0, n) without allocating in Add (the sweep reserves its
+  // points: a worker that finished a point must be able to record it
+  // when memory has run out). May throw std::bad_alloc.
+  void Reserve(int n);
+
   // Adds the preference (copied) under `id` (>= 0, not present). A
   // preference of another size, or with a non-finite entry, is ignored.
+  // When the tree cannot get memory (std::bad_alloc, under a memory limit)
+  // the index drops it and scans from then on: the same answers, slower.
   void Add(int id, const std::vector<double>& preference);
   // Removes `id` (nothing when it is not present).
   void Remove(int id);
@@ -66,6 +73,7 @@ class PreferenceIndex {
   std::vector<int> slot_of_id_;  // -1: not present
   int size_ = 0;
   std::unique_ptr<Tree> tree_;  // null while scanning
+  bool scan_only_ = false;      // the tree ran out of memory once
 };
 
 }  // namespace internal

@@ -743,6 +743,7 @@ void SweepRunner::Run() {
   const int n = static_cast<int>(summary_->points.size());
   done_.assign(n, 0);
   neighbours_ = std::make_unique<PreferenceIndex>(num_objectives_);
+  neighbours_->Reserve(n);
   std::vector<int> todo;
   for (SweepPoint& p : summary_->points) {
     if (p.status == SweepPoint::RESUMED) {
