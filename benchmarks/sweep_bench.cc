@@ -90,6 +90,7 @@ ecmo::ParetoSweep::Summary RunSweep(const Case& c,
                                     int threads) {
   const ecmo::problems::ProblemInfo* info = ecmo::problems::Find(c.problem);
   ecmo::ParetoSweep::Options options;
+  options.refine_to = 0;  // the grid alone, as in the recorded figures
   options.solver = c.options;
   options.solver.objective_offset = info->objective_offset;
   options.solver.record_history = false;
@@ -163,6 +164,7 @@ void ScaleTable() {
     for (int r = 0; r < repeats; ++r) {
       for (int threads : {1, 2}) {
         ecmo::ParetoSweep::Options options;
+        options.refine_to = 0;  // the grid alone, as in the recorded figures
         options.problem_name = row.problem;
         options.keep_history = false;
         options.num_threads = threads;
@@ -223,6 +225,7 @@ void MemoryTable() {
         const pid_t child = fork();
         if (child == 0) {
           ecmo::ParetoSweep::Options options;
+          options.refine_to = 0;  // the grid alone, as in the recorded figures
           options.problem_name = "gebken_circle";
           options.keep_history = keep;
           if (pgd) {

@@ -221,9 +221,11 @@ DEFINE_string(normalize,
               "with an automatic reference point, off for one --preference), "
               "true or false.");
 DEFINE_int32(refine,
-             0,
+             -1,
              "Sweeps: add points where the front has its largest gaps until "
-             "it has this many points (0: off).");
+             "it has this many points (0: off; -1: where needed, until the "
+             "largest gap is within 3x the mean spacing, at most 2 P - 1 "
+             "points for P preferences, for P <= 200).");
 DEFINE_double(eta0, 0.01, "wc-penalty-pgd: eta = eta0 T^(-1/4).");
 DEFINE_double(c0, 1.0, "wc-penalty-pgd: u = v = c0 T^(1/4).");
 DEFINE_string(step_rule,
@@ -711,10 +713,10 @@ int Main(int argc, char** argv) {
   sweep_options.normalize_objectives =
       FLAGS_normalize == "true" ||
       (FLAGS_normalize == "auto" && FLAGS_preference.empty());
-  if (FLAGS_refine < 0 || FLAGS_refine > ecmo::kMaxPreferenceCount) {
+  if (FLAGS_refine < -1 || FLAGS_refine > ecmo::kMaxPreferenceCount) {
     return Usage("--refine must be in [0, " +
                  std::to_string(ecmo::kMaxPreferenceCount) +
-                 "] (0: no refinement).");
+                 "] (0: no refinement) or -1 (where needed).");
   }
   if (FLAGS_refine > 0 && !FLAGS_preference.empty()) {
     return Usage(
@@ -1043,8 +1045,12 @@ int Main(int argc, char** argv) {
               sc.num_lexicographic_solves,
               static_cast<long long>(sc.evaluations.gradient_evaluations));
         }
-        if (s.num_refined > 0)
-          std::printf("; %d points added by --refine", s.num_refined);
+        if (s.num_refined > 0) {
+          std::printf("; %d point%s added where the front had gaps "
+                      "(--refine)",
+                      s.num_refined,
+                      s.num_refined == 1 ? "" : "s");
+        }
         std::printf("\n");
       };
   if (!FLAGS_json && preferences.size() > 1) {

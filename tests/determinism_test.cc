@@ -210,7 +210,9 @@ TEST(Determinism, ColdStartSweepIsBitIdenticalForAnyThreadCount) {
   const ParetoSweep::Summary one = RunSweep(1, /*warm_start=*/false);
   const ParetoSweep::Summary two = RunSweep(2, /*warm_start=*/false);
   const ParetoSweep::Summary again = RunSweep(2, /*warm_start=*/false);
-  ASSERT_EQ(one.points.size(), 17u);
+  // 17 preferences, then the points that refinement (by default where the
+  // front has holes) adds: the same ones for any thread count.
+  ASSERT_GT(one.points.size(), 17u);
   ASSERT_EQ(two.points.size(), one.points.size());
   ASSERT_EQ(again.points.size(), one.points.size());
   for (size_t i = 0; i < one.points.size(); ++i) {
@@ -229,7 +231,9 @@ TEST(Determinism, WarmStartSweepAgreesAcrossThreadCountsWithinTolerance) {
   const ParetoSweep::Summary one = RunSweep(1, /*warm_start=*/true);
   const ParetoSweep::Summary two = RunSweep(2, /*warm_start=*/true);
   const ParetoSweep::Summary again = RunSweep(2, /*warm_start=*/true);
-  ASSERT_EQ(one.points.size(), 17u);
+  // 17 preferences, then the points that refinement (by default where the
+  // front has holes) adds: the same ones for any thread count.
+  ASSERT_GT(one.points.size(), 17u);
   ASSERT_EQ(two.points.size(), one.points.size());
   ASSERT_EQ(again.points.size(), one.points.size());
   for (size_t i = 0; i < one.points.size(); ++i) {

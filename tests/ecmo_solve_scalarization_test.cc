@@ -121,7 +121,7 @@ TEST(EcmoSolveScalarization, BadFlagsAreRefused) {
   EXPECT_EQ(ExitCode("--problem=circle_quarter --reference_point=abc"), 2);
   EXPECT_EQ(ExitCode("--reference_point=-3,-3 --objective_offset=1,1"), 2);
   EXPECT_EQ(ExitCode("--normalize=maybe"), 2);
-  EXPECT_EQ(ExitCode("--refine=-1"), 2);
+  EXPECT_EQ(ExitCode("--refine=-2"), 2);
   EXPECT_EQ(ExitCode("--refine=5 --preference=0.5,0.5"), 2);
   EXPECT_EQ(ExitCode("--utopia_margin=0"), 2);
   EXPECT_EQ(ExitCode("--stationarity_tolerance=2"), 2);

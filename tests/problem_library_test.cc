@@ -132,7 +132,9 @@ TEST(ProblemLibrary, SweepMatchesTheClosedForm) {
   ASSERT_EQ(run.exit_code, 0) << run.output;
   const nlohmann::json result = nlohmann::json::parse(run.output);
   EXPECT_EQ(result.at("problem"), "library_segment");
-  ASSERT_EQ(result.at("points").size(), 7u);
+  // 7 preferences and the points refinement adds where the front has
+  // holes: every one is the closed form at its preference.
+  ASSERT_GE(result.at("points").size(), 7u);
   for (const nlohmann::json& point : result.at("points")) {
     ExpectClosedForm(point);
   }

@@ -295,6 +295,7 @@ TEST(SolveWorkspace, WarmSweepAllocatesLittlePerPoint) {
     preferences.push_back({l, 1.0 - l});
   }
   ParetoSweep::Options options;
+  options.refine_to = 0;  // the grid alone (refinement: sweep_refine_test.cc)
   options.solver.strategy = StrategyType::WC_AUGMENTED_LAGRANGIAN;
   options.solver.objective_offset = {0.0, 0.0};  // r = 0: z* of the family
   options.solver.kkt_tolerance = 1e-10;

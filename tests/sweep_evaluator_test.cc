@@ -61,6 +61,7 @@ const problems::ProblemInfo& Entry(const std::string& name) {
 // points pareto_point(lambda, offset) apply to every point.
 ParetoSweep::Options PaperOptions(const std::vector<double>& offset) {
   ParetoSweep::Options options;
+  options.refine_to = 0;  // the grid alone (refinement: sweep_refine_test.cc)
   options.solver.strategy = StrategyType::WC_AUGMENTED_LAGRANGIAN;
   options.solver.objective_offset = offset;
   options.solver.kkt_tolerance = 1e-12;
@@ -169,6 +170,7 @@ TEST(SweepEvaluator, ProblemPathIsTheEvaluatorPath) {
   // same entry: the same sweep (warm starts included, one thread).
   const problems::ProblemInfo& info = Entry("gebken_circle");
   ParetoSweep::Options options;
+  options.refine_to = 0;  // the grid alone (refinement: sweep_refine_test.cc)
   options.solver.record_history = false;
   ParetoSweep::Summary problem_path, evaluator_path;
   Sweep(options, MakeProblemFactory(info.build), Even(7), &problem_path);

@@ -90,6 +90,7 @@ void ExpectSamePoints(const ParetoSweep::Summary& a,
 TEST(ParetoSweep, WarmAndColdStartsGiveTheSamePoints) {
   const Fast fast = FastOptions();
   ParetoSweep::Options options;
+  options.refine_to = 0;  // the grid alone (refinement: sweep_refine_test.cc)
   options.solver = fast.options;
   options.problem_name = "gebken_circle";
   const auto preferences = Even(21);
@@ -126,6 +127,7 @@ TEST(ParetoSweep, WarmAndColdStartsGiveTheSamePoints) {
 TEST(ParetoSweep, OneAndTwoThreadsGiveTheSamePoints) {
   const Fast fast = FastOptions();
   ParetoSweep::Options options;
+  options.refine_to = 0;  // the grid alone (refinement: sweep_refine_test.cc)
   options.solver = fast.options;
   const auto preferences = Even(31);
   ParetoSweep::Summary one, two;
@@ -165,6 +167,7 @@ TEST(ParetoSweep, ColdPointsUseTheGivenSolverWarmStart) {
     GTEST_SKIP() << "quasi-Newton strategies not built";
   }
   ParetoSweep::Options options;
+  options.refine_to = 0;  // the grid alone (refinement: sweep_refine_test.cc)
   options.solver = fast.options;
   options.solver.warm_start.penalty_u = 1e4;
   options.warm_start = false;
@@ -215,6 +218,7 @@ TEST(ParetoSweep, TwoThreadsStartAtTheTwoEndsOfTheWalk) {
   // its own to start from.
   const Fast fast = FastOptions();
   ParetoSweep::Options options;
+  options.refine_to = 0;  // the grid alone (refinement: sweep_refine_test.cc)
   options.solver = fast.options;
   options.num_threads = 2;
   FinishOrder order;
@@ -253,6 +257,7 @@ TEST(ParetoSweep, SharedProblemHonoursThreadSafety) {
   auto instance = Gebken().build();
   const Eigen::VectorXd start = instance->start;
   ParetoSweep::Options options;
+  options.refine_to = 0;  // the grid alone (refinement: sweep_refine_test.cc)
   options.solver = fast.options;
   options.num_threads = 2;
   const auto preferences = Even(9);
@@ -443,6 +448,7 @@ TEST(ParetoSweep, AutomaticOffsetIsFixedOnceForAllPoints) {
   Fast fast = FastOptions();
   fast.options.automatic_objective_offset = true;
   ParetoSweep::Options options;
+  options.refine_to = 0;  // the grid alone (refinement: sweep_refine_test.cc)
   options.solver = fast.options;
   ParetoSweep::Summary summary;
   Sweep(options, MakeProblemFactory(Gebken().build), Even(5), &summary);
@@ -460,6 +466,7 @@ TEST(ParetoSweep, HypervolumeApproachesTheAnalyticFront) {
   Eigen::VectorXd reference = Nadir(analytic).array() + 0.5;
   const double exact = Hypervolume(analytic, reference);
   ParetoSweep::Options options;
+  options.refine_to = 0;  // the grid alone (refinement: sweep_refine_test.cc)
   options.solver = fast.options;
   options.reference_point = {reference[0], reference[1]};
   double previous_gap = 1e9;
@@ -624,6 +631,7 @@ TEST(ParetoSweep, ThreeObjectivesWarmColdAndThreadsAgree) {
   const auto preferences = DasDennis(3, 8, &error);  // 45 points
   ASSERT_EQ(preferences.size(), 45u);
   ParetoSweep::Options options;
+  options.refine_to = 0;  // the grid alone (refinement: sweep_refine_test.cc)
   options.solver = fast.options;
   options.solver.objective_offset = {0.0, 0.0, 0.0};
   ParetoSweep::Summary warm2, cold1;
@@ -968,6 +976,7 @@ TEST(WarmStart, CarriedMultipliersKeepTheNeighbourStationary) {
 // third of a cold sweep (issue 6 target).
 TEST(WarmStart, SweepFromNeighbourMultipliersCostsAThirdOfCold) {
   ParetoSweep::Options options;
+  options.refine_to = 0;  // the grid alone (refinement: sweep_refine_test.cc)
   if (!StringToStrategyType("wc-augmented-lagrangian",
                             &options.solver.strategy)) {
     GTEST_SKIP() << "quasi-Newton strategies not built";

@@ -131,6 +131,69 @@ TEST(SweepRefine, FillsTheQuarterCircleEvenlyWithExactWcPoints) {
   EXPECT_GT(*std::min_element(d.begin(), d.end()), 1e-3);  // distinct
 }
 
+// The mean of the neighbour distances: the front's mean gap (the measure
+// of the gap target, largest gap <= 3x the mean gap).
+double MeanGap(const std::vector<double>& d) {
+  double sum = 0.0;
+  for (double x : d) sum += x;
+  return sum / static_cast<double>(d.size());
+}
+
+TEST(SweepRefine, ByDefaultFillsOnlyTheHolesAFrontHas) {
+  const problems::ProblemInfo* info = problems::Find("circle_quarter");
+  ASSERT_NE(info, nullptr);
+  ParetoSweep::Options options;  // refine_to = kRefineWhereNeeded
+  options.solver.record_history = false;
+  ASSERT_EQ(options.refine_to, ParetoSweep::Options::kRefineWhereNeeded);
+
+  // Six preferences crowded at one end and the other corner: one hole
+  // across most of the front.
+  const std::vector<std::vector<double>> crowded = {
+      {1.0, 0.0}, {0.0, 1.0}, {0.02, 0.98}, {0.04, 0.96}, {0.06, 0.94},
+      {0.08, 0.92}};
+  ParetoSweep::Summary summary;
+  Sweep(options, MakeProblemFactory(info->build), crowded, &summary);
+  ASSERT_EQ(summary.num_converged, summary.num_points)
+      << summary.FullReport();
+  EXPECT_GT(summary.num_refined, 0);
+  EXPECT_LE(summary.num_points, 2 * 6 - 1);
+  const Scalarization& sc = summary.scalarization;
+  for (const SweepPoint& p : summary.points) {
+    SCOPED_TRACE("point " + std::to_string(p.index));
+    EXPECT_EQ(p.refined, p.index >= 6);
+    const Eigen::VectorXd lambda =
+        Eigen::Map<const Eigen::VectorXd>(p.preference.data(), 2);
+    const Eigen::VectorXd z = info->pareto_point(
+        lambda.cwiseQuotient(sc.objective_scale), -sc.reference_point);
+    EXPECT_LE((p.summary.z - z).lpNorm<Eigen::Infinity>(), 1e-6);
+  }
+  // Stopped because the holes are closed (largest gap within 3 mean
+  // gaps), or at the cap of 2 P - 1 points.
+  const std::vector<double> d = NeighbourDistances(summary);
+  const double largest = *std::max_element(d.begin(), d.end());
+  if (summary.num_points < 11) {
+    EXPECT_LE(largest, 3.0 * MeanGap(d) * (1.0 + 1e-9));
+  }
+  // The same sweep without refinement had a gap of more than 3 spacings.
+  ParetoSweep::Options none = options;
+  none.refine_to = 0;
+  ParetoSweep::Summary grid;
+  Sweep(none, MakeProblemFactory(info->build), crowded, &grid);
+  ASSERT_EQ(grid.num_points, 6);
+  const std::vector<double> g = NeighbourDistances(grid);
+  EXPECT_GT(*std::max_element(g.begin(), g.end()), 3.0 * MeanGap(g));
+  EXPECT_LT(largest, *std::max_element(g.begin(), g.end()));
+
+  // An evenly spread front needs nothing: Das-Dennis preferences on the
+  // quarter circle (normalized, utopia reference point) are within 3x.
+  ParetoSweep::Summary even;
+  Sweep(options, MakeProblemFactory(info->build), DasDennis(2, 10), &even);
+  EXPECT_EQ(even.num_refined, 0) << even.FullReport();
+  const std::vector<double> e = NeighbourDistances(even);
+  EXPECT_LE(*std::max_element(e.begin(), e.end()), 3.0 * MeanGap(e));
+  EXPECT_EQ(even.num_converged, even.num_points);
+}
+
 TEST(SweepRefine, WorksForThreeObjectives) {
   const problems::ProblemInfo* info = problems::Find("sphere_octant");
   ASSERT_NE(info, nullptr);
@@ -227,10 +290,17 @@ TEST(SweepRefine, ResumesARefinedSweepAndRefinesFurther) {
 
 TEST(SweepRefine, NegativeTargetIsInvalid) {
   ParetoSweep::Options options;
-  options.refine_to = -1;
+  // -1 is kRefineWhereNeeded (the default); below it nothing is valid.
+  options.refine_to = -2;
   std::string error;
   EXPECT_FALSE(options.IsValid(&error));
   EXPECT_NE(error.find("refine_to"), std::string::npos) << error;
+  options.refine_to = ParetoSweep::Options::kRefineWhereNeeded;
+  options.refine_gap_ratio = 0.5;
+  EXPECT_FALSE(options.IsValid(&error));
+  EXPECT_NE(error.find("refine_gap_ratio"), std::string::npos) << error;
+  options.refine_gap_ratio = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_FALSE(options.IsValid(&error));
 }
 
 }  // namespace

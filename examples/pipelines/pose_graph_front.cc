@@ -86,9 +86,10 @@ DEFINE_int32(refine_to,
              -1,
              "With --g2o: add points where the normalized front has its "
              "largest gaps until the sweep has this many "
-             "(ParetoSweep::Options::refine_to; 0: none; -1: 2 num_points "
-             "- 1, which brought the largest gap of mit.g2o's front from "
-             "4.2x to 1.9x the mean gap).");
+             "(ParetoSweep::Options::refine_to; 0: none; -1: the "
+             "library's default, kRefineWhereNeeded: points only while the "
+             "largest gap exceeds 3 mean spacings, at most 2 num_points - "
+             "1).");
 DEFINE_bool(log_scale,
             true,
             "With --plot: objective axes on a log scale (pose-graph fronts "
@@ -145,8 +146,9 @@ int FrontOfG2oFile(std::unique_ptr<Graph> graph,
   options.warm_start = FLAGS_warm_start;
   options.problem_name = FLAGS_g2o;
   options.csv_path = FLAGS_csv;
-  options.refine_to =
-      FLAGS_refine_to < 0 ? 2 * FLAGS_num_points - 1 : FLAGS_refine_to;
+  options.refine_to = FLAGS_refine_to < 0
+                          ? ecmo::ParetoSweep::Options::kRefineWhereNeeded
+                          : FLAGS_refine_to;
   const std::vector<std::vector<double>> preferences =
       ecmo::EvenlySpaced2(FLAGS_num_points, &error);
   if (preferences.empty()) {

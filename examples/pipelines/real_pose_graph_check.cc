@@ -606,9 +606,21 @@ int Run(const ecmo::Solver::Options& options, FILE* csv) {
     ecmo::Sweep(sweep_options, &adapter, preferences, &sweep);
     wc_wall_seconds = SecondsSince(start);
     sweep_report = sweep.BriefReport();
-    if (static_cast<int>(sweep.points.size()) != num_points) {
+    if (static_cast<int>(sweep.points.size()) < num_points) {
       return fail("the sweep failed: " + sweep.message);
     }
+    // The points the sweep's refinement added (ParetoSweep::Options::
+    // refine_to, by default where the front has holes) are checked like
+    // the grid's; t is the odometry weight of the preference it was aimed
+    // with, and the plain weighted sum of step 3 runs at that t.
+    for (int i = num_points; i < static_cast<int>(sweep.points.size()); ++i) {
+      PointResult refined;
+      refined.preference = sweep.points[i].preference_given;
+      refined.t = refined.preference.size() == 2 ? refined.preference[0] : NAN;
+      points.push_back(refined);
+      preferences.push_back(refined.preference);
+    }
+    num_points = static_cast<int>(sweep.points.size());
     for (int i = 0; i < num_points; ++i) {
       const ecmo::SweepPoint& swept = sweep.points[i];
       PointResult& point = points[i];

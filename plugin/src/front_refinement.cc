@@ -8,6 +8,23 @@
 
 namespace ecmo {
 namespace internal {
+namespace {
+
+// The rows of `objectives` in normalized space D = (F - r) / range.
+Eigen::MatrixXd Normalized(const Eigen::MatrixXd& objectives,
+                           const Eigen::VectorXd& reference,
+                           const Eigen::VectorXd& range) {
+  Eigen::MatrixXd d(objectives.rows(), objectives.cols());
+  for (int i = 0; i < objectives.rows(); ++i) {
+    d.row(i) = ((objectives.row(i).transpose() - reference).array() /
+                range.array())
+                   .matrix()
+                   .transpose();
+  }
+  return d;
+}
+
+}  // namespace
 
 bool NextRefinement(const Eigen::MatrixXd& objectives,
                     const Eigen::VectorXd& reference,
@@ -21,13 +38,7 @@ bool NextRefinement(const Eigen::MatrixXd& objectives,
       range.size() != S) {
     return false;
   }
-  Eigen::MatrixXd d(n, S);
-  for (int i = 0; i < n; ++i) {
-    d.row(i) = ((objectives.row(i).transpose() - reference).array() /
-                range.array())
-                   .matrix()
-                   .transpose();
-  }
+  const Eigen::MatrixXd d = Normalized(objectives, reference, range);
   // Neighbours: for S = 2 the front is a curve, so the two nearest points
   // are its neighbours; beyond, a few more span the surface around a point.
   const int num_neighbours = std::min(n - 1, S == 2 ? 2 : 2 * S);
@@ -71,6 +82,26 @@ bool NextRefinement(const Eigen::MatrixXd& objectives,
   lambda /= lambda.sum();
   candidate->preference.assign(lambda.data(), lambda.data() + S);
   return true;
+}
+
+double MeanNeighbourDistance(const Eigen::MatrixXd& objectives,
+                             const Eigen::VectorXd& reference,
+                             const Eigen::VectorXd& range) {
+  const int n = static_cast<int>(objectives.rows());
+  if (n < 2 || reference.size() != objectives.cols() ||
+      range.size() != objectives.cols()) {
+    return 0.0;
+  }
+  const Eigen::MatrixXd d = Normalized(objectives, reference, range);
+  double sum = 0.0;
+  for (int i = 0; i < n; ++i) {
+    double nearest = std::numeric_limits<double>::infinity();
+    for (int j = 0; j < n; ++j) {
+      if (j != i) nearest = std::min(nearest, (d.row(i) - d.row(j)).norm());
+    }
+    sum += nearest;
+  }
+  return sum / n;
 }
 
 }  // namespace internal

@@ -49,6 +49,13 @@ bool NextRefinement(const Eigen::MatrixXd& objectives,
                     const std::set<std::pair<int, int>>& tried,
                     RefinementCandidate* candidate);
 
+// The mean over the rows of the distance in D to the nearest other row
+// (0 for fewer than 2 rows): the spacing kRefineWhereNeeded compares the
+// largest hole with. O(n^2 S).
+double MeanNeighbourDistance(const Eigen::MatrixXd& objectives,
+                             const Eigen::VectorXd& reference,
+                             const Eigen::VectorXd& range);
+
 }  // namespace internal
 }  // namespace ecmo
 

@@ -40,8 +40,14 @@ bool ParetoSweep::Options::IsValid(std::string* error) const {
   ECMO_OPTION_CHECK(
       kOptions,
       refine_to,
-      refine_to >= 0 && refine_to <= kMaxPreferenceCount,
-      "in [0, 1000000] (0: no refinement; the points are kept in memory)");
+      refine_to >= kRefineWhereNeeded && refine_to <= kMaxPreferenceCount,
+      "in [0, 1000000] (0: no refinement; the points are kept in memory) "
+      "or kRefineWhereNeeded (-1)");
+  ECMO_OPTION_CHECK(kOptions,
+                    refine_gap_ratio,
+                    refine_gap_ratio >= 1.0 && std::isfinite(refine_gap_ratio),
+                    ">= 1 and finite (the largest hole over the mean "
+                    "neighbour distance at which refinement stops)");
   ECMO_OPTION_CHECK(
       kOptions,
       reference_point_offset,

@@ -71,6 +71,19 @@ bool CheckLine(const nlohmann::json& j,
                              : std::string()) +
                 "; the line belongs to another sweep.");
   }
+  if (line->index >= n_given) {
+    // Only the sweep's refinement writes indices past the preferences, and
+    // it marks them (SweepPointToJson): a copied or edited line must not
+    // pass for one because the refinement may reach that index.
+    const auto refined_it = j.find("refined");
+    if (refined_it == j.end() || *refined_it != true) {
+      return fail("field \"index\" = " + JsonForMessage(*index_it) +
+                  " is not an integer in [0, " + std::to_string(n_given) +
+                  ") (the preferences), and the line is not a refined "
+                  "point (no \"refined\": true); the line belongs to "
+                  "another sweep.");
+    }
+  }
   const auto problem_it = j.find("problem");
   if (problem_it == j.end() || !problem_it->is_string()) {
     return fail("field \"problem\" is missing or not a string.");

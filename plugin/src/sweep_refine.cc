@@ -156,6 +156,16 @@ std::set<std::pair<int, int>> SweepRunner::ResumedRefinementPairs() const {
   return pairs;
 }
 
+int SweepRunner::RefinementCap() const {
+  using Options = ParetoSweep::Options;
+  if (options_.refine_to != Options::kRefineWhereNeeded) {
+    return options_.refine_to;
+  }
+  const int given = summary_->num_points;
+  if (given < 2 || given > Options::kRefineWhereNeededMaxPreferences) return 0;
+  return 2 * given - 1;
+}
+
 // Adaptive refinement (Options::refine_to): one point at a time, each aimed
 // at the largest hole of the front found so far (front_refinement.h) and
 // warm-started from the nearest finished point.
@@ -166,7 +176,10 @@ void SweepRunner::Refine() {
       scalarization.objective_scale.size() != S) {
     return;
   }
-  summary_->points.reserve(options_.refine_to);
+  const int cap = RefinementCap();
+  const bool where_needed =
+      options_.refine_to == ParetoSweep::Options::kRefineWhereNeeded;
+  summary_->points.reserve(cap);
   Worker* worker = &workers_[0];
   // Pairs of point indices whose gap was aimed at, one per refined point.
   // Each refined point's line records its pair ("refined_between"), so
@@ -174,10 +187,10 @@ void SweepRunner::Refine() {
   // it, 67-297 of 400 points of a resumed three-objective refinement
   // differed).
   std::set<std::pair<int, int>> tried = ResumedRefinementPairs();
-  const int max_attempts = 4 * options_.refine_to;
+  const int max_attempts = 4 * cap;
   for (int attempt = static_cast<int>(tried.size());
        attempt < max_attempts &&
-       static_cast<int>(summary_->points.size()) < options_.refine_to;
+       static_cast<int>(summary_->points.size()) < cap;
        ++attempt) {
     {
       std::lock_guard<std::mutex> lock(mutex_);
@@ -222,6 +235,16 @@ void SweepRunner::Refine() {
                                   range,
                                   tried_rows,
                                   &candidate)) {
+      return;
+    }
+    // Where needed only: stop once the largest hole is no wider than
+    // refine_gap_ratio neighbour spacings (twice the hole is the gap
+    // between the pair when no other point is nearer its midpoint).
+    if (where_needed &&
+        !(2.0 * candidate.hole >
+          options_.refine_gap_ratio *
+              internal::MeanNeighbourDistance(
+                  objectives, scalarization.reference_point, range))) {
       return;
     }
     tried.insert({usable[candidate.a], usable[candidate.b]});

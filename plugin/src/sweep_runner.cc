@@ -346,7 +346,7 @@ bool SweepRunner::Resume() {
     expect.preferences.push_back(p.preference);
   }
   const int given = summary_->num_points;
-  expect.num_refinable = std::max(0, options_.refine_to - given);
+  expect.num_refinable = std::max(0, RefinementCap() - given);
   std::string error;
   if (!internal::ParseResumeText(text, expect, &resume_, &error)) {
     return Fail("Resume: " + error);
@@ -425,7 +425,10 @@ bool SweepRunner::Resume() {
   summary_->resume_dropped_truncated_line = resume_.truncated_last_line;
   std::ostringstream os;
   os << "resumed " << resume_.points.size() << " of "
-     << std::max<int>(summary_->num_points, options_.refine_to)
+     << std::max<int>(summary_->num_points,
+                      options_.refine_to > 0
+                          ? options_.refine_to
+                          : static_cast<int>(resume_.points.size()))
      << " points from " << options_.jsonl_path;
   if (resume_.truncated_last_line) {
     os << "; dropped a truncated last line (line "

@@ -160,6 +160,9 @@ class SweepRunner {
   bool Prepare();
   bool AddWorker(std::string* error);
   bool PrepareScalarization();
+  // The most points refinement may bring the sweep to (Options::refine_to;
+  // 2 P - 1 for kRefineWhereNeeded, P the preferences given).
+  int RefinementCap() const;
   void Refine();
   bool Resume();
   bool OpenOutputs();

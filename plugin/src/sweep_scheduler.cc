@@ -743,7 +743,7 @@ void SweepRunner::Run() {
   const int n = static_cast<int>(summary_->points.size());
   done_.assign(n, 0);
   neighbours_ = std::make_unique<PreferenceIndex>(num_objectives_);
-  neighbours_->Reserve(n);
+  neighbours_->Reserve(std::max(n, RefinementCap()));
   std::vector<int> todo;
   for (SweepPoint& p : summary_->points) {
     if (p.status == SweepPoint::RESUMED) {
@@ -798,7 +798,7 @@ void SweepRunner::Run() {
   }
   progress_cv_.notify_all();
   if (progress.joinable()) progress.join();
-  if (options_.refine_to > static_cast<int>(summary_->points.size()) &&
+  if (RefinementCap() > static_cast<int>(summary_->points.size()) &&
       write_error_.empty()) {
     Refine();
   }

@@ -419,13 +419,31 @@ class ParetoSweep {
     // Adaptive refinement: after the given preferences, add points where
     // the front has its largest holes (front_refinement: midpoints of
     // neighbouring points in normalized objective space, each aimed at by
-    // the preference whose Chebyshev ray passes through it) until the sweep
-    // has refine_to points. Each new point is warm-started from the
-    // nearest finished point, solved one at a time after the grid, written
-    // and resumable like the others (index >= the number of preferences,
-    // SweepPoint::refined). 0 (default) or fewer than the preferences: no
-    // refinement. For any S >= 2.
-    int refine_to = 0;
+    // the preference whose Chebyshev ray passes through it). Each new point
+    // is warm-started from the nearest finished point, solved one at a
+    // time after the grid, written and resumable like the others (index >=
+    // the number of preferences, SweepPoint::refined). For any S >= 2.
+    //
+    //   kRefineWhereNeeded (-1, default): add points only while the largest
+    //     hole is wide: while twice its distance to the nearest point
+    //     exceeds refine_gap_ratio times the mean distance between
+    //     neighbouring points (each usable point's nearest other point), up
+    //     to 2 P - 1 points in all, P the preferences given. An evenly
+    //     spread front gets no point; a front whose preferences crowd one
+    //     stretch (a real pose graph's loop-closure range is 1e5-1e8 times
+    //     its odometry range) gets its holes filled, within twice the
+    //     grid's cost. Only for sweeps of at most
+    //     kRefineWhereNeededMaxPreferences preferences (finding a hole costs
+    //     O(n^2) per added point; a larger grid is taken as dense enough).
+    //   0: no refinement.
+    //   > 0: add points, largest hole first, until the sweep has refine_to
+    //     points (fewer preferences than that: none).
+    static constexpr int kRefineWhereNeeded = -1;
+    static constexpr int kRefineWhereNeededMaxPreferences = 200;
+    int refine_to = kRefineWhereNeeded;
+    // The largest hole's width over the mean neighbour distance below
+    // which kRefineWhereNeeded stops. >= 1.
+    double refine_gap_ratio = 3.0;
 
     // Optional replacement for ecmo::Solve (see PointSolver).
     PointSolver point_solver;
