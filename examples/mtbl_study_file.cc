@@ -8,8 +8,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <fstream>
-#include <iterator>
 #include <limits>
 #include <map>
 #include <sstream>
@@ -397,26 +395,18 @@ bool ReadRunLine(const nlohmann::json& line,
   return true;
 }
 
-bool ReadFinishedRuns(const std::string& path,
-                      const nlohmann::json& settings,
-                      const std::vector<Run>& runs,
-                      const Study& study,
-                      int S,
-                      std::map<int, FinishedRun>* finished,
-                      std::string* note,
-                      std::string* error) {
-  struct stat st;
-  if (::stat(path.c_str(), &st) != 0) return true;  // a fresh study
-  ecmo::JsonLines lines;
-  if (!ecmo::ReadJsonLines(path, &lines, error)) return false;
+bool ParseFinishedRuns(const std::string& path,
+                       const std::string& text,
+                       const nlohmann::json& settings,
+                       const std::vector<Run>& runs,
+                       const Study& study,
+                       int S,
+                       std::map<int, FinishedRun>* finished,
+                       int64_t* keep_bytes,
+                       std::string* error) {
+  ecmo::JsonLines lines = ecmo::ParseJsonLines(text);
   // A last line without its newline is one the writer did not finish
   // (killed mid-write): it is dropped, whether or not it parses.
-  std::string text;
-  {
-    std::ifstream in(path, std::ios::binary);
-    text.assign(std::istreambuf_iterator<char>(in),
-                std::istreambuf_iterator<char>());
-  }
   const bool unfinished = !text.empty() && text.back() != '\n';
   const int last_line =
       static_cast<int>(std::count(text.begin(), text.end(), '\n')) + 1;
@@ -451,6 +441,7 @@ bool ReadFinishedRuns(const std::string& path,
              "); rerun without --resume, or with the same flags";
     return false;
   }
+  std::map<int, FinishedRun> read;
   for (size_t i = 1; i < lines.values.size(); ++i) {
     int task = -1;
     FinishedRun run;
@@ -461,10 +452,43 @@ bool ReadFinishedRuns(const std::string& path,
                "start the study again";
       return false;
     }
-    finished->emplace(task, std::move(run));  // the first line of a task wins
+    read.emplace(task, std::move(run));  // the first line of a task wins
   }
-  if (unfinished) {
-    text.resize(static_cast<size_t>(lines.valid_prefix_bytes));
+  for (auto& [task, run] : read) finished->emplace(task, std::move(run));
+  *keep_bytes = unfinished ? lines.valid_prefix_bytes : -1;
+  return true;
+}
+
+bool ReadFinishedRuns(const std::string& path,
+                      const nlohmann::json& settings,
+                      const std::vector<Run>& runs,
+                      const Study& study,
+                      int S,
+                      std::map<int, FinishedRun>* finished,
+                      std::string* note,
+                      std::string* error) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) return true;  // a fresh study
+  // One read, under the file-size limit, serves both the lines and the cut
+  // below.
+  std::string text;
+  if (!ecmo::ReadFileText(path, ecmo::JsonReadLimits(), &text, error)) {
+    return false;
+  }
+  int64_t keep_bytes = -1;
+  if (!ParseFinishedRuns(path,
+                         text,
+                         settings,
+                         runs,
+                         study,
+                         S,
+                         finished,
+                         &keep_bytes,
+                         error)) {
+    return false;
+  }
+  if (keep_bytes >= 0) {
+    text.resize(static_cast<size_t>(keep_bytes));
     if (!ecmo::WriteFileAtomically(path, text, error)) return false;
     *note =
         "dropped a last line cut short (the run was killed while "

@@ -160,13 +160,42 @@ bool ReadRunLine(const nlohmann::json& line,
                  FinishedRun* run,
                  std::string* error);
 
+// The finished runs in `text`, the contents of a points.jsonl file, by
+// task: ReadFinishedRuns without the file (`path` only names it in
+// messages), for a caller that has the text already (and for the fuzzer).
+// The lines are parsed under ecmo::JsonReadLimits' line and nesting limits
+// (256 MiB, 64 levels); the file-size limit is the reader's to apply.
+//
+// Refuses (false, *error = "PATH[:LINE]: ...") a text that is not this
+// study's: a first line without the header's "settings" or with other
+// settings than `settings` (the keys that differ are named), a line that
+// is not JSON (but the last one when the text does not end in a newline:
+// the writer was killed while writing it, and it is dropped, whether or
+// not it parses), or a run's line that ReadRunLine refuses. When a task
+// has several lines, the first wins.
+//
+// On success *finished holds the runs (it is left as it was on failure)
+// and *keep_bytes says what the file should become: -1 when the text ends
+// in a newline and nothing is to be cut, else the length of the prefix to
+// keep (the text without its unfinished last line).
+bool ParseFinishedRuns(const std::string& path,
+                       const std::string& text,
+                       const nlohmann::json& settings,
+                       const std::vector<Run>& runs,
+                       const Study& study,
+                       int S,
+                       std::map<int, FinishedRun>* finished,
+                       int64_t* keep_bytes,
+                       std::string* error);
+
 // The finished runs of an earlier study in `path` (points.jsonl), by task,
-// for --resume. A missing file is an empty study. False with *error for a
-// file that is not this study's: another header, a line that is not JSON
-// (but a last line cut short, which is dropped from the file, and *note
-// says so), a run that is not this study's or a field of the wrong type,
-// range or size (ReadRunLine). When a task has several lines, the first
-// wins.
+// for --resume: the file is read once (ecmo::ReadFileText, at most
+// JsonReadLimits::max_file_bytes, 1 GiB) and parsed by ParseFinishedRuns.
+// A missing file is an empty study (true, nothing added). An unfinished
+// last line is cut off the file itself (ecmo::WriteFileAtomically, so a
+// failure leaves the old file) and *note says so ("dropped a last line cut
+// short ...; "); *note is untouched otherwise. False with *error when the
+// file cannot be read or written, or is refused as ParseFinishedRuns says.
 bool ReadFinishedRuns(const std::string& path,
                       const nlohmann::json& settings,
                       const std::vector<Run>& runs,
