@@ -203,6 +203,24 @@ TEST(EcmoMtbl, WritesPointsStudyAndPictures) {
   EXPECT_EQ(lines, 1 + 2 * 3);  // header, 2 methods x 3 preferences
   std::ifstream json(dir + "/study.json");
   EXPECT_NO_THROW((void)nlohmann::json::parse(json));
+  // The settings header of points.jsonl is, but for --method, the one of
+  // the resume fuzzer's seeds (real --smoke runs of every method): were it
+  // to change, the fuzzer would refuse every seed at its first line and
+  // never reach a run's line. Then make the seeds again (fuzz/corpus/
+  // mtbl_resume_fuzzer/seed-smoke*: ecmo_mtbl --smoke [--scalarization=
+  // utopia] --output_dir=DIR, its points.jsonl) and the fuzzer's settings.
+  std::string header, seed_header;
+  std::getline(std::ifstream(dir + "/points.jsonl"), header);
+  std::getline(std::ifstream(std::string(ECMO_SOURCE_DIR) +
+                             "/fuzz/corpus/mtbl_resume_fuzzer/seed-smoke"),
+               seed_header);
+  nlohmann::json written = nlohmann::json::parse(header, nullptr, false);
+  nlohmann::json seeded = nlohmann::json::parse(seed_header, nullptr, false);
+  ASSERT_TRUE(written.contains("settings")) << header;
+  ASSERT_TRUE(seeded.contains("settings")) << seed_header;
+  written["settings"].erase("methods");
+  seeded["settings"].erase("methods");
+  EXPECT_EQ(written["settings"], seeded["settings"]);
   if (std::system("gnuplot --version > /dev/null 2>&1") == 0) {
     std::ifstream front(dir + "/front.png"), curves(dir + "/convergence.png");
     EXPECT_TRUE(front.good());
