@@ -476,15 +476,8 @@ bool ReadFinishedRuns(const std::string& path,
     return false;
   }
   int64_t keep_bytes = -1;
-  if (!ParseFinishedRuns(path,
-                         text,
-                         settings,
-                         runs,
-                         study,
-                         S,
-                         finished,
-                         &keep_bytes,
-                         error)) {
+  if (!ParseFinishedRuns(
+          path, text, settings, runs, study, S, finished, &keep_bytes, error)) {
     return false;
   }
   if (keep_bytes >= 0) {

@@ -133,8 +133,9 @@ bool CheckRead(const FuzzStudy& f,
       std::abort();
     }
     const std::vector<double> weights =
-        expected.preference >= 0 ? study.preferences[expected.preference].weights
-                                 : std::vector<double>();
+        expected.preference >= 0
+            ? study.preferences[expected.preference].weights
+            : std::vector<double>();
     if (p.preference != weights) std::abort();
     for (const Eigen::VectorXd* v : {&p.losses,
                                      &p.losses_as_returned,

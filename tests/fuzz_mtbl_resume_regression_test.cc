@@ -38,9 +38,9 @@ TEST(FuzzMtblResumeRegression, RealSmokeRunsAreReadWhole) {
   ASSERT_EQ(studies[0].runs.size(), 15u);
   struct Case {
     const char* file;
-    int study;           // 0: paper, 1: utopia
-    size_t runs;         // read back
-    bool cut;            // an unfinished last line to cut off
+    int study;    // 0: paper, 1: utopia
+    size_t runs;  // read back
+    bool cut;     // an unfinished last line to cut off
   };
   for (const Case& c : {Case{"seed-smoke", 0, 15, false},
                         Case{"seed-smoke-utopia", 1, 15, false},
@@ -52,15 +52,13 @@ TEST(FuzzMtblResumeRegression, RealSmokeRunsAreReadWhole) {
     ASSERT_TRUE(CheckRead(studies[c.study], text, &finished, &keep_bytes));
     EXPECT_EQ(finished.size(), c.runs);
     if (c.cut) {
-      EXPECT_EQ(keep_bytes,
-                static_cast<int64_t>(text.rfind('\n') + 1));
+      EXPECT_EQ(keep_bytes, static_cast<int64_t>(text.rfind('\n') + 1));
     } else {
       EXPECT_EQ(keep_bytes, -1);
     }
     // Each file is its own study's only.
     std::map<int, FinishedRun> other;
-    EXPECT_FALSE(
-        CheckRead(studies[1 - c.study], text, &other, &keep_bytes));
+    EXPECT_FALSE(CheckRead(studies[1 - c.study], text, &other, &keep_bytes));
   }
 }
 
