@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets with clang (ASan + UBSan) in ./build-fuzz and
-# runs the four side by side, each for a bounded time on its committed
+# runs the five side by side, each for a bounded time on its committed
 # seed corpus:
 #   bash scripts/fuzz.sh [seconds per target, default 60]
 # A crash leaves its input in build-fuzz/ (crash-*) and fails the script;
@@ -18,13 +18,15 @@ CC=clang CXX=clang++ cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo 
   "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" -DECMO_FUZZ=ON -DBUILD_TESTING=OFF -DBUILD_EXAMPLES=OFF -DBUILD_BENCHMARKS=OFF \
   -DECMO_PRECOMPILE_HEADERS=OFF \
   -DCMAKE_CXX_FLAGS="$SAN" > build-fuzz.log 2>&1 || { cat build-fuzz.log; exit 1; }
-cmake --build build-fuzz -j"$(nproc)" --target problem_fuzzer text_fuzzer resume_fuzzer result_fuzzer
+cmake --build build-fuzz -j"$(nproc)" --target problem_fuzzer text_fuzzer resume_fuzzer result_fuzzer \
+  mtbl_resume_fuzzer
 # -max_len lets the fuzzer grow inputs past libFuzzer's default 4 KB, to
 # the sizes where nesting and line limits matter (the seeds include 1 MB
 # and 60,000-deep inputs).
-# The four targets run side by side (each libFuzzer process is one
+# The five targets run side by side (each libFuzzer process is one
 # thread), each for the given wall time; then their logs, in order.
-targets=(problem_fuzzer text_fuzzer resume_fuzzer result_fuzzer)
+targets=(problem_fuzzer text_fuzzer resume_fuzzer result_fuzzer
+         mtbl_resume_fuzzer)
 pids=()
 for target in "${targets[@]}"; do
   work="build-fuzz/corpus-$target"

@@ -10,6 +10,7 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -203,6 +204,24 @@ TEST(EcmoMtbl, WritesPointsStudyAndPictures) {
   EXPECT_EQ(lines, 1 + 2 * 3);  // header, 2 methods x 3 preferences
   std::ifstream json(dir + "/study.json");
   EXPECT_NO_THROW((void)nlohmann::json::parse(json));
+  // The settings header of points.jsonl is, but for --method, the one of
+  // the resume fuzzer's seeds (real --smoke runs of every method): were it
+  // to change, the fuzzer would refuse every seed at its first line and
+  // never reach a run's line. Then make the seeds again (fuzz/corpus/
+  // mtbl_resume_fuzzer/seed-smoke*: ecmo_mtbl --smoke [--scalarization=
+  // utopia] --output_dir=DIR, its points.jsonl) and the fuzzer's settings.
+  std::string header, seed_header;
+  std::getline(std::ifstream(dir + "/points.jsonl"), header);
+  std::getline(std::ifstream(std::string(ECMO_SOURCE_DIR) +
+                             "/fuzz/corpus/mtbl_resume_fuzzer/seed-smoke"),
+               seed_header);
+  nlohmann::json written = nlohmann::json::parse(header, nullptr, false);
+  nlohmann::json seeded = nlohmann::json::parse(seed_header, nullptr, false);
+  ASSERT_TRUE(written.contains("settings")) << header;
+  ASSERT_TRUE(seeded.contains("settings")) << seed_header;
+  written["settings"].erase("methods");
+  seeded["settings"].erase("methods");
+  EXPECT_EQ(written["settings"], seeded["settings"]);
   if (std::system("gnuplot --version > /dev/null 2>&1") == 0) {
     std::ifstream front(dir + "/front.png"), curves(dir + "/convergence.png");
     EXPECT_TRUE(front.good());
@@ -594,6 +613,34 @@ TEST(EcmoMtbl, ResumeRefusesMalformedLinesNamingTheField) {
   EXPECT_EQ(resumed.exit_code, 0) << resumed.output;
   EXPECT_NE(resumed.output.find("resumed 4 of 4 runs"), std::string::npos)
       << resumed.output;
+}
+
+// --resume reads points.jsonl once, under ecmo::JsonReadLimits: a file
+// above 1 GiB (sparse here) is refused by its size before any of it is
+// read, and left as it was. It guards that single read, which also finds
+// a cut last line: read by a plain ifstream, the file would be read whole.
+TEST(EcmoMtbl, ResumeRefusesAPointsFileAboveTheSizeLimit) {
+  const std::string dir = ::testing::TempDir() + "/ecmo_mtbl_huge";
+  ASSERT_EQ(std::system(("mkdir -p " + dir).c_str()), 0);
+  const std::string path = dir + "/points.jsonl";
+  const off_t size = (off_t{1} << 30) + 4096;
+  {
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    ASSERT_GE(fd, 0);
+    ASSERT_EQ(::ftruncate(fd, size), 0);
+    ::close(fd);
+  }
+  const ToolRun run =
+      RunMtbl(std::string(kStudy) + " --resume --output_dir=" + dir);
+  EXPECT_EQ(run.exit_code, 2) << run.output;
+  EXPECT_NE(run.output.find("points.jsonl: its 1073745920 bytes exceed the "
+                            "limit of 1 GiB"),
+            std::string::npos)
+      << run.output;
+  struct stat st;
+  ASSERT_EQ(::stat(path.c_str(), &st), 0);
+  EXPECT_EQ(st.st_size, size);
+  ::unlink(path.c_str());
 }
 
 // Two studies writing one directory at once tore points.jsonl (both exit

@@ -529,10 +529,7 @@ std::string JsonForMessage(const nlohmann::json& value, size_t max_chars) {
       max_chars);
 }
 
-namespace {
-
-// The lines of a JSON-lines text (ReadJsonLines without the file).
-JsonLines SplitJsonLines(const std::string& text,
+JsonLines ParseJsonLines(const std::string& text,
                          const JsonReadLimits& limits) {
   JsonLines result;
   size_t start = 0;
@@ -566,15 +563,13 @@ JsonLines SplitJsonLines(const std::string& text,
   return result;
 }
 
-}  // namespace
-
 bool ReadJsonLines(const std::string& path,
                    JsonLines* out,
                    std::string* error,
                    const JsonReadLimits& limits) {
   std::string text;
   if (!ReadFileText(path, limits, &text, error)) return false;
-  *out = SplitJsonLines(text, limits);
+  *out = ParseJsonLines(text, limits);
   return true;
 }
 
@@ -611,7 +606,7 @@ bool ReadResultFile(const std::string& path,
       result.push_back(whole);
     }
   } else {
-    const JsonLines lines = SplitJsonLines(text, limits);
+    const JsonLines lines = ParseJsonLines(text, limits);
     for (const nlohmann::json& v : lines.values) {
       if (v.is_object()) result.push_back(v);
     }

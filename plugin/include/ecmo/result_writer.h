@@ -161,6 +161,16 @@ bool ReadJsonLines(const std::string& path,
                    std::string* error,
                    const JsonReadLimits& limits = JsonReadLimits());
 
+// ReadJsonLines without the file: splits `text` (a JSON-lines file's
+// contents, e.g. from ReadFileText) into lines and parses each with
+// ParseJsonBounded under the line and nesting limits. For a caller that
+// needs the text as well as its lines (to cut a partial last line off at
+// valid_prefix_bytes) and so reads the file once; limits.max_file_bytes is
+// the reader's to apply. Never fails: a line that does not parse goes to
+// bad_lines.
+JsonLines ParseJsonLines(const std::string& text,
+                         const JsonReadLimits& limits = JsonReadLimits());
+
 // Reads the points of a saved result, whatever ecmo_solve wrote: a sweep
 // JSON ({"points": [...], ...}), a single point's JSON, or a JSON-lines file
 // (one point per line; a truncated last line is skipped and counted in
