@@ -12,6 +12,9 @@ PACKAGES=(
   libnanoflann-dev
   zlib1g-dev
   gnuplot-nox
+  # For the tests: scripts/hostile_battery.sh (CTest hostile_battery_quick)
+  # mutates JSON resume files and compares results with it.
+  python3
   # Optional: NLopt's SLSQP, the small-k peer in benchmarks/small_problem_bench.
   libnlopt-dev
   # Optional: ADOL-C's reverse mode for ecmo::AutoDiffLowerLevel (matrix-free
