@@ -1067,7 +1067,9 @@ TEST(Scalarization, LexicographicEndsSurviveANonUniqueMinimizer) {
       // On the Pareto set; at the corner preferences every point with the
       // dominant objective at its minimum and the other below its bound is
       // a WC solution (weakly Pareto optimal), so y is free there.
-      if (i > 0 && i < 10) EXPECT_NEAR(x[1], 2.0, 1e-4) << "lambda_1 " << l;
+      if (i > 0 && i < 10) {
+        EXPECT_NEAR(x[1], 2.0, 1e-4) << "lambda_1 " << l;
+      }
       front.push_back(summary.objectives);
     }
     // (Interior preferences: the corners' points are only weakly Pareto.)
