@@ -715,7 +715,10 @@ TEST(EcmoMtbl, BadInputsGiveClearErrors) {
        {"--data=/dev/zero", "'/dev/zero' holds more than 64 MiB"},
        {"--output_dir=/proc/none", "--output_dir"},
        {"--num_threads=0", "--num_threads must be in [1, 256]"},
-       {"stray", "unexpected argument 'stray'"}});
+       {"stray", "unexpected argument 'stray'"},
+       // Battery K3: gflags read it whole (std::bad_alloc, status 134).
+       {"--flagfile=/dev/zero",
+        "--flagfile '/dev/zero' is not a regular file"}});
 }
 
 // The numeric flags' tests run a one-run study when a flag is (wrongly)

@@ -77,6 +77,35 @@ TEST(EcmoSolve, BadInputsGiveClearErrors) {
       << spaced.output;
 }
 
+// Battery K3: gflags reads a flag file whole, so /dev/zero ended in
+// std::bad_alloc (status 134). A flag file must be a regular file of at
+// most 1 MiB, checked before gflags reads it.
+TEST(EcmoSolve, FlagfilesThatAreNotSmallRegularFilesAreRefused) {
+  const std::string dir = ::testing::TempDir();
+  const std::string big = dir + "/ecmo_solve_test_big.flags";
+  {
+    std::ofstream out(big);
+    const std::string line(1023, '#');
+    for (int i = 0; i < 1100; ++i) out << line << "\n";  // 1.1 MiB
+  }
+  ExpectUsageError("--flagfile=/dev/zero",
+                   "--flagfile '/dev/zero' is not a regular file");
+  ExpectUsageError("-flagfile=/dev/zero", "--flagfile '/dev/zero'");
+  ExpectUsageError("--flagfile /dev/zero", "--flagfile '/dev/zero'");
+  ExpectUsageError("--flagfile=" + dir, "is a directory");
+  ExpectUsageError("--flagfile=" + big, "the limit of 1 MiB");
+  ExpectUsageError("--flagfile=" + dir + "/ecmo_solve_test_none.flags",
+                   "cannot be read");
+  // A small flag file still works.
+  const std::string good = dir + "/ecmo_solve_test_good.flags";
+  std::ofstream(good) << "--sweep=3\n";
+  const RunResult run = RunSolve("--flagfile=" + good);
+  EXPECT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_NE(run.output.find("3 points"), std::string::npos) << run.output;
+  std::remove(big.c_str());
+  std::remove(good.c_str());
+}
+
 TEST(EcmoSolve, SinglePointJsonHasTheDocumentedFields) {
   const RunResult run =
       RunSolve("--problem=gebken_circle --preference=0.5,0.5 "

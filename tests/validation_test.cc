@@ -689,6 +689,12 @@ TEST(Validation, EcmoPlotBadInputFiles) {
     EXPECT_NE(stray.output.find("unexpected argument 'extra'"),
               std::string::npos)
         << stray.output;
+    // Battery K3: gflags read the flag file whole (std::bad_alloc, 134).
+    const RunResult zero = RunTool(plot + " --flagfile=/dev/zero");
+    EXPECT_EQ(zero.exit_code, 2) << zero.output;
+    EXPECT_NE(zero.output.find("--flagfile '/dev/zero' is not a regular file"),
+              std::string::npos)
+        << zero.output;
     const RunResult small = RunTool(plot + " --input=x --output=y --width=10");
     EXPECT_EQ(small.exit_code, 2);
     EXPECT_NE(small.output.find("--width"), std::string::npos) << small.output;
