@@ -147,7 +147,7 @@ DEFINE_bool(history,
             "plot).");
 DEFINE_int32(history_stride,
              0,
-             "Record every n-th iteration (0: max(1, T/10000)).");
+             "Record every n-th iteration, n >= 0 (0: max(1, T/10000)).");
 DEFINE_int32(history_entries,
              150,
              "Keep at most about this many history entries per point, "
@@ -540,6 +540,12 @@ int Main(int argc, char** argv) {
   options.pgd.c0 = FLAGS_c0;
   options.minimizer_progress_to_stdout = FLAGS_progress && !FLAGS_json;
   options.record_history = FLAGS_history;
+  // 0 selects the default; a negative stride used to be taken for it
+  // without a word (battery K2), hiding a typo.
+  if (FLAGS_history_stride < 0) {
+    return Usage("--history_stride must be >= 0 (0: max(1, T/10000)), got " +
+                 std::to_string(FLAGS_history_stride) + ".");
+  }
   options.history_stride = FLAGS_history_stride > 0
                                ? FLAGS_history_stride
                                : std::max(1, FLAGS_max_iterations / 10000);

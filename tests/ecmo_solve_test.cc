@@ -60,6 +60,8 @@ TEST(EcmoSolve, BadInputsGiveClearErrors) {
   ExpectUsageError("--resume", "--resume needs --jsonl");
   ExpectUsageError("--plot=front.jpg", "must end in .png or .svg");
   ExpectUsageError("--num_threads=0", "num_threads = 0");
+  // Battery K2: taken for 0 (the default) without a word, exit 0.
+  ExpectUsageError("--history_stride=-1", "--history_stride must be >= 0");
   ExpectUsageError("--preference_floor=0", "--preference_floor must be in");
   ExpectUsageError("--jsonl=/nonexistent/dir/x.jsonl", "cannot write --jsonl");
   // Flag errors are bad input too: status 2 and the flag named, before
