@@ -21,6 +21,7 @@
 // Exit status: 0 when every picture was drawn, 1 when one was not, 2 on bad
 // command-line input or an unreadable file.
 
+#include <cctype>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -86,6 +87,20 @@ int main(int argc, char** argv) {
   if (FLAGS_output.empty()) return Usage("--output is required.");
   if (FLAGS_width < 100 || FLAGS_height < 100) {
     return Usage("--width and --height must be >= 100.");
+  }
+  {
+    // Checked before the input is read, as ecmo_solve --plot is: gnuplot
+    // draws only these, and any other name failed (exit 1) after reading.
+    std::string lower = FLAGS_output;
+    for (char& c : lower) c = static_cast<char>(std::tolower(c));
+    const auto ends_with = [&](const std::string& e) {
+      return lower.size() > e.size() &&
+             lower.compare(lower.size() - e.size(), e.size(), e) == 0;
+    };
+    if (!ends_with(".png") && !ends_with(".svg")) {
+      return Usage("--output '" + ecmo::TextForMessage(FLAGS_output) +
+                   "': the file name must end in .png or .svg.");
+    }
   }
   // Before reading anything: a plot that would overwrite its own input
   // (front.dat as --input and front.png as --output) or cannot be written

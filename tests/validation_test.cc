@@ -689,6 +689,16 @@ TEST(Validation, EcmoPlotBadInputFiles) {
     EXPECT_NE(stray.output.find("unexpected argument 'extra'"),
               std::string::npos)
         << stray.output;
+    // Battery K6: any other extension failed (exit 1) after reading the
+    // input; now it is refused first (the input here does not exist).
+    const RunResult jpg = RunTool(plot + " --input=" +
+                                  TempPath("missing.json") + " --output=" +
+                                  TempPath("out.jpg"));
+    EXPECT_EQ(jpg.exit_code, 2) << jpg.output;
+    EXPECT_NE(jpg.output.find("must end in .png or .svg"), std::string::npos)
+        << jpg.output;
+    EXPECT_EQ(jpg.output.find("missing.json"), std::string::npos)
+        << jpg.output;
     // Battery K3: gflags read the flag file whole (std::bad_alloc, 134).
     const RunResult zero = RunTool(plot + " --flagfile=/dev/zero");
     EXPECT_EQ(zero.exit_code, 2) << zero.output;
