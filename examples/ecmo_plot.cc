@@ -44,8 +44,8 @@ DEFINE_string(problem,
               "the problem named in the file).");
 DEFINE_bool(analytic, true, "Overlay the analytic front when known.");
 DEFINE_string(title, "", "Plot title (default: problem and strategy).");
-DEFINE_int32(width, 900, "Image width.");
-DEFINE_int32(height, 650, "Image height.");
+DEFINE_int32(width, 900, "Image width in pixels, in [100, 20000].");
+DEFINE_int32(height, 650, "Image height in pixels, in [100, 20000].");
 
 namespace {
 
@@ -85,8 +85,15 @@ int main(int argc, char** argv) {
   std::string error;
   if (FLAGS_input.empty()) return Usage("--input is required.");
   if (FLAGS_output.empty()) return Usage("--output is required.");
-  if (FLAGS_width < 100 || FLAGS_height < 100) {
-    return Usage("--width and --height must be >= 100.");
+  // gnuplot's Cairo terminals fail (exit 1, after reading the input) on
+  // sizes such as 2^31 - 1; 20000 pixels is far above any screen or print.
+  constexpr int kMaxPixels = 20000;
+  if (FLAGS_width < 100 || FLAGS_height < 100 || FLAGS_width > kMaxPixels ||
+      FLAGS_height > kMaxPixels) {
+    return Usage("--width and --height must be in [100, " +
+                 std::to_string(kMaxPixels) + "], got " +
+                 std::to_string(FLAGS_width) + " x " +
+                 std::to_string(FLAGS_height) + ".");
   }
   {
     // Checked before the input is read, as ecmo_solve --plot is: gnuplot

@@ -689,6 +689,14 @@ TEST(Validation, EcmoPlotBadInputFiles) {
     EXPECT_NE(stray.output.find("unexpected argument 'extra'"),
               std::string::npos)
         << stray.output;
+    // Battery K7: handed to gnuplot, which failed (exit 1).
+    for (const char* flag : {"--width", "--height"}) {
+      const RunResult huge = RunTool(plot + " --input=x --output=y.png " +
+                                     flag + "=2147483647");
+      EXPECT_EQ(huge.exit_code, 2) << huge.output;
+      EXPECT_NE(huge.output.find("must be in [100, 20000]"), std::string::npos)
+          << huge.output;
+    }
     // Battery K6: any other extension failed (exit 1) after reading the
     // input; now it is refused first (the input here does not exist).
     const RunResult jpg = RunTool(plot + " --input=" +
