@@ -815,8 +815,9 @@ int Main(int argc, char** argv) {
     // Only the rank that writes them checks (a check may create the file).
     if (flag == "--plot" && path != FLAGS_plot) continue;
     if (coordinator && !ecmo::CheckWritable(path, &error)) {
-      const int status = Usage("cannot write " + flag + " file '" + path +
-                               "': " + error + ".");
+      const int status = Usage("cannot write " + flag + " file '" +
+                               ecmo::TextForMessage(path) + "': " + error +
+                               ".");
 #ifdef ECMO_WITH_MPI
       // The other ranks are waiting for the sweep: end them too.
       if (mpi.size() > 1) mpi.AbortAll(status);

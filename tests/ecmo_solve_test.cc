@@ -60,6 +60,18 @@ TEST(EcmoSolve, BadInputsGiveClearErrors) {
   ExpectUsageError("--resume", "--resume needs --jsonl");
   ExpectUsageError("--plot=front.jpg", "must end in .png or .svg");
   ExpectUsageError("--num_threads=0", "num_threads = 0");
+  // Battery K5: a name the file system refuses (ENAMETOOLONG) passed the
+  // pre-check; the sweep was solved, then writing failed (exit 4).
+  const std::string long_name(300, 'x');
+  for (const std::string& flag :
+       {"--output=" + long_name + ".json", "--plot=" + long_name + ".png"}) {
+    const RunResult run = RunSolve("--sweep=3 " + flag);
+    EXPECT_EQ(run.exit_code, 2) << flag << "\n" << run.output;
+    EXPECT_NE(run.output.find("too long for the file system"),
+              std::string::npos)
+        << run.output;
+    EXPECT_EQ(run.output.find("3 points"), std::string::npos) << run.output;
+  }
   // Battery K2: taken for 0 (the default) without a word, exit 0.
   ExpectUsageError("--history_stride=-1", "--history_stride must be >= 0");
   ExpectUsageError("--preference_floor=0", "--preference_floor must be in");
