@@ -376,6 +376,31 @@ bool ParseList(const std::string& text,
 // solves here (2147483640 failed at once in an allocation).
 constexpr int kMaxProblemSize = 1000000;
 
+// A preference file of 256 MiB holds millions of rows, far more than a
+// sweep solves (ecmo::kMaxPreferenceCount); pipes and devices are cut at
+// 64 MiB by ecmo::ReadFileText.
+constexpr int64_t kMaxPreferenceFileBytes = int64_t{256} << 20;
+
+// True when `spec` is ParsePreferenceSpec's "file:PATH" (keyword
+// case-insensitive, '_' for '-', blanks around the spec ignored); sets
+// *path to PATH, taken verbatim as ParsePreferenceSpec takes it.
+bool PreferenceFileOf(const std::string& spec, std::string* path) {
+  const size_t begin = spec.find_first_not_of(" \t\r\n\f\v");
+  if (begin == std::string::npos) return false;
+  const size_t end = spec.find_last_not_of(" \t\r\n\f\v") + 1;
+  const std::string trimmed = spec.substr(begin, end - begin);
+  const size_t colon = trimmed.find(':');
+  if (colon == std::string::npos) return false;
+  std::string keyword = trimmed.substr(0, colon);
+  keyword.erase(keyword.find_last_not_of(" \t\r\n\f\v") + 1);
+  for (char& c : keyword) {
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  if (keyword != "file") return false;
+  *path = trimmed.substr(colon + 1);
+  return !path->empty();
+}
+
 int Usage(const std::string& message) {
   std::cerr << "ecmo_solve: " << message << "\n";
   return kExitUsage;
@@ -648,7 +673,30 @@ int Main(int argc, char** argv) {
     preferences.push_back(p);
   } else if (!FLAGS_preferences.empty()) {
     std::vector<ecmo::NamedPreference> named;
-    if (!ecmo::ParsePreferenceSpec(FLAGS_preferences, S, &named, &error)) {
+    std::string file;
+    if (PreferenceFileOf(FLAGS_preferences, &file)) {
+      // Read here, bounded, rather than by ParsePreferenceSpec, which reads
+      // the file line by line without end: an endless pipe (`yes 0.5,0.5 |
+      // ecmo_solve --preferences=file:/dev/stdin`) never finished and
+      // /dev/zero ran out of memory (battery K4).
+      const std::string name = ecmo::TextForMessage(file);
+      struct stat st;
+      if (::stat(file.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+        return Usage("--preferences: '" + name +
+                     "' is a directory, not a preference file.");
+      }
+      ecmo::JsonReadLimits limits;
+      limits.max_file_bytes = kMaxPreferenceFileBytes;
+      std::string text;
+      if (!ecmo::ReadFileText(file, limits, &text, &error)) {
+        return Usage("--preferences: preference file " +
+                     ecmo::tools::CutValue(error, file) + ".");
+      }
+      if (!ecmo::ParsePreferenceFileText(text, name, S, &named, &error)) {
+        return Usage("--preferences: " + error);
+      }
+    } else if (!ecmo::ParsePreferenceSpec(
+                   FLAGS_preferences, S, &named, &error)) {
       return Usage("--preferences: " + error);
     }
     for (const ecmo::NamedPreference& p : named) {

@@ -33,6 +33,19 @@
 namespace ecmo {
 namespace tools {
 
+// `message` (from library code that quotes a path or spec whole) with
+// every occurrence of the user's `value` cut by ecmo::TextForMessage: a
+// 100 kB flag value is named, not echoed, and the refusal stays short.
+inline std::string CutValue(std::string message, const std::string& value) {
+  const std::string cut = ecmo::TextForMessage(value);
+  if (cut.size() >= value.size()) return message;
+  for (size_t at = message.find(value); at != std::string::npos;
+       at = message.find(value, at + cut.size())) {
+    message.replace(at, value.size(), cut);
+  }
+  return message;
+}
+
 // The largest --flagfile the tools read. gflags reads a flag file whole,
 // without a bound: /dev/zero or an endless pipe ends in std::bad_alloc
 // (status 134). A real flag file is a few hundred bytes.

@@ -1395,7 +1395,6 @@ missing=$(( NUM_GENERATED - $(find "$W/cases" -mindepth 2 -maxdepth 2 -name resu
 # entries that match it explain all of its verdicts.
 cat > "$W/known_defects.tsv" <<'EOF'
 K1	.*	<1\d{5} chars>	MSG	a value of about 100 kB is quoted whole in the refusal (stderr of 100-300 kB): tool_flags.h (unknown flag, invalid value), ecmo_solve file names and --preferences specs, ecmo_plot --input/--output, ecmo_mtbl --data/--output_dir/--task/--method/--strategy/--reduced_strategy/--lower_preconditioner/--scalarization/--preferences; README: "Values quoted back in messages are cut to about 80 characters"
-K4	ecmo_solve	--preferences=file:/dev/stdin	HANG	--preferences=file:PATH reads without bound (plugin/src/preference_grid.cc, std::getline): an endless pipe of valid lines grows to 1 GB in 10 s and runs into the time limit; /dev/zero reads up to the memory limit (17 s at 8 GiB) and then says "a directory?"; a 1.1 GB file is read whole (22 s)
 EOF
 status=0
 python3 - "$RESULTS" "$missing" "$W/known_defects.tsv" "$ALLOW_KNOWN" <<'EOF' || status=$?

@@ -120,6 +120,31 @@ TEST(EcmoSolve, FlagfilesThatAreNotSmallRegularFilesAreRefused) {
   std::remove(good.c_str());
 }
 
+// Battery K4: --preferences=file:PATH was read without bound: an endless
+// pipe never finished, /dev/zero ran out of memory.
+TEST(EcmoSolve, PreferenceFilesAreReadWithABound) {
+  const ecmo::testing::CommandResult pipe = ecmo::testing::RunCommand(
+      "yes 0.5,0.5 | " + std::string(ECMO_SOLVE_PATH) +
+          " --preferences=file:/dev/stdin",
+      /*merge_stderr=*/true);
+  EXPECT_EQ(pipe.exit_code, 2) << pipe.output;
+  EXPECT_NE(pipe.output.find("the limit of 64 MiB"), std::string::npos)
+      << pipe.output;
+  ExpectUsageError("--preferences=file:/dev/zero", "the limit of 64 MiB");
+  ExpectUsageError("--preferences=File:" + ::testing::TempDir(),
+                   "is a directory");
+  // A file is still read, with the lines named in messages.
+  const std::string path = ::testing::TempDir() + "/ecmo_solve_test.prefs";
+  std::ofstream(path) << "0.5,0.5\n0.5,x\n";
+  ExpectUsageError("--preferences=file:" + path,
+                   "ecmo_solve_test.prefs:2: column 2 ('x') is not a number");
+  std::ofstream(path) << "# two\n0.25 0.75\n0.75 0.25\n";
+  const RunResult run = RunSolve("--preferences=file:" + path);
+  EXPECT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_NE(run.output.find("2 points"), std::string::npos) << run.output;
+  std::remove(path.c_str());
+}
+
 TEST(EcmoSolve, SinglePointJsonHasTheDocumentedFields) {
   const RunResult run =
       RunSolve("--problem=gebken_circle --preference=0.5,0.5 "
