@@ -79,7 +79,7 @@ int main(int argc, char** argv) {
   FLAGS_logtostderr = true;
   google::InitGoogleLogging(argv[0]);
   if (argc > 1) {
-    return Usage(std::string("unexpected argument '") + argv[1] +
+    return Usage("unexpected argument '" + ecmo::TextForMessage(argv[1]) +
                  "'; all options are --flags (see --help).");
   }
   std::string error;
@@ -122,7 +122,8 @@ int main(int argc, char** argv) {
   }
   if (!ecmo::CheckWritable(FLAGS_output, &error)) {
     return Usage("cannot write --output '" +
-                 ecmo::TextForMessage(FLAGS_output) + "': " + error + ".");
+                 ecmo::TextForMessage(FLAGS_output) + "': " +
+                 ecmo::tools::CutValue(error, FLAGS_output) + ".");
   }
 
   std::vector<nlohmann::json> records;
@@ -144,11 +145,13 @@ int main(int argc, char** argv) {
   };
   if (!ecmo::ReadResultFile(
           FLAGS_input, &records, &document, &skipped, &error)) {
-    return Usage(error + bad_lines(FLAGS_input));
+    return Usage(ecmo::tools::CutValue(error, FLAGS_input) +
+                 bad_lines(FLAGS_input));
   }
   if (skipped > 0) {
     std::cerr << "ecmo_plot: skipped " << skipped << " unreadable line(s) of "
-              << FLAGS_input << bad_lines(FLAGS_input) << "\n";
+              << ecmo::TextForMessage(FLAGS_input) << bad_lines(FLAGS_input)
+              << "\n";
   }
   std::vector<ecmo::Solver::Summary> points;
   for (size_t i = 0; i < records.size(); ++i) {
@@ -159,7 +162,9 @@ int main(int argc, char** argv) {
     }
     points.push_back(std::move(summary));
   }
-  if (points.empty()) return Usage(FLAGS_input + ": no readable point.");
+  if (points.empty()) {
+    return Usage(ecmo::TextForMessage(FLAGS_input) + ": no readable point.");
+  }
 
   std::string problem = FLAGS_problem;
   if (problem.empty()) problem = StringField(document, "problem");
@@ -204,7 +209,8 @@ int main(int argc, char** argv) {
       std::cout << "Plot written to " << r.image_path << "\n";
     } else {
       all_drawn = false;
-      std::cerr << "ecmo_plot: " << r.message << "\n";
+      std::cerr << "ecmo_plot: " << ecmo::tools::CutValue(r.message, FLAGS_output)
+                << "\n";
     }
   }
   return all_drawn ? 0 : 1;

@@ -401,13 +401,25 @@ bool PreferenceFileOf(const std::string& spec, std::string* path) {
   return !path->empty();
 }
 
+// `message` with the user's file names and specs cut by
+// ecmo::TextForMessage wherever library code quotes them whole: a 100 kB
+// --csv or --preferences value made a message of 100-300 kB (battery K1).
+std::string ForMessage(std::string message) {
+  for (const std::string* value :
+       {&FLAGS_output, &FLAGS_csv, &FLAGS_jsonl, &FLAGS_plot,
+        &FLAGS_preferences, &FLAGS_preference, &FLAGS_problem_library}) {
+    message = ecmo::tools::CutValue(message, *value);
+  }
+  return message;
+}
+
 int Usage(const std::string& message) {
-  std::cerr << "ecmo_solve: " << message << "\n";
+  std::cerr << "ecmo_solve: " << ForMessage(message) << "\n";
   return kExitUsage;
 }
 
 int WriteError(const std::string& message) {
-  std::cerr << "ecmo_solve: " << message << "\n";
+  std::cerr << "ecmo_solve: " << ForMessage(message) << "\n";
   return kExitWriteError;
 }
 
@@ -429,7 +441,7 @@ int Main(int argc, char** argv) {
   const bool coordinator = true;
 #endif
   if (argc > 1)
-    return Usage(std::string("unexpected argument '") + argv[1] +
+    return Usage("unexpected argument '" + ecmo::TextForMessage(argv[1]) +
                  "'; all options are --flags (see --help).");
 
   namespace ep = ecmo::problems;
@@ -448,7 +460,8 @@ int Main(int argc, char** argv) {
       }
       std::string error;
       if (!ep::LoadProblemLibrary(path, nullptr, &error)) {
-        return Usage("--problem_library: " + error);
+        return Usage("--problem_library: " +
+                     ecmo::tools::CutValue(error, path));
       }
       if (comma == std::string::npos) break;
       start = comma + 1;
@@ -697,7 +710,8 @@ int Main(int argc, char** argv) {
       }
     } else if (!ecmo::ParsePreferenceSpec(
                    FLAGS_preferences, S, &named, &error)) {
-      return Usage("--preferences: " + error);
+      return Usage("--preferences: " +
+                   ecmo::tools::CutValue(error, FLAGS_preferences));
     }
     for (const ecmo::NamedPreference& p : named) {
       preferences.push_back(p.weights);
@@ -852,7 +866,8 @@ int Main(int argc, char** argv) {
     for (size_t j = 0; j < i; ++j) {
       if (ecmo::SameFile(outputs[i].second, outputs[j].second)) {
         return Usage(outputs[j].first + " and " + outputs[i].first +
-                     " name the same file '" + outputs[i].second +
+                     " name the same file '" +
+                     ecmo::TextForMessage(outputs[i].second) +
                      "'; one would overwrite the other. Give each output "
                      "its own file.");
       }
@@ -902,7 +917,7 @@ int Main(int argc, char** argv) {
     // Options were checked above: what is left is a refused input file (a
     // resume file from another sweep, not JSON lines, locked by another
     // run) or an output that could not be opened. Nothing was solved.
-    std::cerr << "ecmo_solve: " << sweep.message << "\n";
+    std::cerr << "ecmo_solve: " << ForMessage(sweep.message) << "\n";
     return kExitUsage;
   }
   if (!sweep.resume_message.empty()) {
@@ -1189,7 +1204,7 @@ int Main(int argc, char** argv) {
         if (!FLAGS_json)
           std::cout << "Plot written to " << r.image_path << "\n";
       } else {
-        std::cerr << "ecmo_solve: --plot: " << r.message << "\n";
+        std::cerr << "ecmo_solve: --plot: " << ForMessage(r.message) << "\n";
         if (r.message.rfind("Cannot write", 0) == 0) {
           if (!write_error.empty()) write_error += "; ";
           write_error += "--plot: " + r.message;

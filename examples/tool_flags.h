@@ -102,6 +102,8 @@ inline void CheckFlagfilesOrExit(int argc, char** argv) {
 // Every flag of argv[1..] (up to "--") must exist and take its value;
 // otherwise prints what is wrong to stderr and exits 2, the tools' status
 // for bad input (gflags itself exits 1, the status of a disagreement).
+// Names and values are quoted cut to about 80 characters
+// (ecmo::TextForMessage): a 100 kB value must not make a 100 kB message.
 inline void CheckFlagsOrExit(int argc, char** argv) {
   const char* tool = argc > 0 ? argv[0] : "tool";
   auto fail = [&](const std::string& message) {
@@ -136,7 +138,7 @@ inline void CheckFlagsOrExit(int argc, char** argv) {
           negated.type == "bool") {
         continue;
       }
-      fail("unknown flag --" + name);
+      fail("unknown flag --" + ecmo::TextForMessage(name));
     }
     std::string value;
     if (has_value) {
@@ -146,11 +148,12 @@ inline void CheckFlagsOrExit(int argc, char** argv) {
     } else if (i + 1 < argc) {
       value = argv[++i];
     } else {
-      fail("flag --" + name + " needs a value (" + info.type + ")");
+      fail("flag --" + ecmo::TextForMessage(name) + " needs a value (" +
+           info.type + ")");
     }
     if (gflags::SetCommandLineOption(name.c_str(), value.c_str()).empty()) {
-      fail("invalid value '" + value + "' for flag --" + name + " (" +
-           info.type + ")");
+      fail("invalid value '" + ecmo::TextForMessage(value) + "' for flag --" +
+           ecmo::TextForMessage(name) + " (" + info.type + ")");
     }
   }
 }

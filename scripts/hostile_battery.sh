@@ -1394,7 +1394,6 @@ missing=$(( NUM_GENERATED - $(find "$W/cases" -mindepth 2 -maxdepth 2 -name resu
 # verdicts it explains, what is wrong. A failing case is "known" when the
 # entries that match it explain all of its verdicts.
 cat > "$W/known_defects.tsv" <<'EOF'
-K1	.*	<1\d{5} chars>	MSG	a value of about 100 kB is quoted whole in the refusal (stderr of 100-300 kB): tool_flags.h (unknown flag, invalid value), ecmo_solve file names and --preferences specs, ecmo_plot --input/--output, ecmo_mtbl --data/--output_dir/--task/--method/--strategy/--reduced_strategy/--lower_preconditioner/--scalarization/--preferences; README: "Values quoted back in messages are cut to about 80 characters"
 EOF
 status=0
 python3 - "$RESULTS" "$missing" "$W/known_defects.tsv" "$ALLOW_KNOWN" <<'EOF' || status=$?

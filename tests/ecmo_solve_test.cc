@@ -145,6 +145,24 @@ TEST(EcmoSolve, PreferenceFilesAreReadWithABound) {
   std::remove(path.c_str());
 }
 
+// Battery K1: a value of about 100 kB was quoted whole (stderr of
+// 100-300 kB). Refusals quote it cut to about 80 characters.
+TEST(EcmoSolve, LongValuesAreCutInMessages) {
+  const std::string x(100000, 'x');
+  for (const std::string& args :
+       {"--" + x, "--sweep=" + x, "--preferences=" + x,
+        "--preferences=file:" + x, "--csv=" + x + ".csv",
+        "--sweep=3 --output=" + x + ".json", "--plot=" + x + ".png",
+        "--problem_library=" + x, "--problem=gebken_circle " + x}) {
+    const RunResult run = RunSolve(args);
+    SCOPED_TRACE(args.substr(0, 40));
+    EXPECT_EQ(run.exit_code, 2) << run.output.substr(0, 300);
+    EXPECT_LT(run.output.size(), 4000u) << run.output.substr(0, 300);
+    EXPECT_NE(run.output.find(" characters)"), std::string::npos)
+        << run.output.substr(0, 300);
+  }
+}
+
 TEST(EcmoSolve, SinglePointJsonHasTheDocumentedFields) {
   const RunResult run =
       RunSolve("--problem=gebken_circle --preference=0.5,0.5 "

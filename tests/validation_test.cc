@@ -719,6 +719,23 @@ TEST(Validation, EcmoPlotBadInputFiles) {
   }
 }
 
+// Battery K1: a value of about 100 kB was quoted whole in the refusal.
+TEST(Validation, EcmoPlotCutsLongValuesInMessages) {
+  const std::string plot = ECMO_PLOT_PATH;
+  const std::string x(100000, 'x');
+  for (const std::string& args :
+       {"--input=" + x + " --output=" + TempPath("out.png"),
+        "--input=" + TempPath("missing.json") + " --output=" + x + ".png",
+        "--input=a --output=" + x, "--" + x, "--width=" + x}) {
+    const RunResult run = RunTool(plot + " " + args);
+    SCOPED_TRACE(args.substr(0, 40));
+    EXPECT_EQ(run.exit_code, 2) << run.output.substr(0, 300);
+    EXPECT_LT(run.output.size(), 4000u) << run.output.substr(0, 300);
+    EXPECT_NE(run.output.find(" characters)"), std::string::npos)
+        << run.output.substr(0, 300);
+  }
+}
+
 // Issue 60, rows 5 and 9: an output that is the input, and inputs that
 // never end or nest without bound.
 TEST(Validation, EcmoPlotNeverOverwritesItsInputOrReadsWithoutBound) {
