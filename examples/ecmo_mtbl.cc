@@ -1223,6 +1223,29 @@ bool CheckIntegerFlags(bool smoke, int num_seeds, std::string* error) {
   return true;
 }
 
+// `message` with the values of the string flags cut by
+// ecmo::TextForMessage wherever it quotes them (library code names a
+// --data or --output_dir path whole): a 100 kB value gave a refusal of
+// 100-300 kB (battery K1).
+std::string ForMessage(std::string message) {
+  for (const std::string* value :
+       {&FLAGS_task, &FLAGS_method, &FLAGS_preferences, &FLAGS_strategy,
+        &FLAGS_reduced_strategy, &FLAGS_lower_preconditioner,
+        &FLAGS_scalarization, &FLAGS_data, &FLAGS_output_dir}) {
+    message = ecmo::tools::CutValue(message, *value);
+    // --method and --preferences are lists: their items are quoted alone.
+    size_t start = 0;
+    while (start < value->size()) {
+      size_t comma = value->find(',', start);
+      if (comma == std::string::npos) comma = value->size();
+      message =
+          ecmo::tools::CutValue(message, value->substr(start, comma - start));
+      start = comma + 1;
+    }
+  }
+  return message;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -1258,7 +1281,8 @@ int main(int argc, char** argv) {
 #endif
   const bool coordinator = rank == 0;
   if (argc > 1) {
-    std::cerr << "ecmo_mtbl: unexpected argument '" << argv[1]
+    std::cerr << "ecmo_mtbl: unexpected argument '"
+              << ecmo::TextForMessage(argv[1])
               << "' (flags are written --name=value; see --help)\n";
     return kExitUsage;
   }
@@ -1272,24 +1296,26 @@ int main(int argc, char** argv) {
     for (const std::string& n : TaskNames()) {
       valid += (valid.empty() ? "" : ", ") + n;
     }
-    std::cerr << "ecmo_mtbl: unknown --task '" << task << "'; valid: " << valid
+    std::cerr << "ecmo_mtbl: unknown --task '"
+              << ecmo::TextForMessage(task) << "'; valid: " << valid
               << "\n";
     return kExitUsage;
   }
   std::vector<Method> methods;
   if (!ParseMethods(FLAGS_method, &methods, &error)) {
-    std::cerr << "ecmo_mtbl: " << error << "\n";
+    std::cerr << "ecmo_mtbl: " << ForMessage(error) << "\n";
     return kExitUsage;
   }
   const int num_seeds = smoke ? 1 : FLAGS_seeds;
   if (!CheckIntegerFlags(smoke, num_seeds, &error) ||
       !CheckDoubleFlags(&error)) {
-    std::cerr << "ecmo_mtbl: " << error << "\n";
+    std::cerr << "ecmo_mtbl: " << ForMessage(error) << "\n";
     return kExitUsage;
   }
   ecmo::Solver::Options wc_options;
   if (!ecmo::StringToStrategyType(FLAGS_strategy, &wc_options.strategy)) {
-    std::cerr << "ecmo_mtbl: unknown --strategy '" << FLAGS_strategy
+    std::cerr << "ecmo_mtbl: unknown --strategy '"
+              << ecmo::TextForMessage(FLAGS_strategy)
               << "' (see ecmo_solve --help for the strategies)\n";
     return kExitUsage;
   }
@@ -1298,7 +1324,7 @@ int main(int argc, char** argv) {
   if (!automatic_reduced_strategy &&
       !ecmo::StringToStrategyType(FLAGS_reduced_strategy, &reduced_strategy)) {
     std::cerr << "ecmo_mtbl: unknown --reduced_strategy '"
-              << FLAGS_reduced_strategy
+              << ecmo::TextForMessage(FLAGS_reduced_strategy)
               << "' (see ecmo_solve --help for the strategies)\n";
     return kExitUsage;
   }
@@ -1307,7 +1333,7 @@ int main(int argc, char** argv) {
           FLAGS_lower_preconditioner,
           &reduced_evaluator_options.lower_level.preconditioner_type)) {
     std::cerr << "ecmo_mtbl: unknown --lower_preconditioner '"
-              << FLAGS_lower_preconditioner
+              << ecmo::TextForMessage(FLAGS_lower_preconditioner)
               << "' (automatic, dense-hessian or identity)\n";
     return kExitUsage;
   }
@@ -1317,12 +1343,13 @@ int main(int argc, char** argv) {
   wc_options.record_history = true;
   wc_options.max_solver_time_in_seconds = FLAGS_max_seconds_per_point;
   if (!wc_options.IsValid(&error)) {
-    std::cerr << "ecmo_mtbl: " << error << "\n";
+    std::cerr << "ecmo_mtbl: " << ForMessage(error) << "\n";
     return kExitUsage;
   }
   const bool utopia = FLAGS_scalarization == "utopia";
   if (!utopia && FLAGS_scalarization != "paper") {
-    std::cerr << "ecmo_mtbl: unknown --scalarization '" << FLAGS_scalarization
+    std::cerr << "ecmo_mtbl: unknown --scalarization '"
+              << ecmo::TextForMessage(FLAGS_scalarization)
               << "'; valid: paper, utopia\n";
     return kExitUsage;
   }
@@ -1350,7 +1377,7 @@ int main(int argc, char** argv) {
     const ecmo::MtblBaseline::Options options =
         BaselineOptions(task, m.baseline, 1.0, smoke);
     if (!options.IsValid(&error)) {
-      std::cerr << "ecmo_mtbl: " << m.name << ": " << error << "\n";
+      std::cerr << "ecmo_mtbl: " << m.name << ": " << ForMessage(error) << "\n";
       return kExitUsage;
     }
   }
@@ -1363,12 +1390,12 @@ int main(int argc, char** argv) {
   if (coordinator && !out_dir.empty()) {
     ::mkdir(out_dir.c_str(), 0755);
     if (!LockOutputDir(out_dir, &error)) {
-      std::cerr << "ecmo_mtbl: " << error << "\n";
+      std::cerr << "ecmo_mtbl: " << ForMessage(error) << "\n";
       return AbortAll(kExitUsage);
     }
     if (!ecmo::CheckWritable(out_dir + "/study.json", &error) ||
         !ecmo::CheckWritable(out_dir + "/points.jsonl", &error)) {
-      std::cerr << "ecmo_mtbl: --output_dir: " << error << "\n";
+      std::cerr << "ecmo_mtbl: --output_dir: " << ForMessage(error) << "\n";
       return AbortAll(kExitUsage);
     }
   }
@@ -1390,7 +1417,7 @@ int main(int argc, char** argv) {
   {
     Instance first;
     if (!BuildInstance(task, FLAGS_first_seed, l2, smoke, &first, &error)) {
-      std::cerr << "ecmo_mtbl: " << error << "\n";
+      std::cerr << "ecmo_mtbl: " << ForMessage(error) << "\n";
       return kExitUsage;
     }
     S = first.evaluator->NumObjectives();
@@ -1416,7 +1443,7 @@ int main(int argc, char** argv) {
     }
   } else if (!ParsePreferences(
                  FLAGS_preferences, S, &study.preferences, &error)) {
-    std::cerr << "ecmo_mtbl: " << error << "\n";
+    std::cerr << "ecmo_mtbl: " << ForMessage(error) << "\n";
     return kExitUsage;
   }
   const std::vector<ecmo::NamedPreference>& preferences = study.preferences;
@@ -1434,13 +1461,14 @@ int main(int argc, char** argv) {
     if (FLAGS_resume &&
         !ReadFinishedRuns(
             jsonl_path, settings, runs, study, S, &finished, &note, &error)) {
-      std::cerr << "ecmo_mtbl: --resume: " << error << "\n";
+      std::cerr << "ecmo_mtbl: --resume: " << ForMessage(error) << "\n";
       return AbortAll(kExitUsage);
     }
     const bool append = FLAGS_resume && !finished.empty();
     jsonl.reset(std::fopen(jsonl_path.c_str(), append ? "a" : "w"));
     if (jsonl == nullptr) {
-      std::cerr << "ecmo_mtbl: cannot write " << jsonl_path << "\n";
+      std::cerr << "ecmo_mtbl: cannot write "
+                << ForMessage(jsonl_path) << "\n";
       return AbortAll(kExitUsage);
     }
     if (!append) {
@@ -1451,7 +1479,8 @@ int main(int argc, char** argv) {
           "\n";
       if (std::fputs(header.c_str(), jsonl.get()) < 0 ||
           std::fflush(jsonl.get()) != 0) {
-        std::cerr << "ecmo_mtbl: " << jsonl_path << ": write failed\n";
+        std::cerr << "ecmo_mtbl: " << ForMessage(jsonl_path)
+                  << ": write failed\n";
         return AbortAll(4);
       }
     }
@@ -1670,11 +1699,11 @@ int main(int argc, char** argv) {
     write_error = jsonl_path + ": close failed";
   }
   if (!run_error.empty()) {
-    std::cerr << "ecmo_mtbl: " << run_error << "\n";
+    std::cerr << "ecmo_mtbl: " << ForMessage(run_error) << "\n";
     return run_exit_code;
   }
   if (!write_error.empty()) {
-    std::cerr << "ecmo_mtbl: " << write_error << "\n";
+    std::cerr << "ecmo_mtbl: " << ForMessage(write_error) << "\n";
     return 4;
   }
 
@@ -1899,7 +1928,7 @@ int main(int argc, char** argv) {
             out_dir + "/points.csv", csv.str(), &error) ||
         !ecmo::WriteFileAtomically(
             out_dir + "/study.json", document.dump(2) + "\n", &error)) {
-      std::cerr << "ecmo_mtbl: " << error << "\n";
+      std::cerr << "ecmo_mtbl: " << ForMessage(error) << "\n";
       return 4;
     }
     // Pictures of the first seed: every method's points in 1/loss space,
@@ -1944,7 +1973,7 @@ int main(int argc, char** argv) {
               false,
               true,
               out_dir + "/convergence.png")}) {
-      if (!r.image_written) std::cerr << "ecmo_mtbl: " << r.message << "\n";
+      if (!r.image_written) std::cerr << "ecmo_mtbl: " << ForMessage(r.message) << "\n";
     }
   }
 

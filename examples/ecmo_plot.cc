@@ -21,6 +21,7 @@
 // Exit status: 0 when every picture was drawn, 1 when one was not, 2 on bad
 // command-line input or an unreadable file.
 
+#include <cctype>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -43,8 +44,8 @@ DEFINE_string(problem,
               "the problem named in the file).");
 DEFINE_bool(analytic, true, "Overlay the analytic front when known.");
 DEFINE_string(title, "", "Plot title (default: problem and strategy).");
-DEFINE_int32(width, 900, "Image width.");
-DEFINE_int32(height, 650, "Image height.");
+DEFINE_int32(width, 900, "Image width in pixels, in [100, 20000].");
+DEFINE_int32(height, 650, "Image height in pixels, in [100, 20000].");
 
 namespace {
 
@@ -78,14 +79,35 @@ int main(int argc, char** argv) {
   FLAGS_logtostderr = true;
   google::InitGoogleLogging(argv[0]);
   if (argc > 1) {
-    return Usage(std::string("unexpected argument '") + argv[1] +
+    return Usage("unexpected argument '" + ecmo::TextForMessage(argv[1]) +
                  "'; all options are --flags (see --help).");
   }
   std::string error;
   if (FLAGS_input.empty()) return Usage("--input is required.");
   if (FLAGS_output.empty()) return Usage("--output is required.");
-  if (FLAGS_width < 100 || FLAGS_height < 100) {
-    return Usage("--width and --height must be >= 100.");
+  // gnuplot's Cairo terminals fail (exit 1, after reading the input) on
+  // sizes such as 2^31 - 1; 20000 pixels is far above any screen or print.
+  constexpr int kMaxPixels = 20000;
+  if (FLAGS_width < 100 || FLAGS_height < 100 || FLAGS_width > kMaxPixels ||
+      FLAGS_height > kMaxPixels) {
+    return Usage("--width and --height must be in [100, " +
+                 std::to_string(kMaxPixels) + "], got " +
+                 std::to_string(FLAGS_width) + " x " +
+                 std::to_string(FLAGS_height) + ".");
+  }
+  {
+    // Checked before the input is read, as ecmo_solve --plot is: gnuplot
+    // draws only these, and any other name failed (exit 1) after reading.
+    std::string lower = FLAGS_output;
+    for (char& c : lower) c = static_cast<char>(std::tolower(c));
+    const auto ends_with = [&](const std::string& e) {
+      return lower.size() > e.size() &&
+             lower.compare(lower.size() - e.size(), e.size(), e) == 0;
+    };
+    if (!ends_with(".png") && !ends_with(".svg")) {
+      return Usage("--output '" + ecmo::TextForMessage(FLAGS_output) +
+                   "': the file name must end in .png or .svg.");
+    }
   }
   // Before reading anything: a plot that would overwrite its own input
   // (front.dat as --input and front.png as --output) or cannot be written
@@ -100,7 +122,8 @@ int main(int argc, char** argv) {
   }
   if (!ecmo::CheckWritable(FLAGS_output, &error)) {
     return Usage("cannot write --output '" +
-                 ecmo::TextForMessage(FLAGS_output) + "': " + error + ".");
+                 ecmo::TextForMessage(FLAGS_output) + "': " +
+                 ecmo::tools::CutValue(error, FLAGS_output) + ".");
   }
 
   std::vector<nlohmann::json> records;
@@ -122,11 +145,13 @@ int main(int argc, char** argv) {
   };
   if (!ecmo::ReadResultFile(
           FLAGS_input, &records, &document, &skipped, &error)) {
-    return Usage(error + bad_lines(FLAGS_input));
+    return Usage(ecmo::tools::CutValue(error, FLAGS_input) +
+                 bad_lines(FLAGS_input));
   }
   if (skipped > 0) {
     std::cerr << "ecmo_plot: skipped " << skipped << " unreadable line(s) of "
-              << FLAGS_input << bad_lines(FLAGS_input) << "\n";
+              << ecmo::TextForMessage(FLAGS_input) << bad_lines(FLAGS_input)
+              << "\n";
   }
   std::vector<ecmo::Solver::Summary> points;
   for (size_t i = 0; i < records.size(); ++i) {
@@ -137,7 +162,9 @@ int main(int argc, char** argv) {
     }
     points.push_back(std::move(summary));
   }
-  if (points.empty()) return Usage(FLAGS_input + ": no readable point.");
+  if (points.empty()) {
+    return Usage(ecmo::TextForMessage(FLAGS_input) + ": no readable point.");
+  }
 
   std::string problem = FLAGS_problem;
   if (problem.empty()) problem = StringField(document, "problem");
@@ -182,7 +209,8 @@ int main(int argc, char** argv) {
       std::cout << "Plot written to " << r.image_path << "\n";
     } else {
       all_drawn = false;
-      std::cerr << "ecmo_plot: " << r.message << "\n";
+      std::cerr << "ecmo_plot: " << ecmo::tools::CutValue(r.message, FLAGS_output)
+                << "\n";
     }
   }
   return all_drawn ? 0 : 1;

@@ -147,7 +147,7 @@ DEFINE_bool(history,
             "plot).");
 DEFINE_int32(history_stride,
              0,
-             "Record every n-th iteration (0: max(1, T/10000)).");
+             "Record every n-th iteration, n >= 0 (0: max(1, T/10000)).");
 DEFINE_int32(history_entries,
              150,
              "Keep at most about this many history entries per point, "
@@ -376,13 +376,50 @@ bool ParseList(const std::string& text,
 // solves here (2147483640 failed at once in an allocation).
 constexpr int kMaxProblemSize = 1000000;
 
+// A preference file of 256 MiB holds millions of rows, far more than a
+// sweep solves (ecmo::kMaxPreferenceCount); pipes and devices are cut at
+// 64 MiB by ecmo::ReadFileText.
+constexpr int64_t kMaxPreferenceFileBytes = int64_t{256} << 20;
+
+// True when `spec` is ParsePreferenceSpec's "file:PATH" (keyword
+// case-insensitive, '_' for '-', blanks around the spec ignored); sets
+// *path to PATH, taken verbatim as ParsePreferenceSpec takes it.
+bool PreferenceFileOf(const std::string& spec, std::string* path) {
+  const size_t begin = spec.find_first_not_of(" \t\r\n\f\v");
+  if (begin == std::string::npos) return false;
+  const size_t end = spec.find_last_not_of(" \t\r\n\f\v") + 1;
+  const std::string trimmed = spec.substr(begin, end - begin);
+  const size_t colon = trimmed.find(':');
+  if (colon == std::string::npos) return false;
+  std::string keyword = trimmed.substr(0, colon);
+  keyword.erase(keyword.find_last_not_of(" \t\r\n\f\v") + 1);
+  for (char& c : keyword) {
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  if (keyword != "file") return false;
+  *path = trimmed.substr(colon + 1);
+  return !path->empty();
+}
+
+// `message` with the user's file names and specs cut by
+// ecmo::TextForMessage wherever library code quotes them whole: a 100 kB
+// --csv or --preferences value made a message of 100-300 kB (battery K1).
+std::string ForMessage(std::string message) {
+  for (const std::string* value :
+       {&FLAGS_output, &FLAGS_csv, &FLAGS_jsonl, &FLAGS_plot,
+        &FLAGS_preferences, &FLAGS_preference, &FLAGS_problem_library}) {
+    message = ecmo::tools::CutValue(message, *value);
+  }
+  return message;
+}
+
 int Usage(const std::string& message) {
-  std::cerr << "ecmo_solve: " << message << "\n";
+  std::cerr << "ecmo_solve: " << ForMessage(message) << "\n";
   return kExitUsage;
 }
 
 int WriteError(const std::string& message) {
-  std::cerr << "ecmo_solve: " << message << "\n";
+  std::cerr << "ecmo_solve: " << ForMessage(message) << "\n";
   return kExitWriteError;
 }
 
@@ -404,7 +441,7 @@ int Main(int argc, char** argv) {
   const bool coordinator = true;
 #endif
   if (argc > 1)
-    return Usage(std::string("unexpected argument '") + argv[1] +
+    return Usage("unexpected argument '" + ecmo::TextForMessage(argv[1]) +
                  "'; all options are --flags (see --help).");
 
   namespace ep = ecmo::problems;
@@ -423,7 +460,8 @@ int Main(int argc, char** argv) {
       }
       std::string error;
       if (!ep::LoadProblemLibrary(path, nullptr, &error)) {
-        return Usage("--problem_library: " + error);
+        return Usage("--problem_library: " +
+                     ecmo::tools::CutValue(error, path));
       }
       if (comma == std::string::npos) break;
       start = comma + 1;
@@ -540,6 +578,12 @@ int Main(int argc, char** argv) {
   options.pgd.c0 = FLAGS_c0;
   options.minimizer_progress_to_stdout = FLAGS_progress && !FLAGS_json;
   options.record_history = FLAGS_history;
+  // 0 selects the default; a negative stride used to be taken for it
+  // without a word (battery K2), hiding a typo.
+  if (FLAGS_history_stride < 0) {
+    return Usage("--history_stride must be >= 0 (0: max(1, T/10000)), got " +
+                 std::to_string(FLAGS_history_stride) + ".");
+  }
   options.history_stride = FLAGS_history_stride > 0
                                ? FLAGS_history_stride
                                : std::max(1, FLAGS_max_iterations / 10000);
@@ -642,8 +686,32 @@ int Main(int argc, char** argv) {
     preferences.push_back(p);
   } else if (!FLAGS_preferences.empty()) {
     std::vector<ecmo::NamedPreference> named;
-    if (!ecmo::ParsePreferenceSpec(FLAGS_preferences, S, &named, &error)) {
-      return Usage("--preferences: " + error);
+    std::string file;
+    if (PreferenceFileOf(FLAGS_preferences, &file)) {
+      // Read here, bounded, rather than by ParsePreferenceSpec, which reads
+      // the file line by line without end: an endless pipe (`yes 0.5,0.5 |
+      // ecmo_solve --preferences=file:/dev/stdin`) never finished and
+      // /dev/zero ran out of memory (battery K4).
+      const std::string name = ecmo::TextForMessage(file);
+      struct stat st;
+      if (::stat(file.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+        return Usage("--preferences: '" + name +
+                     "' is a directory, not a preference file.");
+      }
+      ecmo::JsonReadLimits limits;
+      limits.max_file_bytes = kMaxPreferenceFileBytes;
+      std::string text;
+      if (!ecmo::ReadFileText(file, limits, &text, &error)) {
+        return Usage("--preferences: preference file " +
+                     ecmo::tools::CutValue(error, file) + ".");
+      }
+      if (!ecmo::ParsePreferenceFileText(text, name, S, &named, &error)) {
+        return Usage("--preferences: " + error);
+      }
+    } else if (!ecmo::ParsePreferenceSpec(
+                   FLAGS_preferences, S, &named, &error)) {
+      return Usage("--preferences: " +
+                   ecmo::tools::CutValue(error, FLAGS_preferences));
     }
     for (const ecmo::NamedPreference& p : named) {
       preferences.push_back(p.weights);
@@ -798,7 +866,8 @@ int Main(int argc, char** argv) {
     for (size_t j = 0; j < i; ++j) {
       if (ecmo::SameFile(outputs[i].second, outputs[j].second)) {
         return Usage(outputs[j].first + " and " + outputs[i].first +
-                     " name the same file '" + outputs[i].second +
+                     " name the same file '" +
+                     ecmo::TextForMessage(outputs[i].second) +
                      "'; one would overwrite the other. Give each output "
                      "its own file.");
       }
@@ -809,8 +878,9 @@ int Main(int argc, char** argv) {
     // Only the rank that writes them checks (a check may create the file).
     if (flag == "--plot" && path != FLAGS_plot) continue;
     if (coordinator && !ecmo::CheckWritable(path, &error)) {
-      const int status = Usage("cannot write " + flag + " file '" + path +
-                               "': " + error + ".");
+      const int status = Usage("cannot write " + flag + " file '" +
+                               ecmo::TextForMessage(path) + "': " + error +
+                               ".");
 #ifdef ECMO_WITH_MPI
       // The other ranks are waiting for the sweep: end them too.
       if (mpi.size() > 1) mpi.AbortAll(status);
@@ -847,7 +917,7 @@ int Main(int argc, char** argv) {
     // Options were checked above: what is left is a refused input file (a
     // resume file from another sweep, not JSON lines, locked by another
     // run) or an output that could not be opened. Nothing was solved.
-    std::cerr << "ecmo_solve: " << sweep.message << "\n";
+    std::cerr << "ecmo_solve: " << ForMessage(sweep.message) << "\n";
     return kExitUsage;
   }
   if (!sweep.resume_message.empty()) {
@@ -1134,7 +1204,7 @@ int Main(int argc, char** argv) {
         if (!FLAGS_json)
           std::cout << "Plot written to " << r.image_path << "\n";
       } else {
-        std::cerr << "ecmo_solve: --plot: " << r.message << "\n";
+        std::cerr << "ecmo_solve: --plot: " << ForMessage(r.message) << "\n";
         if (r.message.rfind("Cannot write", 0) == 0) {
           if (!write_error.empty()) write_error += "; ";
           write_error += "--plot: " + r.message;

@@ -1394,13 +1394,6 @@ missing=$(( NUM_GENERATED - $(find "$W/cases" -mindepth 2 -maxdepth 2 -name resu
 # verdicts it explains, what is wrong. A failing case is "known" when the
 # entries that match it explain all of its verdicts.
 cat > "$W/known_defects.tsv" <<'EOF'
-K1	.*	<1\d{5} chars>	MSG	a value of about 100 kB is quoted whole in the refusal (stderr of 100-300 kB): tool_flags.h (unknown flag, invalid value), ecmo_solve file names and --preferences specs, ecmo_plot --input/--output, ecmo_mtbl --data/--output_dir/--task/--method/--strategy/--reduced_strategy/--lower_preconditioner/--scalarization/--preferences; README: "Values quoted back in messages are cut to about 80 characters"
-K2	ecmo_solve	--history_stride=-1	FALSE	--history_stride=-1 is taken for 0 (the default) without a word (examples/ecmo_solve.cc: FLAGS_history_stride > 0 ? ... : default), as NaN and negatives were for ecmo_mtbl (issue 60, row 17)
-K3	.*	--flagfile=/dev/zero	CRASH	--flagfile=/dev/zero: gflags reads the flag file whole, std::bad_alloc, terminate, status 134 (the tools pass --flagfile through to gflags unchecked)
-K4	ecmo_solve	--preferences=file:/dev/stdin	HANG	--preferences=file:PATH reads without bound (plugin/src/preference_grid.cc, std::getline): an endless pipe of valid lines grows to 1 GB in 10 s and runs into the time limit; /dev/zero reads up to the memory limit (17 s at 8 GiB) and then says "a directory?"; a 1.1 GB file is read whole (22 s)
-K5	ecmo_solve	--(output|plot)=[xy]{20}	STATUS	--output / --plot with a file name too long to create (ENAMETOOLONG): solved, then exit 4, where README's exit status 2 promises "an output path that cannot be written ... found before solving" (the pre-check misses the name)
-K6	ecmo_plot	--output=(?!\S*\.(png|svg)(\s|$))\S+	STATUS	ecmo_plot --output not ending in .png/.svg: exit 1 ("one was not drawn") after reading the input, not 2 (bad input) before, as ecmo_solve --plot=front.jpg is
-K7	ecmo_plot	--(width|height)=2147483647	STATUS,MSG	ecmo_plot --width/--height have no upper bound: 2147483647 goes to gnuplot, Cairo fails, exit 1 with gnuplot's message
 EOF
 status=0
 python3 - "$RESULTS" "$missing" "$W/known_defects.tsv" "$ALLOW_KNOWN" <<'EOF' || status=$?

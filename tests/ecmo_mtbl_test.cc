@@ -716,7 +716,34 @@ TEST(EcmoMtbl, BadInputsGiveClearErrors) {
        {"--data=/dev/zero", "'/dev/zero' holds more than 64 MiB"},
        {"--output_dir=/proc/none", "--output_dir"},
        {"--num_threads=0", "--num_threads must be in [1, 256]"},
-       {"stray", "unexpected argument 'stray'"}});
+       {"stray", "unexpected argument 'stray'"},
+       // Battery K3: gflags read it whole (std::bad_alloc, status 134).
+       {"--flagfile=/dev/zero",
+        "--flagfile '/dev/zero' is not a regular file"}});
+}
+
+// Battery K1: a value of about 100 kB was quoted whole (stderr of
+// 100-300 kB); refusals quote it cut to about 80 characters.
+TEST(EcmoMtbl, LongValuesAreCutInMessages) {
+  const std::string x(100000, 'x');
+  const std::string base = "--smoke --task=mtbl_logistic --method=soba-ls ";
+  const std::string out = ::testing::TempDir() + "/ecmo_mtbl_long_values";
+  for (const std::string& args :
+       {"--smoke --method=soba-ls --task=" + x,
+        "--smoke --task=mtbl_logistic --method=" + x,
+        base + "--output_dir=" + x,
+        "--smoke --method=soba-ls --output_dir=" + out + " --data=" + x,
+        "--task=mtbl_logistic --method=soba-ls --seeds=1 --output_dir=" +
+            out + " --preferences=" + x,
+        base + "--scalarization=" + x, base + "--strategy=" + x,
+        base + "--lower_preconditioner=" + x, base + "--" + x}) {
+    const ToolRun run = RunMtbl(args);
+    SCOPED_TRACE(args.substr(0, 60));
+    EXPECT_EQ(run.exit_code, 2) << run.output.substr(0, 300);
+    EXPECT_LT(run.output.size(), 4000u) << run.output.substr(0, 300);
+    EXPECT_NE(run.output.find(" characters)"), std::string::npos)
+        << run.output.substr(0, 300);
+  }
 }
 
 // The numeric flags' tests run a one-run study when a flag is (wrongly)

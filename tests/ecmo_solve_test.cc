@@ -60,6 +60,20 @@ TEST(EcmoSolve, BadInputsGiveClearErrors) {
   ExpectUsageError("--resume", "--resume needs --jsonl");
   ExpectUsageError("--plot=front.jpg", "must end in .png or .svg");
   ExpectUsageError("--num_threads=0", "num_threads = 0");
+  // Battery K5: a name the file system refuses (ENAMETOOLONG) passed the
+  // pre-check; the sweep was solved, then writing failed (exit 4).
+  const std::string long_name(300, 'x');
+  for (const std::string& flag :
+       {"--output=" + long_name + ".json", "--plot=" + long_name + ".png"}) {
+    const RunResult run = RunSolve("--sweep=3 " + flag);
+    EXPECT_EQ(run.exit_code, 2) << flag << "\n" << run.output;
+    EXPECT_NE(run.output.find("too long for the file system"),
+              std::string::npos)
+        << run.output;
+    EXPECT_EQ(run.output.find("3 points"), std::string::npos) << run.output;
+  }
+  // Battery K2: taken for 0 (the default) without a word, exit 0.
+  ExpectUsageError("--history_stride=-1", "--history_stride must be >= 0");
   ExpectUsageError("--preference_floor=0", "--preference_floor must be in");
   ExpectUsageError("--jsonl=/nonexistent/dir/x.jsonl", "cannot write --jsonl");
   // Flag errors are bad input too: status 2 and the flag named, before
@@ -75,6 +89,78 @@ TEST(EcmoSolve, BadInputsGiveClearErrors) {
   EXPECT_EQ(spaced.exit_code, 0) << spaced.output;
   EXPECT_NE(spaced.output.find("3 points"), std::string::npos)
       << spaced.output;
+}
+
+// Battery K3: gflags reads a flag file whole, so /dev/zero ended in
+// std::bad_alloc (status 134). A flag file must be a regular file of at
+// most 1 MiB, checked before gflags reads it.
+TEST(EcmoSolve, FlagfilesThatAreNotSmallRegularFilesAreRefused) {
+  const std::string dir = ::testing::TempDir();
+  const std::string big = dir + "/ecmo_solve_test_big.flags";
+  {
+    std::ofstream out(big);
+    const std::string line(1023, '#');
+    for (int i = 0; i < 1100; ++i) out << line << "\n";  // 1.1 MiB
+  }
+  ExpectUsageError("--flagfile=/dev/zero",
+                   "--flagfile '/dev/zero' is not a regular file");
+  ExpectUsageError("-flagfile=/dev/zero", "--flagfile '/dev/zero'");
+  ExpectUsageError("--flagfile /dev/zero", "--flagfile '/dev/zero'");
+  ExpectUsageError("--flagfile=" + dir, "is a directory");
+  ExpectUsageError("--flagfile=" + big, "the limit of 1 MiB");
+  ExpectUsageError("--flagfile=" + dir + "/ecmo_solve_test_none.flags",
+                   "cannot be read");
+  // A small flag file still works.
+  const std::string good = dir + "/ecmo_solve_test_good.flags";
+  std::ofstream(good) << "--sweep=3\n";
+  const RunResult run = RunSolve("--flagfile=" + good);
+  EXPECT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_NE(run.output.find("3 points"), std::string::npos) << run.output;
+  std::remove(big.c_str());
+  std::remove(good.c_str());
+}
+
+// Battery K4: --preferences=file:PATH was read without bound: an endless
+// pipe never finished, /dev/zero ran out of memory.
+TEST(EcmoSolve, PreferenceFilesAreReadWithABound) {
+  const ecmo::testing::CommandResult pipe = ecmo::testing::RunCommand(
+      "yes 0.5,0.5 | " + std::string(ECMO_SOLVE_PATH) +
+          " --preferences=file:/dev/stdin",
+      /*merge_stderr=*/true);
+  EXPECT_EQ(pipe.exit_code, 2) << pipe.output;
+  EXPECT_NE(pipe.output.find("the limit of 64 MiB"), std::string::npos)
+      << pipe.output;
+  ExpectUsageError("--preferences=file:/dev/zero", "the limit of 64 MiB");
+  ExpectUsageError("--preferences=File:" + ::testing::TempDir(),
+                   "is a directory");
+  // A file is still read, with the lines named in messages.
+  const std::string path = ::testing::TempDir() + "/ecmo_solve_test.prefs";
+  std::ofstream(path) << "0.5,0.5\n0.5,x\n";
+  ExpectUsageError("--preferences=file:" + path,
+                   "ecmo_solve_test.prefs:2: column 2 ('x') is not a number");
+  std::ofstream(path) << "# two\n0.25 0.75\n0.75 0.25\n";
+  const RunResult run = RunSolve("--preferences=file:" + path);
+  EXPECT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_NE(run.output.find("2 points"), std::string::npos) << run.output;
+  std::remove(path.c_str());
+}
+
+// Battery K1: a value of about 100 kB was quoted whole (stderr of
+// 100-300 kB). Refusals quote it cut to about 80 characters.
+TEST(EcmoSolve, LongValuesAreCutInMessages) {
+  const std::string x(100000, 'x');
+  for (const std::string& args :
+       {"--" + x, "--sweep=" + x, "--preferences=" + x,
+        "--preferences=file:" + x, "--csv=" + x + ".csv",
+        "--sweep=3 --output=" + x + ".json", "--plot=" + x + ".png",
+        "--problem_library=" + x, "--problem=gebken_circle " + x}) {
+    const RunResult run = RunSolve(args);
+    SCOPED_TRACE(args.substr(0, 40));
+    EXPECT_EQ(run.exit_code, 2) << run.output.substr(0, 300);
+    EXPECT_LT(run.output.size(), 4000u) << run.output.substr(0, 300);
+    EXPECT_NE(run.output.find(" characters)"), std::string::npos)
+        << run.output.substr(0, 300);
+  }
 }
 
 TEST(EcmoSolve, SinglePointJsonHasTheDocumentedFields) {

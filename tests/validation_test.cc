@@ -689,9 +689,50 @@ TEST(Validation, EcmoPlotBadInputFiles) {
     EXPECT_NE(stray.output.find("unexpected argument 'extra'"),
               std::string::npos)
         << stray.output;
+    // Battery K7: handed to gnuplot, which failed (exit 1).
+    for (const char* flag : {"--width", "--height"}) {
+      const RunResult huge = RunTool(plot + " --input=x --output=y.png " +
+                                     flag + "=2147483647");
+      EXPECT_EQ(huge.exit_code, 2) << huge.output;
+      EXPECT_NE(huge.output.find("must be in [100, 20000]"), std::string::npos)
+          << huge.output;
+    }
+    // Battery K6: any other extension failed (exit 1) after reading the
+    // input; now it is refused first (the input here does not exist).
+    const RunResult jpg = RunTool(plot + " --input=" +
+                                  TempPath("missing.json") + " --output=" +
+                                  TempPath("out.jpg"));
+    EXPECT_EQ(jpg.exit_code, 2) << jpg.output;
+    EXPECT_NE(jpg.output.find("must end in .png or .svg"), std::string::npos)
+        << jpg.output;
+    EXPECT_EQ(jpg.output.find("missing.json"), std::string::npos)
+        << jpg.output;
+    // Battery K3: gflags read the flag file whole (std::bad_alloc, 134).
+    const RunResult zero = RunTool(plot + " --flagfile=/dev/zero");
+    EXPECT_EQ(zero.exit_code, 2) << zero.output;
+    EXPECT_NE(zero.output.find("--flagfile '/dev/zero' is not a regular file"),
+              std::string::npos)
+        << zero.output;
     const RunResult small = RunTool(plot + " --input=x --output=y --width=10");
     EXPECT_EQ(small.exit_code, 2);
     EXPECT_NE(small.output.find("--width"), std::string::npos) << small.output;
+  }
+}
+
+// Battery K1: a value of about 100 kB was quoted whole in the refusal.
+TEST(Validation, EcmoPlotCutsLongValuesInMessages) {
+  const std::string plot = ECMO_PLOT_PATH;
+  const std::string x(100000, 'x');
+  for (const std::string& args :
+       {"--input=" + x + " --output=" + TempPath("out.png"),
+        "--input=" + TempPath("missing.json") + " --output=" + x + ".png",
+        "--input=a --output=" + x, "--" + x, "--width=" + x}) {
+    const RunResult run = RunTool(plot + " " + args);
+    SCOPED_TRACE(args.substr(0, 40));
+    EXPECT_EQ(run.exit_code, 2) << run.output.substr(0, 300);
+    EXPECT_LT(run.output.size(), 4000u) << run.output.substr(0, 300);
+    EXPECT_NE(run.output.find(" characters)"), std::string::npos)
+        << run.output.substr(0, 300);
   }
 }
 

@@ -77,21 +77,18 @@ std::vector<std::string> SplitCells(const std::string& line) {
   return cells;
 }
 
-// ReadPreferenceFile, also returning the line number of every row.
-bool ReadPreferenceRows(const std::string& path,
-                        int num_objectives,
-                        std::vector<std::vector<double>>* rows,
-                        std::vector<int>* line_numbers,
-                        std::string* error) {
+// The rows of a preference file read from `in`, with the line number of
+// every row; messages name the file `path`.
+bool ReadPreferenceRowsFrom(std::istream& in,
+                            const std::string& path,
+                            int num_objectives,
+                            std::vector<std::vector<double>>* rows,
+                            std::vector<int>* line_numbers,
+                            std::string* error) {
   if (num_objectives < 1) {
     SetError(error,
              path + ": the number of objectives is " +
                  std::to_string(num_objectives) + "; need at least 1");
-    return false;
-  }
-  std::ifstream in(path);
-  if (!in.is_open()) {
-    SetError(error, path + ": cannot open the preference file");
     return false;
   }
   std::string line;
@@ -174,6 +171,33 @@ bool ReadPreferenceRows(const std::string& path,
     return false;
   }
   return true;
+}
+
+// ReadPreferenceFile, also returning the line number of every row.
+bool ReadPreferenceRows(const std::string& path,
+                        int num_objectives,
+                        std::vector<std::vector<double>>* rows,
+                        std::vector<int>* line_numbers,
+                        std::string* error) {
+  std::ifstream in(path);
+  if (!in.is_open()) {
+    SetError(error, path + ": cannot open the preference file");
+    return false;
+  }
+  return ReadPreferenceRowsFrom(
+      in, path, num_objectives, rows, line_numbers, error);
+}
+
+// Names the rows of a preference file "file-line-<line number>".
+std::vector<NamedPreference> NameFileRows(
+    std::vector<std::vector<double>>* rows,
+    const std::vector<int>& line_numbers) {
+  std::vector<NamedPreference> result(rows->size());
+  for (size_t i = 0; i < rows->size(); ++i) {
+    result[i].name = "file-line-" + std::to_string(line_numbers[i]);
+    result[i].weights = std::move((*rows)[i]);
+  }
+  return result;
 }
 
 void AppendComposition(const std::vector<int>& k,
@@ -517,11 +541,7 @@ bool ParsePreferenceSpec(const std::string& spec,
       SetError(error, file_error);
       return false;
     }
-    result.resize(rows.size());
-    for (size_t i = 0; i < rows.size(); ++i) {
-      result[i].name = "file-line-" + std::to_string(line_numbers[i]);
-      result[i].weights = std::move(rows[i]);
-    }
+    result = NameFileRows(&rows, line_numbers);
   } else if (keyword == "even") {
     if (num_objectives != 2) {
       return fail("even:N is only defined for 2 objectives, the problem has " +
@@ -542,6 +562,26 @@ bool ParsePreferenceSpec(const std::string& spec,
                                 : "unknown kind '" + keyword + "'");
   }
   *out = std::move(result);
+  return true;
+}
+
+bool ParsePreferenceFileText(const std::string& text,
+                             const std::string& name,
+                             int num_objectives,
+                             std::vector<NamedPreference>* out,
+                             std::string* error) {
+  if (out == nullptr) {
+    SetError(error, "ParsePreferenceFileText: the output pointer is null");
+    return false;
+  }
+  std::istringstream in(text);
+  std::vector<std::vector<double>> rows;
+  std::vector<int> line_numbers;
+  if (!ReadPreferenceRowsFrom(
+          in, name, num_objectives, &rows, &line_numbers, error)) {
+    return false;
+  }
+  *out = NameFileRows(&rows, line_numbers);
   return true;
 }
 

@@ -380,6 +380,13 @@ bool CheckWritable(const std::string& path, std::string* error) {
       return false;
     }
     if (!S_ISREG(st.st_mode)) return true;  // a device: written in place
+  } else if (errno == ENAMETOOLONG) {
+    // The directory may well be writable, but no file of this name can be
+    // created in it: without this check a sweep solved and then failed to
+    // write its results (battery K5).
+    *error = TextForMessage(path) +
+             ": the file name is too long for the file system";
+    return false;
   }
   const std::string dir = DirectoryOf(target);
   if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {

@@ -143,6 +143,18 @@ bool ParsePreferenceSpec(const std::string& spec,
                          std::vector<NamedPreference>* out,
                          std::string* error);
 
+// ParsePreferenceSpec's file:PATH on the file's text, read by the caller:
+// the rows of `text` in ReadPreferenceFile's format, named
+// "file-line-<line number>"; messages name the file `name`. For a caller
+// that bounds the read (ecmo_solve reads with ecmo::ReadFileText: an
+// endless pipe given as the file would otherwise be read until memory runs
+// out). On failure returns false and leaves *out unchanged.
+bool ParsePreferenceFileText(const std::string& text,
+                             const std::string& name,
+                             int num_objectives,
+                             std::vector<NamedPreference>* out,
+                             std::string* error);
+
 }  // namespace ecmo
 
 #endif  // ECMO_PREFERENCE_GRID_H_

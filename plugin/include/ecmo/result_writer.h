@@ -197,8 +197,9 @@ bool WriteFileAtomically(const std::string& path,
                          std::string* error);
 
 // Checks, before long work, that `path` can be (re)written: its directory
-// exists and is writable and, if the file exists, it is writable. Creates
-// nothing. False with a message naming the path and the reason.
+// exists and is writable, the name is not too long for the file system
+// (ENAMETOOLONG: a component above NAME_MAX or the path above PATH_MAX)
+// and, if the file exists, it is writable. Creates nothing. False with a message naming the path and the reason.
 bool CheckWritable(const std::string& path, std::string* error);
 
 // The absolute path with symbolic links resolved
