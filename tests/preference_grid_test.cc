@@ -310,6 +310,22 @@ TEST(ReadPreferenceFile, MissingFileAndBadArguments) {
   EXPECT_FALSE(ReadPreferenceFile(good, 3, &out, nullptr));
 }
 
+// The hostile-input battery: /dev/zero (one endless line) and an endless
+// pipe were read until memory ran out, through ReadPreferenceFile and
+// ParsePreferenceSpec's file:PATH alike (ecmo_mtbl --preferences=file:).
+TEST(ReadPreferenceFile, EndlessInputsAndDirectoriesAreRefusedWithABound) {
+  Grid out;
+  std::string error;
+  EXPECT_FALSE(ReadPreferenceFile("/dev/zero", 2, &out, &error));
+  EXPECT_TRUE(Contains(error, "exceeds the limit of 64 MiB")) << error;
+  std::vector<NamedPreference> named;
+  EXPECT_FALSE(ParsePreferenceSpec("file:/dev/zero", 2, &named, &error));
+  EXPECT_TRUE(Contains(error, "64 MiB")) << error;
+  EXPECT_TRUE(named.empty());
+  EXPECT_FALSE(ReadPreferenceFile(testing::TempDir(), 2, &out, &error));
+  EXPECT_TRUE(Contains(error, "is a directory")) << error;
+}
+
 // ---------------------------------------------------------------------------
 // Open simplex.
 

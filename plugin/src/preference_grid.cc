@@ -4,6 +4,8 @@
 
 #include "ecmo/preference_grid.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cctype>
 #include <charconv>
@@ -179,13 +181,34 @@ bool ReadPreferenceRows(const std::string& path,
                         std::vector<std::vector<double>>* rows,
                         std::vector<int>* line_numbers,
                         std::string* error) {
-  std::ifstream in(path);
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+    SetError(error, path + ": is a directory, not a preference file");
+    return false;
+  }
+  std::ifstream in(path, std::ios::binary);
   if (!in.is_open()) {
     SetError(error, path + ": cannot open the preference file");
     return false;
   }
+  // Read with a bound before parsing: a pipe that never ends (yes 0.5,0.5
+  // | ... file:/dev/stdin) or /dev/zero (one endless line) was read until
+  // memory ran out. kMaxPreferenceCount rows of S = 2 fit in far less.
+  constexpr size_t kMaxBytes = size_t{64} << 20;
+  std::string text;
+  char buffer[1 << 16];
+  while (in.read(buffer, sizeof(buffer)) || in.gcount() > 0) {
+    text.append(buffer, static_cast<size_t>(in.gcount()));
+    if (text.size() > kMaxBytes) {
+      SetError(error,
+               path + ": the preference file exceeds the limit of 64 MiB "
+                      "(at most 1,000,000 preferences are taken)");
+      return false;
+    }
+  }
+  std::istringstream bounded(text);
   return ReadPreferenceRowsFrom(
-      in, path, num_objectives, rows, line_numbers, error);
+      bounded, path, num_objectives, rows, line_numbers, error);
 }
 
 // Names the rows of a preference file "file-line-<line number>".
