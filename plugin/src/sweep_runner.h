@@ -181,6 +181,9 @@ class SweepRunner {
     int position = -1;  // in walk_: where to put the point back
     // Recorded as a FAILURE after std::bad_alloc: finish, do not solve.
     bool out_of_memory = false;
+    // Solved again once, by the last active thread, after the idle
+    // threads' stacks were given back (WorkerLoop).
+    bool retried_after_trim = false;
     int from = -1;    // the nearest finished point: z, multipliers
     int before = -1;  // the point `from` started from: the secant step
   };
