@@ -43,6 +43,11 @@ TEST(FrontRefinement, AimsTheChebyshevRayThroughTheLargestHole) {
   EXPECT_NEAR(c.preference[0], 0.55, 1e-15);
   EXPECT_NEAR(c.preference[1], 0.45, 1e-15);
   EXPECT_NEAR(c.hole, std::hypot(0.45, 0.45), 1e-15);
+  // Each point's nearest other point: (0.9, 0.1) for (0, 1); (0.9, 0.1)
+  // and (1, 0) for each other.
+  EXPECT_NEAR(c.mean_spacing,
+              (std::hypot(0.9, 0.9) + 2.0 * std::hypot(0.1, 0.1)) / 3.0,
+              1e-15);
 
   // Once tried, the pair is skipped. The chord (0, 1)-(1, 0) is next: its
   // midpoint (0.5, 0.5) is 0.566 from the nearest point (a neighbour pair

@@ -8,23 +8,6 @@
 
 namespace ecmo {
 namespace internal {
-namespace {
-
-// The rows of `objectives` in normalized space D = (F - r) / range.
-Eigen::MatrixXd Normalized(const Eigen::MatrixXd& objectives,
-                           const Eigen::VectorXd& reference,
-                           const Eigen::VectorXd& range) {
-  Eigen::MatrixXd d(objectives.rows(), objectives.cols());
-  for (int i = 0; i < objectives.rows(); ++i) {
-    d.row(i) = ((objectives.row(i).transpose() - reference).array() /
-                range.array())
-                   .matrix()
-                   .transpose();
-  }
-  return d;
-}
-
-}  // namespace
 
 bool NextRefinement(const Eigen::MatrixXd& objectives,
                     const Eigen::VectorXd& reference,
@@ -38,13 +21,20 @@ bool NextRefinement(const Eigen::MatrixXd& objectives,
       range.size() != S) {
     return false;
   }
-  const Eigen::MatrixXd d = Normalized(objectives, reference, range);
+  Eigen::MatrixXd d(n, S);
+  for (int i = 0; i < n; ++i) {
+    d.row(i) = ((objectives.row(i).transpose() - reference).array() /
+                range.array())
+                   .matrix()
+                   .transpose();
+  }
   // Neighbours: for S = 2 the front is a curve, so the two nearest points
   // are its neighbours; beyond, a few more span the surface around a point.
   const int num_neighbours = std::min(n - 1, S == 2 ? 2 : 2 * S);
   candidate->hole = -1.0;
   candidate->a = candidate->b = -1;
   std::vector<std::pair<double, int>> by_distance(n);
+  double spacing_sum = 0.0;
   for (int i = 0; i < n; ++i) {
     for (int j = 0; j < n; ++j) {
       by_distance[j] = {j == i ? std::numeric_limits<double>::infinity()
@@ -53,6 +43,7 @@ bool NextRefinement(const Eigen::MatrixXd& objectives,
     }
     std::partial_sort(by_distance.begin(),
                       by_distance.begin() + num_neighbours, by_distance.end());
+    spacing_sum += std::sqrt(by_distance[0].first);  // the nearest row
     for (int m = 0; m < num_neighbours; ++m) {
       const int j = by_distance[m].second;
       const std::pair<int, int> pair(std::min(i, j), std::max(i, j));
@@ -69,6 +60,7 @@ bool NextRefinement(const Eigen::MatrixXd& objectives,
       }
     }
   }
+  candidate->mean_spacing = spacing_sum / n;
   if (candidate->a < 0 || !(candidate->hole > 0.0)) return false;
   // lambda_s ~ w_s / (M_s - r_s), M in objective units.
   const Eigen::VectorXd midpoint_d =
@@ -82,26 +74,6 @@ bool NextRefinement(const Eigen::MatrixXd& objectives,
   lambda /= lambda.sum();
   candidate->preference.assign(lambda.data(), lambda.data() + S);
   return true;
-}
-
-double MeanNeighbourDistance(const Eigen::MatrixXd& objectives,
-                             const Eigen::VectorXd& reference,
-                             const Eigen::VectorXd& range) {
-  const int n = static_cast<int>(objectives.rows());
-  if (n < 2 || reference.size() != objectives.cols() ||
-      range.size() != objectives.cols()) {
-    return 0.0;
-  }
-  const Eigen::MatrixXd d = Normalized(objectives, reference, range);
-  double sum = 0.0;
-  for (int i = 0; i < n; ++i) {
-    double nearest = std::numeric_limits<double>::infinity();
-    for (int j = 0; j < n; ++j) {
-      if (j != i) nearest = std::min(nearest, (d.row(i) - d.row(j)).norm());
-    }
-    sum += nearest;
-  }
-  return sum / n;
 }
 
 }  // namespace internal

@@ -34,6 +34,9 @@ struct RefinementCandidate {
   int b = -1;
   // Distance in D from the midpoint to the nearest existing point.
   double hole = 0.0;
+  // The mean over the rows of the distance in D to the nearest other row:
+  // the spacing kRefineWhereNeeded compares the largest hole with.
+  double mean_spacing = 0.0;
   // The preference aimed at the midpoint (in the open simplex, sums to 1).
   std::vector<double> preference;
 };
@@ -48,13 +51,6 @@ bool NextRefinement(const Eigen::MatrixXd& objectives,
                     const Eigen::VectorXd& range,
                     const std::set<std::pair<int, int>>& tried,
                     RefinementCandidate* candidate);
-
-// The mean over the rows of the distance in D to the nearest other row
-// (0 for fewer than 2 rows): the spacing kRefineWhereNeeded compares the
-// largest hole with. O(n^2 S).
-double MeanNeighbourDistance(const Eigen::MatrixXd& objectives,
-                             const Eigen::VectorXd& reference,
-                             const Eigen::VectorXd& range);
 
 }  // namespace internal
 }  // namespace ecmo

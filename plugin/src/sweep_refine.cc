@@ -242,9 +242,7 @@ void SweepRunner::Refine() {
     // between the pair when no other point is nearer its midpoint).
     if (where_needed &&
         !(2.0 * candidate.hole >
-          options_.refine_gap_ratio *
-              internal::MeanNeighbourDistance(
-                  objectives, scalarization.reference_point, range))) {
+          options_.refine_gap_ratio * candidate.mean_spacing)) {
       return;
     }
     tried.insert({usable[candidate.a], usable[candidate.b]});
