@@ -174,6 +174,10 @@ class SweepRunner {
   int NextTask(int thread);
   int NearestFinished(const std::vector<double>& preference) const;
   void WorkerLoop(int thread);
+  // After the workers: solves, on the calling thread, the points they
+  // left unfinished after std::bad_alloc (not in a distributed sweep, nor
+  // after a callback stopped it).
+  void SolveLeftOverPoints();
   // A point a worker has taken, and the finished points its start comes
   // from (-1: none).
   struct Claimed {
