@@ -247,8 +247,16 @@ TEST(Determinism, WarmStartSweepAgreesAcrossThreadCountsWithinTolerance) {
     EXPECT_LE((a.z - b.z).lpNorm<Eigen::Infinity>(), kWarmStartTolerance)
         << a.BriefReport() << " " << a.message << "\n"
         << b.BriefReport() << " " << b.message << "\n"
-        << a.z.transpose() << " | " << b.z.transpose();
-    EXPECT_LE((b.z - c.z).lpNorm<Eigen::Infinity>(), kWarmStartTolerance);
+        << a.z.transpose() << " | " << b.z.transpose() << ", preferences "
+        << a.preference[0] << " | " << b.preference[0] << ", from "
+        << one.points[i].warm_start_from << " | "
+        << two.points[i].warm_start_from;
+    EXPECT_LE((b.z - c.z).lpNorm<Eigen::Infinity>(), kWarmStartTolerance)
+        << "preferences " << b.preference[0] << " | " << c.preference[0]
+        << ", from "
+        << two.points[i].warm_start_from << " | "
+        << again.points[i].warm_start_from << ", z " << b.z.transpose()
+        << " | " << c.z.transpose();
     EXPECT_LE((a.objectives - b.objectives).lpNorm<Eigen::Infinity>(),
               kWarmStartTolerance);
   }

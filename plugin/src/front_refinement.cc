@@ -33,6 +33,15 @@ bool NextRefinement(const Eigen::MatrixXd& objectives,
   const int num_neighbours = std::min(n - 1, S == 2 ? 2 : 2 * S);
   candidate->hole = -1.0;
   candidate->a = candidate->b = -1;
+  // Every untried neighbour pair with the width of the hole at its
+  // midpoint; the pick comes after, from all of them.
+  struct Hole {
+    double width;
+    double first;  // the midpoint's first normalized objective
+    std::pair<int, int> pair;
+  };
+  std::vector<Hole> holes;
+  holes.reserve(static_cast<size_t>(n) * num_neighbours);
   std::vector<std::pair<double, int>> by_distance(n);
   double spacing_sum = 0.0;
   for (int i = 0; i < n; ++i) {
@@ -53,11 +62,28 @@ bool NextRefinement(const Eigen::MatrixXd& objectives,
       for (int l = 0; l < n; ++l) {
         hole = std::min(hole, (d.row(l) - midpoint).norm());
       }
-      if (hole > candidate->hole) {
-        candidate->hole = hole;
-        candidate->a = pair.first;
-        candidate->b = pair.second;
-      }
+      holes.push_back({hole, midpoint[0], pair});
+    }
+  }
+  // Of the holes within kEqualHoles (1%, relative) of the widest, the one
+  // whose midpoint has the smallest first objective: the pick depends
+  // neither on the order the pairs come in nor on the solver's noise in
+  // the widths, nor on which of several preferences that landed on one
+  // point names a hole's end. A symmetric front has mirror holes whose
+  // widths differ only by that noise, and a sweep on two threads (other
+  // warm-start chains) refined the other one first: its added points came
+  // out in another order than on one thread (1 run in 3 under load).
+  constexpr double kEqualHoles = 1e-2;
+  double widest = -1.0;
+  for (const Hole& h : holes) widest = std::max(widest, h.width);
+  double first = 0.0;
+  for (const Hole& h : holes) {
+    if (h.width >= (1.0 - kEqualHoles) * widest &&
+        (candidate->a < 0 || h.first < first)) {
+      first = h.first;
+      candidate->hole = h.width;
+      candidate->a = h.pair.first;
+      candidate->b = h.pair.second;
     }
   }
   candidate->mean_spacing = spacing_sum / n;
