@@ -156,7 +156,9 @@ DEFINE_string(strategy,
               "automatic",
               "Solver strategy: automatic (default: wc-sqp on problems with "
               "at most 10 parameters and equality constraints only, "
-              "wc-newton on larger sums of squared residuals, else "
+              "wc-newton on larger sums of squared residuals and on larger "
+              "problems with exact Hessian products and equality "
+              "constraints (full-space bilevel), else "
               "wc-augmented-lagrangian), wc-augmented-lagrangian, "
               "wc-newton (second-order inner solves: ill-conditioned and "
               "large problems), wc-sqp (dense SQP: small problems, equality "

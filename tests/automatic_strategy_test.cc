@@ -14,6 +14,7 @@
 
 #include "ceres/autodiff_cost_function.h"
 #include "ceres/sphere_manifold.h"
+#include "ecmo/mtbl.h"
 #include "ecmo/preference_grid.h"
 #include "ecmo/problem.h"
 #include "ecmo/problems/registry.h"
@@ -51,6 +52,120 @@ struct Coordinate {
   }
   int i;
 };
+
+// A bilevel problem in the full space with n_y = 12 (k = 13): the lower
+// level g = 1/2 sum_i (y_i - x)^2 has y*(x) = x (every entry), and the
+// upper objectives f_s = sum_i (y_i - c_s)^2 with c = (1, -1) make
+// F(x) = 12 ((x - 1)^2, (x + 1)^2) on the lower level's solutions.
+class ShiftLowerLevel final : public LowerLevel {
+ public:
+  static constexpr int kNy = 12;
+  int NumUpperParameters() const override { return 1; }
+  int NumLowerParameters() const override { return kNy; }
+  bool GradY(const double* x, const double* y, double* h) const override {
+    for (int i = 0; i < kNy; ++i) h[i] = y[i] - x[0];
+    return true;
+  }
+  bool GradYJacobianTransposeProduct(const double* /*x*/,
+                                     const double* /*y*/,
+                                     const double* v,
+                                     double* out_x,
+                                     double* out_y) const override {
+    out_x[0] = 0.0;
+    for (int i = 0; i < kNy; ++i) {
+      out_x[0] -= v[i];
+      out_y[i] = v[i];
+    }
+    return true;
+  }
+};
+
+class SquaredDistanceToConstant final
+    : public ceres::SizedCostFunction<1, ShiftLowerLevel::kNy> {
+ public:
+  explicit SquaredDistanceToConstant(double c) : c_(c) {}
+  bool Evaluate(double const* const* parameters,
+                double* residuals,
+                double** jacobians) const override {
+    const double* y = parameters[0];
+    residuals[0] = 0.0;
+    for (int i = 0; i < ShiftLowerLevel::kNy; ++i) {
+      residuals[0] += (y[i] - c_) * (y[i] - c_);
+      if (jacobians != nullptr && jacobians[0] != nullptr) {
+        jacobians[0][i] = 2.0 * (y[i] - c_);
+      }
+    }
+    return true;
+  }
+
+ private:
+  double c_;
+};
+
+TEST(AutomaticStrategy, UsesWcNewtonOnAFullSpaceBilevelProblem) {
+  ShiftLowerLevel lower;
+  MtblEvaluator evaluator(&lower);
+  evaluator.AddUpperObjective(new SquaredDistanceToConstant(1.0),
+                              {MtblBlock::Y}, "f1");
+  evaluator.AddUpperObjective(new SquaredDistanceToConstant(-1.0),
+                              {MtblBlock::Y}, "f2");
+  std::string error;
+  ASSERT_TRUE(evaluator.IsValid(&error)) << error;
+  ASSERT_GT(evaluator.NumParameters(), kAutomaticSqpMaxParameters);
+  // The WC point with r = 0: lambda_1 (x - 1)^2 = lambda_2 (x + 1)^2 for
+  // x in [-1, 1], i.e. x = (sqrt(l1) - sqrt(l2)) / (sqrt(l1) + sqrt(l2)).
+  const double l1 = 0.3, l2 = 0.7;
+  const double x_star =
+      (std::sqrt(l1) - std::sqrt(l2)) / (std::sqrt(l1) + std::sqrt(l2));
+  Solver::Options options;
+  options.objective_offset = {0.0, 0.0};
+  Eigen::VectorXd z = Eigen::VectorXd::Constant(1 + ShiftLowerLevel::kNy, 0.5);
+  z[0] = 0.8;
+  Solver::Summary summary;
+  Solve(options, &evaluator, {l1, l2}, &z, &summary);
+  ASSERT_TRUE(summary.IsCertified(options)) << summary.message;
+  EXPECT_EQ(summary.strategy, StrategyType::WC_NEWTON);
+  EXPECT_TRUE(Contains(summary.strategy_choice, "exact Hessian products"))
+      << summary.strategy_choice;
+  EXPECT_GT(summary.evaluations.hessian_products, 0);
+  EXPECT_NEAR(z[0], x_star, 1e-6);
+  for (int i = 1; i <= ShiftLowerLevel::kNy; ++i) {
+    EXPECT_NEAR(z[i], x_star, 1e-6) << i;
+  }
+  // The same evaluator without its exact products (the forward-difference
+  // default) keeps the augmented Lagrangian.
+  class WithoutExactProducts final : public Evaluator {
+   public:
+    explicit WithoutExactProducts(Evaluator* inner) : inner_(inner) {}
+    int NumParameters() const override { return inner_->NumParameters(); }
+    int NumObjectives() const override { return inner_->NumObjectives(); }
+    int NumConstraints() const override { return inner_->NumConstraints(); }
+
+   protected:
+    bool DoEvaluate(const double* z,
+                    double* f,
+                    double* h,
+                    double* grad_f,
+                    std::string* error) override {
+      return inner_->Evaluate(z, f, h, grad_f, error);
+    }
+    void DoJacobianTransposeMultiply(const double* v,
+                                     double* out) const override {
+      inner_->JacobianTransposeMultiply(v, out);
+    }
+    void DoJacobianMultiply(const double* x, double* out) const override {
+      inner_->JacobianMultiply(x, out);
+    }
+
+   private:
+    Evaluator* inner_;
+  };
+  WithoutExactProducts plain(&evaluator);
+  z.setConstant(0.5);
+  z[0] = 0.8;
+  Solve(options, &plain, {l1, l2}, &z, &summary);
+  EXPECT_EQ(summary.strategy, StrategyType::WC_AUGMENTED_LAGRANGIAN);
+}
 
 TEST(AutomaticStrategy, IsTheDefault) {
   EXPECT_EQ(Solver::Options().strategy, StrategyType::AUTOMATIC);

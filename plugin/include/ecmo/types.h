@@ -31,8 +31,12 @@ enum class StrategyType {
   // of squared residuals (Evaluator::HasGaussNewtonMatrix, e.g. a
   // CeresProblemAdapter: on real pose graphs the augmented Lagrangian
   // certified none of 22 points, 7-12 s each, where WC_NEWTON certifies all
-  // in 0.03-1.2 s, benchmarks/README.md); WC_AUGMENTED_LAGRANGIAN for
-  // everything else. On small
+  // in 0.03-1.2 s, benchmarks/README.md), and also when the evaluator has
+  // exact Hessian-of-the-Lagrangian products and equality constraints
+  // (Evaluator::HasExactLagrangianHessian, e.g. an MtblEvaluator: a bilevel
+  // problem in the full space, where the augmented Lagrangian certified
+  // points at a saturated softmax 40-64% worse in their own WC value);
+  // WC_AUGMENTED_LAGRANGIAN for everything else. On small
   // problems SQP's second-order steps need 5-8x fewer evaluations than the
   // augmented Lagrangian's first-order inner solves and are faster per
   // point; its dense O(k^3) iterations lose from about 10 parameters on
