@@ -42,6 +42,7 @@ bool NextRefinement(const Eigen::MatrixXd& objectives,
   };
   std::vector<Hole> holes;
   holes.reserve(static_cast<size_t>(n) * num_neighbours);
+  double widest = -1.0;
   std::vector<std::pair<double, int>> by_distance(n);
   double spacing_sum = 0.0;
   for (int i = 0; i < n; ++i) {
@@ -63,6 +64,7 @@ bool NextRefinement(const Eigen::MatrixXd& objectives,
         hole = std::min(hole, (d.row(l) - midpoint).norm());
       }
       holes.push_back({hole, midpoint[0], pair});
+      widest = std::max(widest, hole);
     }
   }
   // Of the holes within kEqualHoles (1%, relative) of the widest, the one
@@ -74,8 +76,6 @@ bool NextRefinement(const Eigen::MatrixXd& objectives,
   // warm-start chains) refined the other one first: its added points came
   // out in another order than on one thread (1 run in 3 under load).
   constexpr double kEqualHoles = 1e-2;
-  double widest = -1.0;
-  for (const Hole& h : holes) widest = std::max(widest, h.width);
   double first = 0.0;
   for (const Hole& h : holes) {
     if (h.width >= (1.0 - kEqualHoles) * widest &&

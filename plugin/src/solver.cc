@@ -1096,33 +1096,31 @@ StrategyType ChooseStrategy(const Evaluator& evaluator, std::string* why) {
   const char* sqp = StrategyTypeToString(StrategyType::WC_SQP);
   const char* al = StrategyTypeToString(StrategyType::WC_AUGMENTED_LAGRANGIAN);
   const char* reason = nullptr;
-  // Sums of squared residuals (a CeresProblemAdapter): the Gauss-Newton
-  // inner solves of wc-newton with Ceres' own phase. On real pose graphs
-  // the augmented Lagrangian's L-BFGS inner solves certify no point in
-  // 7-12 s each where wc-newton certifies every one in 0.05-1 s
-  // (benchmarks/README.md, issue 57's section).
-  if (k > kAutomaticSqpMaxParameters && evaluator.HasGaussNewtonMatrix()) {
+  // Above the size wc-sqp takes, wc-newton wherever its second-order inner
+  // solves have a model:
+  // - sums of squared residuals (a CeresProblemAdapter): Gauss-Newton with
+  //   Ceres' own phase. On real pose graphs the augmented Lagrangian's
+  //   L-BFGS inner solves certify no point in 7-12 s each where wc-newton
+  //   certifies every one in 0.05-1 s (benchmarks/README.md, issue 57's
+  //   section);
+  // - exact products of the Hessian of the Lagrangian with equality
+  //   constraints (an MtblEvaluator: a bilevel problem in the full space,
+  //   h = grad_y g). On mtbl_logistic (n_y = 640, a warm 15-point
+  //   Das-Dennis sweep) both strategies certify every point, but 4 of the
+  //   augmented Lagrangian's are stationary points where the source softmax
+  //   saturates, with WC values 40-64% above wc-newton's at their own
+  //   preference (benchmarks/README.md, "automatic on bilevel problems").
+  const char* newton_model =
+      evaluator.HasGaussNewtonMatrix()
+          ? "objectives that are sums of squared residuals (Gauss-Newton "
+            "structure)"
+      : evaluator.HasExactLagrangianHessian() && evaluator.NumConstraints() > 0
+          ? "equality constraints and exact Hessian products (e.g. a "
+            "bilevel problem in the full space)"
+          : nullptr;
+  if (k > kAutomaticSqpMaxParameters && newton_model != nullptr) {
     *why = std::string(StrategyTypeToString(StrategyType::WC_NEWTON)) + ": " +
-           std::to_string(k) +
-           " parameters, objectives that are sums of squared residuals "
-           "(Gauss-Newton structure)";
-    return StrategyType::WC_NEWTON;
-  }
-  // A bilevel problem in the full space (h = grad_y g, k = n_x + n_y) and
-  // others with exact products of the Hessian of the Lagrangian and
-  // equality constraints (e.g. an MtblEvaluator): wc-newton's inner solves
-  // on those products. On mtbl_logistic (n_y = 640, a warm 15-point
-  // Das-Dennis sweep) both strategies certify every point, but 4 of the
-  // augmented Lagrangian's are stationary points where the source
-  // softmax saturates, with WC values 40-64% above wc-newton's at their
-  // own preference (benchmarks/README.md, "automatic on bilevel
-  // problems").
-  if (k > kAutomaticSqpMaxParameters && evaluator.HasExactLagrangianHessian() &&
-      evaluator.NumConstraints() > 0) {
-    *why = std::string(StrategyTypeToString(StrategyType::WC_NEWTON)) + ": " +
-           std::to_string(k) +
-           " parameters, equality constraints and exact Hessian products "
-           "(e.g. a bilevel problem in the full space)";
+           std::to_string(k) + " parameters, " + newton_model;
     return StrategyType::WC_NEWTON;
   }
   if (k > kAutomaticSqpMaxParameters) {
