@@ -17,17 +17,15 @@
 #include <utility>
 #include <vector>
 
+#include "ecmo/internal/report.h"
+
 namespace ecmo {
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+using internal::kNaN;
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-void SetError(std::string* error, const std::string& message) {
-  if (error != nullptr) {
-    *error = message;
-  }
-}
+using internal::SetError;
 
 std::string FormatDouble(double value) {
   std::ostringstream stream;

@@ -17,6 +17,7 @@
 #include <sstream>
 
 #include "ecmo/indicators.h"
+#include "ecmo/internal/report.h"
 #include "ecmo/result_writer.h"
 
 extern char** environ;
@@ -69,11 +70,7 @@ std::string Quote(const std::string& text) {
   return out + "'";
 }
 
-std::string Num(double x) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof(buffer), "%.17g", x);
-  return buffer;
-}
+using internal::FormatRoundTrip;
 
 std::string Terminal(const PlotOptions& options, Format format) {
   std::ostringstream os;
@@ -205,8 +202,8 @@ std::string LogScaleCommands(const std::vector<const Eigen::MatrixXd*>& sets,
     os << "set logscale " << kAxes[s] << "\n";
     if (hi > 0.0) {
       lo = std::max(lo, hi * std::pow(10.0, -kLogScaleDecades));
-      os << "set " << kAxes[s] << "range [" << Num(lo / 1.5) << ":"
-         << Num(hi * 1.5) << "]\n";
+      os << "set " << kAxes[s] << "range [" << FormatRoundTrip(lo / 1.5) << ":"
+         << FormatRoundTrip(hi * 1.5) << "]\n";
     }
   }
   return os.str();
@@ -249,8 +246,9 @@ void ParallelAxes(const PlotOptions& options,
   const int S = static_cast<int>(lo.size());
   for (int s = 0; s < S; ++s) {
     const double top = hi[s] > lo[s] ? hi[s] : lo[s] + 1.0;
-    *script << "set paxis " << s + 1 << " range [" << Num(lo[s]) << ":"
-            << Num(top) << "]\nset paxis " << s + 1 << " tics\n";
+    *script << "set paxis " << s + 1 << " range [" << FormatRoundTrip(lo[s])
+            << ":" << FormatRoundTrip(top) << "]\nset paxis " << s + 1
+            << " tics\n";
   }
   for (int s = 0; s < S; ++s) {
     std::string clause = "data using " + std::to_string(s + 1);
@@ -315,7 +313,8 @@ PlotResult PlotFront(const PlotOptions& options,
                         const std::vector<int>& rows) {
     std::ostringstream os;
     for (int r : rows) {
-      for (int s = 0; s < S; ++s) os << (s ? " " : "") << Num(m(r, s));
+      for (int s = 0; s < S; ++s)
+        os << (s ? " " : "") << FormatRoundTrip(m(r, s));
       os << "\n";
     }
     return os.str();
@@ -436,7 +435,7 @@ PlotResult PlotFront(const PlotOptions& options,
     auto add_rows =
         [&](const Eigen::MatrixXd& m, const std::vector<int>& rows, int group) {
           for (int r : rows) {
-            for (int s = 0; s < S; ++s) data << Num(m(r, s)) << " ";
+            for (int s = 0; s < S; ++s) data << FormatRoundTrip(m(r, s)) << " ";
             data << group << "\n";
           }
         };
@@ -519,8 +518,8 @@ PlotResult PlotConvergence(const PlotOptions& options,
           !std::isfinite(curve.x[i]) || !std::isfinite(curve.y[i])) {
         continue;
       }
-      rows << Num(curve.x[i]) << " " << Num(curve.y[i]) << " "
-           << Num(curve.color_value) << "\n";
+      rows << FormatRoundTrip(curve.x[i]) << " " << FormatRoundTrip(curve.y[i])
+           << " " << FormatRoundTrip(curve.color_value) << "\n";
       y_min = std::min(y_min, curve.y[i]);
       ++n;
     }
@@ -616,7 +615,8 @@ PlotResult PlotPointSets(const PlotOptions& options,
     int n = 0;
     for (int r = 0; r < sets[i].points.rows(); ++r) {
       if (!RowFinite(sets[i].points, r)) continue;
-      for (int s = 0; s < S; ++s) rows << Num(sets[i].points(r, s)) << " ";
+      for (int s = 0; s < S; ++s)
+        rows << FormatRoundTrip(sets[i].points(r, s)) << " ";
       rows << i << "\n";
       ++n;
     }
@@ -704,7 +704,7 @@ PlotResult PlotCurves(const PlotOptions& options,
       const double x = curve.x[i], y = curve.y[i];
       if (!std::isfinite(x) || !std::isfinite(y)) continue;
       if ((log_x && !(x > 0.0)) || (log_y && !(y > 0.0))) continue;
-      rows << Num(x) << " " << Num(y) << "\n";
+      rows << FormatRoundTrip(x) << " " << FormatRoundTrip(y) << "\n";
       ++n;
     }
     if (n == 0) continue;

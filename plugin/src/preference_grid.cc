@@ -19,6 +19,8 @@
 #include <utility>
 #include <vector>
 
+#include "ecmo/internal/report.h"
+
 namespace ecmo {
 namespace {
 
@@ -28,11 +30,7 @@ constexpr char kValidForms[] =
     "valid forms: das-dennis:H (H >= 1), paper, random:N[:SEED] (N >= 1), "
     "file:PATH, even:N (N >= 2, 2 objectives only)";
 
-void SetError(std::string* error, const std::string& message) {
-  if (error != nullptr) {
-    *error = message;
-  }
-}
+using internal::SetError;
 
 bool IsSpace(char c) { return std::isspace(static_cast<unsigned char>(c)); }
 

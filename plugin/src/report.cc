@@ -44,6 +44,16 @@ Eigen::VectorXd ProjectOntoSimplex(const Eigen::VectorXd& v) {
 
 std::string FormatNumber(double x) { return FormatScientific(x, 6); }
 
+std::string FormatRoundTrip(double x) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof(buffer), "%.17g", x);
+  return buffer;
+}
+
+void SetError(std::string* error, const std::string& message) {
+  if (error != nullptr) *error = message;
+}
+
 std::string FormatScientific(double x, int precision) {
   std::string out;
   AppendScientific(x, precision, &out);

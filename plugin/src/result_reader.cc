@@ -14,6 +14,7 @@
 #include <sstream>
 #include <vector>
 
+#include "ecmo/internal/report.h"
 #include "ecmo/result_writer.h"
 
 namespace ecmo {
@@ -22,7 +23,7 @@ namespace ecmo {
 
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+using internal::kNaN;
 
 // Reads j[key] as a double: numbers as they are, null as NaN. A missing key
 // leaves *out unchanged. False when the value has another type.

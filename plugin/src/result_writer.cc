@@ -16,6 +16,7 @@
 #include <sstream>
 #include <vector>
 
+#include "ecmo/internal/report.h"
 #include "ecmo/version.h"
 
 namespace ecmo {
@@ -33,12 +34,7 @@ nlohmann::json Blocks(const KktResidual& k) {
           {"constraint_complementarity_sq", k.ConstraintComplementaritySq()}};
 }
 
-// Shortest text that reads back to the same double.
-std::string Num(double x) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof(buffer), "%.17g", x);
-  return buffer;
-}
+using internal::FormatRoundTrip;
 
 nlohmann::json CertificateToJson(const KktCertificate& c) {
   nlohmann::json j = {{"simplex", c.simplex},
@@ -221,9 +217,9 @@ std::string CsvRow(const Solver::Summary& summary,
                    const std::string& problem_name) {
   std::ostringstream os;
   os << problem_name << "," << StrategyTypeToString(summary.strategy);
-  for (double w : summary.preference) os << "," << Num(w);
+  for (double w : summary.preference) os << "," << FormatRoundTrip(w);
   for (int s = 0; s < summary.objectives.size(); ++s) {
-    os << "," << Num(summary.objectives[s]);
+    os << "," << FormatRoundTrip(summary.objectives[s]);
   }
   // Keep the column count fixed when the solve failed before evaluating.
   for (int s = static_cast<int>(summary.objectives.size());
@@ -231,15 +227,19 @@ std::string CsvRow(const Solver::Summary& summary,
        ++s) {
     os << ",nan";
   }
-  os << "," << Num(summary.final_rho) << "," << Num(summary.constraint_norm)
-     << "," << Num(summary.kkt.with_solver_multipliers.SquaredNorm()) << ","
-     << Num(summary.kkt.with_least_squares_multipliers.SquaredNorm()) << ","
-     << Num(summary.average_kkt_residual_sq) << ","
+  os << "," << FormatRoundTrip(summary.final_rho) << ","
+     << FormatRoundTrip(summary.constraint_norm) << ","
+     << FormatRoundTrip(summary.kkt.with_solver_multipliers.SquaredNorm())
+     << ","
+     << FormatRoundTrip(
+            summary.kkt.with_least_squares_multipliers.SquaredNorm())
+     << "," << FormatRoundTrip(summary.average_kkt_residual_sq) << ","
      << TerminationTypeName(summary.termination_type) << ","
      << (summary.termination_type == ceres::CONVERGENCE ? 1 : 0) << ","
      << summary.iterations << "," << summary.evaluations.gradient_evaluations
-     << "," << Num(summary.total_time_in_seconds);
-  for (int i = 0; i < summary.z.size(); ++i) os << "," << Num(summary.z[i]);
+     << "," << FormatRoundTrip(summary.total_time_in_seconds);
+  for (int i = 0; i < summary.z.size(); ++i)
+    os << "," << FormatRoundTrip(summary.z[i]);
   return os.str();
 }
 

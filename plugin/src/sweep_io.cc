@@ -25,10 +25,6 @@ bool SameDouble(double a, double b) {
   return std::abs(a - b) <= kResumeTolerance;
 }
 
-std::string Dump(const nlohmann::json& j) {
-  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-}
-
 // An integer in [lo, hi), or false.
 bool IntegerIn(const nlohmann::json& value, int64_t lo, int64_t hi, int* out) {
   if (!value.is_number()) return false;
@@ -200,6 +196,10 @@ bool CheckLine(const nlohmann::json& j,
 
 std::string Errno(const std::string& path, const std::string& what) {
   return path + ": " + what + ": " + std::strerror(errno);
+}
+
+std::string Dump(const nlohmann::json& j) {
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 bool ParseResumeText(const std::string& text,

@@ -29,6 +29,10 @@ namespace internal {
 
 std::string Errno(const std::string& path, const std::string& what);
 
+// nlohmann::json::dump with invalid UTF-8 replaced: what every JSON-lines
+// writer of the sweeps emits.
+std::string Dump(const nlohmann::json& j);
+
 // Appends whole lines to a file with one write(2) per line (so a kill
 // leaves at most the line under way cut short) and no user-space buffer.
 // Every failure is kept in error() with the path and strerror: a full disk

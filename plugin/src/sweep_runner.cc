@@ -31,10 +31,6 @@
 namespace ecmo {
 namespace internal {
 
-std::string Dump(const nlohmann::json& j) {
-  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-}
-
 // Checks a preference before the floor: size S, finite, >= 0, not all 0.
 bool CheckPreference(const std::vector<double>& w,
                      int num_objectives,

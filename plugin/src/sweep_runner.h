@@ -41,9 +41,6 @@ constexpr double kSweepNaN = std::numeric_limits<double>::quiet_NaN();
 
 using Clock = std::chrono::steady_clock;
 
-// nlohmann::json::dump with invalid UTF-8 replaced.
-std::string Dump(const nlohmann::json& j);
-
 // Checks a preference before the floor: size S, finite, >= 0, not all 0.
 bool CheckPreference(const std::vector<double>& w,
                      int num_objectives,

@@ -32,9 +32,6 @@ namespace problems {
 
 namespace {
 
-constexpr int kPixels = 64;
-constexpr int kClasses = 10;
-
 bool FileExists(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   return static_cast<bool>(in);
@@ -123,26 +120,27 @@ bool LoadDigits(const std::string& path, DigitsData* data, std::string* error) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.empty()) continue;
     const char* p = line.c_str();
-    for (int k = 0; k <= kPixels; ++k) {
+    for (int k = 0; k <= internal::kDigitsPixels; ++k) {
       char* end = nullptr;
       errno = 0;
       const long value = std::strtol(p, &end, 10);
       if (end == p || errno != 0) {
         return fail("column " + std::to_string(k + 1) + " is not an integer");
       }
-      const long max_value = k < kPixels ? 16 : kClasses - 1;
+      const long max_value =
+          k < internal::kDigitsPixels ? 16 : internal::kDigitsClasses - 1;
       if (value < 0 || value > max_value) {
         return fail("column " + std::to_string(k + 1) + " = " +
                     std::to_string(value) + " is out of range");
       }
-      if (k < kPixels) {
+      if (k < internal::kDigitsPixels) {
         pixels.push_back(value / 16.0);
       } else {
         labels.push_back(static_cast<int>(value));
       }
       p = end;
       while (*p == ' ') ++p;
-      if (k < kPixels) {
+      if (k < internal::kDigitsPixels) {
         if (*p != ',') {
           return fail("found " + std::to_string(k + 1) + " columns");
         }
@@ -160,8 +158,8 @@ bool LoadDigits(const std::string& path, DigitsData* data, std::string* error) {
     return false;
   }
   const int n = static_cast<int>(labels.size());
-  data->images =
-      Eigen::Map<const internal::RowMatrix>(pixels.data(), n, kPixels);
+  data->images = Eigen::Map<const internal::RowMatrix>(
+      pixels.data(), n, internal::kDigitsPixels);
   data->labels = std::move(labels);
   return true;
 }
@@ -197,7 +195,7 @@ bool LoadDigitsForInstance(const std::string& option_path,
 }
 
 ClassPools::ClassPools(const std::vector<int>& labels, std::mt19937_64* rng)
-    : pools_(kDigitsClasses), next_(kDigitsClasses, 0) {
+    : pools_(internal::kDigitsClasses), next_(internal::kDigitsClasses, 0) {
   for (int i = 0; i < static_cast<int>(labels.size()); ++i) {
     pools_[labels[i]].push_back(i);
   }
@@ -224,7 +222,7 @@ bool ClassPools::Take(int c, int count, std::vector<int>* indices) {
 std::vector<int> EvenCounts(int total,
                             const std::vector<int>& classes,
                             std::mt19937_64* rng) {
-  std::vector<int> counts(kDigitsClasses, 0);
+  std::vector<int> counts(internal::kDigitsClasses, 0);
   const int k = static_cast<int>(classes.size());
   std::vector<int> order = classes;
   for (int i = k - 1; i > 0; --i) {

@@ -70,14 +70,14 @@ bool DecodeReply(const std::string& text, TaskFarm::Result* result) {
 
 // Rank 0: local worker threads and the relay (this thread) take tasks
 // from one queue; every result passes through `mutex_` to on_result.
-class Coordinator {
+class TaskCoordinator {
  public:
-  Coordinator(const TaskFarm::Options& options,
-              const std::vector<int>& tasks,
-              const TaskFarm::SolveFunction& solve,
-              const TaskFarm::ResultFunction& on_result,
-              MPI_Comm comm,
-              int num_ranks)
+  TaskCoordinator(const TaskFarm::Options& options,
+                  const std::vector<int>& tasks,
+                  const TaskFarm::SolveFunction& solve,
+                  const TaskFarm::ResultFunction& on_result,
+                  MPI_Comm comm,
+                  int num_ranks)
       : options_(options),
         solve_(solve),
         on_result_(on_result),
@@ -254,7 +254,7 @@ void DistributeTasks(const TaskFarm::Options& options,
   MPI_Comm comm;
   MPI_Comm_dup(MPI_COMM_WORLD, &comm);
   if (rank == 0) {
-    Coordinator coordinator(options, tasks, solve, on_result, comm, size);
+    TaskCoordinator coordinator(options, tasks, solve, on_result, comm, size);
     coordinator.Run();
     if (statistics != nullptr) *statistics = coordinator.statistics();
   } else {

@@ -55,9 +55,7 @@ using internal::Sender;
 using internal::TryReceive;
 using nlohmann::json;
 
-std::string Dump(const json& j) {
-  return j.dump(-1, ' ', false, json::error_handler_t::replace);
-}
+using internal::Dump;
 
 std::vector<double> ToStd(const Eigen::VectorXd& v) {
   return std::vector<double>(v.data(), v.data() + v.size());

@@ -18,6 +18,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -89,6 +90,17 @@ Eigen::VectorXd ProjectOntoSimplex(const Eigen::VectorXd& v);
 // True when two enum names are the same up to case and '-' vs '_'
 // ("wc-penalty-pgd" == "WC_PENALTY_PGD"): how every StringToX parses.
 bool SameEnumName(const std::string& a, const std::string& b);
+
+// "%.17g": every digit needed to read the same double back (the CSV,
+// JSON-lines and plot data files).
+std::string FormatRoundTrip(double x);
+
+// *error = message, unless error is null (the optional error argument of
+// the validating functions).
+void SetError(std::string* error, const std::string& message);
+
+// A quiet NaN: the value of every entry that was not computed.
+inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // "%.6e": how every report prints a real number.
 std::string FormatNumber(double x);
