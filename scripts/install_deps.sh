@@ -15,6 +15,10 @@ PACKAGES=(
   # For the tests: scripts/hostile_battery.sh (CTest hostile_battery_quick)
   # mutates JSON resume files and compares results with it.
   python3
+  # Ninja: CMake's Ninja generator compiles a target's files before the
+  # libraries it links are linked, so both cores stay busy through a build
+  # (scripts/build.sh uses it for new build trees).
+  ninja-build
   # Optional: LLVM's linker, 3-4x faster than GNU ld on our programs
   # (ECMO_USE_LLD in CMakeLists.txt).
   lld

@@ -21,14 +21,13 @@
 #include "ecmo/solver.h"
 #include "ecmo/sweep.h"
 #include "gtest/gtest.h"
+#include "test_files.h"
 #include "test_problems.h"
 
 namespace ecmo {
 namespace {
 
-bool Contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+using testing::Contains;
 
 // ||x - c||^2 over 11 parameters.
 struct Distance {

@@ -35,6 +35,7 @@
 #include "ecmo/sweep.h"
 #include "gtest/gtest.h"
 #include "test_problems.h"
+#include "test_vectors.h"
 
 namespace ecmo {
 namespace {
@@ -42,7 +43,7 @@ namespace {
 using testing::ShiftedSquare;
 using testing::XMinusOne;
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
+using testing::kInf;
 
 const problems::ProblemInfo& Entry(const std::string& name) {
   const problems::ProblemInfo* info = problems::Find(name);

@@ -49,7 +49,7 @@ class Parabola final : public ceres::SizedCostFunction<1, 2> {
   double a_, b_;
 };
 
-class Line final : public ceres::SizedCostFunction<1, 2> {
+class SumIsOne final : public ceres::SizedCostFunction<1, 2> {
  public:
   bool Evaluate(double const* const* parameters,
                 double* residuals,
@@ -70,7 +70,7 @@ Solver::Summary SolveBounded(StrategyType strategy,
   Problem problem;
   problem.AddObjective(new Parabola(2.0, -1.0), {z});
   problem.AddObjective(new Parabola(-1.0, 2.0), {z});
-  problem.AddConstraint(new Line, {z});
+  problem.AddConstraint(new SumIsOne, {z});
   problem.SetParameterLowerBound(z, 0, kLower);
   problem.SetParameterUpperBound(z, 0, kUpper);
   Solver::Options options;

@@ -24,11 +24,12 @@
 #include "ecmo/solver.h"
 #include "ecmo/sweep.h"
 #include "gtest/gtest.h"
+#include "test_vectors.h"
 
 namespace ecmo {
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
+using testing::kInf;
 
 // How far outside [lower, upper] a point lies (0 inside).
 double Outside(const Eigen::VectorXd& lower,

@@ -33,6 +33,7 @@
 #include "ecmo/solver.h"
 #include "gtest/gtest.h"
 #include "test_problems.h"
+#include "test_vectors.h"
 
 namespace ecmo {
 namespace {
@@ -40,7 +41,7 @@ namespace {
 using testing::ShiftedSquare;
 using testing::XMinusOne;
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
+using testing::kInf;
 
 ceres::CostFunction* Objective(double a) {
   return new ceres::AutoDiffCostFunction<ShiftedSquare, 1, 1>(

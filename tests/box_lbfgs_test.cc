@@ -18,6 +18,7 @@
 #include "Eigen/Dense"
 #include "gtest/gtest.h"
 #include "malloc_counter.h"
+#include "test_vectors.h"
 
 // Heap allocations are counted by interposing malloc (malloc_counter.h).
 
@@ -25,7 +26,7 @@ namespace ecmo {
 namespace internal {
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
+using testing::kInf;
 
 BoxLbfgs::Options Tight() {
   BoxLbfgs::Options options;

@@ -25,6 +25,7 @@
 #include "ecmo/solver.h"
 #include "ecmo/sweep.h"
 #include "gtest/gtest.h"
+#include "test_problems.h"
 
 namespace ecmo {
 namespace {
@@ -47,13 +48,7 @@ struct F2Residual {
     return true;
   }
 };
-struct Circle {
-  template <typename T>
-  bool operator()(const T* z, T* h) const {
-    h[0] = z[0] * z[0] + z[1] * z[1] - 1.0;
-    return true;
-  }
-};
+using testing::UnitCircle;
 
 // Builds the residual form at z = (0.8, 0.6) and solves it through
 // CeresProblemAdapter.
@@ -71,7 +66,9 @@ void SolveResidualForm(const Solver::Options& options,
       nullptr,
       z);
   const ceres::ResidualBlockId h = problem.AddResidualBlock(
-      new ceres::AutoDiffCostFunction<Circle, 1, 2>(new Circle), nullptr, z);
+      new ceres::AutoDiffCostFunction<UnitCircle, 1, 2>(new UnitCircle),
+      nullptr,
+      z);
   CeresProblemAdapter adapter(
       &problem, {{"f1", {f1}}, {"f2", {f2}}}, {{"circle", {h}}});
   std::string error;

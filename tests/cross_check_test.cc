@@ -13,6 +13,7 @@
 #include "ecmo/problem.h"
 #include "ecmo/problems/registry.h"
 #include "gtest/gtest.h"
+#include "test_problems.h"
 
 namespace ecmo {
 namespace {
@@ -33,13 +34,7 @@ struct F2 {
     return true;
   }
 };
-struct Circle {
-  template <typename T>
-  bool operator()(const T* z, T* h) const {
-    h[0] = -z[0] * z[0] - z[1] * z[1] + 1.0;
-    return true;
-  }
-};
+using testing::CircleH;
 
 struct TestProblem {
   double z[2] = {0.5, 0.5};
@@ -53,7 +48,7 @@ std::unique_ptr<TestProblem> MakeGebken() {
   p->problem.AddObjective(
       new ceres::AutoDiffCostFunction<F2, 1, 2>(new F2), {p->z}, "f2");
   p->problem.AddConstraint(
-      new ceres::AutoDiffCostFunction<Circle, 1, 2>(new Circle),
+      new ceres::AutoDiffCostFunction<CircleH, 1, 2>(new CircleH),
       {p->z},
       "circle");
   return p;

@@ -29,6 +29,7 @@
 #include "gtest/gtest.h"
 #include "mtbl_study_points.h"
 #include "nlohmann/json.hpp"
+#include "test_files.h"
 
 namespace {
 
@@ -352,11 +353,7 @@ std::vector<std::string> ReadLines(const std::string& path) {
   return lines;
 }
 
-std::string ReadText(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in),
-                     std::istreambuf_iterator<char>());
-}
+using ecmo::testing::ReadText;
 
 // The study of the resume and thread tests: every kind of method (the
 // full-space and reduced WC forms, a preference-taking and a preference-

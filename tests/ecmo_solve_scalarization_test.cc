@@ -16,18 +16,18 @@
 namespace {
 
 #ifdef ECMO_SOLVE_PATH
-struct RunResult {
+struct JsonRun {
   int exit_code;
   std::string output;  // stdout only
   nlohmann::json json;
 };
 
 // Runs ecmo_solve with --json; stderr goes to /dev/null.
-RunResult RunJson(const std::string& args) {
+JsonRun RunJson(const std::string& args) {
   const ecmo::testing::CommandResult r = ecmo::testing::RunCommand(
       std::string(ECMO_SOLVE_PATH) + " --json " + args,
       /*merge_stderr=*/false);
-  RunResult run{r.exit_code, r.output, nullptr};
+  JsonRun run{r.exit_code, r.output, nullptr};
   run.json = nlohmann::json::parse(run.output, nullptr, false);
   return run;
 }
@@ -40,7 +40,7 @@ int ExitCode(const std::string& args) {
 }
 
 TEST(EcmoSolveScalarization, NegativeFrontWithTheAutomaticUtopiaPoint) {
-  const RunResult run = RunJson("--problem=circle_quarter --sweep=5");
+  const JsonRun run = RunJson("--problem=circle_quarter --sweep=5");
   ASSERT_EQ(run.exit_code, 0) << run.output.substr(0, 2000);
   const nlohmann::json& sc = run.json["scalarization"];
   EXPECT_EQ(sc["reference_point_type"], "UTOPIA");
@@ -67,7 +67,7 @@ TEST(EcmoSolveScalarization, NegativeFrontWithTheAutomaticUtopiaPoint) {
 }
 
 TEST(EcmoSolveScalarization, PaperFormAndGivenReferencePoint) {
-  const RunResult paper =
+  const JsonRun paper =
       RunJson("--problem=circle_quarter --sweep=3 --reference_point=offset");
   ASSERT_EQ(paper.exit_code, 0) << paper.output.substr(0, 2000);
   EXPECT_EQ(paper.json["scalarization"]["reference_point_type"],
@@ -75,7 +75,7 @@ TEST(EcmoSolveScalarization, PaperFormAndGivenReferencePoint) {
   EXPECT_EQ(paper.json["scalarization"]["normalized"], false);
   EXPECT_DOUBLE_EQ(paper.json["scalarization"]["reference_point"][0], -2.0);
 
-  const RunResult given =
+  const JsonRun given =
       RunJson("--problem=circle_quarter --sweep=3 --reference_point=-3,-1.5");
   ASSERT_EQ(given.exit_code, 0) << given.output.substr(0, 2000);
   EXPECT_EQ(given.json["scalarization"]["reference_point_type"], "GIVEN");
@@ -84,7 +84,7 @@ TEST(EcmoSolveScalarization, PaperFormAndGivenReferencePoint) {
   // no single-objective solve) unless asked for.
   EXPECT_EQ(given.json["scalarization"]["single_objective_solves"], 0);
   EXPECT_EQ(given.json["scalarization"]["normalized"], false);
-  const RunResult scaled = RunJson(
+  const JsonRun scaled = RunJson(
       "--problem=circle_quarter --sweep=3 --reference_point=-3,-1.5 "
       "--normalize=true");
   ASSERT_EQ(scaled.exit_code, 0) << scaled.output.substr(0, 2000);
@@ -95,17 +95,16 @@ TEST(EcmoSolveScalarization, PaperFormAndGivenReferencePoint) {
               1.01, 1e-6);
 
   // One preference: no normalization unless asked.
-  const RunResult one =
-      RunJson("--problem=circle_quarter --preference=0.5,0.5");
+  const JsonRun one = RunJson("--problem=circle_quarter --preference=0.5,0.5");
   ASSERT_EQ(one.exit_code, 0);
   EXPECT_EQ(one.json["scalarization"]["normalized"], false);
-  const RunResult forced =
+  const JsonRun forced =
       RunJson("--problem=circle_quarter --preference=0.5,0.5 --normalize=true");
   EXPECT_EQ(forced.json["scalarization"]["normalized"], true);
 }
 
 TEST(EcmoSolveScalarization, RefineAddsPointsUpToTheTarget) {
-  const RunResult run = RunJson("--problem=gebken_circle --sweep=3 --refine=9");
+  const JsonRun run = RunJson("--problem=gebken_circle --sweep=3 --refine=9");
   ASSERT_EQ(run.exit_code, 0) << run.output.substr(0, 2000);
   EXPECT_EQ(run.json["num_points"], 9);
   EXPECT_EQ(run.json["num_refined"], 6);

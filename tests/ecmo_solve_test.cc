@@ -17,21 +17,17 @@
 namespace {
 
 #ifdef ECMO_SOLVE_PATH
-struct RunResult {
-  int exit_code;
-  std::string output;  // stdout and stderr
-};
+using ecmo::testing::CommandResult;
 
 // `merge_stderr` = false for runs whose stdout is parsed as JSON: a slow run
 // (e.g. under the sanitizers) prints sweep progress lines on stderr.
-RunResult RunSolve(const std::string& args, bool merge_stderr = true) {
-  const ecmo::testing::CommandResult r = ecmo::testing::RunCommand(
-      std::string(ECMO_SOLVE_PATH) + " " + args, merge_stderr);
-  return RunResult{r.exit_code, r.output};
+CommandResult RunSolve(const std::string& args, bool merge_stderr = true) {
+  return ecmo::testing::RunCommand(std::string(ECMO_SOLVE_PATH) + " " + args,
+                                   merge_stderr);
 }
 
 void ExpectUsageError(const std::string& args, const std::string& text) {
-  const RunResult run = RunSolve(args);
+  const CommandResult run = RunSolve(args);
   EXPECT_EQ(run.exit_code, 2) << args << "\n" << run.output;
   EXPECT_NE(run.output.find(text), std::string::npos)
       << args << "\n" << run.output;
@@ -65,7 +61,7 @@ TEST(EcmoSolve, BadInputsGiveClearErrors) {
   const std::string long_name(300, 'x');
   for (const std::string& flag :
        {"--output=" + long_name + ".json", "--plot=" + long_name + ".png"}) {
-    const RunResult run = RunSolve("--sweep=3 " + flag);
+    const CommandResult run = RunSolve("--sweep=3 " + flag);
     EXPECT_EQ(run.exit_code, 2) << flag << "\n" << run.output;
     EXPECT_NE(run.output.find("too long for the file system"),
               std::string::npos)
@@ -85,7 +81,7 @@ TEST(EcmoSolve, BadInputsGiveClearErrors) {
   ExpectUsageError("--problem=gebken_circle --sweep",
                    "flag --sweep needs a value");
   // What gflags accepts still works: --noFLAG, "--flag value".
-  const RunResult spaced = RunSolve("--nohistory --sweep 3");
+  const CommandResult spaced = RunSolve("--nohistory --sweep 3");
   EXPECT_EQ(spaced.exit_code, 0) << spaced.output;
   EXPECT_NE(spaced.output.find("3 points"), std::string::npos)
       << spaced.output;
@@ -113,7 +109,7 @@ TEST(EcmoSolve, FlagfilesThatAreNotSmallRegularFilesAreRefused) {
   // A small flag file still works.
   const std::string good = dir + "/ecmo_solve_test_good.flags";
   std::ofstream(good) << "--sweep=3\n";
-  const RunResult run = RunSolve("--flagfile=" + good);
+  const CommandResult run = RunSolve("--flagfile=" + good);
   EXPECT_EQ(run.exit_code, 0) << run.output;
   EXPECT_NE(run.output.find("3 points"), std::string::npos) << run.output;
   std::remove(big.c_str());
@@ -139,7 +135,7 @@ TEST(EcmoSolve, PreferenceFilesAreReadWithABound) {
   ExpectUsageError("--preferences=file:" + path,
                    "ecmo_solve_test.prefs:2: column 2 ('x') is not a number");
   std::ofstream(path) << "# two\n0.25 0.75\n0.75 0.25\n";
-  const RunResult run = RunSolve("--preferences=file:" + path);
+  const CommandResult run = RunSolve("--preferences=file:" + path);
   EXPECT_EQ(run.exit_code, 0) << run.output;
   EXPECT_NE(run.output.find("2 points"), std::string::npos) << run.output;
   std::remove(path.c_str());
@@ -154,7 +150,7 @@ TEST(EcmoSolve, LongValuesAreCutInMessages) {
         "--preferences=file:" + x, "--csv=" + x + ".csv",
         "--sweep=3 --output=" + x + ".json", "--plot=" + x + ".png",
         "--problem_library=" + x, "--problem=gebken_circle " + x}) {
-    const RunResult run = RunSolve(args);
+    const CommandResult run = RunSolve(args);
     SCOPED_TRACE(args.substr(0, 40));
     EXPECT_EQ(run.exit_code, 2) << run.output.substr(0, 300);
     EXPECT_LT(run.output.size(), 4000u) << run.output.substr(0, 300);
@@ -164,10 +160,10 @@ TEST(EcmoSolve, LongValuesAreCutInMessages) {
 }
 
 TEST(EcmoSolve, SinglePointJsonHasTheDocumentedFields) {
-  const RunResult run =
-      RunSolve("--problem=gebken_circle --preference=0.5,0.5 "
-               "--strategy=wc-penalty-pgd --max_iterations=500 --json",
-               /*merge_stderr=*/false);
+  const CommandResult run = RunSolve(
+      "--problem=gebken_circle --preference=0.5,0.5 "
+      "--strategy=wc-penalty-pgd --max_iterations=500 --json",
+      /*merge_stderr=*/false);
   // kkt_tolerance = 0: the faithful strategy runs all T steps and ends
   // NO_CONVERGENCE, usable but not certified: exit 3.
   ASSERT_EQ(run.exit_code, 3) << run.output;
@@ -191,9 +187,10 @@ TEST(EcmoSolve, SweepWritesJsonAndCsv) {
   const std::string dir = ::testing::TempDir();
   const std::string json_path = dir + "/sweep.json";
   const std::string csv_path = dir + "/sweep.csv";
-  const RunResult run = RunSolve("--problem=convex_line --sweep=3 "
-                           "--strategy=wc-penalty-pgd --max_iterations=300 --output=" +
-                           json_path + " --csv=" + csv_path);
+  const CommandResult run = RunSolve(
+      "--problem=convex_line --sweep=3 "
+      "--strategy=wc-penalty-pgd --max_iterations=300 --output=" +
+      json_path + " --csv=" + csv_path);
   // Usable points that are not certified (NO_CONVERGENCE) are exit 3, not
   // the 0 of a certified front.
   ASSERT_EQ(run.exit_code, 3) << run.output;
@@ -220,7 +217,7 @@ TEST(EcmoSolve, SweepWritesJsonAndCsv) {
 // (3 logits) with the Newton strategy, corners of the simplex included.
 TEST(EcmoSolve, ReducedMtblFormSweepsFromTheCommandLine) {
   const std::string json_path = ::testing::TempDir() + "/reduced.json";
-  const RunResult run = RunSolve(
+  const CommandResult run = RunSolve(
       "--problem=mtbl_logistic_reduced --problem_size=40 "
       "--preferences=das-dennis:2 "
       "--strategy=wc-newton --output=" +
@@ -246,7 +243,7 @@ TEST(EcmoSolve, SqpStrategySweepsFromTheCommandLine) {
   for (const std::string& args :
        {"--strategy=wc-sqp --sqp_hessian=bfgs --output=" + sqp_path,
         "--output=" + al_path}) {
-    const RunResult run =
+    const CommandResult run =
         RunSolve("--problem=sphere_octant --preferences=das-dennis:3 " + args);
     ASSERT_EQ(run.exit_code, 0) << run.output;
   }
@@ -276,7 +273,7 @@ TEST(EcmoSolve, PreferenceSpecSweepStreamsAndReportsIndicators) {
   const std::string args = "--problem=gebken_circle --preferences=das-dennis:4"
                            " --max_iterations=2000 --num_threads=2 --jsonl=" +
                            jsonl_path + " --output=" + json_path;
-  const RunResult run = RunSolve(args);
+  const CommandResult run = RunSolve(args);
   ASSERT_EQ(run.exit_code, 0) << run.output;
   EXPECT_NE(run.output.find("hypervolume"), std::string::npos) << run.output;
   std::ifstream json_file(json_path);
@@ -305,7 +302,7 @@ TEST(EcmoSolve, PreferenceSpecSweepStreamsAndReportsIndicators) {
   EXPECT_EQ(lines, 5);
 
   // --resume finds everything done and solves nothing.
-  const RunResult again = RunSolve(args + " --resume");
+  const CommandResult again = RunSolve(args + " --resume");
   ASSERT_EQ(again.exit_code, 0) << again.output;
   EXPECT_NE(again.output.find("resumed 5 of 5 points"), std::string::npos)
       << again.output;
@@ -314,11 +311,11 @@ TEST(EcmoSolve, PreferenceSpecSweepStreamsAndReportsIndicators) {
 }
 
 TEST(EcmoSolve, ReferenceCrossCheckWritesReferenceAndAgreement) {
-  const RunResult run =
-      RunSolve("--problem=gebken_circle --preference=0.5,0.5 "
-               "--strategy=wc-penalty-pgd --max_iterations=100000 --reference=ipopt "
-               "--json",
-               /*merge_stderr=*/false);
+  const CommandResult run = RunSolve(
+      "--problem=gebken_circle --preference=0.5,0.5 "
+      "--strategy=wc-penalty-pgd --max_iterations=100000 --reference=ipopt "
+      "--json",
+      /*merge_stderr=*/false);
   // Agrees with the reference, but the faithful strategy's point is not
   // certified (NO_CONVERGENCE after all T steps): exit 3.
   ASSERT_EQ(run.exit_code, 3) << run.output;
@@ -341,9 +338,9 @@ TEST(EcmoSolve, ReferenceCrossCheckWritesReferenceAndAgreement) {
   EXPECT_EQ(j["cross_check"]["agree"], 1);
 
   // A strategy stopped early disagrees, and the exit status says so.
-  const RunResult early =
-      RunSolve("--problem=gebken_circle --preference=0.3,0.7 "
-               "--strategy=wc-penalty-pgd --max_iterations=20 --reference=ipopt");
+  const CommandResult early = RunSolve(
+      "--problem=gebken_circle --preference=0.3,0.7 "
+      "--strategy=wc-penalty-pgd --max_iterations=20 --reference=ipopt");
   EXPECT_EQ(early.exit_code, 1) << early.output;
   EXPECT_NE(early.output.find("DISAGREE"), std::string::npos) << early.output;
   EXPECT_NE(early.output.find("0 of 1 points agree"), std::string::npos);

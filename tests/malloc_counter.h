@@ -3,7 +3,8 @@
 // Counts heap allocations by interposing malloc, calloc and realloc (Eigen
 // allocates with std::malloc, not operator new; operator new calls malloc)
 // and forwarding to glibc. Include it in exactly one file of a test
-// binary: it defines those functions for the whole program. Not under the
+// program (and so of a test group, tests/CMakeLists.txt): it defines those
+// functions for the whole program. Not under the
 // sanitizers, whose runtimes own malloc, nor without glibc: there
 // ECMO_COUNT_MALLOC is 0 and a test should GTEST_SKIP.
 //

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "test_files.h"
 
 namespace ecmo {
 namespace {
@@ -39,15 +40,13 @@ int64_t Binomial(int n, int k) {
 // Writes `contents` to a fresh file in the test temporary directory.
 std::string WriteTempFile(const std::string& name,
                           const std::string& contents) {
-  const std::string path = testing::TempDir() + "/ecmo_pref_" + name;
+  const std::string path = ::testing::TempDir() + "/ecmo_pref_" + name;
   std::ofstream out(path);
   out << contents;
   return path;
 }
 
-bool Contains(const std::string& haystack, const std::string& needle) {
-  return haystack.find(needle) != std::string::npos;
-}
+using testing::Contains;
 
 // ---------------------------------------------------------------------------
 // Das-Dennis.
@@ -296,7 +295,7 @@ TEST(ReadPreferenceFile, ErrorsNameTheFileAndLine) {
 }
 
 TEST(ReadPreferenceFile, MissingFileAndBadArguments) {
-  const std::string path = testing::TempDir() + "/ecmo_pref_does_not_exist";
+  const std::string path = ::testing::TempDir() + "/ecmo_pref_does_not_exist";
   Grid out;
   std::string error;
   EXPECT_FALSE(ReadPreferenceFile(path, 3, &out, &error));
@@ -322,7 +321,7 @@ TEST(ReadPreferenceFile, EndlessInputsAndDirectoriesAreRefusedWithABound) {
   EXPECT_FALSE(ParsePreferenceSpec("file:/dev/zero", 2, &named, &error));
   EXPECT_TRUE(Contains(error, "64 MiB")) << error;
   EXPECT_TRUE(named.empty());
-  EXPECT_FALSE(ReadPreferenceFile(testing::TempDir(), 2, &out, &error));
+  EXPECT_FALSE(ReadPreferenceFile(::testing::TempDir(), 2, &out, &error));
   EXPECT_TRUE(Contains(error, "is a directory")) << error;
 }
 

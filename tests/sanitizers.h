@@ -3,7 +3,9 @@
 // Whether this test file is compiled under a sanitizer, for the few tests
 // that cannot run there. g++ defines __SANITIZE_ADDRESS__ and
 // __SANITIZE_THREAD__; clang (scripts/sanitize.sh) answers __has_feature
-// instead.
+// instead. A build whose test files are not instrumented but linked with
+// a sanitizer runtime (scripts/sanitize.sh) defines ECMO_UNDER_ASAN=1 on
+// the command line.
 #ifndef ECMO_TESTS_SANITIZERS_H_
 #define ECMO_TESTS_SANITIZERS_H_
 

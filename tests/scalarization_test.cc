@@ -38,6 +38,8 @@
 #include "same_scalarization.h"
 #include "scalarization_internal.h"
 #include "single_objective_problems.h"
+#include "test_files.h"
+#include "test_problems.h"
 
 namespace ecmo {
 namespace {
@@ -50,9 +52,7 @@ Eigen::VectorXd ToEigen(const std::vector<double>& v) {
                                            static_cast<int>(v.size()));
 }
 
-bool Contains(const std::string& text, const std::string& fragment) {
-  return text.find(fragment) != std::string::npos;
-}
+using testing::Contains;
 
 // f_s = scale_s z_s on the unit circle h = z0^2 + z1^2 - 1 (circle_quarter
 // when both scales are 1).
@@ -66,13 +66,7 @@ struct ScaledCoordinate {
   int index;
   double scale;
 };
-struct UnitCircle {
-  template <typename T>
-  bool operator()(const T* z, T* h) const {
-    h[0] = z[0] * z[0] + z[1] * z[1] - 1.0;
-    return true;
-  }
-};
+using testing::UnitCircle;
 void BuildScaledCircle(double* z,
                        double scale1,
                        double scale2,

@@ -14,6 +14,8 @@
 //      with max_saddle_escapes = 0 it ends NO_CONVERGENCE with "saddle
 //      point" in the message.
 
+#include "ecmo/second_order.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -25,10 +27,10 @@
 #include "ceres/autodiff_cost_function.h"
 #include "ecmo/evaluator.h"
 #include "ecmo/problem.h"
-#include "ecmo/second_order.h"
 #include "ecmo/solver.h"
 #include "ecmo/sweep.h"
 #include "gtest/gtest.h"
+#include "test_problems.h"
 
 namespace ecmo {
 namespace {
@@ -249,13 +251,7 @@ struct Height {
     return true;
   }
 };
-struct Circle {
-  template <typename T>
-  bool operator()(const T* z, T* h) const {
-    h[0] = z[0] * z[0] + z[1] * z[1] - 1.0;
-    return true;
-  }
-};
+using testing::UnitCircle;
 
 TEST(SaddleEscape, TopOfACircleUnderAnEqualityConstraint) {
   double z[2] = {0.0, 1.0};
@@ -263,7 +259,7 @@ TEST(SaddleEscape, TopOfACircleUnderAnEqualityConstraint) {
   problem.AddObjective(
       new ceres::AutoDiffCostFunction<Height, 1, 2>(new Height), {z});
   problem.AddConstraint(
-      new ceres::AutoDiffCostFunction<Circle, 1, 2>(new Circle), {z});
+      new ceres::AutoDiffCostFunction<UnitCircle, 1, 2>(new UnitCircle), {z});
   {
     ProblemEvaluator evaluator(&problem);
     KktMultipliers multipliers;

@@ -36,6 +36,7 @@
 #include "ecmo/problems/registry.h"
 #include "ecmo/sweep.h"
 #include "gtest/gtest.h"
+#include "test_files.h"
 
 extern char** environ;
 
@@ -517,12 +518,7 @@ TEST(SweepEvaluator, RegistryListsBothKindsAndBuildsEveryEntry) {
 // ------------------------------------------------------------- ecmo_solve --
 
 #ifdef ECMO_SOLVE_PATH
-std::string ReadText(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
+using testing::ReadText;
 
 int CountCompleteLines(const std::string& path) {
   int n = 0;

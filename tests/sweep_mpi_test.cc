@@ -27,6 +27,7 @@
 #include "ecmo/sweep.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "test_files.h"
 
 namespace ecmo {
 namespace {
@@ -40,12 +41,7 @@ std::string Path(const std::string& name) {
          "_" + name;
 }
 
-std::string ReadText(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
+using testing::ReadText;
 
 // The JSON-lines file's points by index (every line must parse).
 std::map<int, json> ReadJsonl(const std::string& path) {

@@ -28,6 +28,7 @@
 #include "ecmo/sweep.h"
 #include "gtest/gtest.h"
 #include "same_scalarization.h"
+#include "test_problems.h"
 
 namespace ecmo {
 namespace {
@@ -63,14 +64,7 @@ const problems::ProblemInfo& Gebken() {
   return *info;
 }
 
-std::vector<std::vector<double>> Even(int n) {
-  std::vector<std::vector<double>> out;
-  for (int i = 1; i <= n; ++i) {
-    const double l = static_cast<double>(i) / (n + 1);
-    out.push_back({l, 1.0 - l});
-  }
-  return out;
-}
+using testing::EvenPreferences;
 
 void ExpectSamePoints(const ParetoSweep::Summary& a,
                       const ParetoSweep::Summary& b,
@@ -93,7 +87,7 @@ TEST(ParetoSweep, WarmAndColdStartsGiveTheSamePoints) {
   options.refine_to = 0;  // the grid alone (refinement: sweep_refine_test.cc)
   options.solver = fast.options;
   options.problem_name = "gebken_circle";
-  const auto preferences = Even(21);
+  const auto preferences = EvenPreferences(21);
   ParetoSweep::Summary warm, cold;
   options.warm_start = true;
   Sweep(options, MakeProblemFactory(Gebken().build), preferences, &warm);
@@ -129,7 +123,7 @@ TEST(ParetoSweep, OneAndTwoThreadsGiveTheSamePoints) {
   ParetoSweep::Options options;
   options.refine_to = 0;  // the grid alone (refinement: sweep_refine_test.cc)
   options.solver = fast.options;
-  const auto preferences = Even(31);
+  const auto preferences = EvenPreferences(31);
   ParetoSweep::Summary one, two;
   options.num_threads = 1;
   Sweep(options, MakeProblemFactory(Gebken().build), preferences, &one);
@@ -172,7 +166,7 @@ TEST(ParetoSweep, ColdPointsUseTheGivenSolverWarmStart) {
   options.solver.warm_start.penalty_u = 1e4;
   options.warm_start = false;
   options.num_threads = 2;
-  const auto preferences = Even(6);
+  const auto preferences = EvenPreferences(6);
   ParetoSweep::Summary sweep;
   Sweep(options, MakeProblemFactory(Gebken().build), preferences, &sweep);
   ASSERT_EQ(sweep.num_solved, 6);
@@ -225,7 +219,10 @@ TEST(ParetoSweep, TwoThreadsStartAtTheTwoEndsOfTheWalk) {
   options.callbacks.push_back(&order);
   const int n = 41;
   ParetoSweep::Summary summary;
-  Sweep(options, MakeProblemFactory(Gebken().build), Even(n), &summary);
+  Sweep(options,
+        MakeProblemFactory(Gebken().build),
+        EvenPreferences(n),
+        &summary);
   ASSERT_EQ(summary.num_solved, n) << summary.FullReport();
   ASSERT_EQ(summary.num_threads_used, 2);
   EXPECT_EQ(order.by_thread[0].size() + order.by_thread[1].size(),
@@ -260,7 +257,7 @@ TEST(ParetoSweep, SharedProblemHonoursThreadSafety) {
   options.refine_to = 0;  // the grid alone (refinement: sweep_refine_test.cc)
   options.solver = fast.options;
   options.num_threads = 2;
-  const auto preferences = Even(9);
+  const auto preferences = EvenPreferences(9);
   ParetoSweep::Summary basic, none;
   Sweep(options, instance->problem, ThreadSafety::BASIC, preferences, &basic);
   EXPECT_EQ(basic.num_threads_used, 2);
@@ -347,7 +344,10 @@ TEST(ParetoSweep, InvalidOptionsAndProblemsGiveAFailureSummary) {
   for (int threads : {1, 2}) {
     options.num_threads = threads;
     options.solver.max_iterations = 0;
-    Sweep(options, MakeProblemFactory(Gebken().build), Even(3), &summary);
+    Sweep(options,
+          MakeProblemFactory(Gebken().build),
+          EvenPreferences(3),
+          &summary);
     EXPECT_EQ(summary.termination_type, ceres::FAILURE);
     EXPECT_NE(summary.message.find("max_iterations"), std::string::npos);
     EXPECT_EQ(summary.num_not_solved, 3);
@@ -356,7 +356,7 @@ TEST(ParetoSweep, InvalidOptionsAndProblemsGiveAFailureSummary) {
     const ProblemFactory broken = [] {
       return std::shared_ptr<const Problem>();
     };
-    Sweep(options, broken, Even(3), &summary);
+    Sweep(options, broken, EvenPreferences(3), &summary);
     EXPECT_EQ(summary.termination_type, ceres::FAILURE);
     EXPECT_NE(summary.message.find("factory returned no problem"),
               std::string::npos);
@@ -364,7 +364,7 @@ TEST(ParetoSweep, InvalidOptionsAndProblemsGiveAFailureSummary) {
   options.num_threads = 1;
 
   Problem empty;
-  Sweep(options, empty, ThreadSafety::BASIC, Even(3), &summary);
+  Sweep(options, empty, ThreadSafety::BASIC, EvenPreferences(3), &summary);
   EXPECT_EQ(summary.termination_type, ceres::FAILURE);
   EXPECT_NE(summary.message.find("Invalid problem"), std::string::npos);
 }
@@ -383,7 +383,7 @@ TEST(ParetoSweep, FactoryThatFailsForTheSecondWorkerRunsOnOneThread) {
     return good();
   };
   ParetoSweep::Summary summary;
-  Sweep(options, once, Even(5), &summary);
+  Sweep(options, once, EvenPreferences(5), &summary);
   EXPECT_EQ(summary.num_threads_used, 1);
   EXPECT_NE(summary.threads_message.find("failed to build instance 1"),
             std::string::npos)
@@ -407,7 +407,7 @@ TEST(ParetoSweep, FactoryThatThrowsReachesTheCallerOnTwoThreads) {
       return good();
     };
     ParetoSweep::Summary summary;
-    EXPECT_THROW(Sweep(options, throwing, Even(5), &summary),
+    EXPECT_THROW(Sweep(options, throwing, EvenPreferences(5), &summary),
                  std::runtime_error)
         << "instance " << throw_at;
   }
@@ -435,7 +435,10 @@ TEST(ParetoSweep, CallbackCanStopTheSweep) {
   CountingCallback callback(4);
   options.callbacks.push_back(&callback);
   ParetoSweep::Summary summary;
-  Sweep(options, MakeProblemFactory(Gebken().build), Even(12), &summary);
+  Sweep(options,
+        MakeProblemFactory(Gebken().build),
+        EvenPreferences(12),
+        &summary);
   EXPECT_EQ(callback.calls(), 4);
   EXPECT_EQ(summary.num_solved, 4);
   EXPECT_EQ(summary.num_not_solved, 8);
@@ -451,7 +454,10 @@ TEST(ParetoSweep, AutomaticOffsetIsFixedOnceForAllPoints) {
   options.refine_to = 0;  // the grid alone (refinement: sweep_refine_test.cc)
   options.solver = fast.options;
   ParetoSweep::Summary summary;
-  Sweep(options, MakeProblemFactory(Gebken().build), Even(5), &summary);
+  Sweep(options,
+        MakeProblemFactory(Gebken().build),
+        EvenPreferences(5),
+        &summary);
   ASSERT_EQ(summary.num_usable, 5);
   for (const SweepPoint& p : summary.points) {
     EXPECT_EQ(p.summary.objective_offset_used,
@@ -491,7 +497,10 @@ TEST(ParetoSweep, IdealNadirAndNonDominatedIndices) {
   ParetoSweep::Options options;
   options.solver = fast.options;
   ParetoSweep::Summary summary;
-  Sweep(options, MakeProblemFactory(Gebken().build), Even(7), &summary);
+  Sweep(options,
+        MakeProblemFactory(Gebken().build),
+        EvenPreferences(7),
+        &summary);
   ASSERT_EQ(summary.num_usable, 7);
   Eigen::MatrixXd f(7, 2);
   for (int i = 0; i < 7; ++i) f.row(i) = summary.points[i].summary.objectives;
@@ -529,7 +538,7 @@ TEST(ParetoSweep, OutputsNameObjectivesAndSayWhichPointsAreCertified) {
   options.warm_start = true;
   options.problem_name = "gebken_circle";
   options.csv_path = ::testing::TempDir() + "/outputs_named.csv";
-  auto preferences = Even(5);
+  auto preferences = EvenPreferences(5);
   ParetoSweep::Summary summary;
   Sweep(options, MakeProblemFactory(Gebken().build), preferences, &summary);
   ASSERT_EQ(summary.num_usable, 5) << summary.FullReport();
@@ -662,8 +671,9 @@ TEST(ParetoSweep, SharedSingleObjectiveSolvesGiveTheOneThreadScalarization) {
     ProblemFactory factory;
     std::vector<std::vector<double>> preferences;
   };
-  const Case cases[] = {{MakeProblemFactory(Gebken().build), Even(9)},
-                        {sphere, DasDennis(3, 3, &error)}};
+  const Case cases[] = {
+      {MakeProblemFactory(Gebken().build), EvenPreferences(9)},
+      {sphere, DasDennis(3, 3, &error)}};
   for (const Case& c : cases) {
     ParetoSweep::Options options;
     options.solver = fast.options;
@@ -985,7 +995,7 @@ TEST(WarmStart, SweepFromNeighbourMultipliersCostsAThirdOfCold) {
   options.solver.record_history = false;
   options.solver.objective_offset = Gebken().objective_offset;
   options.problem_name = "gebken_circle";
-  const auto preferences = Even(101);
+  const auto preferences = EvenPreferences(101);
   ParetoSweep::Summary warm, cold;
   options.warm_start = true;
   Sweep(options, MakeProblemFactory(Gebken().build), preferences, &warm);

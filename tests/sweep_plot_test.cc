@@ -46,18 +46,8 @@ bool IsPng(const std::string& path) {
   return Head(path, 8) == std::string("\x89PNG\r\n\x1a\n", 8);
 }
 
-struct RunResult {
-  int exit_code = -1;
-  std::string output;
-};
-
-RunResult RunTool(const std::string& command) {
-  const ecmo::testing::CommandResult r = ecmo::testing::RunCommand(command);
-  RunResult run;
-  run.exit_code = r.exit_code;
-  run.output = r.output;
-  return run;
-}
+using testing::CommandResult;
+using testing::RunCommand;
 
 // A front on the unit simplex of S objectives: rows of a small grid.
 Eigen::MatrixXd SimplexFront(int S, int n) {
@@ -267,11 +257,11 @@ TEST(SweepPlot, EcmoPlotDrawsASavedSweep) {
   const std::string dir = ::testing::TempDir();
   const std::string jsonl = dir + "/saved.jsonl";
   const std::string json = dir + "/saved.json";
-  const RunResult solve =
-      RunTool(std::string(ECMO_SOLVE_PATH) +
-              " --problem=gebken_circle --sweep=21 --max_iterations=3000"
-              " --num_threads=2 --jsonl=" +
-              jsonl + " --output=" + json + " --plot=" + dir + "/solve.svg");
+  const CommandResult solve =
+      RunCommand(std::string(ECMO_SOLVE_PATH) +
+                 " --problem=gebken_circle --sweep=21 --max_iterations=3000"
+                 " --num_threads=2 --jsonl=" +
+                 jsonl + " --output=" + json + " --plot=" + dir + "/solve.svg");
   ASSERT_EQ(solve.exit_code, 0) << solve.output;
   EXPECT_GT(FileSize(dir + "/solve.svg"), 1000) << solve.output;
   EXPECT_GT(FileSize(dir + "/solve_convergence.svg"), 1000) << solve.output;
@@ -293,8 +283,9 @@ TEST(SweepPlot, EcmoPlotDrawsASavedSweep) {
   for (const std::string& input : {jsonl, json}) {
     const std::string image = input + ".png";
     std::remove(image.c_str());
-    const RunResult plot = RunTool(std::string(ECMO_PLOT_PATH) +
-                                   " --input=" + input + " --output=" + image);
+    const CommandResult plot =
+        RunCommand(std::string(ECMO_PLOT_PATH) + " --input=" + input +
+                   " --output=" + image);
     EXPECT_EQ(plot.exit_code, 0) << plot.output;
     EXPECT_TRUE(IsPng(image)) << plot.output;
     EXPECT_GT(FileSize(image), 1000);
@@ -306,9 +297,9 @@ TEST(SweepPlot, EcmoPlotDrawsASavedSweep) {
     EXPECT_NE(text.str().find("# analytic Pareto front"), std::string::npos);
   }
 
-  const RunResult missing =
-      RunTool(std::string(ECMO_PLOT_PATH) + " --input=" + dir +
-              "/nope.json --output=" + dir + "/nope.png");
+  const CommandResult missing =
+      RunCommand(std::string(ECMO_PLOT_PATH) + " --input=" + dir +
+                 "/nope.json --output=" + dir + "/nope.png");
   EXPECT_EQ(missing.exit_code, 2);
   EXPECT_NE(missing.output.find("cannot open"), std::string::npos)
       << missing.output;

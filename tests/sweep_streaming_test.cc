@@ -13,8 +13,8 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <cstdio>
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <functional>
 #include <map>
@@ -28,6 +28,8 @@
 #include "ecmo/result_writer.h"
 #include "ecmo/sweep.h"
 #include "gtest/gtest.h"
+#include "test_files.h"
+#include "test_problems.h"
 
 extern char** environ;
 
@@ -42,10 +44,7 @@ std::vector<std::string> ReadLines(const std::string& path) {
   return lines;
 }
 
-void WriteText(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::trunc | std::ios::binary);
-  out << text;
-}
+using testing::WriteText;
 
 // Rewrites every line of a JSON-lines file through `edit`.
 void EditLines(const std::string& path,
@@ -59,12 +58,7 @@ void EditLines(const std::string& path,
   WriteText(path, text);
 }
 
-std::string ReadText(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
+using testing::ReadText;
 
 // Indices found in a JSON-lines file (every line must parse).
 std::multiset<int> Indices(const std::string& path) {
@@ -79,16 +73,9 @@ std::multiset<int> Indices(const std::string& path) {
   return indices;
 }
 
-std::vector<std::vector<double>> Even(int n) {
-  std::vector<std::vector<double>> out;
-  for (int i = 1; i <= n; ++i) {
-    const double l = static_cast<double>(i) / (n + 1);
-    out.push_back({l, 1.0 - l});
-  }
-  return out;
-}
+using testing::EvenPreferences;
 
-ProblemFactory Gebken() {
+ProblemFactory GebkenFactory() {
   return MakeProblemFactory(problems::Find("gebken_circle")->build);
 }
 
@@ -131,7 +118,7 @@ TEST(SweepStreaming, WritesOneFlushedLinePerPoint) {
   OnDiskCheck check(jsonl);
   options.callbacks.push_back(&check);
   ParetoSweep::Summary summary;
-  Sweep(options, Gebken(), Even(15), &summary);
+  Sweep(options, GebkenFactory(), EvenPreferences(15), &summary);
   ASSERT_NE(summary.termination_type, ceres::FAILURE) << summary.message;
   EXPECT_EQ(check.calls_, 15);
   const std::multiset<int> indices = Indices(jsonl);
@@ -160,10 +147,10 @@ TEST(SweepStreaming, ResumeRecomputesOnlyTheMissingPoints) {
   const std::string dir = ::testing::TempDir();
   const std::string jsonl = dir + "/resume.jsonl";
   const std::string csv = dir + "/resume.csv";
-  const auto preferences = Even(15);
+  const auto preferences = EvenPreferences(15);
   ParetoSweep::Options options = BaseOptions(jsonl, csv);
   ParetoSweep::Summary full;
-  Sweep(options, Gebken(), preferences, &full);
+  Sweep(options, GebkenFactory(), preferences, &full);
   ASSERT_EQ(full.num_solved, 15);
 
   // Delete two lines and cut the last one short, as a kill mid-write would.
@@ -189,7 +176,7 @@ TEST(SweepStreaming, ResumeRecomputesOnlyTheMissingPoints) {
   check.resumed_ = 12;
   options.callbacks.push_back(&check);
   ParetoSweep::Summary resumed;
-  Sweep(options, Gebken(), preferences, &resumed);
+  Sweep(options, GebkenFactory(), preferences, &resumed);
   ASSERT_NE(resumed.termination_type, ceres::FAILURE) << resumed.message;
   EXPECT_EQ(resumed.num_resumed, 12);
   EXPECT_EQ(resumed.num_solved, 3);
@@ -216,7 +203,7 @@ TEST(SweepStreaming, ResumeRecomputesOnlyTheMissingPoints) {
   // Resuming a complete file solves nothing.
   ParetoSweep::Summary again;
   options.callbacks.clear();
-  Sweep(options, Gebken(), preferences, &again);
+  Sweep(options, GebkenFactory(), preferences, &again);
   EXPECT_EQ(again.num_solved, 0);
   EXPECT_EQ(again.num_resumed, 15);
   EXPECT_FALSE(again.resume_dropped_truncated_line);
@@ -228,11 +215,14 @@ TEST(SweepStreaming, ResumeRefusesAFileFromAnotherSweep) {
   const std::string jsonl = dir + "/other.jsonl";
   ParetoSweep::Options options = BaseOptions(jsonl, "");
   ParetoSweep::Summary summary;
-  Sweep(options, Gebken(), Even(5), &summary);
+  Sweep(options, GebkenFactory(), EvenPreferences(5), &summary);
   const std::string before = ReadText(jsonl);
 
   options.resume = true;
-  Sweep(options, Gebken(), Even(6), &summary);  // other preferences
+  Sweep(options,
+        GebkenFactory(),
+        EvenPreferences(6),
+        &summary);  // other preferences
   EXPECT_EQ(summary.termination_type, ceres::FAILURE);
   EXPECT_NE(summary.message.find("another sweep"), std::string::npos)
       << summary.message;
@@ -240,7 +230,7 @@ TEST(SweepStreaming, ResumeRefusesAFileFromAnotherSweep) {
   EXPECT_EQ(ReadText(jsonl), before);
 
   options.problem_name = "convex_line";
-  Sweep(options, Gebken(), Even(5), &summary);
+  Sweep(options, GebkenFactory(), EvenPreferences(5), &summary);
   EXPECT_EQ(summary.termination_type, ceres::FAILURE);
   EXPECT_NE(summary.message.find("problem \"gebken_circle\""),
             std::string::npos)
@@ -255,7 +245,7 @@ TEST(SweepStreaming, ResumeWithoutAFileStartsFresh) {
   ParetoSweep::Options options = BaseOptions(jsonl, "");
   options.resume = true;
   ParetoSweep::Summary summary;
-  Sweep(options, Gebken(), Even(4), &summary);
+  Sweep(options, GebkenFactory(), EvenPreferences(4), &summary);
   EXPECT_EQ(summary.num_solved, 4);
   EXPECT_NE(summary.resume_message.find("does not exist"), std::string::npos);
   EXPECT_EQ(Indices(jsonl).size(), 4u);
@@ -274,7 +264,7 @@ class HistoryLengths : public SweepCallback {
 
 TEST(SweepStreaming, HistoriesAreWrittenButKeptOnlyOnRequest) {
   const std::string dir = ::testing::TempDir();
-  const auto preferences = Even(5);
+  const auto preferences = EvenPreferences(5);
   for (bool keep : {false, true}) {
     const std::string jsonl =
         dir + "/history_" + (keep ? "kept" : "dropped") + ".jsonl";
@@ -283,7 +273,7 @@ TEST(SweepStreaming, HistoriesAreWrittenButKeptOnlyOnRequest) {
     HistoryLengths seen;
     options.callbacks.push_back(&seen);
     ParetoSweep::Summary summary;
-    Sweep(options, Gebken(), preferences, &summary);
+    Sweep(options, GebkenFactory(), preferences, &summary);
     ASSERT_EQ(summary.num_solved, 5) << summary.message;
     const std::vector<std::string> lines = ReadLines(jsonl);
     ASSERT_EQ(lines.size(), 5u);
@@ -319,10 +309,10 @@ TEST(SweepStreaming, HistoriesAreWrittenButKeptOnlyOnRequest) {
 TEST(SweepStreaming, ResumedPointsAreCompactAndGiveTheirLineBack) {
   const std::string dir = ::testing::TempDir();
   const std::string jsonl = dir + "/resume_compact.jsonl";
-  const auto preferences = Even(6);
+  const auto preferences = EvenPreferences(6);
   ParetoSweep::Options options = BaseOptions(jsonl, "");
   ParetoSweep::Summary first;
-  Sweep(options, Gebken(), preferences, &first);
+  Sweep(options, GebkenFactory(), preferences, &first);
   ASSERT_EQ(first.num_solved, 6) << first.message;
   // A field of another version (or a point_solver) must survive.
   std::map<int, nlohmann::json> by_index;
@@ -334,7 +324,7 @@ TEST(SweepStreaming, ResumedPointsAreCompactAndGiveTheirLineBack) {
     options.resume = true;
     options.keep_history = keep;
     ParetoSweep::Summary resumed;
-    Sweep(options, Gebken(), preferences, &resumed);
+    Sweep(options, GebkenFactory(), preferences, &resumed);
     ASSERT_EQ(resumed.num_resumed, 6) << resumed.message;
     ASSERT_EQ(resumed.num_solved, 0);
     const nlohmann::json document = SweepToJson(resumed, "gebken_circle");
@@ -375,10 +365,10 @@ TEST(SweepStreaming, AResumedPointNeverScoredKeepsItsNanResidual) {
   // never scored) must not read back as ||K||^2 = 0.
   const std::string dir = ::testing::TempDir();
   const std::string jsonl = dir + "/resume_nan.jsonl";
-  const auto preferences = Even(3);
+  const auto preferences = EvenPreferences(3);
   ParetoSweep::Options options = BaseOptions(jsonl, "");
   ParetoSweep::Summary first;
-  Sweep(options, Gebken(), preferences, &first);
+  Sweep(options, GebkenFactory(), preferences, &first);
   ASSERT_EQ(first.num_solved, 3) << first.message;
   EditLines(jsonl, [](nlohmann::json* j) {
     if ((*j)["index"].get<int>() != 1) return;
@@ -391,7 +381,7 @@ TEST(SweepStreaming, AResumedPointNeverScoredKeepsItsNanResidual) {
   });
   options.resume = true;
   ParetoSweep::Summary resumed;
-  Sweep(options, Gebken(), preferences, &resumed);
+  Sweep(options, GebkenFactory(), preferences, &resumed);
   ASSERT_EQ(resumed.num_resumed + resumed.num_solved, 3) << resumed.message;
   const SweepPoint& p = resumed.points[1];
   ASSERT_EQ(p.status, SweepPoint::RESUMED);

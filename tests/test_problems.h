@@ -35,6 +35,15 @@ struct CircleH {
   }
 };
 
+// The unit circle the other way round: h = z1^2 + z2^2 - 1.
+struct UnitCircle {
+  template <typename T>
+  bool operator()(const T* z, T* h) const {
+    h[0] = z[0] * z[0] + z[1] * z[1] - 1.0;
+    return true;
+  }
+};
+
 // One-dimensional pieces of the bound and inequality tests: f = (x - a)^2
 // and c = x - 1 (<= 0 as an inequality).
 struct ShiftedSquare {
@@ -89,6 +98,16 @@ class NanAbove final : public ceres::SizedCostFunction<1, 2> {
 // active terms: no strict complementarity, and interior-point solvers reach
 // such points only to about the square root of their tolerance); 3 : 7
 // keeps every l1 in {0.05, 0.1, ..., 0.95} at least 0.1 from a kink.
+// n preferences (l, 1 - l), l = i / (n + 1) for i = 1..n.
+inline std::vector<std::vector<double>> EvenPreferences(int n) {
+  std::vector<std::vector<double>> out;
+  for (int i = 1; i <= n; ++i) {
+    const double l = static_cast<double>(i) / (n + 1);
+    out.push_back({l, 1.0 - l});
+  }
+  return out;
+}
+
 inline std::vector<double> RegistryPreference(double l1, int num_objectives) {
   std::vector<double> lambda(num_objectives, (1.0 - l1) / (num_objectives - 1));
   if (num_objectives == 3) {

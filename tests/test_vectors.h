@@ -6,12 +6,15 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <random>
 
 #include "Eigen/Core"
 
 namespace ecmo {
 namespace testing {
+
+inline constexpr double kInf = std::numeric_limits<double>::infinity();
 
 // n standard normal entries from *rng.
 inline Eigen::VectorXd Random(int n, std::mt19937_64* rng) {

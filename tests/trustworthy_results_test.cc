@@ -29,21 +29,14 @@
 #include "nlohmann/json.hpp"
 #include "sanitizers.h"
 #include "sweep_io.h"
+#include "test_files.h"
 
 namespace ecmo {
 namespace {
 
-std::string ReadText(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
+using testing::ReadText;
 
-void WriteText(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::trunc | std::ios::binary);
-  out << text;
-}
+using testing::WriteText;
 
 bool Exists(const std::string& path) {
   struct stat st;
@@ -76,22 +69,19 @@ std::string JoinLines(const std::vector<nlohmann::json>& lines) {
 }
 
 #ifdef ECMO_SOLVE_PATH
-struct RunResult {
-  int exit_code;
-  std::string output;  // stdout and stderr
-};
+using testing::CommandResult;
 
 // Runs `prefix ecmo_solve args` through sh (prefix: e.g. "ulimit -v ...;").
-RunResult RunSolve(const std::string& args, const std::string& prefix = "") {
-  const ecmo::testing::CommandResult r = ecmo::testing::RunCommand(
-      prefix + " " + std::string(ECMO_SOLVE_PATH) + " " + args);
-  return RunResult{r.exit_code, r.output};
+CommandResult RunEcmoSolve(const std::string& args,
+                           const std::string& prefix = "") {
+  return ecmo::testing::RunCommand(prefix + " " + std::string(ECMO_SOLVE_PATH) +
+                                   " " + args);
 }
 
 // `run` is evaluated once (it may be the command itself).
 #define EXPECT_RUN(run, code, text)                                   \
   do {                                                                \
-    const RunResult expect_run_result = (run);                        \
+    const CommandResult expect_run_result = (run);                    \
     EXPECT_EQ(expect_run_result.exit_code, (code))                    \
         << expect_run_result.output;                                  \
     EXPECT_NE(expect_run_result.output.find(text), std::string::npos) \
@@ -100,7 +90,7 @@ RunResult RunSolve(const std::string& args, const std::string& prefix = "") {
 
 // A good 3-point sweep in dir/front.jsonl; returns its lines.
 std::vector<nlohmann::json> GoodSweep(const std::string& path) {
-  const RunResult run = RunSolve("--sweep=3 --jsonl=" + path);
+  const CommandResult run = RunEcmoSolve("--sweep=3 --jsonl=" + path);
   EXPECT_EQ(run.exit_code, 0) << run.output;
   return ParseLines(ReadText(path));
 }
@@ -140,7 +130,8 @@ TEST(TrustworthyResults, ResumeRefusesBadFieldsAndLeavesTheFileUntouched) {
     if (c.value.is_null()) lines[1].erase(c.field);
     const std::string text = JoinLines(lines);
     WriteText(path, text);
-    const RunResult run = RunSolve("--sweep=3 --resume --jsonl=" + path);
+    const CommandResult run =
+        RunEcmoSolve("--sweep=3 --resume --jsonl=" + path);
     EXPECT_RUN(run, 2, path + ":2: ");
     EXPECT_NE(run.output.find(c.message), std::string::npos) << run.output;
     EXPECT_NE(run.output.find("left untouched"), std::string::npos);
@@ -163,7 +154,8 @@ TEST(TrustworthyResults, ResumeRefusesAFileThatIsNotJsonLines) {
   for (const std::string& text : texts) {
     SCOPED_TRACE(text);
     WriteText(path, text);
-    const RunResult run = RunSolve("--sweep=3 --resume --jsonl=" + path);
+    const CommandResult run =
+        RunEcmoSolve("--sweep=3 --resume --jsonl=" + path);
     EXPECT_RUN(run, 2, path + ":1: ");
     EXPECT_EQ(ReadText(path), text) << "the file must stay byte for byte";
   }
@@ -172,14 +164,16 @@ TEST(TrustworthyResults, ResumeRefusesAFileThatIsNotJsonLines) {
   const std::string broken =
       good[0].dump() + "\n{\"index\": 1, \"cut\n" + good[2].dump() + "\n";
   WriteText(path, broken);
-  EXPECT_RUN(
-      RunSolve("--sweep=3 --resume --jsonl=" + path), 2, path + ":2: not JSON");
+  EXPECT_RUN(RunEcmoSolve("--sweep=3 --resume --jsonl=" + path),
+             2,
+             path + ":2: not JSON");
   EXPECT_EQ(ReadText(path), broken);
   // Only a last line cut short by a kill is dropped (and reported).
   const std::string cut = good[0].dump() + "\n" + good[1].dump() + "\n" +
                           good[2].dump().substr(0, 40);
   WriteText(path, cut);
-  const RunResult resumed = RunSolve("--sweep=3 --resume --jsonl=" + path);
+  const CommandResult resumed =
+      RunEcmoSolve("--sweep=3 --resume --jsonl=" + path);
   EXPECT_RUN(resumed, 0, "truncated last line (line 3");
   EXPECT_EQ(ParseLines(ReadText(path)).size(), 3u);
 }
@@ -190,26 +184,26 @@ TEST(TrustworthyResults, ResumeRefusesPointsComputedWithOtherOptions) {
   GoodSweep(path);
   const std::string text = ReadText(path);
   EXPECT_RUN(
-      RunSolve("--sweep=3 --resume --max_iterations=200 --jsonl=" + path),
+      RunEcmoSolve("--sweep=3 --resume --max_iterations=200 --jsonl=" + path),
       2,
       "max_iterations (file: 10000, this run: 200)");
-  EXPECT_RUN(RunSolve("--sweep=3 --resume --strategy=wc-penalty-lbfgs "
-                      "--jsonl=" +
-                      path),
+  EXPECT_RUN(RunEcmoSolve("--sweep=3 --resume --strategy=wc-penalty-lbfgs "
+                          "--jsonl=" +
+                          path),
              2,
              "strategy (file: \"automatic\", this run: "
              "\"wc-penalty-lbfgs\")");
   EXPECT_RUN(
-      RunSolve("--sweep=3 --resume --objective_offset=2,2 --jsonl=" + path),
+      RunEcmoSolve("--sweep=3 --resume --objective_offset=2,2 --jsonl=" + path),
       2,
       "objective_offset");
   EXPECT_RUN(
-      RunSolve("--sweep=3 --resume --kkt_tolerance=1e-8 --jsonl=" + path),
+      RunEcmoSolve("--sweep=3 --resume --kkt_tolerance=1e-8 --jsonl=" + path),
       2,
       "kkt_tolerance");
   EXPECT_EQ(ReadText(path), text);
   // The same options resume.
-  EXPECT_RUN(RunSolve("--sweep=3 --resume --jsonl=" + path),
+  EXPECT_RUN(RunEcmoSolve("--sweep=3 --resume --jsonl=" + path),
              0,
              "resumed 3 of 3 points");
 }
@@ -222,14 +216,14 @@ TEST(TrustworthyResults, ConcurrentRunsOnOneFileAreRefused) {
   const int fd = ::open(path.c_str(), O_RDONLY);
   ASSERT_GE(fd, 0);
   ASSERT_EQ(::flock(fd, LOCK_EX | LOCK_NB), 0);
-  EXPECT_RUN(RunSolve("--sweep=3 --resume --jsonl=" + path),
+  EXPECT_RUN(RunEcmoSolve("--sweep=3 --resume --jsonl=" + path),
              2,
              "another ecmo_solve (or ecmo::Sweep) is writing " + path);
-  EXPECT_RUN(RunSolve("--sweep=3 --jsonl=" + path), 2, "is writing");
+  EXPECT_RUN(RunEcmoSolve("--sweep=3 --jsonl=" + path), 2, "is writing");
   EXPECT_EQ(ReadText(path), text);
   ::close(fd);
   EXPECT_RUN(
-      RunSolve("--sweep=3 --resume --jsonl=" + path), 0, "resumed 3 of 3");
+      RunEcmoSolve("--sweep=3 --resume --jsonl=" + path), 0, "resumed 3 of 3");
 }
 
 TEST(TrustworthyResults, SymlinkedJsonlStaysALink) {
@@ -243,7 +237,7 @@ TEST(TrustworthyResults, SymlinkedJsonlStaysALink) {
   good.push_back(good[0]);
   good.erase(good.begin() + 1);  // and point 1 is solved again
   WriteText(target, JoinLines(good));
-  const RunResult run = RunSolve("--sweep=3 --resume --jsonl=" + link);
+  const CommandResult run = RunEcmoSolve("--sweep=3 --resume --jsonl=" + link);
   EXPECT_RUN(run, 0, "dropped 1 duplicate(s)");
   struct stat st;
   ASSERT_EQ(::lstat(link.c_str(), &st), 0);
@@ -254,20 +248,20 @@ TEST(TrustworthyResults, SymlinkedJsonlStaysALink) {
 TEST(TrustworthyResults, CoincidingOutputPathsAreRefusedBeforeSolving) {
   const std::string dir = TestDir("paths");
   const std::string jsonl = dir + "/front.jsonl";
-  EXPECT_RUN(RunSolve("--sweep=3 --jsonl=" + jsonl + " --csv=" + jsonl),
+  EXPECT_RUN(RunEcmoSolve("--sweep=3 --jsonl=" + jsonl + " --csv=" + jsonl),
              2,
              "--csv and --jsonl name the same file");
-  EXPECT_RUN(RunSolve("--sweep=3 --jsonl=" + jsonl + " --output=" + dir +
-                      "/./front.jsonl"),
+  EXPECT_RUN(RunEcmoSolve("--sweep=3 --jsonl=" + jsonl + " --output=" + dir +
+                          "/./front.jsonl"),
              2,
              "--output and --jsonl name the same file");
-  EXPECT_RUN(RunSolve("--sweep=3 --jsonl=" + dir + "/front.dat --plot=" + dir +
-                      "/front.png"),
+  EXPECT_RUN(RunEcmoSolve("--sweep=3 --jsonl=" + dir +
+                          "/front.dat --plot=" + dir + "/front.png"),
              2,
              "name the same file");
   ASSERT_EQ(::symlink("front.jsonl", (dir + "/alias.json").c_str()), 0);
-  EXPECT_RUN(RunSolve("--sweep=3 --jsonl=" + jsonl + " --output=" + dir +
-                      "/alias.json"),
+  EXPECT_RUN(RunEcmoSolve("--sweep=3 --jsonl=" + jsonl + " --output=" + dir +
+                          "/alias.json"),
              2,
              "name the same file");
   EXPECT_FALSE(Exists(jsonl));
@@ -277,17 +271,17 @@ TEST(TrustworthyResults, WriteErrorsExitFourAndNeverTruncateAGoodFile) {
   const std::string dir = TestDir("write");
   for (const char* flag : {"--output", "--jsonl"}) {
     SCOPED_TRACE(flag);
-    const RunResult run =
-        RunSolve(std::string("--sweep=3 ") + flag + "=/dev/full");
+    const CommandResult run =
+        RunEcmoSolve(std::string("--sweep=3 ") + flag + "=/dev/full");
     EXPECT_RUN(run, 4, "/dev/full");
     EXPECT_NE(run.output.find("No space left on device"), std::string::npos);
     EXPECT_EQ(run.output.find("written to /dev/full"), std::string::npos);
   }
   // The CSV header is written before solving: an I/O error then is exit 2.
-  EXPECT_RUN(RunSolve("--sweep=3 --csv=/dev/full"), 2, "/dev/full");
+  EXPECT_RUN(RunEcmoSolve("--sweep=3 --csv=/dev/full"), 2, "/dev/full");
   // Unwritable --output is found before the sweep, not after it.
-  const RunResult early =
-      RunSolve("--sweep=3 --output=" + dir + "/missing/dir/x.json");
+  const CommandResult early =
+      RunEcmoSolve("--sweep=3 --output=" + dir + "/missing/dir/x.json");
   EXPECT_RUN(early, 2, "cannot write --output file");
   EXPECT_EQ(early.output.find("CONVERGENCE"), std::string::npos);
   // A file-size limit mid-write leaves the previous --output intact (the
@@ -295,8 +289,8 @@ TEST(TrustworthyResults, WriteErrorsExitFourAndNeverTruncateAGoodFile) {
   const std::string out = dir + "/front.json";
   const std::string old_text = "{\"previous\": \"good result\"}\n";
   WriteText(out, old_text);
-  const RunResult limited =
-      RunSolve("--sweep=40 --output=" + out, "trap '' XFSZ; ulimit -f 8;");
+  const CommandResult limited =
+      RunEcmoSolve("--sweep=40 --output=" + out, "trap '' XFSZ; ulimit -f 8;");
   EXPECT_RUN(limited, 4, out);
   EXPECT_EQ(ReadText(out), old_text);
   EXPECT_EQ(limited.output.find("JSON written to"), std::string::npos);
@@ -320,9 +314,9 @@ TEST(TrustworthyResults, ThreadCreationFailureFallsBackInsteadOfAborting) {
 #if ECMO_UNDER_ASAN || ECMO_UNDER_TSAN
   GTEST_SKIP() << "sanitizers reserve more address space than ulimit -v";
 #endif
-  const RunResult run =
-      RunSolve("--num_threads=1000 --sweep=2000 --history=false --json",
-               "ulimit -v 3000000;");
+  const CommandResult run =
+      RunEcmoSolve("--num_threads=1000 --sweep=2000 --history=false --json",
+                   "ulimit -v 3000000;");
   // What this test checks is that every point was reached (on the threads
   // that could be created) and that the tool never aborts: 0 or 3 (whether
   // the extreme corners of a 2000-point grid certify depends on which
@@ -366,23 +360,23 @@ TEST(TrustworthyResults, ThreadCreationFailureFallsBackInsteadOfAborting) {
 
 TEST(TrustworthyResults, ExitCodesSayWhetherTheFrontIsCertified) {
   // 0: every point CONVERGENCE.
-  EXPECT_EQ(RunSolve("--sweep=3").exit_code, 0);
+  EXPECT_EQ(RunEcmoSolve("--sweep=3").exit_code, 0);
   // 3: usable, not certified (infeasibly large offsets, a useless c0).
-  EXPECT_RUN(RunSolve("--sweep=2 --objective_offset=1e300,1e300"),
+  EXPECT_RUN(RunEcmoSolve("--sweep=2 --objective_offset=1e300,1e300"),
              3,
              "NO_CONVERGENCE");
-  EXPECT_RUN(RunSolve("--sweep=2 --strategy=wc-penalty-pgd --c0=1e-300 "
-                      "--max_iterations=200"),
+  EXPECT_RUN(RunEcmoSolve("--sweep=2 --strategy=wc-penalty-pgd --c0=1e-300 "
+                          "--max_iterations=200"),
              3,
              "NO_CONVERGENCE");
   // 1: a disagreement with the reference.
-  EXPECT_EQ(RunSolve("--preference=0.3,0.7 --strategy=wc-penalty-pgd "
-                     "--max_iterations=20 --reference=ipopt")
+  EXPECT_EQ(RunEcmoSolve("--preference=0.3,0.7 --strategy=wc-penalty-pgd "
+                         "--max_iterations=20 --reference=ipopt")
                 .exit_code,
             1);
   // 2: bad input; 4: an unsaved result (above). The help text says so.
-  EXPECT_EQ(RunSolve("--sweep=0").exit_code, 2);
-  const RunResult help = RunSolve("--help");
+  EXPECT_EQ(RunEcmoSolve("--sweep=0").exit_code, 2);
+  const CommandResult help = RunEcmoSolve("--help");
   EXPECT_NE(help.output.find("3  every point usable, some not certified"),
             std::string::npos);
   EXPECT_NE(help.output.find("4  I/O error while writing the results"),
@@ -391,49 +385,52 @@ TEST(TrustworthyResults, ExitCodesSayWhetherTheFrontIsCertified) {
 
 TEST(TrustworthyResults, MeaninglessFlagsAreRefused) {
   for (const char* tolerance : {"inf", "1e300", "1", "nan", "0.5"}) {
-    EXPECT_RUN(RunSolve(std::string("--sweep=2 --kkt_tolerance=") + tolerance),
-               2,
-               "kkt_tolerance");
+    EXPECT_RUN(
+        RunEcmoSolve(std::string("--sweep=2 --kkt_tolerance=") + tolerance),
+        2,
+        "kkt_tolerance");
   }
-  EXPECT_RUN(RunSolve("--preference_floor=0.5"), 2, "is >= 1/S = 0.5");
-  EXPECT_RUN(RunSolve("--preference=0.5,0.5,"), 2, "field 3 is empty");
-  EXPECT_RUN(RunSolve("--preference=0.5,,0.5"), 2, "field 2 is empty");
-  EXPECT_RUN(RunSolve("--objective_offset=1,"), 2, "field 2 is empty");
+  EXPECT_RUN(RunEcmoSolve("--preference_floor=0.5"), 2, "is >= 1/S = 0.5");
+  EXPECT_RUN(RunEcmoSolve("--preference=0.5,0.5,"), 2, "field 3 is empty");
+  EXPECT_RUN(RunEcmoSolve("--preference=0.5,,0.5"), 2, "field 2 is empty");
+  EXPECT_RUN(RunEcmoSolve("--objective_offset=1,"), 2, "field 2 is empty");
   for (const char* flag : {"--eta0=0.1", "--c0=2", "--step_rule=fixed"}) {
-    EXPECT_RUN(RunSolve(std::string("--sweep=2 ") + flag),
+    EXPECT_RUN(RunEcmoSolve(std::string("--sweep=2 ") + flag),
                2,
                "only applies to --strategy=wc-penalty-pgd");
     EXPECT_RUN(
-        RunSolve(std::string("--sweep=2 --strategy=wc-penalty-lbfgs ") + flag),
+        RunEcmoSolve(std::string("--sweep=2 --strategy=wc-penalty-lbfgs ") +
+                     flag),
         2,
         "not 'wc-penalty-lbfgs'");
   }
   for (const char* flag : {"--newton_hessian=gauss-newton",
                            "--newton_linear_solver=dense-cholesky"}) {
-    EXPECT_RUN(RunSolve(std::string("--sweep=2 ") + flag),
+    EXPECT_RUN(RunEcmoSolve(std::string("--sweep=2 ") + flag),
                2,
                "only applies to --strategy=wc-newton");
   }
-  EXPECT_RUN(RunSolve("--sweep=2 --strategy=wc-augmented-lagrangian "
-                      "--sqp_hessian=bfgs"),
+  EXPECT_RUN(RunEcmoSolve("--sweep=2 --strategy=wc-augmented-lagrangian "
+                          "--sqp_hessian=bfgs"),
              2,
              "only applies to --strategy=wc-sqp or automatic");
-  EXPECT_RUN(RunSolve("--sweep=2 --strategy=wc-sqp --sqp_hessian=newton"),
+  EXPECT_RUN(RunEcmoSolve("--sweep=2 --strategy=wc-sqp --sqp_hessian=newton"),
              2,
              "valid: automatic, bfgs, exact-products");
-  EXPECT_RUN(RunSolve("--sweep=2 --strategy=wc-newton --newton_hessian=exact"),
-             2,
-             "valid: automatic, gauss-newton, exact-products");
-  EXPECT_RUN(RunSolve("--sweep=2 --strategy=wc-newton "
-                      "--newton_hessian=gauss-newton"),
+  EXPECT_RUN(
+      RunEcmoSolve("--sweep=2 --strategy=wc-newton --newton_hessian=exact"),
+      2,
+      "valid: automatic, gauss-newton, exact-products");
+  EXPECT_RUN(RunEcmoSolve("--sweep=2 --strategy=wc-newton "
+                          "--newton_hessian=gauss-newton"),
              2,
              "sums of squared residuals");
-  EXPECT_EQ(RunSolve("--sweep=3 --strategy=wc-newton "
-                     "--newton_linear_solver=conjugate-gradients")
+  EXPECT_EQ(RunEcmoSolve("--sweep=3 --strategy=wc-newton "
+                         "--newton_linear_solver=conjugate-gradients")
                 .exit_code,
             0);
-  EXPECT_NE(RunSolve("--sweep=2 --strategy=wc-penalty-pgd --eta0=0.02 "
-                     "--max_iterations=100")
+  EXPECT_NE(RunEcmoSolve("--sweep=2 --strategy=wc-penalty-pgd --eta0=0.02 "
+                         "--max_iterations=100")
                 .exit_code,
             2);
 }
@@ -455,7 +452,8 @@ TEST(HostileInput, DeeplyNestedResumeLinesAreRefusedWithABoundedMessage) {
     line = "{\"" + std::string(field) + "\":" + deep + "," + line.substr(1);
     const std::string text = good[0].dump() + "\n" + line + "\n";
     WriteText(path, text);
-    const RunResult run = RunSolve("--sweep=3 --resume --jsonl=" + path);
+    const CommandResult run =
+        RunEcmoSolve("--sweep=3 --resume --jsonl=" + path);
     EXPECT_RUN(run, 2, "nested deeper than 64 levels");
     EXPECT_LT(run.output.size(), 4000u);
     EXPECT_EQ(ReadText(path), text);
@@ -467,7 +465,7 @@ TEST(HostileInput, OneUnterminatedLineThatIsNotJsonIsNotACutSweepLine) {
   const std::string path = dir + "/notes.txt";
   const std::string text = "my notes, not a sweep";  // no final newline
   WriteText(path, text);
-  EXPECT_RUN(RunSolve("--sweep=3 --resume --jsonl=" + path),
+  EXPECT_RUN(RunEcmoSolve("--sweep=3 --resume --jsonl=" + path),
              2,
              "after at least one complete point");
   EXPECT_EQ(ReadText(path), text);
@@ -477,17 +475,18 @@ TEST(HostileInput, OutputPathsAreComparedAsFiles) {
   const std::string dir = TestDir("same_file");
   const std::string cd = "cd '" + dir + "' && ";
   // Neither exists yet; one relative, one "./" or absolute.
-  EXPECT_RUN(RunSolve("--sweep=3 --csv=a.csv --jsonl=./a.csv", cd),
+  EXPECT_RUN(RunEcmoSolve("--sweep=3 --csv=a.csv --jsonl=./a.csv", cd),
              2,
              "name the same file");
-  EXPECT_RUN(RunSolve("--sweep=3 --output=" + dir + "/b.csv --csv=b.csv", cd),
-             2,
-             "name the same file");
+  EXPECT_RUN(
+      RunEcmoSolve("--sweep=3 --output=" + dir + "/b.csv --csv=b.csv", cd),
+      2,
+      "name the same file");
   // A hard link to an existing file.
   WriteText(dir + "/c.json", "{}\n");
   ASSERT_EQ(::link((dir + "/c.json").c_str(), (dir + "/d.json").c_str()), 0);
-  EXPECT_RUN(RunSolve("--sweep=3 --output=" + dir + "/c.json --csv=" + dir +
-                      "/d.json"),
+  EXPECT_RUN(RunEcmoSolve("--sweep=3 --output=" + dir + "/c.json --csv=" + dir +
+                          "/d.json"),
              2,
              "name the same file");
   EXPECT_FALSE(Exists(dir + "/a.csv"));
@@ -496,7 +495,7 @@ TEST(HostileInput, OutputPathsAreComparedAsFiles) {
 
 TEST(HostileInput, EndlessAndHugeInputsAreRefusedByTheirSize) {
   // /dev/zero never ends: it was read until memory ran out.
-  EXPECT_RUN(RunSolve("--sweep=3 --resume --jsonl=/dev/zero"),
+  EXPECT_RUN(RunEcmoSolve("--sweep=3 --resume --jsonl=/dev/zero"),
              2,
              "not a regular file");
   // A sparse file above the 1 GiB limit: refused by its size, unread (it
@@ -509,7 +508,7 @@ TEST(HostileInput, EndlessAndHugeInputsAreRefusedByTheirSize) {
     ASSERT_EQ(::ftruncate(fd, (int64_t{1} << 30) + 4096), 0);
     ::close(fd);
   }
-  EXPECT_RUN(RunSolve("--sweep=3 --resume --jsonl=" + path),
+  EXPECT_RUN(RunEcmoSolve("--sweep=3 --resume --jsonl=" + path),
              2,
              "limit of 1024 MiB");
   ::unlink(path.c_str());
@@ -517,14 +516,15 @@ TEST(HostileInput, EndlessAndHugeInputsAreRefusedByTheirSize) {
 
 TEST(HostileInput, CountsAboveTheirCapsAreRefusedBeforeAllocating) {
   // Each failed at once in an allocation (std::bad_alloc, SIGABRT).
-  EXPECT_RUN(RunSolve("--sweep=3 --refine=2000000000"), 2, "--refine must be");
-  EXPECT_RUN(RunSolve("--sweep=2147483647"), 2, "--sweep must be");
-  EXPECT_RUN(RunSolve("--problem=mtbl_logistic --problem_size=2147483640 "
-                      "--sweep=3"),
+  EXPECT_RUN(
+      RunEcmoSolve("--sweep=3 --refine=2000000000"), 2, "--refine must be");
+  EXPECT_RUN(RunEcmoSolve("--sweep=2147483647"), 2, "--sweep must be");
+  EXPECT_RUN(RunEcmoSolve("--problem=mtbl_logistic --problem_size=2147483640 "
+                          "--sweep=3"),
              2,
              "--problem_size must be");
   // Too few offsets: read past the end of the list.
-  EXPECT_RUN(RunSolve("--sweep=3 --objective_offset=1"),
+  EXPECT_RUN(RunEcmoSolve("--sweep=3 --objective_offset=1"),
              2,
              "objective_offset has 1 entries but the problem has 2");
 }
@@ -565,36 +565,39 @@ TEST(HostileInput, ResumedPointsAreCheckedAgainstTheProblem) {
     c.edit(&lines[1]);
     const std::string text = JoinLines(lines);
     WriteText(path, text);
-    const RunResult run = RunSolve("--sweep=3 --resume --jsonl=" + path);
+    const CommandResult run =
+        RunEcmoSolve("--sweep=3 --resume --jsonl=" + path);
     EXPECT_RUN(run, 2, path + ":2: point 1: ");
     EXPECT_NE(run.output.find(c.message), std::string::npos) << run.output;
     EXPECT_EQ(ReadText(path), text);
   }
   // The good file resumes: every point passes the re-check.
   WriteText(path, JoinLines(good));
-  EXPECT_RUN(RunSolve("--sweep=3 --resume --jsonl=" + path), 0, "resumed 3");
+  EXPECT_RUN(
+      RunEcmoSolve("--sweep=3 --resume --jsonl=" + path), 0, "resumed 3");
 }
 
 TEST(HostileInput, ResumeComparesEachStrategysOwnOptions) {
   const std::string dir = TestDir("strategy_options");
   const std::string path = dir + "/front.jsonl";
   EXPECT_EQ(
-      RunSolve("--sweep=3 --strategy=wc-newton --jsonl=" + path).exit_code, 0);
+      RunEcmoSolve("--sweep=3 --strategy=wc-newton --jsonl=" + path).exit_code,
+      0);
   const std::string text = ReadText(path);
   for (const char* flag : {"--newton_hessian=exact-products",
                            "--newton_linear_solver=dense-cholesky"}) {
     SCOPED_TRACE(flag);
-    EXPECT_RUN(RunSolve("--sweep=3 --strategy=wc-newton --resume --jsonl=" +
-                        path + " " + flag),
+    EXPECT_RUN(RunEcmoSolve("--sweep=3 --strategy=wc-newton --resume --jsonl=" +
+                            path + " " + flag),
                2,
                "newton");
     EXPECT_EQ(ReadText(path), text);
   }
-  EXPECT_EQ(RunSolve("--sweep=3 --strategy=wc-sqp --jsonl=" + path).exit_code,
-            0);
-  EXPECT_RUN(RunSolve("--sweep=3 --strategy=wc-sqp --sqp_hessian=lbfgs "
-                      "--resume --jsonl=" +
-                      path),
+  EXPECT_EQ(
+      RunEcmoSolve("--sweep=3 --strategy=wc-sqp --jsonl=" + path).exit_code, 0);
+  EXPECT_RUN(RunEcmoSolve("--sweep=3 --strategy=wc-sqp --sqp_hessian=lbfgs "
+                          "--resume --jsonl=" +
+                          path),
              2,
              "sqp");
 }
@@ -603,7 +606,7 @@ TEST(HostileInput, ARerunWithoutResumeSaysItReplacesTheFile) {
   const std::string dir = TestDir("rerun");
   const std::string path = dir + "/front.jsonl";
   GoodSweep(path);
-  EXPECT_RUN(RunSolve("--sweep=3 --jsonl=" + path), 0, "they are replaced");
+  EXPECT_RUN(RunEcmoSolve("--sweep=3 --jsonl=" + path), 0, "they are replaced");
   EXPECT_EQ(ParseLines(ReadText(path)).size(), 3u);
 }
 
@@ -618,13 +621,13 @@ TEST(HostileInput, AResumedRefinementEqualsAnUninterruptedOne) {
   const std::string flags =
       "--problem=sphere_octant --preferences=das-dennis:4 --refine=400 "
       "--history=false --jsonl=";
-  ASSERT_EQ(RunSolve(flags + whole).exit_code, 0);
+  ASSERT_EQ(RunEcmoSolve(flags + whole).exit_code, 0);
   const std::vector<nlohmann::json> all = ParseLines(ReadText(whole));
   ASSERT_EQ(all.size(), 400u);
   // The kill: the file keeps its first 150 lines.
   const std::vector<nlohmann::json> head(all.begin(), all.begin() + 150);
   WriteText(cut, JoinLines(head));
-  const RunResult run = RunSolve(flags + cut + " --resume");
+  const CommandResult run = RunEcmoSolve(flags + cut + " --resume");
   EXPECT_RUN(run, 0, "resumed 150");
   std::vector<nlohmann::json> resumed = ParseLines(ReadText(cut));
   ASSERT_EQ(resumed.size(), 400u);
@@ -641,7 +644,8 @@ TEST(HostileInput, AResumedRefinementEqualsAnUninterruptedOne) {
 }
 
 TEST(HostileInput, LongValuesAreCutInMessages) {
-  const RunResult name = RunSolve("--problem=" + std::string(100000, 'x'));
+  const CommandResult name =
+      RunEcmoSolve("--problem=" + std::string(100000, 'x'));
   EXPECT_RUN(name, 2, "(100000 characters)");
   EXPECT_LT(name.output.size(), 4000u);
   const std::string dir = TestDir("long");
@@ -649,7 +653,8 @@ TEST(HostileInput, LongValuesAreCutInMessages) {
   std::vector<nlohmann::json> lines = GoodSweep(path);
   lines[1]["index"] = std::string(10 << 20, '7');
   WriteText(path, JoinLines(lines));
-  const RunResult index = RunSolve("--sweep=3 --resume --jsonl=" + path);
+  const CommandResult index =
+      RunEcmoSolve("--sweep=3 --resume --jsonl=" + path);
   EXPECT_RUN(index, 2, "characters)");
   EXPECT_LT(index.output.size(), 4000u);
 }

@@ -581,19 +581,8 @@ TEST(Validation, LinearScalarizationOptionsNameTheField) {
 // ---------------------------------------------------------------------------
 // Command-line tools.
 
-struct RunResult {
-  int exit_code = -1;
-  std::string output;  // stdout and stderr
-};
-
-[[maybe_unused]] RunResult RunTool(const std::string& command_line) {
-  const ecmo::testing::CommandResult r =
-      ecmo::testing::RunCommand(command_line);
-  RunResult run;
-  run.exit_code = r.exit_code;
-  run.output = r.output;
-  return run;
-}
+using testing::CommandResult;
+using testing::RunCommand;
 
 #ifdef ECMO_SOLVE_PATH
 TEST(Validation, EcmoSolvePreferenceSpecsAndFlags) {
@@ -611,13 +600,14 @@ TEST(Validation, EcmoSolvePreferenceSpecsAndFlags) {
       {"--problem=nope", "valid names:"},
   };
   for (const Case& c : cases) {
-    const RunResult run = RunTool(std::string(ECMO_SOLVE_PATH) + " " + c.args);
+    const CommandResult run =
+        RunCommand(std::string(ECMO_SOLVE_PATH) + " " + c.args);
     EXPECT_EQ(run.exit_code, 2) << c.args << "\n" << run.output;
     EXPECT_NE(run.output.find(c.fragment), std::string::npos) << c.args << "\n"
                                                               << run.output;
   }
-  const RunResult unknown =
-      RunTool(std::string(ECMO_SOLVE_PATH) + " --preferencez=even:3");
+  const CommandResult unknown =
+      RunCommand(std::string(ECMO_SOLVE_PATH) + " --preferencez=even:3");
   EXPECT_NE(unknown.exit_code, 0);
   EXPECT_NE(unknown.output.find("preferencez"), std::string::npos)
       << unknown.output;
@@ -633,7 +623,7 @@ TEST(Validation, EcmoPlotBadInputFiles) {
   const std::string plot = ECMO_PLOT_PATH;
   const std::string image = TempPath("out.png");
   {
-    const RunResult run = RunTool(
+    const CommandResult run = RunCommand(
         plot + " --input=" + TempPath("missing.json") + " --output=" + image);
     EXPECT_EQ(run.exit_code, 2) << run.output;
     EXPECT_NE(run.output.find("cannot open"), std::string::npos) << run.output;
@@ -643,9 +633,9 @@ TEST(Validation, EcmoPlotBadInputFiles) {
     // An image into a directory that does not exist is refused before the
     // input is read (the input here does not exist either: the output's
     // error comes first).
-    const RunResult run =
-        RunTool(plot + " --input=" + TempPath("missing.json") +
-                " --output=" + TempPath("no_such_dir/out.png"));
+    const CommandResult run =
+        RunCommand(plot + " --input=" + TempPath("missing.json") +
+                   " --output=" + TempPath("no_such_dir/out.png"));
     EXPECT_EQ(run.exit_code, 2) << run.output;
     EXPECT_NE(run.output.find("cannot write --output"), std::string::npos)
         << run.output;
@@ -654,17 +644,17 @@ TEST(Validation, EcmoPlotBadInputFiles) {
   }
   {
     // A directory is not a readable result file.
-    const RunResult run =
-        RunTool(plot + " --input=" + std::string(ECMO_BINARY_DIR) +
-                " --output=" + image);
+    const CommandResult run =
+        RunCommand(plot + " --input=" + std::string(ECMO_BINARY_DIR) +
+                   " --output=" + image);
     EXPECT_EQ(run.exit_code, 2) << run.output;
   }
   {
     // Truncated JSON: no point, the bad line named.
     const std::string path = TempPath("truncated.json");
     std::ofstream(path) << "{\"points\": [{\"z\": [1.0, ";
-    const RunResult run =
-        RunTool(plot + " --input=" + path + " --output=" + image);
+    const CommandResult run =
+        RunCommand(plot + " --input=" + path + " --output=" + image);
     EXPECT_EQ(run.exit_code, 2) << run.output;
     EXPECT_NE(run.output.find("no result point found"), std::string::npos)
         << run.output;
@@ -674,46 +664,48 @@ TEST(Validation, EcmoPlotBadInputFiles) {
     // Empty file.
     const std::string path = TempPath("empty.jsonl");
     std::ofstream(path) << "";
-    const RunResult run =
-        RunTool(plot + " --input=" + path + " --output=" + image);
+    const CommandResult run =
+        RunCommand(plot + " --input=" + path + " --output=" + image);
     EXPECT_EQ(run.exit_code, 2) << run.output;
     EXPECT_NE(run.output.find("no result point found"), std::string::npos)
         << run.output;
   }
   {
     // Missing flags and stray arguments.
-    EXPECT_EQ(RunTool(plot + " --output=" + image).exit_code, 2);
-    EXPECT_EQ(RunTool(plot + " --input=x.json").exit_code, 2);
-    const RunResult stray = RunTool(plot + " --input=x --output=y extra");
+    EXPECT_EQ(RunCommand(plot + " --output=" + image).exit_code, 2);
+    EXPECT_EQ(RunCommand(plot + " --input=x.json").exit_code, 2);
+    const CommandResult stray =
+        RunCommand(plot + " --input=x --output=y extra");
     EXPECT_EQ(stray.exit_code, 2);
     EXPECT_NE(stray.output.find("unexpected argument 'extra'"),
               std::string::npos)
         << stray.output;
     // Battery K7: handed to gnuplot, which failed (exit 1).
     for (const char* flag : {"--width", "--height"}) {
-      const RunResult huge = RunTool(plot + " --input=x --output=y.png " +
-                                     flag + "=2147483647");
+      const CommandResult huge = RunCommand(
+          plot + " --input=x --output=y.png " + flag + "=2147483647");
       EXPECT_EQ(huge.exit_code, 2) << huge.output;
       EXPECT_NE(huge.output.find("must be in [100, 20000]"), std::string::npos)
           << huge.output;
     }
     // Battery K6: any other extension failed (exit 1) after reading the
     // input; now it is refused first (the input here does not exist).
-    const RunResult jpg = RunTool(plot + " --input=" +
-                                  TempPath("missing.json") + " --output=" +
-                                  TempPath("out.jpg"));
+    const CommandResult jpg =
+        RunCommand(plot + " --input=" + TempPath("missing.json") +
+                   " --output=" + TempPath("out.jpg"));
     EXPECT_EQ(jpg.exit_code, 2) << jpg.output;
     EXPECT_NE(jpg.output.find("must end in .png or .svg"), std::string::npos)
         << jpg.output;
     EXPECT_EQ(jpg.output.find("missing.json"), std::string::npos)
         << jpg.output;
     // Battery K3: gflags read the flag file whole (std::bad_alloc, 134).
-    const RunResult zero = RunTool(plot + " --flagfile=/dev/zero");
+    const CommandResult zero = RunCommand(plot + " --flagfile=/dev/zero");
     EXPECT_EQ(zero.exit_code, 2) << zero.output;
     EXPECT_NE(zero.output.find("--flagfile '/dev/zero' is not a regular file"),
               std::string::npos)
         << zero.output;
-    const RunResult small = RunTool(plot + " --input=x --output=y --width=10");
+    const CommandResult small =
+        RunCommand(plot + " --input=x --output=y --width=10");
     EXPECT_EQ(small.exit_code, 2);
     EXPECT_NE(small.output.find("--width"), std::string::npos) << small.output;
   }
@@ -727,7 +719,7 @@ TEST(Validation, EcmoPlotCutsLongValuesInMessages) {
        {"--input=" + x + " --output=" + TempPath("out.png"),
         "--input=" + TempPath("missing.json") + " --output=" + x + ".png",
         "--input=a --output=" + x, "--" + x, "--width=" + x}) {
-    const RunResult run = RunTool(plot + " " + args);
+    const CommandResult run = RunCommand(plot + " " + args);
     SCOPED_TRACE(args.substr(0, 40));
     EXPECT_EQ(run.exit_code, 2) << run.output.substr(0, 300);
     EXPECT_LT(run.output.size(), 4000u) << run.output.substr(0, 300);
@@ -748,8 +740,8 @@ TEST(Validation, EcmoPlotNeverOverwritesItsInputOrReadsWithoutBound) {
                                    stem + "_convergence.dat"}) {
     SCOPED_TRACE(input);
     std::ofstream(input) << text;
-    const RunResult run =
-        RunTool(plot + " --input=" + input + " --output=" + stem + ".png");
+    const CommandResult run =
+        RunCommand(plot + " --input=" + input + " --output=" + stem + ".png");
     EXPECT_EQ(run.exit_code, 2) << run.output;
     EXPECT_NE(run.output.find("which is the --input file"), std::string::npos)
         << run.output;
@@ -759,15 +751,16 @@ TEST(Validation, EcmoPlotNeverOverwritesItsInputOrReadsWithoutBound) {
     EXPECT_EQ(kept.str(), text);
   }
   const std::string image = TempPath("bounded.png");
-  const RunResult zero = RunTool(plot + " --input=/dev/zero --output=" + image);
+  const CommandResult zero =
+      RunCommand(plot + " --input=/dev/zero --output=" + image);
   EXPECT_EQ(zero.exit_code, 2) << zero.output;
   EXPECT_NE(zero.output.find("64 MiB from a pipe or device"), std::string::npos)
       << zero.output;
   const std::string deep_path = TempPath("deep.json");
   std::ofstream(deep_path) << std::string(100000, '[')
                            << std::string(100000, ']');
-  const RunResult deep =
-      RunTool(plot + " --input=" + deep_path + " --output=" + image);
+  const CommandResult deep =
+      RunCommand(plot + " --input=" + deep_path + " --output=" + image);
   EXPECT_EQ(deep.exit_code, 2) << deep.output;
   EXPECT_NE(deep.output.find("nested deeper than 64"), std::string::npos)
       << deep.output;

@@ -40,11 +40,12 @@
 #include "ecmo/problem.h"
 #include "ecmo/solver.h"
 #include "gtest/gtest.h"
+#include "test_vectors.h"
 
 namespace ecmo {
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
+using testing::kInf;
 
 // Evaluations outside the box, counted by the guarded cost functions.
 int outside_evaluations = 0;
