@@ -38,14 +38,16 @@ inline CommandResult RunCommand(const std::string& command,
 }
 
 // `command` under `mpiexec -np ranks --oversubscribe` (the MPI tests), with
-// `extra` mpiexec flags. Under ASan (scripts/sanitize.sh) leak checking is
-// off in the ranks: Open MPI keeps allocations past MPI_Finalize.
+// `extra` mpiexec flags. Idle ranks yield their core (mpi_yield_when_idle):
+// the tests run on 2 cores. Under ASan (scripts/sanitize.sh) leak checking
+// is off in the ranks: Open MPI keeps allocations past MPI_Finalize.
 inline std::string MpirunCommand(const std::string& mpiexec,
                                  int ranks,
                                  const std::string& command,
                                  const std::string& extra = "") {
   return mpiexec + " -np " + std::to_string(ranks) +
-         " --oversubscribe -x ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 " +
+         " --oversubscribe --mca mpi_yield_when_idle 1"
+         " -x ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 " +
          extra + " " + command;
 }
 
