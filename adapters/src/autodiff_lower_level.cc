@@ -88,11 +88,16 @@ void Unpack(int nx,
   if (out_y != nullptr) std::copy(z.begin() + nx, z.begin() + nx + ny, out_y);
 }
 
+}  // namespace
+
 // A row-pointer view (double**) of an n x columns row-major array, the
-// layout ADOL-C's higher-order drivers take.
-class Rows {
+// layout ADOL-C's higher-order drivers take. Outside the anonymous
+// namespace: AdolcTape::Impl's lambdas capture it, and a type with external
+// linkage must not hold one with internal linkage (g++'s
+// -Wsubobject-linkage, raised when a unity build includes this file).
+class AdolcRows {
  public:
-  Rows(int n, int columns)
+  AdolcRows(int n, int columns)
       : data_(static_cast<size_t>(n) * columns, 0.0), rows_(n) {
     for (int i = 0; i < n; ++i) rows_[i] = data_.data() + i * columns;
   }
@@ -103,8 +108,6 @@ class Rows {
   std::vector<double> data_;
   std::vector<double*> rows_;
 };
-
-}  // namespace
 
 class AdolcTape::Impl {
  public:
@@ -149,7 +152,7 @@ class AdolcTape::Impl {
       return false;
     }
     double weight = 1.0;
-    Rows adjoints(n_, 2);
+    AdolcRows adjoints(n_, 2);
     hos_reverse(tag_, 1, n_, 1, &weight, adjoints.get());
     out->resize(n_);
     for (int i = 0; i < n_; ++i) (*out)[i] = adjoints[i][1];
@@ -173,8 +176,8 @@ class AdolcTape::Impl {
       double value = 0.0;
       return Value(z, &value);
     }
-    Rows taylor(n_, 2);
-    Rows adjoints(n_, 3);
+    AdolcRows taylor(n_, 2);
+    AdolcRows adjoints(n_, 3);
     double value = 0.0, weight = 1.0;
     double image[2] = {0.0, 0.0};
     double* image_rows[1] = {image};
