@@ -5,7 +5,7 @@
 # the run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-stage() { echo "== sanitize: $1 done at $((SECONDS / 60)) min $((SECONDS % 60)) s"; }
+source scripts/lib.sh
 # clang, the sanitizers' reference compiler (installed with the fuzzing
 # toolchain): it compiled a test file under ASan + UBSan in 80% of g++'s
 # time (15.9 against 19.9 s), and the Release build of scripts/test.sh
@@ -17,9 +17,6 @@ export CC=clang CXX=clang++
 # makes them markedly slower for no gain in what the sanitizers catch.
 # Unity builds and, for a new tree, Ninja, as scripts/build.sh
 # (tests/README.md, "CI time").
-generator() {
-  if [ ! -f "$1/CMakeCache.txt" ] && command -v ninja > /dev/null; then echo "-GNinja"; fi
-}
 common=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DBUILD_BENCHMARKS=OFF -DBUILD_EXAMPLES=ON
         "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" -DCMAKE_UNITY_BUILD=ON)
 
@@ -41,12 +38,12 @@ common=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DBUILD_BENCHMARKS=OFF -DBUILD_EXAMPLE
 # of wall time; Mtbl.MatrixFreeEvaluatorOnTenThousandLowerVariables 46 ->
 # 317 s).
 asan="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
-cmake -S . -B build-asan $(generator build-asan) "${common[@]}" -DCMAKE_CXX_FLAGS="$asan" \
+cmake -S . -B build-asan $(cmake_generator build-asan) "${common[@]}" -DCMAKE_CXX_FLAGS="$asan" \
   "-DECMO_TEST_COMPILE_OPTIONS=-fno-sanitize=address,undefined;-g0;-DECMO_UNDER_ASAN=1" \
   -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" > build-asan.log 2>&1 \
   || { cat build-asan.log; exit 1; }
 cmake --build build-asan -j"$(nproc)"
-stage "ASan + UBSan build"
+stage sanitize "ASan + UBSan build"
 # Skipped under ASan: the install test (it rebuilds the project), and the
 # three ecmo_mtbl studies on full-size data, the slowest cases by far (3-6
 # min each under the sanitizers); their oracles, baselines, scalarization
@@ -121,13 +118,13 @@ asan_skip+='|MtblLogisticTest.ReducedFormIsRegisteredAndAgreesWithTheFullForm'
 (cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
    ctest --output-on-failure -j"$(nproc)" -E "$asan_skip")
-stage "ASan + UBSan suite"
+stage sanitize "ASan + UBSan suite"
 
 tsan="-fsanitize=thread -fno-omit-frame-pointer"
 # One program per test file here (ECMO_TEST_GROUPS=OFF): only the threaded
 # ones are built, and their bodies are instrumented, since TSan must see
 # both sides of a race.
-cmake -S . -B build-tsan $(generator build-tsan) "${common[@]}" -DCMAKE_CXX_FLAGS="$tsan" -DECMO_TEST_GROUPS=OFF \
+cmake -S . -B build-tsan $(cmake_generator build-tsan) "${common[@]}" -DCMAKE_CXX_FLAGS="$tsan" -DECMO_TEST_GROUPS=OFF \
   -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=thread" > build-tsan.log 2>&1 \
   || { cat build-tsan.log; exit 1; }
 # Only the multi-threaded code paths need TSan: the sweep and determinism
@@ -143,8 +140,8 @@ if [ -d build-tsan/tests/CMakeFiles/autodiff_lower_level_test.dir ]; then
   tsan_targets+=(autodiff_lower_level_test)
 fi
 cmake --build build-tsan -j"$(nproc)" --target "${tsan_targets[@]}"
-stage "TSan build"
+stage sanitize "TSan build"
 (cd build-tsan && TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
    ctest --output-on-failure -j"$(nproc)" \
      -R 'Sweep|ParetoSweep|WarmStart|Determinism|Concurren|Thread|WorkerTeam|Gate|LockBriefly|TaskFarm')
-stage "TSan suite"
+stage sanitize "TSan suite"

@@ -3,6 +3,7 @@
 # the whole test suite through CTest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/lib.sh
 bash scripts/install_deps.sh
 # The test files at -O1: the libraries, tools and benchmarks they run stay
 # at Release's -O3, and a test file compiles in 62% of the time (g++, 64.5
@@ -10,6 +11,6 @@ bash scripts/install_deps.sh
 # larger half of this build.
 bash scripts/build.sh -DBUILD_TESTING=ON -DBUILD_BENCHMARKS=ON -DBUILD_EXAMPLES=ON \
   -DECMO_TEST_COMPILE_OPTIONS=-O1
-echo "== test.sh: build done at $((SECONDS / 60)) min $((SECONDS % 60)) s"
+stage test.sh "build"
 cd build
 ctest --output-on-failure -j"$(nproc)"

@@ -22,6 +22,7 @@
 
 #include "ecmo/mtbl.h"
 #include "gtest/gtest.h"
+#include "test_files.h"
 #include "test_vectors.h"
 #include "zlib.h"
 
@@ -52,12 +53,7 @@ void WriteFile(const std::string& path, const std::string& bytes) {
   out << bytes;
 }
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
+using testing::ReadText;
 
 // A small meta-learning instance (the oracles' code paths are the same at
 // any size) and the default data-weighting one.
@@ -145,7 +141,7 @@ TEST(DigitsLoader, ReadsPlainCsvAndEnvironmentDirectory) {
 }
 
 TEST(DigitsLoader, RefusesBadFilesNamingThem) {
-  const std::string gz = ReadFile(problems::DefaultDigitsPath());
+  const std::string gz = ReadText(problems::DefaultDigitsPath());
   ASSERT_GT(gz.size(), 1000u);
   std::string row;
   for (int k = 0; k < 64; ++k) row += "1,";
@@ -200,7 +196,7 @@ TEST(DigitsLoader, RefusesGzipBombsDevicesAndDirectories) {
     }
     ASSERT_EQ(gzclose(out), Z_OK);
   }
-  EXPECT_LT(ReadFile(bomb).size(), 1u << 20);
+  EXPECT_LT(ReadText(bomb).size(), 1u << 20);
   for (const std::string& path : {bomb, std::string("/dev/zero")}) {
     DigitsData data;
     std::string error;

@@ -102,10 +102,10 @@ void SweepRunner::Summarize() {
       sum.non_dominated.push_back(usable_index[r]);
     }
   } else if (S > 0) {
-    sum.ideal = Eigen::VectorXd::Constant(S, kSweepNaN);
-    sum.nadir = Eigen::VectorXd::Constant(S, kSweepNaN);
-    sum.reference_point = Eigen::VectorXd::Constant(S, kSweepNaN);
-    sum.hypervolume = kSweepNaN;
+    sum.ideal = Eigen::VectorXd::Constant(S, kNaN);
+    sum.nadir = Eigen::VectorXd::Constant(S, kNaN);
+    sum.reference_point = Eigen::VectorXd::Constant(S, kNaN);
+    sum.hypervolume = kNaN;
   }
 
   std::ostringstream os;

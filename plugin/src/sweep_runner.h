@@ -37,8 +37,6 @@
 namespace ecmo {
 namespace internal {
 
-constexpr double kSweepNaN = std::numeric_limits<double>::quiet_NaN();
-
 using Clock = std::chrono::steady_clock;
 
 // Checks a preference before the floor: size S, finite, >= 0, not all 0.
