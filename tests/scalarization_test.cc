@@ -1078,5 +1078,117 @@ TEST(Scalarization, LexicographicEndsSurviveANonUniqueMinimizer) {
   }
 }
 
+// A loop of Solve calls, one per preference, each warm-started at the last
+// point (as a user writes it): the first call runs the single-objective
+// solves, the later ones reuse its scalarization bit for bit, so every
+// point is the exact WC point of one scalarization (closed form).
+TEST(Scalarization, SolveLoopReusesTheFirstCallsScalarization) {
+  const Eigen::Vector2d scales(3.0, 0.5);
+  double z[2] = {0.0, 1.0};
+  Problem problem;
+  BuildScaledCircle(z, scales[0], scales[1], &problem);
+  ProblemEvaluator evaluator(&problem);
+  Solver::Options options;
+  options.normalize_objectives = true;
+  Scalarization expected;
+  std::string error;
+  ASSERT_TRUE(ComputeScalarization(
+      options, &evaluator, Eigen::Vector2d(0.0, 1.0), &expected, &error))
+      << error;
+  Eigen::VectorXd x = Eigen::Vector2d(0.0, 1.0);
+  for (int i = 1; i <= 5; ++i) {
+    const std::vector<double> preference = {i / 6.0, 1.0 - i / 6.0};
+    SCOPED_TRACE("lambda_1 = " + std::to_string(preference[0]));
+    const EvaluationCounts before = evaluator.counts();
+    Solver::Summary summary;
+    Solve(options, &evaluator, preference, &x, &summary);
+    ASSERT_EQ(summary.termination_type, ceres::CONVERGENCE) << summary.message;
+    const Scalarization& sc = summary.scalarization;
+    EXPECT_EQ(sc.reused, i > 1);
+    EXPECT_EQ(sc.DescribeSolves().find("reused") != std::string::npos, i > 1);
+    EXPECT_EQ(sc.num_single_objective_solves, 2);
+    // The first call's start is the start ComputeScalarization had.
+    EXPECT_EQ(sc.reference_point, expected.reference_point);
+    EXPECT_EQ(sc.objective_scale, expected.objective_scale);
+    const Eigen::VectorXd exact = ExactCircleZ(preference, scales, sc);
+    EXPECT_LE((x - exact).norm(), 1e-6) << x.transpose();
+    // The single-objective solves ran in the first call only: every later
+    // one did less work than they alone cost.
+    const int64_t gradients =
+        (evaluator.counts() - before).gradient_evaluations;
+    if (i == 1) {
+      EXPECT_GE(gradients,
+                summary.evaluations.gradient_evaluations +
+                    expected.evaluations.gradient_evaluations);
+    } else {
+      EXPECT_LT(gradients, expected.evaluations.gradient_evaluations);
+    }
+  }
+
+  // Off: every call computes its own, from its own start.
+  options.reuse_scalarization = false;
+  Solver::Summary summary;
+  Solve(options, &evaluator, {0.5, 0.5}, &x, &summary);
+  ASSERT_EQ(summary.termination_type, ceres::CONVERGENCE) << summary.message;
+  EXPECT_FALSE(summary.scalarization.reused);
+}
+
+// The cache belongs to the problem (each Solve on a Problem builds its own
+// evaluator) and is forgotten when the problem or the options that define
+// the scalarization change.
+TEST(Scalarization, ReusedScalarizationIsForgottenWhenTheProblemChanges) {
+  double z[2] = {0.0, 1.0};
+  Problem problem;
+  BuildScaledCircle(z, 1.0, 1.0, &problem);
+  Solver::Options options;
+  const auto solve = [&](const Solver::Options& o) {
+    Solver::Summary summary;
+    Solve(o, &problem, {0.5, 0.5}, &summary);
+    EXPECT_EQ(summary.termination_type, ceres::CONVERGENCE) << summary.message;
+    return summary.scalarization;
+  };
+  EXPECT_FALSE(solve(options).reused);
+  const Scalarization first = solve(options);
+  EXPECT_TRUE(first.reused);
+  // Other options that define it: computed again (and then reused).
+  Solver::Options margin = options;
+  margin.utopia_margin = 0.1;
+  const Scalarization other = solve(margin);
+  EXPECT_FALSE(other.reused);
+  // r = ideal - margin (nadir - ideal) (ecmo/scalarization.h).
+  for (const auto& [sc, margin] :
+       {std::make_pair(&first, 0.01), std::make_pair(&other, 0.1)}) {
+    EXPECT_NEAR(
+        sc->reference_point[0],
+        sc->ideal_point[0] - margin * (sc->nadir_point[0] - sc->ideal_point[0]),
+        1e-9);
+  }
+  EXPECT_TRUE(solve(margin).reused);
+  // A given reference point needs no single-objective solves: nothing to
+  // reuse, nothing stored.
+  Solver::Options given = margin;
+  given.reference_point = {-1.0, -1.0};
+  EXPECT_FALSE(solve(given).reused);
+  EXPECT_TRUE(solve(margin).reused);
+  // A change of structure (a bound, here one that is never active).
+  ASSERT_TRUE(problem.SetParameterUpperBound(z, 0, 10.0));
+  EXPECT_FALSE(solve(margin).reused);
+  EXPECT_TRUE(solve(margin).reused);
+  // A change the problem cannot see (the user's own data): forgotten on
+  // request, on the problem and on an evaluator of it.
+  problem.ForgetScalarization();
+  EXPECT_FALSE(solve(margin).reused);
+  ProblemEvaluator evaluator(&problem);
+  Eigen::VectorXd x = Eigen::Vector2d(0.0, 1.0);
+  Solver::Summary summary;
+  Solve(margin, &evaluator, {0.5, 0.5}, &x, &summary);
+  EXPECT_TRUE(summary.scalarization.reused);
+  evaluator.ForgetScalarization();
+  EXPECT_FALSE(solve(margin).reused);
+  // The JSON carries the flag.
+  const nlohmann::json j = ScalarizationToJson(first);
+  EXPECT_EQ(j.at("reused"), true);
+}
+
 }  // namespace
 }  // namespace ecmo

@@ -170,6 +170,10 @@ TEST(WcSqp, AUsedEvaluatorGivesTheBitsOfAFreshOne) {
     Solver::Options options;
     options.strategy = StrategyType::WC_SQP;
     options.sqp.hessian = hessian;
+    // The scalarization is what a used evaluator keeps on purpose (its
+    // first solve's, Solver::Options::reuse_scalarization); everything
+    // else must not carry over.
+    options.reuse_scalarization = false;
     Eigen::VectorXd z;  // the last solve's point (unchanged on failure)
     auto solve = [&](Evaluator* evaluator,
                      const Solver::Options& o,

@@ -13,6 +13,7 @@
 #include "ecmo/internal/report.h"
 #include "ecmo/manifold.h"
 #include "ecmo/problem.h"
+#include "scalarization_cache.h"
 #include "solve_workspace.h"
 
 namespace ecmo {
@@ -31,6 +32,22 @@ internal::SolveWorkspace* Evaluator::workspace() {
 
 internal::SparseLdlt* Evaluator::gauss_newton_factorization() {
   return &workspace()->gauss_newton;
+}
+
+internal::ScalarizationCache* Evaluator::scalarization_cache() {
+  if (scalarization_cache_ == nullptr) {
+    scalarization_cache_ = std::make_shared<internal::ScalarizationCache>();
+  }
+  return scalarization_cache_.get();
+}
+
+void Evaluator::ForgetScalarization() {
+  if (scalarization_cache_ != nullptr) scalarization_cache_->Clear();
+}
+
+void Evaluator::ShareScalarizationCache(
+    std::shared_ptr<internal::ScalarizationCache> cache) {
+  scalarization_cache_ = std::move(cache);
 }
 
 namespace {
@@ -368,6 +385,7 @@ std::string FormatPoint(const double* z, int k) {
 }  // namespace
 
 ProblemEvaluator::ProblemEvaluator(const Problem* problem) : problem_(problem) {
+  ShareScalarizationCache(problem_->scalarization_cache_);
   if (problem_->HasManifolds()) {
     // Over the variable blocks only: constant blocks are not in z.
     std::vector<DynamicProductManifold::Factor> factors;

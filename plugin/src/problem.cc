@@ -8,20 +8,29 @@
 #include <utility>
 
 #include "parameter_bounds.h"
+#include "scalarization_cache.h"
 
 namespace ecmo {
 
-Problem::Problem() = default;
-Problem::Problem(const Options& options) : options_(options) {}
+Problem::Problem()
+    : scalarization_cache_(std::make_shared<internal::ScalarizationCache>()) {}
+Problem::Problem(const Options& options)
+    : options_(options),
+      scalarization_cache_(std::make_shared<internal::ScalarizationCache>()) {}
 Problem::~Problem() = default;
 Problem::Problem(Problem&&) noexcept = default;
 Problem& Problem::operator=(Problem&&) noexcept = default;
+
+void Problem::ForgetScalarization() const {
+  if (scalarization_cache_ != nullptr) scalarization_cache_->Clear();
+}
 
 void Problem::RecordError(const std::string& error) {
   if (first_error_.empty()) first_error_ = error;
 }
 
 bool Problem::AddParameterBlock(double* values, int size) {
+  ForgetScalarization();
   if (values == nullptr) {
     RecordError(
         "Problem::AddParameterBlock: the parameter block pointer is "
@@ -84,6 +93,7 @@ int Problem::AddTerm(ceres::CostFunction* cost_function,
                      const std::vector<double*>& parameter_blocks,
                      const std::string& name,
                      TermKind kind) {
+  ForgetScalarization();
   // Owned from here on, also on failure: a pointer shared with an earlier
   // term must not be deleted now (Ceres deletes shared cost functions
   // once, at the end).
@@ -231,6 +241,7 @@ int Problem::AddInequalityConstraint(
 bool Problem::SetManifoldImpl(double* values,
                               ceres::Manifold* manifold,
                               bool adopt) {
+  ForgetScalarization();
   bool owned = false;
   for (const auto& m : manifolds_) owned = owned || m.get() == manifold;
   if (manifold != nullptr && !owned && adopt) {
@@ -283,6 +294,7 @@ bool Problem::HasManifolds() const {
 }
 
 bool Problem::SetConstancy(const double* values, bool constant) {
+  ForgetScalarization();
   auto it = block_index_.find(values);
   if (it == block_index_.end()) {
     std::ostringstream os;
@@ -325,6 +337,7 @@ void Problem::ComputeOffsets() {
 }
 
 bool Problem::SetBound(double* values, int index, double bound, bool is_lower) {
+  ForgetScalarization();
   auto it = block_index_.find(values);
   const std::string error = internal::SetBlockBound(
       "Problem",

@@ -650,10 +650,11 @@ bool ScalarizationFromJson(const nlohmann::json& j,
     *error = "unknown scalarization.reference_point_type \"" + type + "\"";
     return false;
   }
-  // Optional flags (files written before scale_given existed lack it).
-  for (const auto& [key, flag] :
-       {std::make_pair("normalized", &s.normalized),
-        std::make_pair("scale_given", &s.scale_given)}) {
+  // Optional flags (files written before scale_given or reused existed
+  // lack them).
+  for (const auto& [key, flag] : {std::make_pair("normalized", &s.normalized),
+                                  std::make_pair("scale_given", &s.scale_given),
+                                  std::make_pair("reused", &s.reused)}) {
     const auto it = j.find(key);
     if (it == j.end()) continue;
     if (!it->is_boolean()) {

@@ -58,6 +58,7 @@ nlohmann::json ScalarizationToJson(const Scalarization& s) {
       {"objective_scale", ToVector(s.objective_scale)},
       {"normalized", s.normalized},
       {"scale_given", s.scale_given},
+      {"reused", s.reused},
       {"ideal", ToVector(s.ideal_point)},
       {"nadir", ToVector(s.nadir_point)},
       {"single_objective_solves", s.num_single_objective_solves},

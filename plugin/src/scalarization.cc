@@ -427,7 +427,8 @@ std::string Scalarization::DescribeSolves() const {
     os << " + " << num_lexicographic_solves << " lexicographic";
   }
   os << " (" << evaluations.gradient_evaluations << " gradient evaluations, "
-     << internal::FormatNumber(time_in_seconds) << " s)";
+     << internal::FormatNumber(time_in_seconds) << " s"
+     << (reused ? ", reused from an earlier solve on this problem)" : ")");
   return os.str();
 }
 

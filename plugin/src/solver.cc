@@ -12,6 +12,7 @@
 #include "ecmo/internal/report.h"
 #include "ecmo/internal/solve_on_problem.h"
 #include "ecmo/problem.h"
+#include "scalarization_cache.h"
 #include "scalarization_internal.h"
 #include "solve_workspace.h"
 #include "strategy.h"
@@ -842,7 +843,7 @@ void SolveWith(const Solver::Options& options,
   // single-objective solves; their work is reported separately).
   if (scalarization_given != nullptr) {
     summary->scalarization = *scalarization_given;
-  } else if (!ComputeScalarization(
+  } else if (!internal::FindOrComputeScalarization(
                  options, evaluator, *z, &summary->scalarization, &error)) {
     return fail(error);
   }

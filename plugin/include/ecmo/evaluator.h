@@ -119,6 +119,7 @@ struct EvaluationCounts {
 };
 
 namespace internal {
+class ScalarizationCache;
 class SparseLdlt;
 struct SolveWorkspace;
 }  // namespace internal
@@ -314,6 +315,17 @@ class Evaluator {
   // one symbolic analysis; the pattern is the same on every call.
   internal::SparseLdlt* gauss_newton_factorization();
 
+  // The reference point and scales that ecmo::Solve computed on this
+  // evaluator (its single-objective solves), which later solves reuse when
+  // Solver::Options::reuse_scalarization is on and the options that define
+  // them are the same. Call ForgetScalarization after changing what the
+  // objectives or constraints compute (data, weights): nothing else tells
+  // the cache. An evaluator built on an ecmo::Problem shares the problem's
+  // cache (see Problem::ForgetScalarization).
+  void ForgetScalarization();
+  // Internal: that cache (created on first use).
+  internal::ScalarizationCache* scalarization_cache();
+
  protected:
   // Implementations: same contracts as the public methods above.
   virtual bool DoEvaluate(const double* z,
@@ -358,10 +370,17 @@ class Evaluator {
   // HasBounds() means "some component is bounded".
   void SetBounds(const Eigen::VectorXd& lower, const Eigen::VectorXd& upper);
 
+  // Makes this evaluator use `cache` for its scalarization (see
+  // ForgetScalarization): one cache for every evaluator of one problem.
+  void ShareScalarizationCache(
+      std::shared_ptr<internal::ScalarizationCache> cache);
+
  private:
   EvaluationCounts counts_;
   std::vector<double> row_weights_;  // the scalar GaussNewtonMatrix's c
   std::unique_ptr<internal::SolveWorkspace> workspace_;
+  // Shared with the ecmo::Problem this evaluator evaluates, if any.
+  std::shared_ptr<internal::ScalarizationCache> scalarization_cache_;
   Eigen::VectorXd lower_bounds_;
   Eigen::VectorXd upper_bounds_;
   Eigen::VectorXd linearization_point_;

@@ -87,6 +87,11 @@
 
 namespace ecmo {
 
+class ProblemEvaluator;
+namespace internal {
+class ScalarizationCache;
+}  // namespace internal
+
 class Problem {
  public:
   // A parameter block as the problem sees it: the user's array, its size and
@@ -259,7 +264,16 @@ class Problem {
   void GetParameters(double* z) const;
   void SetParameters(const double* z) const;
 
+  // Forgets the reference point and scales that ecmo::Solve computed on
+  // this problem (Solver::Options::reuse_scalarization): later solves
+  // compute them again. Every call that changes the problem's structure
+  // (terms, blocks, bounds, manifolds, constancy) does this itself; call it
+  // after changing data the cost functions read.
+  void ForgetScalarization() const;
+
  private:
+  friend class ProblemEvaluator;  // shares scalarization_cache_
+
   enum class TermKind { kObjective, kEquality, kInequality };
   int AddTerm(ceres::CostFunction* cost_function,
               bool adopt,
@@ -292,6 +306,9 @@ class Problem {
   int num_constraints_ = 0;
   int num_inequality_constraints_ = 0;
   std::string first_error_;
+  // What Solve reuses between calls on this problem (never null, except in
+  // a moved-from problem).
+  std::shared_ptr<internal::ScalarizationCache> scalarization_cache_;
 };
 
 }  // namespace ecmo

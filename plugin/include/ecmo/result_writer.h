@@ -53,7 +53,8 @@ nlohmann::json SummaryToJson(const Solver::Summary& summary,
                              const std::string& problem_name);
 
 // {"reference_point_type", "reference_point", "objective_scale",
-//  "normalized", "scale_given", "ideal", "nadir", "single_objective_solves",
+//  "normalized", "scale_given", "reused", "ideal", "nadir",
+//  "single_objective_solves",
 //  "gradient_evaluations", "objective_evaluations", "time_seconds",
 //  "message"}: where a solve's (or a sweep's) r and w came from and what
 // computing them cost (ecmo/scalarization.h). A point's JSON holds it under

@@ -105,6 +105,10 @@ struct Scalarization {
   // scalarization once and reports the cost once.
   EvaluationCounts evaluations;
   double time_in_seconds = 0.0;
+  // True when ecmo::Solve took this scalarization from an earlier solve on
+  // the same evaluator or problem (Solver::Options::reuse_scalarization):
+  // the work above was that solve's, not this one's.
+  bool reused = false;
   // Empty, or why an estimate is unreliable (e.g. a single-objective solve
   // that did not converge).
   std::string message;

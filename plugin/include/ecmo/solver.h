@@ -205,6 +205,17 @@ class Solver {
     // point, so the single-objective solves run once. Its reference point
     // and scales must have one entry per objective.
     std::shared_ptr<const Scalarization> scalarization;
+    // Without a scalarization given: reuse the one an earlier Solve
+    // computed on the same evaluator (or ecmo::Problem) for the same
+    // scalarization fields above and strategy, instead of running the
+    // single-objective solves again (Scalarization::reused says so; the
+    // first call computes it at its start point). A loop of Solve calls,
+    // one per preference, then pays for the utopia point once, and every
+    // preference is measured against the same r and w whatever its warm
+    // start. The cache is forgotten when the problem's structure changes
+    // (Evaluator::ForgetScalarization for data changes). False: every
+    // call computes its own from its start point.
+    bool reuse_scalarization = true;
 
     // Initial rho. NaN (default) means max_s lambda_s (f_s(z0) - r_s) / w_s,
     // which makes the start feasible for the inequality constraints.
