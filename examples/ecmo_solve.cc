@@ -125,6 +125,12 @@ DEFINE_int32(num_threads,
 DEFINE_bool(warm_start,
             true,
             "Sweeps: start each point from the nearest finished point.");
+DEFINE_bool(cold_checks,
+            true,
+            "Sweeps: compare a certified warm-started point that may be KKT "
+            "for other preferences too (its source's objectives, or a "
+            "saturated region) with a cold solve, and keep the smaller WC "
+            "value.");
 DEFINE_string(jsonl,
               "",
               "Sweeps: stream every finished point to this JSON-lines file "
@@ -764,6 +770,7 @@ int Main(int argc, char** argv) {
   sweep_options.solver = options;
   sweep_options.num_threads = FLAGS_num_threads;
   sweep_options.warm_start = FLAGS_warm_start;
+  sweep_options.cold_checks = FLAGS_cold_checks;
   sweep_options.preference_floor = preference_floor;
   sweep_options.problem_name = info->name;
   sweep_options.jsonl_path = FLAGS_jsonl;
@@ -1152,6 +1159,14 @@ int Main(int argc, char** argv) {
           "problem; \"possibly_spurious_end\" in the JSON). Try another "
           "--strategy.\n",
           sweep.num_possibly_spurious_ends);
+    }
+    if (sweep.num_cold_checks > 0) {
+      std::printf(
+          "%d warm-started point(s) compared with a cold solve (possibly KKT "
+          "for other preferences too: \"cold_check\" in the JSON); the "
+          "cold solve won at %d.\n",
+          sweep.num_cold_checks,
+          sweep.num_solved_cold);
     }
   }
   const auto dump = [](const nlohmann::json& j) {

@@ -44,6 +44,7 @@
 //
 //   pose_graph_front [--num_poses=1000] [--num_points=11]
 //                    [--strategy=automatic] [--seed=1] [--warm_start=true]
+//                    [--cold_checks=true]
 
 #include <algorithm>
 #include <cstdio>
@@ -98,6 +99,11 @@ DEFINE_int32(seed, 1, "Seed of the generated graph.");
 DEFINE_bool(warm_start,
             true,
             "Start each point from the previous one (both fronts).");
+DEFINE_bool(cold_checks,
+            true,
+            "With --g2o: compare warm points that may be KKT for other "
+            "preferences too with a cold solve "
+            "(ParetoSweep::Options::cold_checks).");
 DEFINE_string(initial_guess,
               "odometry",
               "Start of every cold solve: odometry (composed along the "
@@ -144,6 +150,7 @@ int FrontOfG2oFile(std::unique_ptr<Graph> graph,
   ecmo::ParetoSweep::Options options;
   options.solver = solver;
   options.warm_start = FLAGS_warm_start;
+  options.cold_checks = FLAGS_cold_checks;
   options.problem_name = FLAGS_g2o;
   options.csv_path = FLAGS_csv;
   options.refine_to = FLAGS_refine_to < 0

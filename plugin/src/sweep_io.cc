@@ -427,6 +427,12 @@ bool PossiblySpuriousEnd(const nlohmann::json& point) {
   return it != point.end() && it->is_boolean() && it->get<bool>();
 }
 
+std::string ColdCheck(const nlohmann::json& point) {
+  const auto it = point.find("cold_check");
+  return it != point.end() && it->is_string() ? it->get<std::string>()
+                                              : std::string();
+}
+
 }  // namespace internal
 
 namespace {
@@ -447,6 +453,7 @@ nlohmann::json SweepPointToJson(const SweepPoint& point,
   if (point.rank >= 0) j["rank"] = point.rank;
   if (point.refined) j["refined"] = true;
   if (point.possibly_spurious_end) j["possibly_spurious_end"] = true;
+  if (!point.cold_check.empty()) j["cold_check"] = point.cold_check;
   if (point.extra.is_object()) j.update(point.extra);
   return j;
 }

@@ -248,6 +248,9 @@ void DropHistory(Solver::Summary* summary);
 // SweepPoint::possibly_spurious_end as a point's JSON records it (absent:
 // false): for a resumed line and for a point a rank sends back.
 bool PossiblySpuriousEnd(const nlohmann::json& point);
+// SweepPoint::cold_check as a point's JSON records it (absent or not a
+// string: empty).
+std::string ColdCheck(const nlohmann::json& point);
 
 // SweepPoint::extra of a resumed point: the fields of its line `file` that
 // `written` (SweepPointToJson of the restored point, extra empty) lacks or

@@ -29,6 +29,7 @@ void SweepRunner::Summarize() {
   std::vector<int> usable_index;
   sum.num_solved = sum.num_usable = sum.num_converged = sum.num_not_solved = 0;
   sum.num_refined = sum.num_possibly_spurious_ends = 0;
+  sum.num_cold_checks = sum.num_solved_cold = 0;
   // Points per strategy, by enum (a name per point was a heap string per
   // point); listed by name below.
   std::map<StrategyType, int> strategies;
@@ -46,6 +47,10 @@ void SweepRunner::Summarize() {
       sum.gradient_evaluations += s.evaluations.gradient_evaluations;
     }
     if (s.termination_type == ceres::CONVERGENCE) ++sum.num_converged;
+    if (!p.cold_check.empty()) {
+      ++sum.num_cold_checks;
+      if (p.warm_start_from < 0) ++sum.num_solved_cold;
+    }
     if (!s.IsSolutionUsable()) continue;
     ++sum.num_usable;
     if (p.possibly_spurious_end) ++sum.num_possibly_spurious_ends;
@@ -274,7 +279,13 @@ void SweepRunner::Refine() {
     }
     point->thread = 0;
     point->rank = worker->rank;
-    SolvePoint(worker, point, z0, have_warm ? &warm : nullptr);
+    SolvePoint(worker,
+               point,
+               z0,
+               have_warm ? &warm : nullptr,
+               point->warm_start_from >= 0
+                   ? &summary_->points[point->warm_start_from]
+                   : nullptr);
     if (options_.max_history_entries > 0) {
       ThinHistory(options_.max_history_entries, &point->summary.history);
     }

@@ -76,6 +76,15 @@ std::string ParetoSweep::Summary::FullReport() const {
                    "stationary point of every WC problem; try "
                    "another --strategy or start)");
   }
+  if (num_cold_checks > 0) {
+    report.Row(
+        "  compared with a cold solve",
+        std::to_string(num_cold_checks) +
+            " warm point(s) that may be "
+            "KKT for other preferences too (SweepPoint::cold_check); the "
+            "cold solve won at " +
+            std::to_string(num_solved_cold));
+  }
   if (!resume_message.empty()) report.Row("Resume", resume_message);
   if (scalarization.reference_point.size() > 0) {
     report.Row("Reference point r",

@@ -407,6 +407,7 @@ bool SweepRunner::Resume() {
       point.rank = rank->get<int>();
     }
     point.possibly_spurious_end = internal::PossiblySpuriousEnd(line.json);
+    point.cold_check = internal::ColdCheck(line.json);
     if (!options_.keep_history) DropHistory(&point.summary);
     // Only what SweepPointToJson would not write back as the file has it
     // (the whole line would cost kilobytes per point).

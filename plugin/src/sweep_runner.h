@@ -30,6 +30,7 @@
 #include "ecmo/problem.h"
 #include "ecmo/sweep.h"
 #include "nlohmann/json.hpp"
+#include "sweep_cold_check.h"
 #include "sweep_io.h"
 #include "sweep_neighbours.h"
 #include "worker_thread.h"
@@ -89,6 +90,8 @@ struct Worker {
   // The point's iterate and UsableStart's values, kept across this
   // worker's points so that their storage is reused.
   Eigen::VectorXd z, f, h;
+  // Storage of the checks that compare a warm point with a cold solve.
+  ColdCheckScratch cold_check;
 };
 
 // Where the workers come from: every public Sweep overload is one of these
@@ -138,12 +141,16 @@ class SweepRunner {
   // Solves one point on worker `thread` as a single-process sweep does:
   // the start z0, or z_predicted when the problem evaluates there, the
   // warm start (null: none), a cold retry when a warm start does not
-  // converge, then the history thinned. Thread-safe across threads.
+  // converge or may have kept its source's point (sweep_cold_check.h),
+  // then the history thinned. `source`: the finished point the warm start
+  // came from (its preference and objectives are read), or null.
+  // Thread-safe across threads.
   void SolveTask(int thread,
                  SweepPoint* point,
                  const Eigen::VectorXd& z0,
                  const Eigen::VectorXd& z_predicted,
-                 const Solver::Options::WarmStart* warm);
+                 const Solver::Options::WarmStart* warm,
+                 const SweepPoint* source);
 
  private:
   bool Fail(const std::string& message) {
@@ -212,7 +219,8 @@ class SweepRunner {
   void SolvePoint(Worker* worker,
                   SweepPoint* point,
                   const Eigen::VectorXd& z0,
-                  const Solver::Options::WarmStart* warm);
+                  const Solver::Options::WarmStart* warm,
+                  const SweepPoint* source);
   bool WarmStartFrom(const Solver::Summary& from,
                      Solver::Options::WarmStart* warm) const;
   bool SecantStep(const std::vector<double>& preference,
@@ -220,6 +228,10 @@ class SweepRunner {
                   int before,
                   double* t) const;
   bool UsableStart(Worker* worker, const Eigen::VectorXd& z) const;
+  std::string ColdCheckReason(Worker* worker,
+                              const SweepPoint& point,
+                              const Solver::Summary& summary,
+                              const SweepPoint* source) const;
   void RecordIfUsable(const SweepPoint& point);
   // A finished point's JSON line and CSV row (each empty when its file is
   // not written), built outside the lock.

@@ -18,87 +18,11 @@
 #include "ecmo/indicators.h"
 #include "ecmo/result_writer.h"
 #include "front_refinement.h"
+#include "sweep_cold_check.h"
 #include "sweep_runner.h"
 
 namespace ecmo {
 namespace internal {
-namespace {
-
-// max_s lambda_s (f_s - r_s) / w_s at the summary's point, lambda the
-// preference normalized to sum 1 (as Solve takes it).
-double WcValue(const Solver::Summary& s,
-               const std::vector<double>& preference) {
-  const Scalarization& c = s.scalarization;
-  const int S = static_cast<int>(preference.size());
-  if (s.objectives.size() != S || c.reference_point.size() != S ||
-      c.objective_scale.size() != S) {
-    return std::numeric_limits<double>::infinity();
-  }
-  double sum = 0.0;
-  for (double l : preference) sum += l;
-  double value = -std::numeric_limits<double>::infinity();
-  for (int i = 0; i < S; ++i) {
-    value = std::max(value,
-                     preference[i] / sum *
-                         (s.objectives[i] - c.reference_point[i]) /
-                         c.objective_scale[i]);
-  }
-  return std::isfinite(value) ? value : std::numeric_limits<double>::infinity();
-}
-
-// A certified point where one objective j alone is active (every other one
-// more than kInactiveSlack of its scale (|f - r| at the point) below the level that would make it
-// active) although f_j is more than kAboveMinimum of its scale above its
-// minimum (the ideal point of the single-objective solves): z is then a
-// stationary point of f_j on the feasible set that is not its minimizer.
-// At a WC solution with one active objective, z minimizes that objective
-// at least locally; a stationary point of f_j that is not its minimum is
-// the signature of an end that is KKT for every preference (f_j has a
-// maximum or a plateau there along the front). Needs the ideal point (a
-// reference point from the single-objective solves).
-bool SpuriousEnd(const Solver::Summary& s,
-                 const std::vector<double>& preference,
-                 std::string* why) {
-  constexpr double kInactiveSlack = 1e-3;
-  constexpr double kAboveMinimum = 1e-3;
-  const Scalarization& c = s.scalarization;
-  const int S = static_cast<int>(preference.size());
-  if (S < 2 || c.ideal_point.size() != S || s.objectives.size() != S ||
-      c.reference_point.size() != S) {
-    return false;
-  }
-  // Each objective's scale at the point: its distance to the reference
-  // point, as the certificate measures slacks (ecmo/kkt.h).
-  auto scale = [&](int i) {
-    return std::max(std::abs(s.objectives[i] - c.reference_point[i]), 1e-300);
-  };
-  const double rho = WcValue(s, preference);
-  if (!std::isfinite(rho)) return false;
-  double sum = 0.0;
-  for (double l : preference) sum += l;
-  int active = -1;
-  for (int i = 0; i < S; ++i) {
-    // f_i's distance below the level rho w_i / lambda_i + r_i at which it
-    // would be active, in units of its scale.
-    const double level =
-        rho * c.objective_scale[i] * sum / preference[i] + c.reference_point[i];
-    const double slack = (level - s.objectives[i]) / scale(i);
-    if (slack > kInactiveSlack) continue;
-    if (active >= 0) return false;  // two active objectives
-    active = i;
-  }
-  if (active < 0) return false;
-  const double above =
-      (s.objectives[active] - c.ideal_point[active]) / scale(active);
-  if (!(above > kAboveMinimum)) return false;
-  *why = "a stationary point of objective " + std::to_string(active + 1) +
-         " alone (the only active one) at f = " +
-         FormatScientific(s.objectives[active], 4) + ", above its minimum " +
-         FormatScientific(c.ideal_point[active], 4);
-  return true;
-}
-
-}  // namespace
 
 // Wakes, before anything is prepared, the helpers the sweep will likely
 // use, one per other CPU: they wait at gate_ until the walk is ready (see
@@ -321,7 +245,8 @@ Solver::Options& SweepRunner::WorkerOptions(Worker* worker) const {
 void SweepRunner::SolvePoint(Worker* worker,
                              SweepPoint* point,
                              const Eigen::VectorXd& z0,
-                             const Solver::Options::WarmStart* warm) {
+                             const Solver::Options::WarmStart* warm,
+                             const SweepPoint* source) {
   // The sweep's solver options, with the neighbour's multipliers and
   // penalties when warm-starting (cold points keep the user's
   // Options::solver.warm_start, as ecmo/sweep.h says).
@@ -362,8 +287,20 @@ void SweepRunner::SolvePoint(Worker* worker,
     }
   };
   const bool was_spurious = flag();
+  // Why this certified warm point is compared with a cold solve (empty:
+  // it is not); the checks' evaluations are the point's work.
+  std::string check;
+  if (warm != nullptr && summary.termination_type == ceres::CONVERGENCE) {
+    const EvaluationCounts before = worker->evaluator->counts();
+    if (was_spurious) {
+      check = spurious;
+    } else if (options_.cold_checks) {
+      check = ColdCheckReason(worker, *point, summary, source);
+    }
+    summary.evaluations += worker->evaluator->counts() - before;
+  }
   if (warm == nullptr ||
-      (summary.termination_type == ceres::CONVERGENCE && !was_spurious)) {
+      (summary.termination_type == ceres::CONVERGENCE && check.empty())) {
     say_flag();
     return;
   }
@@ -371,11 +308,11 @@ void SweepRunner::SolvePoint(Worker* worker,
   //   - a warm start can inherit a neighbour's saturated region or
   //     penalties and end worse than a cold start would: keep the better
   //     of the two (converged first, then the smaller certificate ratio);
-  //   - a warm start from an end of the front where every objective is
-  //     stationary (a concave front's end on a closed constraint set, a
-  //     saturated model) is a KKT point of every WC problem, so the
-  //     neighbour's point is certified again whatever the preference: keep
-  //     the smaller WC value.
+  //   - a certified warm point that may be KKT for more preferences than
+  //     its own (sweep_cold_check.h: an end where every objective is
+  //     stationary, a point equal to its source, a saturated region)
+  //     keeps the neighbour's point where a cold start finds a smaller WC
+  //     value: keep the smaller WC value.
   // The message says which; the work of both solves is the point's.
   Solver::Summary cold;
   Eigen::VectorXd z_cold = start_point_;
@@ -383,16 +320,31 @@ void SweepRunner::SolvePoint(Worker* worker,
   Solve(options, worker->evaluator, point->preference, &z_cold, &cold);
   bool cold_better;
   std::string note;
-  if (was_spurious) {
+  if (!check.empty()) {
+    point->cold_check = check;
     const double warm_value = WcValue(summary, point->preference);
+    const double cold_value = WcValue(cold, point->preference);
+    // A tie (within 1e-6: about what the certificate resolves of the
+    // values) keeps the warm point: on a legitimately saturated end both
+    // solves reach the same value.
     cold_better = cold.termination_type == ceres::CONVERGENCE &&
-                  WcValue(cold, point->preference) <
-                      warm_value - 1e-12 * std::max(1.0, std::abs(warm_value));
-    note = cold_better ? " (Solved cold: the warm start from point " +
-                             std::to_string(point->warm_start_from) +
-                             " ended at " + spurious + ".)"
-                       : " (Possibly a spurious end: " + spurious +
-                             "; a cold retry did no better.)";
+                  cold_value < warm_value - 1e-6 * std::abs(warm_value);
+    const std::string from = std::to_string(point->warm_start_from);
+    if (was_spurious) {
+      note = cold_better ? " (Solved cold: the warm start from point " + from +
+                               " ended at " + spurious + ".)"
+                         : " (Possibly a spurious end: " + spurious +
+                               "; a cold retry did no better.)";
+    } else {
+      note =
+          cold_better
+              ? " (Solved cold: the warm start from point " + from +
+                    " ended with " + check + "; the cold solve's WC value " +
+                    FormatScientific(cold_value, 6) + " is below its " +
+                    FormatScientific(warm_value, 6) + ".)"
+              : " (Compared with a cold solve, which did no better: " + check +
+                    ".)";
+    }
   } else {
     cold_better =
         cold.termination_type == ceres::CONVERGENCE ||
@@ -417,6 +369,32 @@ void SweepRunner::SolvePoint(Worker* worker,
   point->warm_start_from = -1;
   flag();
   say_flag();
+}
+
+// Why the certified warm point `summary` should be compared with a cold
+// solve (sweep_cold_check.h), or empty. SpuriousEnd is checked by the
+// caller.
+std::string SweepRunner::ColdCheckReason(Worker* worker,
+                                         const SweepPoint& point,
+                                         const Solver::Summary& summary,
+                                         const SweepPoint* source) const {
+  if (source != nullptr &&
+      CollapsedOntoSource(
+          summary, point.preference, source->summary, source->preference)) {
+    return "the objectives of point " + std::to_string(source->index) +
+           " at another preference (a point that is KKT for both)";
+  }
+  std::string why;
+  if (SaturatedCoordinates(worker->evaluator,
+                           summary,
+                           point.preference,
+                           start_point_,
+                           solver_options_.feasibility_tolerance,
+                           &worker->cold_check,
+                           &why)) {
+    return why;
+  }
+  return std::string();
 }
 
 // A finished or resumed point with a usable z becomes a warm-start source
@@ -670,7 +648,14 @@ void SweepRunner::SolveClaimedPoints(int thread, Claimed* claimed) {
       if (worker->remote) {
         worker->remote(point, start.z0, z_predicted, warm);
       } else {
-        SolveTask(thread, point, start.z0, z_predicted, warm);
+        // (A finished point: it does not change while the workers run.)
+        SolveTask(
+            thread,
+            point,
+            start.z0,
+            z_predicted,
+            warm,
+            claimed->from >= 0 ? &summary_->points[claimed->from] : nullptr);
       }
     }
     PointLines lines;
@@ -716,12 +701,13 @@ void SweepRunner::SolveTask(int thread,
                             SweepPoint* point,
                             const Eigen::VectorXd& z0,
                             const Eigen::VectorXd& z_predicted,
-                            const Solver::Options::WarmStart* warm) {
+                            const Solver::Options::WarmStart* warm,
+                            const SweepPoint* source) {
   Worker* worker = &workers_[thread];
   const bool predicted =
       z_predicted.size() == z0.size() && UsableStart(worker, z_predicted);
   point->thread = thread;
-  SolvePoint(worker, point, predicted ? z_predicted : z0, warm);
+  SolvePoint(worker, point, predicted ? z_predicted : z0, warm, source);
   if (options_.max_history_entries > 0) {
     ThinHistory(options_.max_history_entries, &point->summary.history);
   }

@@ -222,6 +222,24 @@ struct SweepPoint {
   // ParetoSweep::Summary::num_possibly_spurious_ends. Needs the ideal point
   // (the automatic reference point): false otherwise.
   bool possibly_spurious_end = false;
+  // Why this certified warm-started point was compared with a cold solve
+  // at its preference; empty when it was not. A warm start can carry the
+  // neighbour's point into a region where it is KKT for more preferences
+  // than its own, and the certificate, which judges the point, accepts it
+  // there. The sweep compares with a cold solve, and keeps the smaller WC
+  // value, when the point
+  //   - is a possibly spurious end (above);
+  //   - has the objectives of the point it started from although the
+  //     preference differs (one point KKT for both: a saturated model, a
+  //     kink of the front, an inactive objective at an end);
+  //   - has coordinates that the objectives respond to a million times
+  //     less than at the sweep's start point, also after a small move: a
+  //     saturated region (a softmax weight at 0), not an ordinary
+  //     minimizer (which has curvature) or an unused parameter.
+  // warm_start_from is -1 when the cold solve won. Written into the JSON
+  // as "cold_check" (only when set) and counted in
+  // ParetoSweep::Summary::num_cold_checks / num_solved_cold.
+  std::string cold_check;
 
   // SOLVED: solved by this call. RESUMED: read back from the JSON-lines file
   // (Options::resume). NOT_SOLVED: not reached (a callback stopped the
@@ -313,6 +331,16 @@ class ParetoSweep {
     // Start each point from the nearest finished point (see the top of this
     // file). false: every point starts from the problem's start point.
     bool warm_start = true;
+
+    // Compare a certified warm-started point with a cold solve at its
+    // preference, and keep the smaller WC value, where the point may be
+    // KKT for more preferences than its own (SweepPoint::cold_check: its
+    // source's objectives at another preference, or coordinates in a
+    // saturated region). Costs one or two gradient evaluations per
+    // certified warm point (and one at the start per worker), and a cold
+    // solve per point so flagged. false: only possibly spurious ends are
+    // compared.
+    bool cold_checks = true;
 
     // Every preference is passed through ToOpenSimplex with this floor:
     // entries below it (zeros, e.g. the corners of a Das-Dennis grid) are
@@ -508,6 +536,10 @@ class ParetoSweep {
     int num_refined = 0;
     // Usable points with SweepPoint::possibly_spurious_end.
     int num_possibly_spurious_ends = 0;
+    // Points compared with a cold solve (SweepPoint::cold_check), and those
+    // of them where the cold solve won and was kept.
+    int num_cold_checks = 0;
+    int num_solved_cold = 0;
     // Which strategies produced the usable points, with counts, e.g.
     // "wc-sqp 49, wc-augmented-lagrangian 2" (StrategyType::AUTOMATIC
     // picks per point and may fall back).

@@ -7,7 +7,8 @@
 // Messages (all text, on a duplicate of MPI_COMM_WORLD):
 //   setup   0 -> r, once, before r's first task: {"scalarization"}
 //   task    0 -> r: {"index", "preference", "preference_given", "refined",
-//           "warm_start_from", "z0", "z_predicted", "warm"?}
+//           "warm_start_from", "z0", "z_predicted", "warm"?,
+//           "source_preference"?, "source_objectives"?}
 //   result  r -> 0: {"index", "thread", "point": SweepPointToJson} or
 //           {"index", "error"}
 //   stop    0 -> r: empty; r has no task left when it gets it.
@@ -113,7 +114,8 @@ class Coordinator {
              SweepPoint* point,
              const Eigen::VectorXd& z0,
              const Eigen::VectorXd& z_predicted,
-             const Solver::Options::WarmStart* warm) {
+             const Solver::Options::WarmStart* warm,
+             const SweepPoint* source) {
     json task = {{"index", point->index},
                  {"preference", point->preference},
                  {"preference_given", point->preference_given},
@@ -121,6 +123,11 @@ class Coordinator {
                  {"warm_start_from", point->warm_start_from},
                  {"z0", ToStd(z0)},
                  {"z_predicted", ToStd(z_predicted)}};
+    if (source != nullptr) {
+      // What the rank compares the warm point with (sweep_cold_check.h).
+      task["source_preference"] = source->preference;
+      task["source_objectives"] = ToStd(source->summary.objectives);
+    }
     if (warm != nullptr) {
       task["warm"] = {{"omega", ToStd(warm->omega)},
                       {"nu", ToStd(warm->nu)},
@@ -226,6 +233,7 @@ class Coordinator {
         point->warm_start_from = from->get<int>();
       }
       point->possibly_spurious_end = internal::PossiblySpuriousEnd(*point_json);
+      point->cold_check = internal::ColdCheck(*point_json);
       return;
     }
     point->summary = Solver::Summary();
@@ -271,12 +279,19 @@ void Coordinate(const ParetoSweep::Options& options,
     worker->rank = rank;
     if (rank == 0) return local.build(index, worker, error);
     coordinator.SetScalarization(summary->scalarization);
-    worker->remote = [&coordinator, rank](
+    worker->remote = [&coordinator, summary, rank](
                          SweepPoint* point,
                          const Eigen::VectorXd& z0,
                          const Eigen::VectorXd& z_predicted,
                          const Solver::Options::WarmStart* warm) {
-      coordinator.Solve(rank, point, z0, z_predicted, warm);
+      // The warm start's source is a finished point of this sweep: it
+      // does not change while the workers run.
+      const int from = point->warm_start_from;
+      const SweepPoint* source =
+          from >= 0 && from < static_cast<int>(summary->points.size())
+              ? &summary->points[from]
+              : nullptr;
+      coordinator.Solve(rank, point, z0, z_predicted, warm, source);
     };
     return true;
   };
@@ -442,12 +457,23 @@ class Server {
         }
       }
     }
+    SweepPoint source;
+    const bool have_source =
+        ok && t.contains("source_preference") &&
+        t.contains("source_objectives") &&
+        ReadVector(t["source_preference"], &source.preference) &&
+        ReadVector(t["source_objectives"], &source.summary.objectives);
+    source.index = point.warm_start_from;
     if (!ok) {
       reply["error"] = "the task message from rank 0 does not read";
       return reply;
     }
-    runner_->SolveTask(
-        thread, &point, z0, z_predicted, have_warm ? &warm : nullptr);
+    runner_->SolveTask(thread,
+                       &point,
+                       z0,
+                       z_predicted,
+                       have_warm ? &warm : nullptr,
+                       have_source ? &source : nullptr);
     point.rank = rank_;
     point.status = SweepPoint::SOLVED;
     solved_.fetch_add(1);
