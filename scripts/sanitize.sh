@@ -115,6 +115,10 @@ asan_skip+='|example_real_pose_graph_ring_front|example_real_pose_graph_ring_ipo
 asan_skip+='|Mtbl.MatrixFreeEvaluatorOnTenThousandLowerVariables'
 asan_skip+='|SweepEvaluatorCli.KilledMatrixFreeSweepResumesWithEveryPointOnce'
 asan_skip+='|MtblLogisticTest.ReducedFormIsRegisteredAndAgreesWithTheFullForm'
+# And warm_start_bench's smoke run (8 s in Release, three sweeps of the
+# reduced mtbl_logistic): its cold checks run under ASan in the
+# SweepColdCheck cases and SweepMpi.SaturatedSoftmaxGivesTheSameFrontOnTwoRanks.
+asan_skip+='|bench_warm_start_bench_smoke'
 (cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
    ctest --output-on-failure -j"$(nproc)" -E "$asan_skip")
@@ -127,13 +131,13 @@ tsan="-fsanitize=thread -fno-omit-frame-pointer"
 cmake -S . -B build-tsan $(cmake_generator build-tsan) "${common[@]}" -DCMAKE_CXX_FLAGS="$tsan" -DECMO_TEST_GROUPS=OFF \
   -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=thread" > build-tsan.log 2>&1 \
   || { cat build-tsan.log; exit 1; }
-# Only the multi-threaded code paths need TSan: the sweep and determinism
-# tests, the concurrent Ipopt reference test, ecmo_solve for the kill and
+# Only the multi-threaded code paths need TSan: the sweep, cold-check and
+# determinism tests, the concurrent Ipopt reference test, ecmo_solve for the kill and
 # resume test, the task farm, the worker threads and ecmo_mtbl's study on
 # two threads, and the ADOL-C lower level's concurrent products.
 tsan_targets=(sweep_test sweep_pareto_test sweep_streaming_test determinism_test
-             ipopt_reference_test ecmo_solve task_farm_test worker_thread_test
-             ecmo_mtbl ecmo_mtbl_test)
+             sweep_cold_check_test ipopt_reference_test ecmo_solve
+             task_farm_test worker_thread_test ecmo_mtbl ecmo_mtbl_test)
 # The ADOL-C lower level's concurrent products (its calls into ADOL-C share
 # one mutex), when it is built (ECMO_WITH_ADOLC).
 if [ -d build-tsan/tests/CMakeFiles/autodiff_lower_level_test.dir ]; then
