@@ -16,6 +16,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <initializer_list>
 #include <map>
 #include <set>
 #include <sstream>
@@ -214,6 +215,29 @@ TEST(SweepMpi, TwoRanksEqualOneProcessToTheBitWithColdStarts) {
 // microseconds, so rank 0 solves most of them; a point another rank sends
 // back is read by the same function as a resumed line, which
 // concave_front_test's resume test covers.)
+// Every point of `b` has `a`'s values under `keys` to `tolerance`, and
+// both have `n` points.
+void ExpectPointsNear(const std::map<int, json>& a,
+                      const std::map<int, json>& b,
+                      size_t n,
+                      std::initializer_list<const char*> keys,
+                      double tolerance) {
+  ASSERT_EQ(a.size(), n);
+  ASSERT_EQ(b.size(), n);
+  for (const auto& [index, point] : a) {
+    ASSERT_EQ(b.count(index), 1u) << "point " << index << " missing";
+    const json& other = b.at(index);
+    for (const char* key : keys) {
+      ASSERT_EQ(point[key].size(), other[key].size());
+      for (size_t i = 0; i < point[key].size(); ++i) {
+        EXPECT_NEAR(
+            point[key][i].get<double>(), other[key][i].get<double>(), tolerance)
+            << key << " of point " << index << ": " << other["message"];
+      }
+    }
+  }
+}
+
 TEST(SweepMpi, SpuriousEndFlagsReachTheCoordinator) {
   const std::string command =
       std::string(ECMO_SOLVE_PATH) +
@@ -255,19 +279,9 @@ TEST(SweepMpi, WarmStartsAgreeWithOneProcessToTolerance) {
   const CommandResult run = RunCommand(Mpirun(2, solve + " --jsonl=" + b));
   ASSERT_EQ(run.exit_code, 0) << run.output;  // every point certified
   const std::map<int, json> single = ReadJsonl(a), two = ReadJsonl(b);
-  ASSERT_EQ(single.size(), 21u);
-  ASSERT_EQ(two.size(), 21u);
-  for (const auto& [index, point] : single) {
-    const json& other = two.at(index);
-    EXPECT_EQ(other["termination"], "CONVERGENCE") << index;
-    for (const char* key : {"z", "objectives"}) {
-      ASSERT_EQ(point[key].size(), other[key].size());
-      for (size_t i = 0; i < point[key].size(); ++i) {
-        EXPECT_NEAR(
-            point[key][i].get<double>(), other[key][i].get<double>(), 1e-5)
-            << key << " of point " << index;
-      }
-    }
+  ExpectPointsNear(single, two, 21, {"z", "objectives"}, 1e-5);
+  for (const auto& [index, point] : two) {
+    EXPECT_EQ(point["termination"], "CONVERGENCE") << index;
   }
 }
 
@@ -287,19 +301,7 @@ TEST(SweepMpi, SaturatedSoftmaxGivesTheSameFrontOnTwoRanks) {
   ASSERT_EQ(RunCommand(solve + " --jsonl=" + a, false).exit_code, 0);
   const CommandResult run = RunCommand(Mpirun(2, solve + " --jsonl=" + b));
   ASSERT_EQ(run.exit_code, 0) << run.output;  // every point certified
-  const std::map<int, json> single = ReadJsonl(a), two = ReadJsonl(b);
-  ASSERT_EQ(single.size(), 15u);
-  ASSERT_EQ(two.size(), 15u);
-  for (const auto& [index, point] : single) {
-    const json& other = two.at(index);
-    ASSERT_EQ(point["objectives"].size(), other["objectives"].size());
-    for (size_t i = 0; i < point["objectives"].size(); ++i) {
-      EXPECT_NEAR(point["objectives"][i].get<double>(),
-                  other["objectives"][i].get<double>(),
-                  1e-6)
-          << "point " << index << ": " << other["message"];
-    }
-  }
+  ExpectPointsNear(ReadJsonl(a), ReadJsonl(b), 15, {"objectives"}, 1e-6);
 }
 
 TEST(SweepMpi, WarmStartsCrossRanksAndEveryPointIsCertified) {

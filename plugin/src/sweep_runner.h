@@ -54,14 +54,16 @@ std::vector<int> Walk(const std::vector<SweepPoint>& points,
 // Solves a point somewhere else (another MPI rank, ecmo/sweep_mpi.h):
 // gets the point (index, preferences, warm_start_from set), its start z0,
 // the secant prediction (empty when there is none; used only if the
-// problem evaluates there) and the warm start (null: none), exactly what
-// SweepRunner::SolveTask gets; fills point->summary, extra, thread, rank
-// and warm_start_from (a cold retry resets it), with the history thinned.
-// Blocks until done. Must not throw.
+// problem evaluates there), the warm start (null: none) and the finished
+// point it came from (null: none), exactly what SweepRunner::SolveTask
+// gets; fills point->summary, extra, thread, rank and warm_start_from (a
+// cold retry resets it), with the history thinned. Blocks until done.
+// Must not throw.
 using RemoteSolve = std::function<void(SweepPoint* point,
                                        const Eigen::VectorXd& z0,
                                        const Eigen::VectorXd& z_predicted,
-                                       const Solver::Options::WarmStart* warm)>;
+                                       const Solver::Options::WarmStart* warm,
+                                       const SweepPoint* source)>;
 
 // One worker's evaluator, for the whole sweep.
 struct Worker {

@@ -645,17 +645,13 @@ void SweepRunner::SolveClaimedPoints(int thread, Claimed* claimed) {
           start.predicted ? start.prediction : no_prediction;
       const Solver::Options::WarmStart* warm =
           start.have_warm ? &start.warm : nullptr;
+      // A finished point: it does not change while the workers run.
+      const SweepPoint* source =
+          claimed->from >= 0 ? &summary_->points[claimed->from] : nullptr;
       if (worker->remote) {
-        worker->remote(point, start.z0, z_predicted, warm);
+        worker->remote(point, start.z0, z_predicted, warm, source);
       } else {
-        // (A finished point: it does not change while the workers run.)
-        SolveTask(
-            thread,
-            point,
-            start.z0,
-            z_predicted,
-            warm,
-            claimed->from >= 0 ? &summary_->points[claimed->from] : nullptr);
+        SolveTask(thread, point, start.z0, z_predicted, warm, source);
       }
     }
     PointLines lines;

@@ -279,18 +279,12 @@ void Coordinate(const ParetoSweep::Options& options,
     worker->rank = rank;
     if (rank == 0) return local.build(index, worker, error);
     coordinator.SetScalarization(summary->scalarization);
-    worker->remote = [&coordinator, summary, rank](
+    worker->remote = [&coordinator, rank](
                          SweepPoint* point,
                          const Eigen::VectorXd& z0,
                          const Eigen::VectorXd& z_predicted,
-                         const Solver::Options::WarmStart* warm) {
-      // The warm start's source is a finished point of this sweep: it
-      // does not change while the workers run.
-      const int from = point->warm_start_from;
-      const SweepPoint* source =
-          from >= 0 && from < static_cast<int>(summary->points.size())
-              ? &summary->points[from]
-              : nullptr;
+                         const Solver::Options::WarmStart* warm,
+                         const SweepPoint* source) {
       coordinator.Solve(rank, point, z0, z_predicted, warm, source);
     };
     return true;
