@@ -2,17 +2,20 @@
 // SPDX-License-Identifier: BSD-3-Clause (see LICENSE).
 // ecmo_mtbl: the multi-task bilevel learning (MTBL) study. Runs the WC
 // strategies and the paper's baselines (ecmo/mtbl_baselines.h) on one
-// bilevel instance over several seeds, on the same oracles, and reports
-// per method: the hypervolume of its points in 1/loss space, the additive
-// epsilon indicator against the non-dominated union of all methods, the KKT
-// residual ||K||^2 (least-squares multipliers) and the lower-level gap of
-// every point, wall time and oracle counts, as mean and standard error over
-// the seeds.
+// bilevel instance over several seeds, on the same oracles and with the
+// same wall-time budget per point, and reports per method: the hypervolume
+// of its losses, their additive epsilon and IGD+ indicators against the
+// non-dominated union of all methods, the hypervolume in 1/loss space (the
+// paper's), the KKT residual ||K||^2 (least-squares multipliers) and the
+// lower-level gap of every point, whether its own stopping test was met,
+// wall time and oracle counts, as mean and standard error over the seeds.
 //
 //   ecmo_mtbl --task=digits_data_weighting --method=all --preferences=paper
 //             --seeds=5 --output_dir=study
-//   ecmo_mtbl --task=digits_meta_learning --method=wc-penalty,moml,moco
+//   ecmo_mtbl --task=digits_meta_learning --method=wc-reduced,moml,moco
 //             --preferences=paper --seeds=5 --json
+//   ecmo_mtbl --task=digits_data_weighting --baseline_budget=matched:2
+//             (the baselines get twice the WC time per point)
 //   ecmo_mtbl --task=digits_data_weighting --l2=0      (merely convex)
 //   ecmo_mtbl --smoke --json                           (the CTest run)
 //   mpirun -np 4 ecmo_mtbl --task=digits_data_weighting --num_threads=2
@@ -20,20 +23,29 @@
 //                                            --resume after a failure)
 //
 // Conventions (also in benchmarks/README.md):
-//   - Points are scored by v = 1/loss per objective (to be maximized, as in
-//     the paper); the hypervolume uses the reference point v = 0, so it
-//     needs none to be chosen. The additive epsilon indicator of a method
-//     is max_{r in R} min_{a in A} max_s (r_s - a_s) on v, R = the
-//     non-dominated union of every method's points of the same seed (0:
-//     the method's points contain R).
+//   - In loss space (minimized): HV(loss) with the reference point nadir +
+//     0.1 (nadir - ideal) of R, the non-dominated union of every method's
+//     losses on the same seed (the same point for every method, and every
+//     point of R adds volume); eps+(loss) = max_{r in R} min_{a in A}
+//     max_s (a_s - r_s) and IGD+(loss) (0: the method's points cover R).
+//   - In v = 1/loss (maximized, as in the paper): HV(1/loss) with the
+//     reference point v = 0, which needs none to be chosen but grows
+//     without bound as a loss shrinks; study.json also keeps eps+ on v.
+//   - Budgets: each WC solve stops at its certificate or after
+//     --max_seconds_per_point; each baseline run, by default, after the
+//     mean time per point of the study's first WC method on its seed
+//     (--baseline_budget=matched: the WC runs go first), or earlier when
+//     its own stationarity test is met. A WC point's time includes its
+//     share of its seed's utopia point (each WC method pays for all of
+//     it: the seed's utopia seconds over the preferences).
 //   - ||K||^2 is the WC KKT residual with least-squares multipliers at the
 //     point's preference; the preference-free methods (MOML, MoCo, FORUM)
 //     are scored at lambda proportional to 1/f (the preference whose WC ray
 //     passes through the point).
 //   - The lower-level gap is g(x, y) - g(x, y*) with y* from Newton-CG on
 //     g(x, .) started at y.
-//   - "wc-penalty (equal)" is the paper's "Ours - Equal": the equal
-//     preference alone.
+//   - "wc-reduced (equal)" (the first WC method's) is the paper's "Ours -
+//     Equal": the equal preference alone.
 //
 // Runs: the study's runs (a method at a preference, or once, per seed) are
 // tasks of ecmo::RunTasks (ecmo/task_farm.h) on --num_threads threads, each
@@ -121,8 +133,10 @@ DEFINE_string(method,
               "Comma-separated methods: wc-penalty (the full-space ECMO "
               "form), wc-reduced (the reduced form over x, y = y*(x); "
               "strongly convex lower levels only), moml, moco, forum, "
-              "itd-ls, soba-ls; or all (wc-reduced is left out when "
-              "--l2 = 0).");
+              "itd-ls, soba-ls; or all: wc-reduced and the five "
+              "baselines (wc-penalty instead of wc-reduced when --l2 = 0; "
+              "otherwise the full-space form runs only when named: it "
+              "reaches the same certified points 10-40x slower).");
 DEFINE_string(preferences,
               "paper",
               "Preferences of wc-penalty and weights of the linear-"
@@ -165,7 +179,20 @@ DEFINE_double(l2,
               "ill-defined.");
 DEFINE_int32(baseline_iterations,
              0,
-             "Outer iterations of every baseline; 0: the task's default.");
+             "Outer iterations of every baseline; 0: 200 with "
+             "--baseline_budget=iterations, unlimited otherwise (the wall-"
+             "time budget decides).");
+DEFINE_string(baseline_budget,
+              "matched",
+              "Wall-time budget of every baseline run: matched (the mean "
+              "time per point of the study's first WC method on the same "
+              "seed, its share of the seed's utopia point included: equal "
+              "budgets), matched:F (F times that), a number of seconds, or "
+              "iterations (--baseline_iterations alone, 200 by default: the "
+              "paper's fixed budget). A baseline stops earlier when its own "
+              "stationarity test is met (the report's 'stationary' column). "
+              "With --smoke the default is iterations, so that the smoke "
+              "study's points do not depend on the machine's speed.");
 DEFINE_int32(inner_iterations,
              0,
              "Inner gradient steps of MOML, MoCo, FORUM and ITD-LS; 0: the "
@@ -176,9 +203,14 @@ DEFINE_double(upper_step_size,
               "default (10 for data weighting and mtbl_logistic, 0.05 for "
               "meta-learning).");
 DEFINE_double(max_seconds_per_point,
-              120.0,
-              "Wall-time budget of each WC solve (the baselines run their "
-              "iteration budget).");
+              -1.0,
+              "Wall-time budget of each WC solve (the baselines': "
+              "--baseline_budget); -1: the task's default, 5 s for "
+              "digits_meta_learning (its WC points are not certified "
+              "within minutes, and 5 s already gives the best front of "
+              "all methods: benchmarks/README.md, 'MTBL study') and 120 s "
+              "for the others (which certify their points in about a "
+              "second).");
 DEFINE_double(proximal,
               -1.0,
               "delta/2 ||x||^2 added to every upper objective; -1: the "
@@ -186,15 +218,18 @@ DEFINE_double(proximal,
               "data-weighting optimum is at infinity and the meta-learning "
               "network fits every validation set to zero loss at once).");
 DEFINE_string(scalarization,
-              "paper",
-              "Reference point and scales of the WC methods: paper (r = 0, "
-              "w = 1: the paper's form; the losses are positive) or utopia "
-              "(r = the utopia point, w = nadir - utopia, from S "
-              "single-objective solves per seed, as ecmo::Sweep does by "
-              "default; their time is spread over the seed's WC points). "
+              "utopia",
+              "Reference point and scales of the WC methods: utopia (r = "
+              "the utopia point, w = nadir - utopia, from S single-objective "
+              "solves per seed, as ecmo::Sweep does by default; their time "
+              "is charged to the seed's points of each WC method) or paper "
+              "(r = 0, w = 1: the paper's form; the losses are positive). "
               "With r = 0 strongly lopsided preferences select the same "
               "weakly Pareto point; with the utopia point each preference "
-              "selects its own.");
+              "selects its own. utopia is the default by measurement: on "
+              "digits_data_weighting (5 seeds, the paper's presets, equal "
+              "budgets) it beats every baseline on HV(loss), eps+ and IGD+, "
+              "and r = 0 does not (benchmarks/README.md, 'MTBL study').");
 DEFINE_string(data, "", "The digits data file; empty: the shipped copy.");
 DEFINE_string(output_dir,
               "",
@@ -412,7 +447,7 @@ bool ParsePreferences(const std::string& spec,
   for (ecmo::NamedPreference& p : *out) {
     p.weights = ecmo::ToOpenSimplex(p.weights);
     // The equal preference keeps its name whatever the spec (a file, a
-    // grid), so the "wc-penalty (equal)" row exists whenever it is swept.
+    // grid), so the "wc-reduced (equal)" row exists whenever it is swept.
     const auto [lo, hi] =
         std::minmax_element(p.weights.begin(), p.weights.end());
     if (*hi - *lo <= 1e-12) p.name = "equal";
@@ -420,18 +455,79 @@ bool ParsePreferences(const std::string& spec,
   return true;
 }
 
+// --baseline_budget: matched, matched:F, iterations or a number of
+// seconds (> 0, finite). False with *error naming the valid forms.
+bool ParseBaselineBudget(const std::string& spec,
+                         ecmo::tools::BaselineBudget* budget,
+                         std::string* error) {
+  using Kind = ecmo::tools::BaselineBudget::Kind;
+  const std::string valid =
+      " (valid: matched, matched:F with F > 0, iterations, or a number of "
+      "seconds > 0)";
+  auto positive = [](const std::string& text, double* value) {
+    char* end = nullptr;
+    *value = std::strtod(text.c_str(), &end);
+    return !text.empty() && end == text.c_str() + text.size() &&
+           std::isfinite(*value) && *value > 0.0;
+  };
+  if (spec == "iterations") {
+    *budget = {Kind::ITERATIONS, 0.0};
+    return true;
+  }
+  if (spec == "matched") {
+    *budget = {Kind::MATCHED, 1.0};
+    return true;
+  }
+  double value = 0.0;
+  if (spec.rfind("matched:", 0) == 0) {
+    if (positive(spec.substr(8), &value)) {
+      *budget = {Kind::MATCHED, value};
+      return true;
+    }
+  } else if (positive(spec, &value)) {
+    *budget = {Kind::SECONDS, value};
+    return true;
+  }
+  *error = "--baseline_budget '" + spec + "' is not a budget" + valid;
+  return false;
+}
+
+// The budget as --baseline_budget writes it (study.json, the settings).
+std::string BaselineBudgetSpec(const ecmo::tools::BaselineBudget& budget) {
+  using Kind = ecmo::tools::BaselineBudget::Kind;
+  std::ostringstream out;
+  out << std::setprecision(17);
+  if (budget.kind == Kind::ITERATIONS) {
+    out << "iterations";
+  } else if (budget.kind == Kind::SECONDS) {
+    out << budget.value;
+  } else {
+    out << "matched";
+    if (budget.value != 1.0) out << ":" << budget.value;
+  }
+  return out.str();
+}
+
 // Budgets and step sizes of the baselines. Gradient steps on g(x, .) are
 // stable below 2 / lambda_max(grad^2_yy g), so the lower-level steps are
 // 1 / lambda_max, estimated by Lanczos at each seed's start point (the
 // header's rule); the upper steps are --upper_step_size (chosen per task on
 // its first seed, benchmarks/README.md) and stay fixed over the seeds.
+// With a finite `budget_seconds` the run stops on that wall time (or its
+// own stationarity test), its iterations unlimited unless
+// --baseline_iterations is given; NaN: the iteration budget alone.
 ecmo::MtblBaseline::Options BaselineOptions(const std::string& task,
                                             ecmo::MtblBaselineType type,
                                             double lambda_max,
-                                            bool smoke) {
+                                            bool smoke,
+                                            double budget_seconds) {
   ecmo::MtblBaseline::Options options;
   options.type = type;
   options.max_iterations = smoke ? 40 : 200;
+  if (std::isfinite(budget_seconds)) {
+    options.max_iterations = std::numeric_limits<int>::max();
+    options.max_solver_time_in_seconds = budget_seconds;
+  }
   const double lower_step =
       std::isfinite(lambda_max) && lambda_max > 0.0 ? 1.0 / lambda_max : 1.0;
   options.inner_step_size = lower_step;
@@ -581,6 +677,9 @@ void RunBaseline(const ecmo::MtblBaseline::Options& options,
                  Instance* instance,
                  Point* point,
                  Eigen::VectorXd* z) {
+  if (options.max_solver_time_in_seconds < 1e9) {
+    point->budget_seconds = options.max_solver_time_in_seconds;
+  }
   *z = instance->start;
   ecmo::MtblBaseline::Summary summary;
   ecmo::Solve(options, instance->evaluator, point->preference, z, &summary);
@@ -592,8 +691,15 @@ void RunBaseline(const ecmo::MtblBaseline::Options& options,
   point->gradient_evaluations = summary.upper_gradients + summary.upper_values;
   point->lower_gradients = summary.lower_gradients;
   point->hessian_products = summary.hessian_products;
-  for (const auto& entry : summary.history) {
+  // Under a wall-time budget a run takes thousands of iterations: the
+  // curve keeps at most about kCurvePoints of them, evenly, and the last.
+  constexpr size_t kCurvePoints = 256;
+  const size_t n = summary.history.size();
+  const size_t stride = std::max<size_t>(1, n / kCurvePoints);
+  for (size_t i = 0; i < n; ++i) {
+    const auto& entry = summary.history[i];
     if (entry.upper_objectives.size() == 0) continue;
+    if (i % stride != 0 && i + 1 != n) continue;
     point->curve_time.push_back(entry.time_in_seconds);
     point->curve_worst_loss.push_back(entry.upper_objectives.maxCoeff());
   }
@@ -714,6 +820,31 @@ Eigen::MatrixXd NegatedInverseLosses(const std::vector<const Point*>& points) {
   return m;
 }
 
+// The losses of the usable points (rows), for the loss-space indicators.
+Eigen::MatrixXd Losses(const std::vector<const Point*>& points) {
+  std::vector<const Point*> usable;
+  for (const Point* p : points) {
+    if (p->usable && p->losses.size() > 0 && p->losses.allFinite()) {
+      usable.push_back(p);
+    }
+  }
+  if (usable.empty()) return Eigen::MatrixXd();
+  Eigen::MatrixXd m(usable.size(), usable[0]->losses.size());
+  for (size_t i = 0; i < usable.size(); ++i) {
+    m.row(i) = usable[i]->losses.transpose();
+  }
+  return m;
+}
+
+// The non-dominated rows of `points` (minimization), in their order.
+Eigen::MatrixXd NonDominatedRows(const Eigen::MatrixXd& points) {
+  if (points.rows() == 0) return points;
+  const std::vector<int> nd = ecmo::NonDominatedIndices(points);
+  Eigen::MatrixXd out(nd.size(), points.cols());
+  for (size_t i = 0; i < nd.size(); ++i) out.row(i) = points.row(nd[i]);
+  return out;
+}
+
 struct MeanError {
   double mean = std::numeric_limits<double>::quiet_NaN();
   double standard_error = std::numeric_limits<double>::quiet_NaN();
@@ -742,12 +873,45 @@ MeanError Aggregate(const std::vector<double>& values) {
   return out;
 }
 
-// One row of the comparison table: a method (or "wc-penalty (equal)") over
-// the seeds.
+// One row of the comparison table: a method (or the equal preference of
+// the first WC method, "wc-reduced (equal)") over the seeds.
 struct MethodResult {
+  // Adds one seed's indicators of the row's points: on v = 1/loss (negated,
+  // so minimized) against reference 0 and the union's non-dominated
+  // points, and on the losses against `loss_reference` and the union's.
+  void Add(const Eigen::MatrixXd& inverse,
+           const Eigen::MatrixXd& union_inverse,
+           const Eigen::MatrixXd& losses,
+           const Eigen::MatrixXd& union_losses,
+           const Eigen::VectorXd& loss_reference) {
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    const int S = static_cast<int>(loss_reference.size());
+    std::string error;
+    hypervolume.push_back(
+        inverse.rows() > 0
+            ? ecmo::Hypervolume(inverse, Eigen::VectorXd::Zero(S), &error)
+            : 0.0);
+    epsilon.push_back(inverse.rows() > 0 && union_inverse.rows() > 0
+                          ? ecmo::AdditiveEpsilon(inverse, union_inverse)
+                          : nan);
+    hypervolume_loss.push_back(
+        losses.rows() > 0 ? ecmo::Hypervolume(losses, loss_reference, &error)
+                          : 0.0);
+    epsilon_loss.push_back(losses.rows() > 0 && union_losses.rows() > 0
+                               ? ecmo::AdditiveEpsilon(losses, union_losses)
+                               : nan);
+    igd_plus_loss.push_back(losses.rows() > 0 && union_losses.rows() > 0
+                                ? ecmo::IgdPlus(losses, union_losses)
+                                : nan);
+  }
+
   std::string name;
-  std::vector<double> hypervolume;        // per seed
-  std::vector<double> epsilon;            // per seed
+  std::vector<double> hypervolume;        // per seed, v = 1/loss
+  std::vector<double> epsilon;            // per seed, on v
+  std::vector<double> hypervolume_loss;   // per seed, reference: the start
+  std::vector<double> epsilon_loss;       // per seed, on the losses
+  std::vector<double> igd_plus_loss;      // per seed, on the losses
+  std::vector<double> budget_per_point;   // per point with a time budget
   std::vector<double> seconds;            // per seed, all of the method's runs
   std::vector<double> seconds_per_point;  // per point
   std::vector<double> kkt;                // per point
@@ -1005,8 +1169,12 @@ bool PrepareSeed(const Study& study,
   return true;
 }
 
-// Solves one run and scores its point (the study's loop body).
-Point SolveRun(const Study& study, const Run& run, SeedContext* context) {
+// Solves one run and scores its point (the study's loop body); a baseline
+// runs for `budget_seconds` (NaN: its iteration budget).
+Point SolveRun(const Study& study,
+               const Run& run,
+               double budget_seconds,
+               SeedContext* context) {
   const Method& method = study.methods[run.method];
   Point point;
   point.method = method.name;
@@ -1030,12 +1198,14 @@ Point SolveRun(const Study& study, const Run& run, SeedContext* context) {
   } else if (method.wc) {
     RunWc(seed_options, instance, &point, &z);
   } else {
-    RunBaseline(
-        BaselineOptions(
-            study.task, method.baseline, context->lambda_max, study.smoke),
-        instance,
-        &point,
-        &z);
+    RunBaseline(BaselineOptions(study.task,
+                                method.baseline,
+                                context->lambda_max,
+                                study.smoke,
+                                budget_seconds),
+                instance,
+                &point,
+                &z);
   }
   if (z.size() == instance->start.size() && z.allFinite()) {
     ScorePoint(
@@ -1044,6 +1214,58 @@ Point SolveRun(const Study& study, const Run& run, SeedContext* context) {
     point.usable = false;
   }
   return point;
+}
+
+// The seconds of a seed's utopia point, from its runs' seed report (0
+// without one).
+double UtopiaSeconds(const nlohmann::json& seed_info) {
+  if (!seed_info.is_object() || !seed_info.contains("scalarization")) {
+    return 0.0;
+  }
+  const double seconds =
+      ReadNumber(seed_info["scalarization"].value("seconds", nlohmann::json()));
+  return std::isfinite(seconds) ? seconds : 0.0;
+}
+
+// The wall time a point cost its method: a WC point also carries its share
+// of its seed's utopia point. Every WC method that uses the utopia point
+// pays for all of it (one point per preference), as it would if it were
+// run alone.
+double ChargedSeconds(const Study& study,
+                      const Point& point,
+                      const nlohmann::json& seed_info) {
+  const bool wc = std::any_of(
+      study.methods.begin(), study.methods.end(), [&](const Method& m) {
+        return m.wc && m.name == point.method;
+      });
+  if (!wc || study.preferences.empty()) return point.seconds;
+  return point.seconds + UtopiaSeconds(seed_info) /
+                             static_cast<double>(study.preferences.size());
+}
+
+// Per seed, the wall-time budget of every baseline run under
+// --baseline_budget=matched[:F]: F times the mean charged time per point of
+// the study's first WC method on that seed, from its finished runs.
+std::map<int, double> MatchedBudgets(
+    const Study& study,
+    const std::vector<Run>& runs,
+    const std::map<int, FinishedRun>& finished) {
+  int reference = -1;
+  for (size_t m = 0; m < study.methods.size() && reference < 0; ++m) {
+    if (study.methods[m].wc) reference = static_cast<int>(m);
+  }
+  std::map<int, std::pair<double, int>> sums;  // seed -> (seconds, points)
+  for (const auto& [task, run] : finished) {
+    if (runs[task].method != reference) continue;
+    auto& [seconds, count] = sums[runs[task].seed];
+    seconds += ChargedSeconds(study, run.point, run.seed);
+    ++count;
+  }
+  std::map<int, double> budgets;
+  for (const auto& [seed, sum] : sums) {
+    budgets[seed] = study.baseline_budget.value * sum.first / sum.second;
+  }
+  return budgets;
 }
 
 // What determines the study's points: its flags (not the outputs). The
@@ -1068,9 +1290,10 @@ nlohmann::json StudySettings(const Study& study, int num_seeds) {
   s["kkt_tolerance"] = FLAGS_kkt_tolerance;
   s["l2"] = study.l2;
   s["baseline_iterations"] = FLAGS_baseline_iterations;
+  s["baseline_budget"] = BaselineBudgetSpec(study.baseline_budget);
   s["inner_iterations"] = FLAGS_inner_iterations;
   s["upper_step_size"] = FLAGS_upper_step_size;
-  s["max_seconds_per_point"] = FLAGS_max_seconds_per_point;
+  s["max_seconds_per_point"] = study.wc_options.max_solver_time_in_seconds;
   s["proximal"] = FLAGS_proximal;
   s["scalarization"] = FLAGS_scalarization;
   s["data"] = FLAGS_data;
@@ -1153,8 +1376,8 @@ bool CheckDoubleFlags(std::string* error) {
       {"max_seconds_per_point",
        FLAGS_max_seconds_per_point,
        true,
-       false,
-       "> 0 and finite"},
+       true,
+       "> 0 and finite, or -1 (the task's default)"},
   };
   for (const DoubleFlag& f : flags) {
     const bool in_range =
@@ -1228,10 +1451,16 @@ bool CheckIntegerFlags(bool smoke, int num_seeds, std::string* error) {
 // --data or --output_dir path whole): a 100 kB value gave a refusal of
 // 100-300 kB (battery K1).
 std::string ForMessage(std::string message) {
-  for (const std::string* value :
-       {&FLAGS_task, &FLAGS_method, &FLAGS_preferences, &FLAGS_strategy,
-        &FLAGS_reduced_strategy, &FLAGS_lower_preconditioner,
-        &FLAGS_scalarization, &FLAGS_data, &FLAGS_output_dir}) {
+  for (const std::string* value : {&FLAGS_task,
+                                   &FLAGS_method,
+                                   &FLAGS_preferences,
+                                   &FLAGS_strategy,
+                                   &FLAGS_reduced_strategy,
+                                   &FLAGS_lower_preconditioner,
+                                   &FLAGS_scalarization,
+                                   &FLAGS_data,
+                                   &FLAGS_output_dir,
+                                   &FLAGS_baseline_budget}) {
     message = ecmo::tools::CutValue(message, *value);
     // --method and --preferences are lists: their items are quoted alone.
     size_t start = 0;
@@ -1246,14 +1475,97 @@ std::string ForMessage(std::string message) {
   return message;
 }
 
+// "mean +- se" with `digits` significant digits.
+std::string MeanAndError(const std::vector<double>& values, int digits) {
+  const MeanError m = Aggregate(values);
+  std::ostringstream out;
+  out << std::setprecision(digits) << m.mean << " +- " << std::setprecision(2)
+      << m.standard_error;
+  return out.str();
+}
+
+// The report's two tables: the fronts' quality (lower is better but for
+// the hypervolumes), then what the points cost and whether each method's
+// own stopping test was met.
+void PrintReport(const Study& study,
+                 const std::vector<MethodResult>& results,
+                 std::ostream& out) {
+  using Kind = ecmo::tools::BaselineBudget::Kind;
+  const bool has_baselines = std::any_of(study.methods.begin(),
+                                         study.methods.end(),
+                                         [](const Method& m) { return !m.wc; });
+  if (has_baselines) {
+    out << "baseline budget: " << BaselineBudgetSpec(study.baseline_budget);
+    if (study.baseline_budget.kind == Kind::MATCHED) {
+      out << " (each baseline run may take "
+          << (study.baseline_budget.value == 1.0
+                  ? std::string("the")
+                  : BaselineBudgetSpec(study.baseline_budget).substr(8) +
+                        "x the")
+          << " mean time per point of the first WC method on its seed)";
+    } else if (study.baseline_budget.kind == Kind::ITERATIONS) {
+      out << " (a fixed number of outer iterations, no time limit)";
+    } else {
+      out << " s per baseline run";
+    }
+    out << "\n";
+  }
+  out << "\n"
+      << std::left << std::setw(20) << "method" << std::right << std::setw(22)
+      << "HV(loss) +- se" << std::setw(22) << "eps+(loss) +- se"
+      << std::setw(22) << "IGD+(loss) +- se" << std::setw(22)
+      << "HV(1/loss) +- se"
+      << "\n";
+  for (const MethodResult& r : results) {
+    out << std::left << std::setw(20) << r.name << std::right << std::setw(22)
+        << MeanAndError(r.hypervolume_loss, 4) << std::setw(22)
+        << MeanAndError(r.epsilon_loss, 3) << std::setw(22)
+        << MeanAndError(r.igd_plus_loss, 3) << std::setw(22)
+        << MeanAndError(r.hypervolume, 4) << "\n";
+  }
+  out << "\n"
+      << std::left << std::setw(20) << "method" << std::right << std::setw(10)
+      << "s/point" << std::setw(10) << "budget" << std::setw(12) << "median K^2"
+      << std::setw(12) << "median gap" << std::setw(10) << "grads/pt"
+      << std::setw(10) << "HVPs/pt" << std::setw(12) << "stationary"
+      << "\n";
+  for (const MethodResult& r : results) {
+    std::ostringstream budget;
+    if (r.budget_per_point.empty()) {
+      budget << "-";
+    } else {
+      budget << std::fixed << std::setprecision(3)
+             << Aggregate(r.budget_per_point).mean;
+    }
+    out << std::left << std::setw(20) << r.name << std::right << std::setw(10)
+        << std::fixed << std::setprecision(3)
+        << Aggregate(r.seconds_per_point).mean << std::setw(10) << budget.str()
+        << std::setw(12) << std::scientific << std::setprecision(1)
+        << Median(r.kkt) << std::setw(12) << Median(r.gap) << std::fixed
+        << std::setprecision(0) << std::setw(10)
+        << Aggregate(r.gradient_evaluations).mean << std::setw(10)
+        << Aggregate(r.hessian_products).mean << std::setw(12)
+        << (std::to_string(r.converged) + "/" + std::to_string(r.points))
+        << "\n";
+  }
+  out << std::defaultfloat
+      << "\nHV(loss): reference = nadir + 0.1 (nadir - ideal) of the "
+         "non-dominated union of every method's losses on the seed; eps+ and "
+         "IGD+: against that union (0: the method's points cover it); "
+         "HV(1/loss): "
+         "reference v = 0. stationary: the WC certificate, or the "
+         "baseline's own test (direction and ||grad_y g|| tolerances in "
+         "study.json's baseline_options).\n";
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   ecmo::tools::ParseToolFlags(
       "Runs the multi-task bilevel study: the WC strategies and the paper's "
-      "baselines on one instance over several seeds, with hypervolume "
-      "(1/loss), epsilon indicator, KKT residuals, lower-level gaps, time "
-      "and oracle counts.\n"
+      "baselines on one instance over several seeds, with equal time "
+      "budgets, and reports HV, eps+ and IGD+ of the losses, HV(1/loss), "
+      "KKT residuals, lower-level gaps, time and oracle counts.\n"
       "  ecmo_mtbl --task=digits_data_weighting --method=all "
       "--preferences=paper --seeds=5 --output_dir=study",
       "ecmo_mtbl.cc",
@@ -1341,7 +1653,10 @@ int main(int argc, char** argv) {
     wc_options.kkt_tolerance = FLAGS_kkt_tolerance;
   }
   wc_options.record_history = true;
-  wc_options.max_solver_time_in_seconds = FLAGS_max_seconds_per_point;
+  wc_options.max_solver_time_in_seconds =
+      FLAGS_max_seconds_per_point != -1.0 ? FLAGS_max_seconds_per_point
+      : task == "digits_meta_learning"    ? 5.0
+                                          : 120.0;
   if (!wc_options.IsValid(&error)) {
     std::cerr << "ecmo_mtbl: " << ForMessage(error) << "\n";
     return kExitUsage;
@@ -1354,28 +1669,65 @@ int main(int argc, char** argv) {
     return kExitUsage;
   }
   const double l2 = FLAGS_l2 == -1.0 ? kDefaultL2 : FLAGS_l2;
+  // --method=all has one WC form: the reduced one where it is defined (a
+  // strongly convex lower level), else the full-space one.
+  if (FLAGS_method == "all") {
+    const std::string left_out = l2 > 0.0 ? "wc-penalty" : "wc-reduced";
+    methods.erase(
+        std::remove_if(methods.begin(),
+                       methods.end(),
+                       [&](const Method& m) { return m.name == left_out; }),
+        methods.end());
+  }
   if (l2 == 0.0 &&
       std::any_of(methods.begin(), methods.end(), [](const Method& m) {
         return m.name == "wc-reduced";
       })) {
-    if (FLAGS_method == "all") {
-      methods.erase(std::remove_if(
-                        methods.begin(),
-                        methods.end(),
-                        [](const Method& m) { return m.name == "wc-reduced"; }),
-                    methods.end());
-    } else {
-      std::cerr << "ecmo_mtbl: wc-reduced needs a strongly convex lower "
-                   "level (y*(x) unique), but --l2 = 0 makes it merely "
-                   "convex; use wc-penalty (the full-space form) or --l2 > "
-                   "0\n";
+    std::cerr << "ecmo_mtbl: wc-reduced needs a strongly convex lower "
+                 "level (y*(x) unique), but --l2 = 0 makes it merely "
+                 "convex; use wc-penalty (the full-space form) or --l2 > "
+                 "0\n";
+    return kExitUsage;
+  }
+  // The baselines' budget: equal to the WC methods' time by default, the
+  // iteration budget under --smoke (machine-independent points) and when
+  // no WC method is run to match.
+  const bool has_wc = std::any_of(
+      methods.begin(), methods.end(), [](const Method& m) { return m.wc; });
+  const bool budget_given =
+      !gflags::GetCommandLineFlagInfoOrDie("baseline_budget").is_default;
+  ecmo::tools::BaselineBudget baseline_budget;
+  if (!ParseBaselineBudget(
+          budget_given || !smoke ? FLAGS_baseline_budget : "iterations",
+          &baseline_budget,
+          &error)) {
+    std::cerr << "ecmo_mtbl: " << ForMessage(error) << "\n";
+    return kExitUsage;
+  }
+  if (baseline_budget.kind == ecmo::tools::BaselineBudget::Kind::MATCHED &&
+      !has_wc) {
+    if (budget_given) {
+      std::cerr << "ecmo_mtbl: "
+                << ForMessage("--baseline_budget=" + FLAGS_baseline_budget +
+                              " matches the time of a WC method, but "
+                              "--method has none; add wc-reduced (or "
+                              "wc-penalty), or give the budget in seconds or "
+                              "as iterations")
+                << "\n";
       return kExitUsage;
     }
+    baseline_budget = {ecmo::tools::BaselineBudget::Kind::ITERATIONS, 0.0};
   }
   for (const Method& m : methods) {
     if (m.wc) continue;
-    const ecmo::MtblBaseline::Options options =
-        BaselineOptions(task, m.baseline, 1.0, smoke);
+    const ecmo::MtblBaseline::Options options = BaselineOptions(
+        task,
+        m.baseline,
+        1.0,
+        smoke,
+        baseline_budget.kind == ecmo::tools::BaselineBudget::Kind::ITERATIONS
+            ? std::numeric_limits<double>::quiet_NaN()
+            : 1.0);
     if (!options.IsValid(&error)) {
       std::cerr << "ecmo_mtbl: " << m.name << ": " << ForMessage(error) << "\n";
       return kExitUsage;
@@ -1411,6 +1763,7 @@ int main(int argc, char** argv) {
   study.wc_options = wc_options;
   study.reduced_strategy = reduced_strategy;
   study.reduced_evaluator_options = reduced_evaluator_options;
+  study.baseline_budget = baseline_budget;
   std::vector<std::string> objective_names;
   std::string description;
   int S = 0;
@@ -1606,6 +1959,24 @@ int main(int argc, char** argv) {
     }
   }
 #endif
+  // Per seed, the baselines' wall-time budget (matched: set between the
+  // two phases below, on every rank).
+  std::map<int, double> budget_of_seed;
+  auto baseline_budget_seconds = [&](int seed) {
+    using Kind = ecmo::tools::BaselineBudget::Kind;
+    switch (study.baseline_budget.kind) {
+      case Kind::SECONDS:
+        return study.baseline_budget.value;
+      case Kind::MATCHED: {
+        const auto found = budget_of_seed.find(seed);
+        if (found != budget_of_seed.end()) return found->second;
+        break;
+      }
+      case Kind::ITERATIONS:
+        break;
+    }
+    return std::numeric_limits<double>::quiet_NaN();
+  };
   auto solve = [&](int thread, int t) {
     const Run& run = runs[t];
     SeedContext& context = contexts[thread];
@@ -1623,7 +1994,8 @@ int main(int argc, char** argv) {
       reply["exit_code"] = exit_code;
       return reply.dump();
     }
-    Point point = SolveRun(study, run, &context);
+    Point point =
+        SolveRun(study, run, baseline_budget_seconds(run.seed), &context);
     point.rank = rank;
     reply["point"] = PointToJson(point);
     reply["seed"] = context.info;
@@ -1679,18 +2051,59 @@ int main(int argc, char** argv) {
   ecmo::TaskFarm::Options farm_options;
   farm_options.num_threads = FLAGS_num_threads;
   const Clock::time_point study_start = Clock::now();
+  auto run_phase = [&](const std::vector<int>& phase) {
 #ifdef ECMO_WITH_MPI
-  ecmo::DistributedSweepStatistics distribution;
-  ecmo::DistributeTasks(farm_options, tasks, solve, on_result, &distribution);
-  if (!coordinator) return 0;  // rank 0 reports and sets the exit status
-  if (num_ranks > 1) {
-    // One write: under mpirun stdout and stderr are forwarded apart, and a
-    // line written in pieces came out with the report's table inside it.
-    std::cerr << "ecmo_mtbl: distributed over " + distribution.Report() + "\n"
-              << std::flush;
-  }
+    ecmo::DistributedSweepStatistics distribution;
+    ecmo::DistributeTasks(farm_options, phase, solve, on_result, &distribution);
+    if (coordinator && num_ranks > 1) {
+      // One write: under mpirun stdout and stderr are forwarded apart, and
+      // a line written in pieces came out with the report's table inside.
+      std::cerr << "ecmo_mtbl: distributed over " + distribution.Report() + "\n"
+                << std::flush;
+    }
 #else
-  ecmo::RunTasks(farm_options, tasks, solve, on_result);
+    ecmo::RunTasks(farm_options, phase, solve, on_result);
+#endif
+  };
+  // Matched budgets come from the WC runs' times: those run first (every
+  // seed's), then the baselines. Otherwise all runs are one phase.
+  const bool matched =
+      study.baseline_budget.kind == ecmo::tools::BaselineBudget::Kind::MATCHED;
+  std::vector<int> wc_phase, baseline_phase;
+  for (int t : tasks) {
+    (matched && !study.methods[runs[t].method].wc ? baseline_phase : wc_phase)
+        .push_back(t);
+  }
+  run_phase(wc_phase);
+  if (matched) {
+    // Rank 0 has every WC point; each rank needs the budgets. A failed run
+    // ends the study before the baselines, on every rank.
+    nlohmann::json shared = {{"stop", !run_error.empty()}};
+    if (coordinator && run_error.empty()) {
+      for (const auto& [seed, seconds] :
+           MatchedBudgets(study, runs, finished)) {
+        shared["budgets"][std::to_string(seed)] = seconds;
+      }
+    }
+    std::string text = shared.dump();
+#ifdef ECMO_WITH_MPI
+    if (num_ranks > 1 && !mpi.Broadcast(&text)) {
+      std::cerr << "ecmo_mtbl: MPI: sharing the baselines' budgets failed\n";
+      return AbortAll(kExitFailure);
+    }
+#endif
+    shared = nlohmann::json::parse(text, nullptr, false);
+    if (shared.is_object() && shared.contains("budgets")) {
+      for (const auto& [seed, seconds] : shared["budgets"].items()) {
+        budget_of_seed[std::stoi(seed)] = seconds.get<double>();
+      }
+    }
+    if (shared.is_object() && !shared.value("stop", true)) {
+      run_phase(baseline_phase);
+    }
+  }
+#ifdef ECMO_WITH_MPI
+  if (!coordinator) return 0;  // rank 0 reports and sets the exit status
 #endif
   const double study_seconds = Seconds(study_start);
   // A lost write can show only when the file is closed (NFS, a full disk).
@@ -1710,18 +2123,17 @@ int main(int argc, char** argv) {
   // ---- The points in the study's order, and what each seed reported.
   std::vector<Point> points;
   std::map<int, nlohmann::json> seed_info;  // seed -> "seed" of its points
-  std::map<int, std::vector<size_t>> wc_points_of_seed;  // indices into points
   for (size_t t = 0; t < runs.size(); ++t) {
     const auto found = finished.find(static_cast<int>(t));
     if (found == finished.end()) {
       std::cerr << "ecmo_mtbl: run " << t << " has no result\n";
       return kExitFailure;
     }
+    // A WC point's seconds include its share of the utopia point.
+    Point& point = found->second.point;
+    point.seconds = ChargedSeconds(study, point, found->second.seed);
     seed_info.emplace(runs[t].seed, std::move(found->second.seed));
-    if (study.methods[runs[t].method].wc) {
-      wc_points_of_seed[runs[t].seed].push_back(points.size());
-    }
-    points.push_back(std::move(found->second.point));
+    points.push_back(std::move(point));
   }
   nlohmann::json start_losses = nlohmann::json::array();
   std::vector<double> lambda_max_per_seed;
@@ -1730,56 +2142,59 @@ int main(int argc, char** argv) {
     start_losses.push_back(info.value("start", nlohmann::json()));
     lambda_max_per_seed.push_back(
         ReadNumber(info.value("lambda_max", nlohmann::json())));
-    if (!info.contains("scalarization")) continue;
-    const nlohmann::json& scalarization = info["scalarization"];
-    scalarizations.push_back(scalarization);
-    // The single-objective solves serve every WC point of the seed.
-    const std::vector<size_t>& wc = wc_points_of_seed[seed];
-    for (size_t i : wc) {
-      points[i].seconds +=
-          ReadNumber(scalarization.value("seconds", nlohmann::json())) /
-          wc.size();
+    if (info.contains("scalarization")) {
+      scalarizations.push_back(info["scalarization"]);
     }
   }
 
   // ---- Metrics: per seed, the union of every method's points; per method
-  // (and for the equal preference of wc-penalty alone) HV and epsilon.
+  // (and for the equal preference of the first WC method alone) the
+  // indicators.
   std::vector<std::string> row_names;
+  std::string equal_row, equal_method;
   for (const Method& m : methods) {
     row_names.push_back(m.name);
-    if (m.name == "wc-penalty") {
+    if (m.wc && equal_row.empty()) {
       const bool has_equal = std::any_of(
           preferences.begin(),
           preferences.end(),
           [](const ecmo::NamedPreference& p) { return p.name == "equal"; });
       if (has_equal && preferences.size() > 1) {
-        row_names.push_back("wc-penalty (equal)");
+        equal_method = m.name;
+        equal_row = m.name + " (equal)";
+        row_names.push_back(equal_row);
       }
     }
   }
-  auto in_row = [](const std::string& row, const Point& p) {
-    if (row == "wc-penalty (equal)") {
-      return p.method == "wc-penalty" && p.preference_name == "equal";
+  auto in_row = [&](const std::string& row, const Point& p) {
+    if (row == equal_row) {
+      return p.method == equal_method && p.preference_name == "equal";
     }
     return p.method == row;
   };
   std::vector<MethodResult> results(row_names.size());
   for (size_t i = 0; i < row_names.size(); ++i) results[i].name = row_names[i];
+  nlohmann::json loss_references = nlohmann::json::array();  // per seed
   for (int k = 0; k < num_seeds; ++k) {
     const int seed = FLAGS_first_seed + k;
     std::vector<const Point*> all;
     for (const Point& p : points) {
       if (p.seed == seed) all.push_back(&p);
     }
-    const Eigen::MatrixXd union_points = NegatedInverseLosses(all);
-    Eigen::MatrixXd reference;
-    if (union_points.rows() > 0) {
-      const std::vector<int> nd = ecmo::NonDominatedIndices(union_points);
-      reference.resize(nd.size(), union_points.cols());
-      for (size_t i = 0; i < nd.size(); ++i) {
-        reference.row(i) = union_points.row(nd[i]);
-      }
-    }
+    const Eigen::MatrixXd union_inverse =
+        NonDominatedRows(NegatedInverseLosses(all));
+    const Eigen::MatrixXd union_losses = NonDominatedRows(Losses(all));
+    // HV(loss)'s reference point: the nadir of the union's non-dominated
+    // losses plus a tenth of their range (the rule of Ishibuchi et al.,
+    // 2018, ecmo::DefaultReferencePoint): the same for every method of the
+    // seed, fixed by the points found, and every non-dominated point of
+    // the union adds volume.
+    const Eigen::VectorXd loss_reference =
+        union_losses.rows() > 0
+            ? ecmo::DefaultReferencePoint(union_losses, 0.1)
+            : Eigen::VectorXd::Constant(
+                  S, std::numeric_limits<double>::quiet_NaN());
+    loss_references.push_back(AsStdVector(loss_reference));
     for (MethodResult& result : results) {
       std::vector<const Point*> mine;
       double seconds = 0.0;
@@ -1788,22 +2203,20 @@ int main(int argc, char** argv) {
         mine.push_back(p);
         seconds += p->seconds;
       }
-      const Eigen::MatrixXd set = NegatedInverseLosses(mine);
-      double hv = 0.0, eps = std::numeric_limits<double>::quiet_NaN();
-      if (set.rows() > 0) {
-        hv = ecmo::Hypervolume(set, Eigen::VectorXd::Zero(S), &error);
-        if (reference.rows() > 0) {
-          eps = ecmo::AdditiveEpsilon(set, reference, &error);
-        }
-      }
-      result.hypervolume.push_back(hv);
-      result.epsilon.push_back(eps);
+      result.Add(NegatedInverseLosses(mine),
+                 union_inverse,
+                 Losses(mine),
+                 union_losses,
+                 loss_reference);
       result.seconds.push_back(seconds);
       for (const Point* p : mine) {
         ++result.points;
         if (p->usable) ++result.usable;
         if (p->termination == "CONVERGENCE") ++result.converged;
         result.seconds_per_point.push_back(p->seconds);
+        if (std::isfinite(p->budget_seconds)) {
+          result.budget_per_point.push_back(p->budget_seconds);
+        }
         result.kkt.push_back(p->kkt_residual_sq);
         result.gap.push_back(p->lower_level_gap);
         result.grad_y_g.push_back(p->grad_y_g_norm);
@@ -1835,6 +2248,11 @@ int main(int argc, char** argv) {
   document["objective_names"] = objective_names;
   document["total_time_in_seconds"] = study_seconds;
   document["hypervolume_reference_point"] = "v = 1/loss, reference v = 0";
+  document["hypervolume_loss_reference_point"] =
+      "per seed: nadir + 0.1 (nadir - ideal) of the non-dominated union of "
+      "every method's losses";
+  document["hypervolume_loss_reference_per_seed"] = loss_references;
+  document["baseline_budget"] = BaselineBudgetSpec(study.baseline_budget);
   document["scalarization"] = FLAGS_scalarization;
   if (utopia) document["scalarization_per_seed"] = scalarizations;
   document["preferences"] = settings["preferences"];
@@ -1842,10 +2260,22 @@ int main(int argc, char** argv) {
   nlohmann::json method_options = nlohmann::json::object();
   for (const Method& m : methods) {
     if (m.wc) continue;
+    const bool timed = study.baseline_budget.kind !=
+                       ecmo::tools::BaselineBudget::Kind::ITERATIONS;
     const ecmo::MtblBaseline::Options o =
-        BaselineOptions(task, m.baseline, lambda_max_per_seed.front(), smoke);
+        BaselineOptions(task,
+                        m.baseline,
+                        lambda_max_per_seed.front(),
+                        smoke,
+                        timed ? 1.0 : std::numeric_limits<double>::quiet_NaN());
     method_options[m.name] = {
-        {"max_iterations", o.max_iterations},
+        {"max_iterations",
+         o.max_iterations == std::numeric_limits<int>::max()
+             ? nlohmann::json("unlimited")
+             : nlohmann::json(o.max_iterations)},
+        {"budget", BaselineBudgetSpec(study.baseline_budget)},
+        {"direction_tolerance", o.direction_tolerance},
+        {"lower_tolerance", o.lower_tolerance},
         {"inner_iterations", o.inner_iterations},
         {"inner_step_size_first_seed", o.inner_step_size},
         {"upper_step_size", o.upper_step_size},
@@ -1859,6 +2289,10 @@ int main(int argc, char** argv) {
     row["method"] = r.name;
     row["hypervolume"] = ToJson(Aggregate(r.hypervolume));
     row["epsilon"] = ToJson(Aggregate(r.epsilon));
+    row["hypervolume_loss"] = ToJson(Aggregate(r.hypervolume_loss));
+    row["epsilon_loss"] = ToJson(Aggregate(r.epsilon_loss));
+    row["igd_plus_loss"] = ToJson(Aggregate(r.igd_plus_loss));
+    row["budget_seconds_per_point"] = ToJson(Aggregate(r.budget_per_point));
     row["seconds_per_seed"] = ToJson(Aggregate(r.seconds));
     row["seconds_per_point"] = ToJson(Aggregate(r.seconds_per_point));
     row["kkt_residual_sq_median"] = Number(Median(r.kkt));
@@ -1875,10 +2309,13 @@ int main(int argc, char** argv) {
     table.push_back(row);
   }
   document["methods"] = table;
-  // The hypervolume of wc-penalty, for scripts (the issue's summary field).
+  // The hypervolume of the first WC method, for scripts.
   for (const MethodResult& r : results) {
-    if (r.name == "wc-penalty") {
+    const auto method = std::find_if(
+        methods.begin(), methods.end(), [](const Method& m) { return m.wc; });
+    if (method != methods.end() && r.name == method->name) {
       document["hypervolume"] = Number(Aggregate(r.hypervolume).mean);
+      document["hypervolume_method"] = r.name;
     }
   }
   nlohmann::json point_rows = nlohmann::json::array();
@@ -1907,7 +2344,7 @@ int main(int argc, char** argv) {
                   : "f_" + std::to_string(s + 1));
     }
     csv << ",termination,kkt_residual_sq,grad_y_g_norm,lower_level_gap,"
-           "seconds,gradient_evaluations,hessian_products\n";
+           "seconds,budget_seconds,gradient_evaluations,hessian_products\n";
     csv << std::setprecision(17);
     for (size_t i = 0; i < points.size(); ++i) {
       const Point& p = points[i];
@@ -1922,7 +2359,9 @@ int main(int argc, char** argv) {
       }
       csv << "," << p.termination << "," << p.kkt_residual_sq << ","
           << p.grad_y_g_norm << "," << p.lower_level_gap << "," << p.seconds
-          << "," << p.gradient_evaluations << "," << p.hessian_products << "\n";
+          << ",";
+      if (std::isfinite(p.budget_seconds)) csv << p.budget_seconds;
+      csv << "," << p.gradient_evaluations << "," << p.hessian_products << "\n";
     }
     if (!ecmo::WriteFileAtomically(
             out_dir + "/points.csv", csv.str(), &error) ||
@@ -1987,33 +2426,7 @@ int main(int argc, char** argv) {
             << preferences.size() << " preference(s), " << std::fixed
             << std::setprecision(1) << study_seconds << " s\n"
             << description << "\n\n";
-  std::cout << std::left << std::setw(20) << "method" << std::right
-            << std::setw(22) << "HV(1/loss) +- se" << std::setw(22)
-            << "eps+ +- se" << std::setw(12) << "s/point" << std::setw(12)
-            << "median K^2" << std::setw(12) << "median gap" << std::setw(10)
-            << "grads/pt" << std::setw(10) << "HVPs/pt" << std::setw(10)
-            << "conv/pts"
-            << "\n";
-  for (const MethodResult& r : results) {
-    const MeanError hv = Aggregate(r.hypervolume);
-    const MeanError eps = Aggregate(r.epsilon);
-    std::ostringstream hv_s, eps_s;
-    hv_s << std::setprecision(4) << hv.mean << " +- " << std::setprecision(2)
-         << hv.standard_error;
-    eps_s << std::setprecision(4) << eps.mean << " +- " << std::setprecision(2)
-          << eps.standard_error;
-    std::cout << std::left << std::setw(20) << r.name << std::right
-              << std::setw(22) << hv_s.str() << std::setw(22) << eps_s.str()
-              << std::setw(12) << std::setprecision(3) << std::fixed
-              << Aggregate(r.seconds_per_point).mean << std::setw(12)
-              << std::scientific << std::setprecision(1) << Median(r.kkt)
-              << std::setw(12) << Median(r.gap) << std::fixed
-              << std::setprecision(0) << std::setw(10)
-              << Aggregate(r.gradient_evaluations).mean << std::setw(10)
-              << Aggregate(r.hessian_products).mean << std::setw(10)
-              << (std::to_string(r.converged) + "/" + std::to_string(r.points))
-              << "\n";
-  }
+  PrintReport(study, results, std::cout);
   std::cout << std::defaultfloat;
   return status;
 }

@@ -322,6 +322,7 @@ nlohmann::json PointToJson(const Point& p) {
   j["objective_scale"] = AsStdVector(p.objective_scale);
   j["curve_time"] = p.curve_time;
   j["curve_worst_loss"] = p.curve_worst_loss;
+  j["budget_seconds"] = Number(p.budget_seconds);
   return j;
 }
 
@@ -354,6 +355,10 @@ bool PointFromJson(const nlohmann::json& j,
   r.Numbers("curve_worst_loss", -1, true, true, &p->curve_worst_loss);
   if (p->curve_time.size() != p->curve_worst_loss.size()) {
     r.Refuse("curve_worst_loss", "is not as long as point.curve_time");
+  }
+  // Points written before the wall-time budgets of the baselines have none.
+  if (r.Has("budget_seconds")) {
+    r.NumberOrNull("budget_seconds", 0.0, &p->budget_seconds);
   }
   *error = r.error();
   return r.ok();

@@ -79,6 +79,27 @@ struct Point {
   std::vector<double> curve_time, curve_worst_loss;
   // The MPI rank that solved it (0 without MPI).
   int rank = 0;
+  // A baseline's wall-time budget (--baseline_budget); NaN: its iteration
+  // budget alone (and for the WC methods, whose budget is
+  // --max_seconds_per_point).
+  double budget_seconds = std::numeric_limits<double>::quiet_NaN();
+};
+
+// How long each baseline run may take (--baseline_budget).
+struct BaselineBudget {
+  enum class Kind {
+    // Its outer iterations (--baseline_iterations, default 200) alone.
+    ITERATIONS,
+    // `value` times the mean wall time per point of the study's first WC
+    // method on the same seed (its share of the seed's utopia point
+    // included); the iterations are then unlimited unless
+    // --baseline_iterations is given.
+    MATCHED,
+    // `value` seconds per run.
+    SECONDS,
+  };
+  Kind kind = Kind::MATCHED;
+  double value = 1.0;
 };
 
 // What every run of the study shares, the same on every rank.
@@ -92,6 +113,7 @@ struct Study {
   ecmo::Solver::Options wc_options;
   ecmo::StrategyType reduced_strategy = ecmo::StrategyType::WC_NEWTON;
   ecmo::ReducedMtblEvaluator::Options reduced_evaluator_options;
+  BaselineBudget baseline_budget;
 };
 
 // One run: a method at one preference (or once, for a preference-free

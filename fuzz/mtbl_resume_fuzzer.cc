@@ -34,7 +34,8 @@ using ecmo::tools::FinishedRun;
 // real smoke run's points.jsonl has it (the seeds in
 // fuzz/corpus/mtbl_resume_fuzzer/ come from such runs): a seed is read
 // past the header only while these agree with what the tool writes.
-constexpr char kSmokeSettings[] = R"({"baseline_iterations":0,"data":"",
+constexpr char kSmokeSettings[] = R"({"baseline_budget":"iterations",
+  "baseline_iterations":0,"data":"",
   "first_seed":1,"inner_iterations":0,"kkt_tolerance":-1.0,"l2":0.001,
   "lower_preconditioner":"automatic","max_seconds_per_point":120.0,
   "methods":["wc-penalty","wc-reduced","moml","moco","forum","itd-ls",

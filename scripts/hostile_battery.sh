@@ -482,8 +482,8 @@ expect_of() {
       case $value in inf|-inf|-2147483649) echo refuse ;; 2147483648) echo any ;; *) echo ok ;; esac ;;
     ecmo_mtbl:upper_step_size:*)                       # >= 0 and finite
       case $value in inf|-inf|-1|-2147483649) echo refuse ;; 2147483648) echo any ;; *) echo ok ;; esac ;;
-    ecmo_mtbl:max_seconds_per_point:*)                 # > 0 and finite
-      case $value in inf|-inf|-1|0|-2147483649) echo refuse ;; *) echo ok ;; esac ;;
+    ecmo_mtbl:max_seconds_per_point:*)                 # > 0 and finite, or -1
+      case $value in inf|-inf|0|-2147483649) echo refuse ;; *) echo ok ;; esac ;;
     *) echo any ;;
   esac
 }

@@ -50,11 +50,13 @@ std::vector<std::string> ReadLines(const std::string& path) {
   return lines;
 }
 
-// Every kind of method on the synthetic instance: 10 runs of 5-250 ms.
+// Every kind of method on the synthetic instance: 10 runs of 5-250 ms,
+// with r = 0 (the points agree to the bit) unless `flags` give another
+// --scalarization (the last one given counts).
 std::string Mtbl(const std::string& flags) {
   return std::string(ECMO_MTBL_PATH) +
          " --task=mtbl_logistic --smoke "
-         "--method=wc-penalty,wc-reduced,itd-ls,moml " +
+         "--method=wc-penalty,wc-reduced,itd-ls,moml --scalarization=paper " +
          flags;
 }
 
@@ -83,6 +85,37 @@ TEST(DistributedTasks, WithoutALauncherIsRunTasks) {
   EXPECT_EQ(statistics.num_ranks, 1);
   EXPECT_EQ(statistics.points_per_rank, std::vector<int>{3});
   EXPECT_EQ(statistics.remote_points, 0);
+}
+
+// --baseline_budget=matched over the ranks: the WC runs go first, rank 0
+// turns their times into each seed's budget and every rank gives it to
+// the baselines it solves, so every baseline point carries the mean time
+// per point of the seed's wc-penalty points (the study's first WC method).
+TEST(DistributedTasks, MatchedBudgetsReachEveryRank) {
+  const std::string dir = Dir("matched");
+  const CommandResult run = RunCommand(
+      Mpirun(2, Mtbl("--baseline_budget=matched --output_dir=" + dir)));
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  const json study = ReadJson(dir + "/study.json");
+  ASSERT_TRUE(study.is_object()) << run.output;
+  EXPECT_EQ(study["baseline_budget"], "matched");
+  double wc_seconds = 0.0;
+  int wc_points = 0;
+  for (const json& p : study["points"]) {
+    if (p["method"] != "wc-penalty") continue;
+    wc_seconds += p["seconds"].get<double>();
+    ++wc_points;
+  }
+  ASSERT_EQ(wc_points, 3);
+  const double budget = wc_seconds / wc_points;
+  int baseline_points = 0;
+  for (const json& p : study["points"]) {
+    if (p["method"] != "itd-ls" && p["method"] != "moml") continue;
+    ++baseline_points;
+    ASSERT_TRUE(p["budget_seconds"].is_number()) << p.dump();
+    EXPECT_NEAR(p["budget_seconds"].get<double>(), budget, 1e-9 * budget);
+  }
+  EXPECT_EQ(baseline_points, 4);
 }
 
 TEST(DistributedTasks, TwoAndThreeRanksGiveTheSingleProcessStudy) {

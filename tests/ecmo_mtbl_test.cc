@@ -70,13 +70,19 @@ double BoxUnionVolume(const std::vector<std::vector<double>>& v) {
   return total;
 }
 
+// The smoke study with r = 0 (--scalarization=paper): a "prefer f_s" point
+// then minimizes f_s alone, which the checks below use, and the full-space
+// WC points take seconds, not the half minute each they take from the
+// utopia point's start (benchmarks/README.md, "MTBL study").
 void CheckSmokeStudy(const std::string& task,
                      const std::vector<std::string>& methods) {
   std::string list;
   for (const std::string& m : methods) list += (list.empty() ? "" : ",") + m;
-  const ToolRun run =
-      RunMtbl("--task=" + task + " --smoke --json --method=" + list,
-              /*merge_stderr=*/false);
+  const ToolRun run = RunMtbl("--task=" + task +
+                                  " --smoke --json --scalarization=paper "
+                                  "--method=" +
+                                  list,
+                              /*merge_stderr=*/false);
   ASSERT_EQ(run.exit_code, 0) << run.output;
   const nlohmann::json study = nlohmann::json::parse(run.output);
   const int S = static_cast<int>(study["objective_names"].size());
@@ -194,7 +200,7 @@ TEST(EcmoMtbl, WritesPointsStudyAndPictures) {
   const std::string dir = ::testing::TempDir() + "/ecmo_mtbl_out";
   const ToolRun run = RunMtbl(
       "--task=digits_data_weighting --smoke --method=wc-penalty,itd-ls "
-      "--output_dir=" +
+      "--scalarization=paper --output_dir=" +
       dir);
   ASSERT_EQ(run.exit_code, 0) << run.output;
   EXPECT_NE(run.output.find("HV(1/loss)"), std::string::npos) << run.output;
@@ -250,6 +256,229 @@ TEST(EcmoMtbl, EqualPreferenceFromAFileIsNamedEqual) {
   EXPECT_EQ(study["points"][0]["preference_name"], "file-line-1");
   EXPECT_EQ(study["points"][1]["preference_name"], "equal");
   for (double w : study["points"][1]["preference"]) EXPECT_DOUBLE_EQ(w, 0.2);
+}
+
+std::vector<std::string> ReadLines(const std::string& path) {
+  std::ifstream in(path);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+// Brute-force loss-space indicators of one seed, independent of the
+// driver's: the non-dominated union by pairwise comparison, the reference
+// point nadir + 0.1 (nadir - ideal) of that union, the hypervolume as the
+// union of the boxes [f, r] by inclusion-exclusion, eps+ and IGD+ from
+// their definitions.
+using Matrix = std::vector<std::vector<double>>;
+
+Matrix NonDominated(const Matrix& points) {
+  Matrix out;
+  for (size_t i = 0; i < points.size(); ++i) {
+    bool dominated = false;
+    for (size_t j = 0; j < points.size() && !dominated; ++j) {
+      bool no_worse = true, better = false;
+      for (size_t s = 0; s < points[i].size(); ++s) {
+        no_worse = no_worse && points[j][s] <= points[i][s];
+        better = better || points[j][s] < points[i][s];
+      }
+      dominated = no_worse && better;
+    }
+    if (!dominated) out.push_back(points[i]);
+  }
+  return out;
+}
+
+double LossHypervolume(const Matrix& points, const std::vector<double>& r) {
+  Matrix v;  // r - f, kept where f strictly dominates r
+  for (const auto& f : points) {
+    std::vector<double> d(r.size());
+    bool inside = true;
+    for (size_t s = 0; s < r.size(); ++s) {
+      d[s] = r[s] - f[s];
+      inside = inside && d[s] > 0.0;
+    }
+    if (inside) v.push_back(d);
+  }
+  return v.empty() ? 0.0 : BoxUnionVolume(v);
+}
+
+double EpsilonPlus(const Matrix& a, const Matrix& reference) {
+  double worst = -std::numeric_limits<double>::infinity();
+  for (const auto& r : reference) {
+    double best = std::numeric_limits<double>::infinity();
+    for (const auto& p : a) {
+      double m = -std::numeric_limits<double>::infinity();
+      for (size_t s = 0; s < r.size(); ++s) m = std::max(m, p[s] - r[s]);
+      best = std::min(best, m);
+    }
+    worst = std::max(worst, best);
+  }
+  return worst;
+}
+
+double IgdPlus(const Matrix& a, const Matrix& reference) {
+  double sum = 0.0;
+  for (const auto& r : reference) {
+    double best = std::numeric_limits<double>::infinity();
+    for (const auto& p : a) {
+      double d = 0.0;
+      for (size_t s = 0; s < r.size(); ++s) {
+        d += std::pow(std::max(p[s] - r[s], 0.0), 2);
+      }
+      best = std::min(best, std::sqrt(d));
+    }
+    sum += best;
+  }
+  return sum / reference.size();
+}
+
+// --method=all runs one WC form (the reduced one for a strongly convex
+// lower level, the full-space one when --l2 = 0 makes it merely convex)
+// beside the five baselines, and every row's HV(loss), eps+ and IGD+ are
+// those of its points against the union of all methods' points.
+TEST(EcmoMtbl, AllRunsOneWcFormAndScoresEveryRowInLossSpace) {
+  for (const std::string l2 : {"", "--l2=0"}) {
+    SCOPED_TRACE(l2);
+    const ToolRun run =
+        RunMtbl("--task=mtbl_logistic --smoke --method=all --json " + l2,
+                /*merge_stderr=*/false);
+    ASSERT_EQ(run.exit_code, 0) << run.output;
+    const nlohmann::json study = nlohmann::json::parse(run.output);
+    const std::string wc = l2.empty() ? "wc-reduced" : "wc-penalty";
+    std::vector<std::string> rows;
+    for (const auto& row : study["methods"]) rows.push_back(row["method"]);
+    EXPECT_EQ(rows,
+              (std::vector<std::string>{wc,
+                                        wc + " (equal)",
+                                        "moml",
+                                        "moco",
+                                        "forum",
+                                        "itd-ls",
+                                        "soba-ls"}));
+    std::map<std::string, Matrix> losses;
+    Matrix all;
+    for (const auto& p : study["points"]) {
+      ASSERT_TRUE(p["usable"].get<bool>()) << p.dump();
+      const std::vector<double> f = p["losses"];
+      losses[p["method"]].push_back(f);
+      if (p["method"] == wc && p["preference_name"] == "equal") {
+        losses[wc + " (equal)"].push_back(f);
+      }
+      all.push_back(f);
+    }
+    const Matrix front = NonDominated(all);
+    const size_t S = front[0].size();
+    std::vector<double> ideal(S, 1e300), nadir(S, -1e300), r(S);
+    for (const auto& f : front) {
+      for (size_t s = 0; s < S; ++s) {
+        ideal[s] = std::min(ideal[s], f[s]);
+        nadir[s] = std::max(nadir[s], f[s]);
+      }
+    }
+    for (size_t s = 0; s < S; ++s)
+      r[s] = nadir[s] + 0.1 * (nadir[s] - ideal[s]);
+    const std::vector<double> reported_r =
+        study["hypervolume_loss_reference_per_seed"][0];
+    ASSERT_EQ(reported_r.size(), S);
+    for (size_t s = 0; s < S; ++s) EXPECT_NEAR(reported_r[s], r[s], 1e-12);
+    for (const auto& row : study["methods"]) {
+      const Matrix& mine = losses[row["method"]];
+      SCOPED_TRACE(row["method"].get<std::string>());
+      ASSERT_FALSE(mine.empty());
+      const double hv = LossHypervolume(mine, r);
+      EXPECT_NEAR(row["hypervolume_loss"]["mean"].get<double>(),
+                  hv,
+                  1e-9 * std::max(hv, 1e-12));
+      EXPECT_NEAR(row["epsilon_loss"]["mean"].get<double>(),
+                  EpsilonPlus(mine, front),
+                  1e-12);
+      EXPECT_NEAR(row["igd_plus_loss"]["mean"].get<double>(),
+                  IgdPlus(mine, front),
+                  1e-12);
+    }
+  }
+}
+
+// Per seed, the baselines' wall-time budget is the mean time per point of
+// the first WC method (times F with matched:F); a baseline uses it up
+// unless its own stationarity test stops it first. A number of seconds is
+// the budget itself.
+TEST(EcmoMtbl, MatchedBudgetsGiveBaselinesTheWcTimePerPoint) {
+  for (const auto& [spec, factor] : std::vector<std::pair<std::string, double>>{
+           {"matched", 1.0}, {"matched:2", 2.0}, {"0.25", -0.25}}) {
+    SCOPED_TRACE(spec);
+    const ToolRun run = RunMtbl(
+        "--task=mtbl_logistic --smoke --method=wc-reduced,itd-ls,moml "
+        "--json --baseline_budget=" +
+            spec,
+        /*merge_stderr=*/false);
+    ASSERT_EQ(run.exit_code, 0) << run.output;
+    const nlohmann::json study = nlohmann::json::parse(run.output);
+    EXPECT_EQ(study["baseline_budget"], spec);
+    double wc_seconds = 0.0;
+    int wc_points = 0;
+    for (const auto& p : study["points"]) {
+      if (p["method"] != "wc-reduced") continue;
+      wc_seconds += p["seconds"].get<double>();
+      ++wc_points;
+      EXPECT_TRUE(p["budget_seconds"].is_null()) << p.dump();
+    }
+    ASSERT_EQ(wc_points, 3);
+    const double budget =
+        factor > 0.0 ? factor * wc_seconds / wc_points : -factor;
+    int baseline_points = 0;
+    for (const auto& p : study["points"]) {
+      if (p["method"] == "wc-reduced") continue;
+      ++baseline_points;
+      ASSERT_TRUE(p["budget_seconds"].is_number()) << p.dump();
+      EXPECT_NEAR(p["budget_seconds"].get<double>(), budget, 1e-9 * budget);
+      const double seconds = p["seconds"].get<double>();
+      if (p["termination"] == "CONVERGENCE") {
+        EXPECT_LT(seconds, budget) << p.dump();
+      } else {
+        EXPECT_EQ(p["termination"], "NO_CONVERGENCE") << p.dump();
+        EXPECT_GE(seconds, budget) << p.dump();
+        // No iteration cap: the smoke study's fixed 40 do not stop it.
+        EXPECT_NE(p["message"].get<std::string>().find("solver time"),
+                  std::string::npos)
+            << p.dump();
+      }
+      EXPECT_LT(seconds, budget + std::max(1.0, budget)) << p.dump();
+    }
+    EXPECT_EQ(baseline_points, 4);  // itd-ls at 3 preferences, moml once
+  }
+}
+
+// The utopia point's time is charged in full to each WC method that uses
+// it: every WC point's seconds in study.json are its solve's (as streamed
+// to points.jsonl) plus the seed's utopia seconds over the preferences.
+TEST(EcmoMtbl, UtopiaTimeIsChargedToEachWcMethod) {
+  const std::string dir = ::testing::TempDir() + "/ecmo_mtbl_utopia_charge";
+  const ToolRun run = RunMtbl(
+      "--task=mtbl_logistic --smoke --method=wc-penalty,wc-reduced,moml "
+      "--scalarization=utopia --output_dir=" +
+      dir);
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  std::ifstream in(dir + "/study.json");
+  const nlohmann::json study = nlohmann::json::parse(in);
+  const double utopia =
+      study["scalarization_per_seed"][0]["seconds"].get<double>();
+  ASSERT_GT(utopia, 0.0);
+  std::map<std::pair<std::string, std::string>, double> streamed;
+  const std::vector<std::string> lines = ReadLines(dir + "/points.jsonl");
+  for (size_t i = 1; i < lines.size(); ++i) {
+    const nlohmann::json p = nlohmann::json::parse(lines[i])["point"];
+    streamed[{p["method"], p["preference_name"]}] = p["seconds"];
+  }
+  int charged = 0;
+  for (const auto& p : study["points"]) {
+    const double raw = streamed.at({p["method"], p["preference_name"]});
+    const double expected = p["method"] == "moml" ? raw : raw + utopia / 3.0;
+    EXPECT_NEAR(p["seconds"].get<double>(), expected, 1e-12) << p.dump();
+    if (p["method"] != "moml") ++charged;
+  }
+  EXPECT_EQ(charged, 6);
 }
 
 // With r = 0 the paper's "prefer f1" and "slightly prefer f1" presets
@@ -346,20 +575,17 @@ TEST(EcmoMtbl, ReducedStrategyAndPreconditionerChangeOnlyTheWork) {
             runs[1].point["hessian_products"].get<int64_t>());
 }
 
-std::vector<std::string> ReadLines(const std::string& path) {
-  std::ifstream in(path);
-  std::vector<std::string> lines;
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
-}
-
 using ecmo::testing::ReadText;
 
 // The study of the resume and thread tests: every kind of method (the
 // full-space and reduced WC forms, a preference-taking and a preference-
 // free baseline) on the synthetic instance, 10 runs in about a second.
+// r = 0 (--scalarization=paper): with the default utopia point the
+// reduced form's points agree across threads only to the solver's
+// tolerance (UtopiaScalarizationIsSharedByTheThreads), not to the bit.
 const char kStudy[] =
-    "--task=mtbl_logistic --smoke --method=wc-penalty,wc-reduced,itd-ls,moml";
+    "--task=mtbl_logistic --smoke --method=wc-penalty,wc-reduced,itd-ls,moml "
+    "--scalarization=paper";
 
 // Two worker threads solve the same points as one: each thread has its
 // own instances, and every run starts from the instance's start point.
@@ -480,7 +706,8 @@ TEST(EcmoMtbl, ResumeRefusesAnotherStudysFile) {
   };
   for (const Case& c : std::vector<Case>{
            {std::string(kStudy) + " --l2=0.01", "other settings (l2)"},
-           {"--task=mtbl_logistic --smoke --method=wc-penalty",
+           {"--task=mtbl_logistic --smoke --method=wc-penalty "
+            "--scalarization=paper",
             "other settings (methods)"}}) {
     const ToolRun run = RunMtbl(c.args + " --resume --output_dir=" + dir);
     EXPECT_EQ(run.exit_code, 2) << c.args << "\n" << run.output;
@@ -703,6 +930,14 @@ TEST(EcmoMtbl, BadInputsGiveClearErrors) {
        {"--lower_preconditioner=jacobi",
         "unknown --lower_preconditioner 'jacobi'"},
        {"--scalarization=nope", "unknown --scalarization 'nope'"},
+       {"--baseline_budget=fast", "--baseline_budget 'fast' is not a budget"},
+       {"--baseline_budget=matched:0", "--baseline_budget 'matched:0'"},
+       {"--baseline_budget=-1", "--baseline_budget '-1' is not a budget"},
+       {"--baseline_budget=nan", "--baseline_budget 'nan' is not a budget"},
+       {"--baseline_budget=inf", "--baseline_budget 'inf' is not a budget"},
+       {"--baseline_budget=matched --method=moml",
+        "--baseline_budget=matched matches the time of a WC method, but "
+        "--method has none"},
        {"--l2=-2", "--l2 must be >= 0"},
        {"--l2=0 --method=wc-reduced",
         "wc-reduced needs a strongly "
@@ -776,7 +1011,9 @@ TEST(EcmoMtbl, NanDoubleFlagsAreRefused) {
 
 TEST(EcmoMtbl, InfiniteDoubleFlagsAreRefused) {
   std::vector<UsageCase> cases = DoubleFlagCases("inf");
-  cases[4].text = "--max_seconds_per_point must be > 0 and finite; got inf";
+  cases[4].text =
+      "--max_seconds_per_point must be > 0 and finite, or -1 (the task's "
+      "default); got inf";
   ExpectUsageErrors(cases);
 }
 
@@ -799,8 +1036,10 @@ TEST(EcmoMtbl, NegativeFlagsAreRefusedButMinusOneMeansTheDefault) {
        {one_run + "--first_seed=-1", "--first_seed must be in [0, "},
        {"--task=mtbl_logistic --seeds=-1", "--seeds must be in [1, 1000]"},
        {one_run + "--num_threads=0", "--num_threads must be in [1, 256]"}});
-  const ToolRun defaults = RunMtbl(
-      one_run + "--proximal=-1 --l2=-1 --kkt_tolerance=-1 --upper_step_size=0");
+  const ToolRun defaults =
+      RunMtbl(one_run +
+              "--proximal=-1 --l2=-1 --kkt_tolerance=-1 --upper_step_size=0 "
+              "--max_seconds_per_point=-1");
   EXPECT_EQ(defaults.exit_code, 0) << defaults.output;
 }
 
