@@ -396,6 +396,12 @@ TEST(EcmoMtbl, AllRunsOneWcFormAndScoresEveryRowInLossSpace) {
       EXPECT_NEAR(row["igd_plus_loss"]["mean"].get<double>(),
                   IgdPlus(mine, front),
                   1e-12);
+      // One seed: its per-seed values are the means.
+      for (const char* key :
+           {"hypervolume_loss", "epsilon_loss", "igd_plus_loss"}) {
+        ASSERT_EQ(row["per_seed"][key].size(), 1u) << key;
+        EXPECT_EQ(row["per_seed"][key][0], row[key]["mean"]) << key;
+      }
     }
   }
 }
