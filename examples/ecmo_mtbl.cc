@@ -136,7 +136,7 @@ DEFINE_string(method,
               "itd-ls, soba-ls; or all: wc-reduced and the five "
               "baselines (wc-penalty instead of wc-reduced when --l2 = 0; "
               "otherwise the full-space form runs only when named: it "
-              "reaches the same certified points 10-40x slower).");
+              "reaches the same certified points 9-24x slower).");
 DEFINE_string(preferences,
               "paper",
               "Preferences of wc-penalty and weights of the linear-"
