@@ -29,9 +29,20 @@
 // default) and without, against the default sweep's time per point (its
 // scalarization included in both).
 //
+// Table 4, with --digits_seeds=N: the reduced form of the digits data-
+// weighting instance (ecmo/problems/digits.h; x = 3 source logits, S = 5)
+// for seeds 1..N, with the instance's proximal term (1e-3) and without
+// (the optimum then lies at infinite logits: a softmax weight saturates),
+// over das-dennis:--digits_divisions preferences: the sweeps of table 1
+// and a default warm sweep on two threads, each certified point's WC value
+// against the grid of table 2, and the two-thread sweep's largest relative
+// objective difference from the one-thread sweep, point by point.
+//
 // --smoke (CTest): gebken_circle and mtbl_logistic_reduced at n_y = 10,
-// grid 4, and no loop without reuse; exits 1 when a default warm sweep
-// keeps a point above the cold sweep or the grid by more than 1e-4.
+// grid 4, and no loop without reuse; table 4 on one small digits instance
+// (100 training, 200 validation images) at the equal preference, with the
+// proximal term and r = 0; exits 1 when a default warm sweep keeps a point
+// above the cold sweep or the grid by more than 1e-4.
 
 #include <algorithm>
 #include <cmath>
@@ -41,7 +52,9 @@
 #include <vector>
 
 #include "bench_util.h"
+#include "ecmo/mtbl.h"
 #include "ecmo/preference_grid.h"
+#include "ecmo/problems/digits.h"
 #include "ecmo/problems/registry.h"
 #include "ecmo/solver.h"
 #include "ecmo/sweep.h"
@@ -53,6 +66,14 @@ DEFINE_string(problems,
               "Registry problems to sweep.");
 DEFINE_int32(problem_size, 0, "Size of the problem families (0: default).");
 DEFINE_int32(grid, 20, "Divisions of table 2's grid of source weights.");
+DEFINE_int32(digits_seeds,
+             0,
+             "Table 4: seeds 1..N of the digits data-weighting instance "
+             "(0: no table 4).");
+DEFINE_int32(digits_divisions,
+             2,
+             "Table 4's preferences: das-dennis with this many divisions "
+             "over the 5 objectives (2: 15 preferences).");
 DEFINE_bool(smoke, false, "Small run for CTest (see the top of the file).");
 
 namespace {
@@ -79,34 +100,80 @@ std::vector<std::vector<double>> Preferences(int num_objectives) {
   return ecmo::DasDennis(num_objectives, 4);
 }
 
-Run SweepOnce(const ecmo::problems::ProblemInfo& info,
-              int size,
+Run SweepOnce(const std::string& problem,
+              const ecmo::EvaluatorFactory& factory,
+              const std::vector<std::vector<double>>& preferences,
               const std::string& name,
               bool warm,
-              bool cold_checks) {
+              bool cold_checks,
+              int num_threads = 1,
+              const std::vector<double>& reference_point = {}) {
   ecmo::ParetoSweep::Options options;
+  // Empty: the sweep's utopia point and normalization (S single-objective
+  // solves first); given: that point and unit scales, no solves.
+  options.solver.reference_point = reference_point;
+  options.normalize_objectives = reference_point.empty();
   options.solver.record_history = false;
-  options.problem_name = info.name;
+  options.problem_name = problem;
   options.refine_to = 0;
   options.warm_start = warm;
   options.cold_checks = cold_checks;
+  options.num_threads = num_threads;
   Run run;
   run.name = name;
   const Clock::time_point start = Clock::now();
-  ecmo::Sweep(options,
-              ecmo::problems::MakeEvaluatorFactory(info, size),
-              Preferences(info.num_objectives),
-              &run.summary);
+  ecmo::Sweep(options, factory, preferences, &run.summary);
   run.seconds = SecondsSince(start);
   if (run.summary.num_usable != run.summary.num_points) {
     std::fprintf(stderr,
                  "%s %s: %s\n",
-                 info.name.c_str(),
+                 problem.c_str(),
                  name.c_str(),
                  run.summary.message.c_str());
     g_failed = true;
   }
   return run;
+}
+
+Run SweepOnce(const ecmo::problems::ProblemInfo& info,
+              int size,
+              const std::string& name,
+              bool warm,
+              bool cold_checks) {
+  return SweepOnce(info.name,
+                   ecmo::problems::MakeEvaluatorFactory(info, size),
+                   Preferences(info.num_objectives),
+                   name,
+                   warm,
+                   cold_checks);
+}
+
+// Table 4's instance: the reduced form of digits_data_weighting (seed,
+// proximal weight), as the registry's mtbl_logistic_reduced wraps its
+// instance.
+ecmo::EvaluatorFactory DigitsFactory(uint64_t seed,
+                                     double proximal,
+                                     bool small) {
+  return [=](std::string* error) -> std::unique_ptr<ecmo::EvaluatorInstance> {
+    ecmo::problems::DigitsDataWeightingOptions options;
+    options.seed = seed;
+    options.proximal = proximal;
+    if (small) {
+      options.train_images = 100;
+      options.validation_images = 200;
+    }
+    std::shared_ptr<ecmo::problems::DigitsInstance> built(
+        ecmo::problems::BuildDigitsDataWeighting(options, error).release());
+    if (built == nullptr) return nullptr;
+    const int nx = built->evaluator->NumUpperParameters();
+    const int ny = built->evaluator->NumLowerParameters();
+    auto instance = std::make_unique<ecmo::EvaluatorInstance>();
+    instance->start = built->start.head(nx);
+    instance->evaluator = std::make_unique<ecmo::ReducedMtblEvaluator>(
+        built->evaluator.get(), built->start.tail(ny));
+    instance->storage = built;  // outlives the reduced evaluator
+    return instance;
+  };
 }
 
 // max_s lambda_s (f_s - r_s) / w_s, lambda normalized.
@@ -142,16 +209,15 @@ std::pair<int, double> Excess(const Run& run, const std::vector<double>& best) {
 }
 
 // Table 2's grid: the best WC value per point of `run` over softmax weights.
-std::vector<double> GridBest(const ecmo::problems::ProblemInfo& info,
-                             int size,
+std::vector<double> GridBest(const std::string& problem,
+                             const ecmo::EvaluatorFactory& factory,
                              const ecmo::ParetoSweep::Summary& run) {
   std::string error;
-  std::unique_ptr<ecmo::EvaluatorInstance> instance =
-      ecmo::problems::BuildEvaluator(info, size, &error);
+  std::unique_ptr<ecmo::EvaluatorInstance> instance = factory(&error);
   std::vector<double> best(run.points.size(),
                            std::numeric_limits<double>::infinity());
   if (instance == nullptr) {
-    std::fprintf(stderr, "%s: %s\n", info.name.c_str(), error.c_str());
+    std::fprintf(stderr, "%s: %s\n", problem.c_str(), error.c_str());
     g_failed = true;
     return best;
   }
@@ -199,6 +265,106 @@ double LoopPerPoint(const ecmo::problems::ProblemInfo& info,
   return SecondsSince(start) / points.size();
 }
 
+// The largest relative objective difference between two sweeps of the
+// same preferences, point by point.
+double LargestDifference(const ecmo::ParetoSweep::Summary& a,
+                         const ecmo::ParetoSweep::Summary& b) {
+  if (a.points.size() != b.points.size()) {
+    return std::numeric_limits<double>::infinity();
+  }
+  double largest = 0.0;
+  for (size_t i = 0; i < a.points.size(); ++i) {
+    const Eigen::VectorXd& fa = a.points[i].summary.objectives;
+    const Eigen::VectorXd& fb = b.points[i].summary.objectives;
+    if (fa.size() != fb.size()) return std::numeric_limits<double>::infinity();
+    for (int s = 0; s < fa.size(); ++s) {
+      largest = std::max(
+          largest, std::abs(fa[s] - fb[s]) / std::max(std::abs(fa[s]), 1e-12));
+    }
+  }
+  return largest;
+}
+
+// Table 4's rows (see the top of the file).
+std::string DigitsTable(int num_seeds, int divisions, bool smoke) {
+  const int S = ecmo::problems::kDigitsNumTasks;
+  // The smoke run: the equal preference alone, with the proximal term.
+  const std::vector<std::vector<double>> preferences =
+      smoke ? std::vector<std::vector<double>>{std::vector<double>(S, 1.0 / S)}
+            : ecmo::DasDennis(S, divisions);
+  const std::vector<double> proximal_weights =
+      smoke ? std::vector<double>{1e-3} : std::vector<double>{1e-3, 0.0};
+  std::string table;
+  for (int seed = 1; seed <= num_seeds; ++seed) {
+    for (double proximal : proximal_weights) {
+      const ecmo::EvaluatorFactory factory =
+          DigitsFactory(seed, proximal, smoke);
+      const std::string name = "digits_data_weighting_reduced";
+      // The smoke run takes r = 0, which needs no single-objective solves.
+      const std::vector<double> r =
+          smoke ? std::vector<double>(S, 0.0) : std::vector<double>();
+      const Run runs[] = {
+          SweepOnce(name, factory, preferences, "cold", false, true, 1, r),
+          SweepOnce(name,
+                    factory,
+                    preferences,
+                    "warm, no cold checks",
+                    true,
+                    false,
+                    1,
+                    r),
+          SweepOnce(
+              name, factory, preferences, "warm (default)", true, true, 1, r),
+          SweepOnce(name,
+                    factory,
+                    preferences,
+                    "warm (default), 2 threads",
+                    true,
+                    true,
+                    2,
+                    r)};
+      for (const Run& run : runs) {
+        const auto [above, worst] =
+            Excess(run, GridBest(name, factory, run.summary));
+        const bool threads = &run == &runs[3];
+        char difference[32] = "";
+        if (threads) {
+          std::snprintf(difference,
+                        sizeof(difference),
+                        "%.1e",
+                        LargestDifference(runs[2].summary, run.summary));
+        }
+        char row[320];
+        std::snprintf(row,
+                      sizeof(row),
+                      "| %d | %g | %s | %d of %d | %d | %.2e | %.2f | %s |\n",
+                      seed,
+                      proximal,
+                      run.name.c_str(),
+                      run.summary.num_converged,
+                      run.summary.num_points,
+                      above,
+                      worst,
+                      run.seconds,
+                      difference);
+        table += row;
+        const bool default_sweep = &run == &runs[2] || threads;
+        if (default_sweep && worst > 1e-4) {
+          std::fprintf(stderr,
+                       "digits seed %d, proximal %g, %s: a point is %.2e "
+                       "above the grid\n",
+                       seed,
+                       proximal,
+                       run.name.c_str(),
+                       worst);
+          if (FLAGS_smoke) g_failed = true;
+        }
+      }
+    }
+  }
+  return table;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -211,6 +377,8 @@ int main(int argc, char** argv) {
     names = {"gebken_circle", "mtbl_logistic_reduced"};
     size = 10;
     FLAGS_grid = 4;
+    FLAGS_digits_seeds = 1;
+    FLAGS_digits_divisions = 1;
   }
   std::printf(
       "Table 1: cold checks (one thread, no refinement; WC values against "
@@ -259,8 +427,11 @@ int main(int argc, char** argv) {
     }
     if (name.find("reduced") != std::string::npos) {
       for (const Run& run : runs) {
-        const auto [above, worst] =
-            Excess(run, GridBest(*info, problem_size, run.summary));
+        const auto [above, worst] = Excess(
+            run,
+            GridBest(info->name,
+                     ecmo::problems::MakeEvaluatorFactory(*info, problem_size),
+                     run.summary));
         char row[256];
         std::snprintf(row,
                       sizeof(row),
@@ -314,5 +485,19 @@ int main(int argc, char** argv) {
       "| problem | sweep | loop, scalarization reused | ratio | loop, "
       "computed per call | ratio |\n|---|---:|---:|---:|---:|---:|\n%s",
       loop_table.c_str());
+  if (FLAGS_digits_seeds > 0) {
+    std::printf(
+        "\nTable 4: digits_data_weighting, reduced form, das-dennis:%d "
+        "(certified points against the grid of source weights, "
+        "das-dennis:%d; the 2-thread sweep against the 1-thread default, "
+        "point by point)\n\n"
+        "| seed | proximal | sweep | certified | above the grid's best | "
+        "worst excess | time (s) | largest difference from 1 thread |\n"
+        "|---:|---:|---|---:|---:|---:|---:|---:|\n%s",
+        FLAGS_digits_divisions,
+        FLAGS_grid,
+        DigitsTable(FLAGS_digits_seeds, FLAGS_digits_divisions, FLAGS_smoke)
+            .c_str());
+  }
   return g_failed ? 1 : 0;
 }
