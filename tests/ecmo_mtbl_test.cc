@@ -411,12 +411,20 @@ TEST(EcmoMtbl, AllRunsOneWcFormAndScoresEveryRowInLossSpace) {
 // unless its own stationarity test stops it first. A number of seconds is
 // the budget itself.
 TEST(EcmoMtbl, MatchedBudgetsGiveBaselinesTheWcTimePerPoint) {
-  for (const auto& [spec, factor] : std::vector<std::pair<std::string, double>>{
-           {"matched", 1.0}, {"matched:2", 2.0}, {"0.25", -0.25}}) {
+  std::vector<std::pair<std::string, double>> specs = {
+      {"matched", 1.0}, {"matched:2", 2.0}, {"0.25", -0.25}};
+#ifdef ECMO_UNDER_ASAN
+  // The sanitizers make each study about 15 times slower; the two-phase
+  // code is the same for the three forms.
+  specs.resize(1);
+#endif
+  for (const auto& [spec, factor] : specs) {
     SCOPED_TRACE(spec);
+    // r = 0: the budgets do not depend on the scalarization, and the
+    // utopia point's solves would double the study's time.
     const ToolRun run = RunMtbl(
         "--task=mtbl_logistic --smoke --method=wc-reduced,itd-ls,moml "
-        "--json --baseline_budget=" +
+        "--scalarization=paper --json --baseline_budget=" +
             spec,
         /*merge_stderr=*/false);
     ASSERT_EQ(run.exit_code, 0) << run.output;
