@@ -679,9 +679,6 @@ void RunBaseline(const ecmo::MtblBaseline::Options& options,
                  Instance* instance,
                  Point* point,
                  Eigen::VectorXd* z) {
-  if (options.max_solver_time_in_seconds < 1e9) {
-    point->budget_seconds = options.max_solver_time_in_seconds;
-  }
   *z = instance->start;
   ecmo::MtblBaseline::Summary summary;
   ecmo::Solve(options, instance->evaluator, point->preference, z, &summary);
@@ -804,29 +801,14 @@ void ScorePoint(const ecmo::LowerLevelSolver::Options& lower_options,
 
 // ---------------------------------------------------------------- metrics --
 
-// v = 1/loss (rows: points), negated so that the minimization indicators
-// apply: a point of -v dominates when every 1/loss is larger.
-Eigen::MatrixXd NegatedInverseLosses(const std::vector<const Point*>& points) {
+// The losses of the usable points (rows), for the loss-space indicators;
+// with `positive_only`, of those whose losses are all > 0 (1/loss exists).
+Eigen::MatrixXd Losses(const std::vector<const Point*>& points,
+                       bool positive_only = false) {
   std::vector<const Point*> usable;
   for (const Point* p : points) {
     if (p->usable && p->losses.size() > 0 && p->losses.allFinite() &&
-        (p->losses.array() > 0.0).all()) {
-      usable.push_back(p);
-    }
-  }
-  if (usable.empty()) return Eigen::MatrixXd();
-  Eigen::MatrixXd m(usable.size(), usable[0]->losses.size());
-  for (size_t i = 0; i < usable.size(); ++i) {
-    m.row(i) = -usable[i]->losses.cwiseInverse().transpose();
-  }
-  return m;
-}
-
-// The losses of the usable points (rows), for the loss-space indicators.
-Eigen::MatrixXd Losses(const std::vector<const Point*>& points) {
-  std::vector<const Point*> usable;
-  for (const Point* p : points) {
-    if (p->usable && p->losses.size() > 0 && p->losses.allFinite()) {
+        (!positive_only || (p->losses.array() > 0.0).all())) {
       usable.push_back(p);
     }
   }
@@ -836,6 +818,12 @@ Eigen::MatrixXd Losses(const std::vector<const Point*>& points) {
     m.row(i) = usable[i]->losses.transpose();
   }
   return m;
+}
+
+// v = 1/loss (rows: points), negated so that the minimization indicators
+// apply: a point of -v dominates when every 1/loss is larger.
+Eigen::MatrixXd NegatedInverseLosses(const std::vector<const Point*>& points) {
+  return -Losses(points, /*positive_only=*/true).cwiseInverse();
 }
 
 // The non-dominated rows of `points` (minimization), in their order.
@@ -910,7 +898,7 @@ struct MethodResult {
   std::string name;
   std::vector<double> hypervolume;        // per seed, v = 1/loss
   std::vector<double> epsilon;            // per seed, on v
-  std::vector<double> hypervolume_loss;   // per seed, reference: the start
+  std::vector<double> hypervolume_loss;   // per seed, reference: the union's
   std::vector<double> epsilon_loss;       // per seed, on the losses
   std::vector<double> igd_plus_loss;      // per seed, on the losses
   std::vector<double> budget_per_point;   // per point with a time budget
@@ -1200,6 +1188,7 @@ Point SolveRun(const Study& study,
   } else if (method.wc) {
     RunWc(seed_options, instance, &point, &z);
   } else {
+    point.budget_seconds = budget_seconds;
     RunBaseline(BaselineOptions(study.task,
                                 method.baseline,
                                 context->lambda_max,
@@ -1218,6 +1207,14 @@ Point SolveRun(const Study& study,
   return point;
 }
 
+// The study's first WC method (null: none): the one whose time the
+// matched budgets follow and whose equal preference gets its own row.
+const Method* FirstWcMethod(const std::vector<Method>& methods) {
+  const auto found = std::find_if(
+      methods.begin(), methods.end(), [](const Method& m) { return m.wc; });
+  return found == methods.end() ? nullptr : &*found;
+}
+
 // The seconds of a seed's utopia point, from its runs' seed report (0
 // without one).
 double UtopiaSeconds(const nlohmann::json& seed_info) {
@@ -1234,13 +1231,10 @@ double UtopiaSeconds(const nlohmann::json& seed_info) {
 // pays for all of it (one point per preference), as it would if it were
 // run alone.
 double ChargedSeconds(const Study& study,
+                      const Method& method,
                       const Point& point,
                       const nlohmann::json& seed_info) {
-  const bool wc = std::any_of(
-      study.methods.begin(), study.methods.end(), [&](const Method& m) {
-        return m.wc && m.name == point.method;
-      });
-  if (!wc || study.preferences.empty()) return point.seconds;
+  if (!method.wc || study.preferences.empty()) return point.seconds;
   return point.seconds + UtopiaSeconds(seed_info) /
                              static_cast<double>(study.preferences.size());
 }
@@ -1252,15 +1246,13 @@ std::map<int, double> MatchedBudgets(
     const Study& study,
     const std::vector<Run>& runs,
     const std::map<int, FinishedRun>& finished) {
-  int reference = -1;
-  for (size_t m = 0; m < study.methods.size() && reference < 0; ++m) {
-    if (study.methods[m].wc) reference = static_cast<int>(m);
-  }
+  const Method* reference = FirstWcMethod(study.methods);
   std::map<int, std::pair<double, int>> sums;  // seed -> (seconds, points)
   for (const auto& [task, run] : finished) {
-    if (runs[task].method != reference) continue;
+    const Method& method = study.methods[runs[task].method];
+    if (&method != reference) continue;
     auto& [seconds, count] = sums[runs[task].seed];
-    seconds += ChargedSeconds(study, run.point, run.seed);
+    seconds += ChargedSeconds(study, method, run.point, run.seed);
     ++count;
   }
   std::map<int, double> budgets;
@@ -1499,12 +1491,12 @@ void PrintReport(const Study& study,
   if (has_baselines) {
     out << "baseline budget: " << BaselineBudgetSpec(study.baseline_budget);
     if (study.baseline_budget.kind == Kind::MATCHED) {
-      out << " (each baseline run may take "
-          << (study.baseline_budget.value == 1.0
-                  ? std::string("the")
-                  : BaselineBudgetSpec(study.baseline_budget).substr(8) +
-                        "x the")
-          << " mean time per point of the first WC method on its seed)";
+      out << " (each baseline run may take ";
+      if (study.baseline_budget.value != 1.0) {
+        out << std::defaultfloat << std::setprecision(6)
+            << study.baseline_budget.value << "x ";
+      }
+      out << "the mean time per point of the first WC method on its seed)";
     } else if (study.baseline_budget.kind == Kind::ITERATIONS) {
       out << " (a fixed number of outer iterations, no time limit)";
     } else {
@@ -2138,7 +2130,8 @@ int main(int argc, char** argv) {
     }
     // A WC point's seconds include its share of the utopia point.
     Point& point = found->second.point;
-    point.seconds = ChargedSeconds(study, point, found->second.seed);
+    point.seconds = ChargedSeconds(
+        study, study.methods[runs[t].method], point, found->second.seed);
     seed_info.emplace(runs[t].seed, std::move(found->second.seed));
     points.push_back(std::move(point));
   }
@@ -2157,20 +2150,19 @@ int main(int argc, char** argv) {
   // ---- Metrics: per seed, the union of every method's points; per method
   // (and for the equal preference of the first WC method alone) the
   // indicators.
+  const Method* first_wc = FirstWcMethod(study.methods);
+  const bool has_equal = std::any_of(
+      preferences.begin(),
+      preferences.end(),
+      [](const ecmo::NamedPreference& p) { return p.name == "equal"; });
   std::vector<std::string> row_names;
   std::string equal_row, equal_method;
-  for (const Method& m : methods) {
+  for (const Method& m : study.methods) {
     row_names.push_back(m.name);
-    if (m.wc && equal_row.empty()) {
-      const bool has_equal = std::any_of(
-          preferences.begin(),
-          preferences.end(),
-          [](const ecmo::NamedPreference& p) { return p.name == "equal"; });
-      if (has_equal && preferences.size() > 1) {
-        equal_method = m.name;
-        equal_row = m.name + " (equal)";
-        row_names.push_back(equal_row);
-      }
+    if (&m == first_wc && has_equal && preferences.size() > 1) {
+      equal_method = m.name;
+      equal_row = m.name + " (equal)";
+      row_names.push_back(equal_row);
     }
   }
   auto in_row = [&](const std::string& row, const Point& p) {
@@ -2332,9 +2324,7 @@ int main(int argc, char** argv) {
   document["methods"] = table;
   // The hypervolume of the first WC method, for scripts.
   for (const MethodResult& r : results) {
-    const auto method = std::find_if(
-        methods.begin(), methods.end(), [](const Method& m) { return m.wc; });
-    if (method != methods.end() && r.name == method->name) {
+    if (first_wc != nullptr && r.name == first_wc->name) {
       document["hypervolume"] = Number(Aggregate(r.hypervolume).mean);
       document["hypervolume_method"] = r.name;
     }

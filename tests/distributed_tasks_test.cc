@@ -99,15 +99,9 @@ TEST(DistributedTasks, MatchedBudgetsReachEveryRank) {
   const json study = ReadJson(dir + "/study.json");
   ASSERT_TRUE(study.is_object()) << run.output;
   EXPECT_EQ(study["baseline_budget"], "matched");
-  double wc_seconds = 0.0;
   int wc_points = 0;
-  for (const json& p : study["points"]) {
-    if (p["method"] != "wc-penalty") continue;
-    wc_seconds += p["seconds"].get<double>();
-    ++wc_points;
-  }
+  const double budget = testing::MeanSeconds(study, "wc-penalty", &wc_points);
   ASSERT_EQ(wc_points, 3);
-  const double budget = wc_seconds / wc_points;
   int baseline_points = 0;
   for (const json& p : study["points"]) {
     if (p["method"] != "itd-ls" && p["method"] != "moml") continue;

@@ -238,7 +238,8 @@ TEST(EcmoMtbl, WritesPointsStudyAndPictures) {
 }
 
 // The equal preference keeps its name when it comes from a file (so the
-// "wc-penalty (equal)" row exists), and the other rows are file lines.
+// first WC method's "(equal)" row exists), and the other rows are file
+// lines.
 TEST(EcmoMtbl, EqualPreferenceFromAFileIsNamedEqual) {
   const std::string path = ::testing::TempDir() + "/ecmo_mtbl_prefs.txt";
   {
@@ -430,20 +431,17 @@ TEST(EcmoMtbl, MatchedBudgetsGiveBaselinesTheWcTimePerPoint) {
     ASSERT_EQ(run.exit_code, 0) << run.output;
     const nlohmann::json study = nlohmann::json::parse(run.output);
     EXPECT_EQ(study["baseline_budget"], spec);
-    double wc_seconds = 0.0;
     int wc_points = 0;
-    for (const auto& p : study["points"]) {
-      if (p["method"] != "wc-reduced") continue;
-      wc_seconds += p["seconds"].get<double>();
-      ++wc_points;
-      EXPECT_TRUE(p["budget_seconds"].is_null()) << p.dump();
-    }
+    const double wc_seconds =
+        ecmo::testing::MeanSeconds(study, "wc-reduced", &wc_points);
     ASSERT_EQ(wc_points, 3);
-    const double budget =
-        factor > 0.0 ? factor * wc_seconds / wc_points : -factor;
+    const double budget = factor > 0.0 ? factor * wc_seconds : -factor;
     int baseline_points = 0;
     for (const auto& p : study["points"]) {
-      if (p["method"] == "wc-reduced") continue;
+      if (p["method"] == "wc-reduced") {
+        EXPECT_TRUE(p["budget_seconds"].is_null()) << p.dump();
+        continue;
+      }
       ++baseline_points;
       ASSERT_TRUE(p["budget_seconds"].is_number()) << p.dump();
       EXPECT_NEAR(p["budget_seconds"].get<double>(), budget, 1e-9 * budget);

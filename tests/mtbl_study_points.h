@@ -56,6 +56,21 @@ inline void ExpectSameStudyPoints(const nlohmann::json& a,
   }
 }
 
+// The mean of study.json's "seconds" over the points of `method`; their
+// number in *count (0: the mean is NaN).
+inline double MeanSeconds(const nlohmann::json& study,
+                          const std::string& method,
+                          int* count) {
+  double sum = 0.0;
+  *count = 0;
+  for (const nlohmann::json& p : study["points"]) {
+    if (p["method"] != method) continue;
+    sum += p["seconds"].get<double>();
+    ++*count;
+  }
+  return *count > 0 ? sum / *count : std::nan("");
+}
+
 }  // namespace testing
 }  // namespace ecmo
 
