@@ -125,9 +125,12 @@ double FullSpaceKkt(ecmo::MtblEvaluator* full,
       static_cast<int>(summary.objective_offset_used.size()) != S) {
     return -1.0;
   }
+  // The weights the WC problem applied: lambda_s / w_s (w the objective
+  // scales; ones unless the scalarization normalized them).
+  const Eigen::VectorXd& w = summary.scalarization.objective_scale;
   Eigen::VectorXd lambda(S), offset(S);
   for (int s = 0; s < S; ++s) {
-    lambda[s] = summary.preference[s];
+    lambda[s] = summary.preference[s] / (w.size() == S ? w[s] : 1.0);
     offset[s] = summary.objective_offset_used[s];
   }
   ecmo::KktMultipliers none;

@@ -225,9 +225,11 @@ DEFINE_double(utopia_margin,
 DEFINE_string(normalize,
               "auto",
               "Divide the objectives by nadir - utopia so that a uniform "
-              "preference grid spreads points evenly: auto (on for sweeps "
-              "with an automatic reference point, off for one --preference), "
-              "true or false.");
+              "preference grid spreads points evenly and a preference means "
+              "the same point in any units: auto (on with the automatic "
+              "reference point, for sweeps and one --preference alike), "
+              "true (the same, and an error with --reference_point or "
+              "--objective_offset) or false.");
 DEFINE_int32(refine,
              -1,
              "Sweeps: add points where the front has its largest gaps until "
@@ -640,7 +642,15 @@ int Main(int argc, char** argv) {
     return Usage("--normalize=" + ecmo::TextForMessage(FLAGS_normalize) +
                  ": valid values are auto, true and false.");
   }
-  if (FLAGS_normalize == "true") options.normalize_objectives = true;
+  if (FLAGS_normalize == "false") options.normalize_objectives = false;
+  if (FLAGS_normalize == "true" &&
+      (!options.reference_point.empty() || !options.objective_offset.empty() ||
+       options.automatic_objective_offset)) {
+    return Usage(
+        "--normalize=true divides by nadir - utopia of the automatic "
+        "reference point, which a given reference point or offset "
+        "replaces (the scales are then ones); drop one of them.");
+  }
   if (!options.IsValid(&error)) return Usage(error);
   if (FLAGS_reference != "none" && FLAGS_reference != "ipopt") {
     return Usage("unknown reference '" + ecmo::TextForMessage(FLAGS_reference) +
@@ -785,11 +795,9 @@ int Main(int argc, char** argv) {
   sweep_options.keep_history =
       FLAGS_history &&
       (FLAGS_json || !FLAGS_output.empty() || !FLAGS_plot.empty());
-  // Normalization: on for sweeps with an automatic scalarization unless
-  // --normalize=false; never for a single --preference unless asked.
-  sweep_options.normalize_objectives =
-      FLAGS_normalize == "true" ||
-      (FLAGS_normalize == "auto" && FLAGS_preference.empty());
+  // Normalization: on with an automatic scalarization unless
+  // --normalize=false (the sweep applies it only then).
+  sweep_options.normalize_objectives = FLAGS_normalize != "false";
   if (FLAGS_refine < -1 || FLAGS_refine > ecmo::kMaxPreferenceCount) {
     return Usage("--refine must be in [0, " +
                  std::to_string(ecmo::kMaxPreferenceCount) +

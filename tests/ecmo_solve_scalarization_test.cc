@@ -80,27 +80,28 @@ TEST(EcmoSolveScalarization, PaperFormAndGivenReferencePoint) {
   ASSERT_EQ(given.exit_code, 0) << given.output.substr(0, 2000);
   EXPECT_EQ(given.json["scalarization"]["reference_point_type"], "GIVEN");
   EXPECT_DOUBLE_EQ(given.json["scalarization"]["reference_point"][1], -1.5);
-  // A given reference point pins the scalarization: no normalization (and
-  // no single-objective solve) unless asked for.
+  // A given reference point pins the scalarization: no normalization and
+  // no single-objective solve (the scales would need the payoff table of
+  // another reference point); asking for both is refused.
   EXPECT_EQ(given.json["scalarization"]["single_objective_solves"], 0);
   EXPECT_EQ(given.json["scalarization"]["normalized"], false);
-  const JsonRun scaled = RunJson(
-      "--problem=circle_quarter --sweep=3 --reference_point=-3,-1.5 "
-      "--normalize=true");
-  ASSERT_EQ(scaled.exit_code, 0) << scaled.output.substr(0, 2000);
-  EXPECT_EQ(scaled.json["scalarization"]["single_objective_solves"], 2);
-  EXPECT_EQ(scaled.json["scalarization"]["normalized"], true);
-  // w = nadir - utopia with the nadir (0, 0) and utopia (-1.01, -1.01).
-  EXPECT_NEAR(scaled.json["scalarization"]["objective_scale"][0].get<double>(),
-              1.01, 1e-6);
+  EXPECT_EQ(ExitCode("--problem=circle_quarter --sweep=3 "
+                     "--reference_point=-3,-1.5 --normalize=true"),
+            2);
 
-  // One preference: no normalization unless asked.
+  // One preference: normalized like a sweep (the same point for the same
+  // preference), w = nadir - utopia with the nadir (0, 0) and the utopia
+  // (-1.01, -1.01); off when asked.
   const JsonRun one = RunJson("--problem=circle_quarter --preference=0.5,0.5");
   ASSERT_EQ(one.exit_code, 0);
-  EXPECT_EQ(one.json["scalarization"]["normalized"], false);
-  const JsonRun forced =
-      RunJson("--problem=circle_quarter --preference=0.5,0.5 --normalize=true");
-  EXPECT_EQ(forced.json["scalarization"]["normalized"], true);
+  EXPECT_EQ(one.json["scalarization"]["normalized"], true);
+  EXPECT_NEAR(one.json["scalarization"]["objective_scale"][0].get<double>(),
+              1.01,
+              1e-6);
+  const JsonRun plain = RunJson(
+      "--problem=circle_quarter --preference=0.5,0.5 --normalize=false");
+  ASSERT_EQ(plain.exit_code, 0);
+  EXPECT_EQ(plain.json["scalarization"]["normalized"], false);
 }
 
 TEST(EcmoSolveScalarization, RefineAddsPointsUpToTheTarget) {

@@ -3,9 +3,8 @@
 // The certificate's invariance (issue 57 item 3) on a Ceres pipeline, not
 // only on the registry (certificate_invariance_test.cc): a pose graph as an
 // ordinary ceres::Problem behind CeresProblemAdapter, solved per preference
-// by ecmo::Solve with default options but normalize_objectives (the
-// automatic utopia reference point normalized, as a sweep poses it; the
-// automatic strategy), as posed and rewritten
+// by ecmo::Solve with DEFAULT options (the automatic utopia reference point
+// and its normalization, the automatic strategy), as posed and rewritten
 //
 //   - odometry cost x 1e6 and x 1e-6 (ceres::ScaledLoss on its blocks),
 //   - odometry cost + 1e3 (a constant residual block in its group),
@@ -159,8 +158,7 @@ struct Outcome {
   Eigen::Vector2d f;  // as posed: (f'_1 - b) / a, f_2
 };
 
-// `scalarization`: null for the normalized utopia one (computed by Solve
-// at the start),
+// `scalarization`: null for the default (computed by Solve at the start),
 // or the untransformed problem's, mapped through the rewrite (r_1 -> a r_1
 // + b, w_1 -> a w_1), so that every rewrite poses the same WC problem.
 Outcome SolveRewritten(const PoseGraph2d& graph,
@@ -179,12 +177,12 @@ Outcome SolveRewritten(const PoseGraph2d& graph,
     return out;
   }
   Eigen::VectorXd z = adapter.GetParameters();
-  Solver::Options options;  // the defaults, but:
-  // Solve's default leaves the scales at one (a sweep normalizes). Then the
-  // 1% utopia margin of the objective with the larger range makes it the
-  // only active one once the odometry is rescaled by 1e6, and the point
-  // moves to the odometry end (f_1 168.7 -> 3e-18 at t = 0.5).
-  options.normalize_objectives = true;
+  // The defaults: the automatic utopia point, normalized (without the
+  // normalization the 1% utopia margin of the objective with the larger
+  // range makes it the only active one once the odometry is rescaled by
+  // 1e6, and the point moves to the odometry end: f_1 168.7 -> 3e-18 at
+  // t = 0.5).
+  Solver::Options options;
   if (scalarization != nullptr) {
     auto mapped = std::make_shared<Scalarization>(*scalarization);
     mapped->reference_point[0] =
@@ -326,14 +324,14 @@ TEST_F(PipelineInvariance, OneScalarizationGivesTheSameVerdictAndPoint) {
   EXPECT_EQ(num_certified, 3);
 }
 
-// Every Solve computes its own normalized scalarization from the payoff
-// table of its problem: rewriting the units must not change which point a
-// preference selects. The payoff table's lexicographic ends are solved to
-// about 1e-4 of the objectives (their weights are 1e-6 of the ranges), so
-// the points agree to 1e-2, not to the certificate's precision (measured:
-// 1e-5 to 1e-3); without the normalization the odometry x 1e6 rewrite
-// moves them by 100%.
-TEST_F(PipelineInvariance, OwnScalarizationSelectsTheSamePointInAnyUnits) {
+// Every Solve with default options computes its own normalized
+// scalarization from the payoff table of its problem: rewriting the units must
+// not change which point a preference selects. The payoff table's lexicographic
+// ends are solved to about 1e-4 of the objectives (their weights are 1e-6 of
+// the ranges), so the points agree to 1e-2, not to the certificate's precision
+// (measured: 1e-5 to 1e-3); without the normalization the odometry x 1e6
+// rewrite moves them by 100%.
+TEST_F(PipelineInvariance, DefaultScalarizationSelectsTheSamePointInAnyUnits) {
   for (const double t : {0.25, 0.5, 0.75}) {
     const Outcome base = Run(Rewrite(), t, nullptr);
     ASSERT_TRUE(base.certified) << base.termination;

@@ -175,7 +175,9 @@ void ExpectExactWcPointOnRegistryProblem(const std::string& name,
     EXPECT_NEAR(sc.nadir_point[s], 0.0, 1e-5) << s;
     EXPECT_LT(sc.reference_point[s], sc.ideal_point[s]) << s;
     EXPECT_NEAR(sc.reference_point[s], -1.0 - options.utopia_margin, 1e-6) << s;
-    EXPECT_EQ(sc.objective_scale[s], 1.0) << s;
+    // Normalized by default: w = nadir - utopia = 1 + margin.
+    EXPECT_TRUE(sc.normalized);
+    EXPECT_NEAR(sc.objective_scale[s], 1.0 + options.utopia_margin, 1e-5) << s;
   }
   const Eigen::VectorXd lambda =
       ToEigen(preference).cwiseQuotient(sc.objective_scale);
@@ -227,12 +229,20 @@ TEST(Scalarization, CornerPreferencesReachTheExactWcPointOnTheOctant) {
   }
 }
 
+// As on the octant, the pure penalty may end NO_CONVERGENCE at a corner
+// preference (normalized, w = 1.01: at lambda_1 = 1 - 1e-4 its penalty
+// reaches max_penalty with the least-squares stationarity at 8e-5); only
+// its CONVERGENCE claims are checked there.
 TEST(Scalarization, CornerPreferencesReachTheExactWcPointOnTheQuarterCircle) {
   for (double lambda1 : {1e-4, 0.1, 0.5, 0.9, 1.0 - 1e-4}) {
     for (StrategyType strategy : kQuasiNewton) {
       SCOPED_TRACE(::testing::Message() << "lambda1 = " << lambda1);
       ExpectExactWcPointOnRegistryProblem(
-          "circle_quarter", {lambda1, 1.0 - lambda1}, strategy);
+          "circle_quarter",
+          {lambda1, 1.0 - lambda1},
+          strategy,
+          /*must_converge=*/strategy != StrategyType::WC_PENALTY_LBFGS ||
+              (lambda1 > 1e-3 && lambda1 < 1.0 - 1e-3));
     }
   }
 }

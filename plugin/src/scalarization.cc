@@ -461,8 +461,7 @@ bool NeedsSingleObjectiveSolves(const Solver::Options& options,
   const bool utopia = !options.automatic_objective_offset &&
                       options.objective_offset.empty() &&
                       options.reference_point.empty();
-  return utopia ||
-         (options.normalize_objectives && options.objective_scale.empty());
+  return utopia;
 }
 
 bool ComputeScalarization(const Solver::Options& options,

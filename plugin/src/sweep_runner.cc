@@ -253,7 +253,8 @@ bool SweepRunner::AddWorker(std::string* error) {
 bool SweepRunner::PrepareScalarization() {
   Solver::Options& o = solver_options_;
   const bool automatic = AutomaticScalarization(o);
-  if (automatic && options_.normalize_objectives) o.normalize_objectives = true;
+  // The sweep's flag decides, both ways (Solve's own default is on too).
+  o.normalize_objectives = automatic && options_.normalize_objectives;
   // The options as the user means them (plus the normalization): what a
   // resumed run must match.
   settings_ = internal::SweepSettings(

@@ -54,10 +54,10 @@
 //                     (Scalarization::num_lexicographic_solves counts
 //                     them; they are skipped where the first table
 //                     leaves nothing to break.)
-// Scales: Solver::Options::objective_scale when given; nadir - utopia (at
-// least range_s) when
-// Solver::Options::normalize_objectives (the single-objective solves run
-// for it even when r is given); otherwise ones.
+// Scales: Solver::Options::objective_scale when given; otherwise, with the
+// UTOPIA reference point and Solver::Options::normalize_objectives (the
+// default), nadir - utopia (at least range_s), which makes the selected
+// point independent of the objectives' units; otherwise ones.
 
 #ifndef ECMO_SCALARIZATION_H_
 #define ECMO_SCALARIZATION_H_

@@ -189,10 +189,21 @@ class Solver {
     // Margin of the automatic utopia point below the ideal point, relative
     // to the objective's range (nadir - ideal). In (0, 1].
     double utopia_margin = 1e-2;
-    // Divide each objective by nadir_s - utopia_s (estimated by the
-    // single-objective solves), so that a uniform preference grid spreads
-    // points evenly. ParetoSweep turns it on by default.
-    bool normalize_objectives = false;
+    // With the automatic (utopia) reference point: divide each objective
+    // by nadir_s - utopia_s from the same single-objective solves (no extra
+    // cost), so that a preference means the same point whatever the
+    // objectives' units (f_1 -> 1e6 f_1 returns the same z) and a uniform
+    // preference grid spreads points evenly. Without it the utopia margin
+    // is 1% of each objective's own range, and where the ranges differ by
+    // orders of magnitude (odometry 450 against loop closures 1.9e9 on a
+    // real pose graph) the objective with the larger range is the only
+    // active one at almost every preference: the points are weakly Pareto,
+    // the other objective anywhere below the level. Default on, as in
+    // ParetoSweep. With a given reference point or offset the scales are
+    // ones unless objective_scale is given (normalizing them would need the
+    // single-objective solves; ComputeScalarization and objective_scale
+    // give that explicitly).
+    bool normalize_objectives = true;
     // Explicit objective scales w (size S, finite, > 0); overrides
     // normalize_objectives. Empty: ones, or the normalization. A sweep sets
     // reference_point and objective_scale once for all its points. The

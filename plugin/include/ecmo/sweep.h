@@ -441,7 +441,8 @@ class ParetoSweep {
     // their cost. With normalize_objectives (default) the objectives are
     // divided by nadir - utopia whenever solver leaves the scalarization
     // automatic (no objective_offset, reference_point or objective_scale),
-    // so that a uniform preference grid spreads points evenly.
+    // so that a uniform preference grid spreads points evenly; false turns
+    // it off whatever solver.normalize_objectives says.
     bool normalize_objectives = true;
 
     // Adaptive refinement: after the given preferences, add points where
