@@ -119,19 +119,11 @@ void PrintRow(int ny, const std::vector<double>& preference, const Row& row) {
 double FullSpaceKkt(ecmo::MtblEvaluator* full,
                     const ecmo::Solver::Summary& summary,
                     const Eigen::VectorXd& z) {
-  const int S = full->NumObjectives();
+  Eigen::VectorXd lambda, offset;
   if (z.size() != full->NumParameters() ||
-      static_cast<int>(summary.preference.size()) != S ||
-      static_cast<int>(summary.objective_offset_used.size()) != S) {
+      !ecmo::ScalarizationWeights(summary, &lambda, &offset) ||
+      lambda.size() != full->NumObjectives()) {
     return -1.0;
-  }
-  // The weights the WC problem applied: lambda_s / w_s (w the objective
-  // scales; ones unless the scalarization normalized them).
-  const Eigen::VectorXd& w = summary.scalarization.objective_scale;
-  Eigen::VectorXd lambda(S), offset(S);
-  for (int s = 0; s < S; ++s) {
-    lambda[s] = summary.preference[s] / (w.size() == S ? w[s] : 1.0);
-    offset[s] = summary.objective_offset_used[s];
   }
   ecmo::KktMultipliers none;
   none.omega = summary.kkt.solver_multipliers.omega;

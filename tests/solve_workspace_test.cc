@@ -133,14 +133,8 @@ TEST(SolveWorkspace, ReportFromTheStrategysSystemEqualsAFreshOne) {
       ProblemEvaluator fresh(&problem);
       KktReport report;
       std::string error;
-      // The weights the WC problem applied: preference / objective scale.
-      Eigen::VectorXd lambda(2);
-      lambda << p.summary.preference[0], p.summary.preference[1];
-      lambda = lambda.cwiseQuotient(p.summary.scalarization.objective_scale);
-      Eigen::VectorXd offset = Eigen::VectorXd::Zero(2);
-      for (size_t s = 0; s < p.summary.objective_offset_used.size(); ++s) {
-        offset[s] = p.summary.objective_offset_used[s];
-      }
+      Eigen::VectorXd lambda, offset;
+      ASSERT_TRUE(ScalarizationWeights(p.summary, &lambda, &offset));
       CertificateRequest certificate;
       certificate.stationarity_floor = p.summary.kkt.stationarity_floor;
       ASSERT_TRUE(ComputeKktReport(&fresh,

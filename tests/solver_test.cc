@@ -383,8 +383,8 @@ TEST(Solver, LargeMultiplierOfAnAnchorIsNotALicqFailure) {
     Solver::Options options;
     ASSERT_TRUE(StringToStrategyType(name, &options.strategy));
     // The objectives as posed, so that the solver's own objective scaling
-    // (checked below) is what brings the multiplier down. (Normalized, the
-    // augmented Lagrangian stalls here at stationarity 8e-2, honestly.)
+    // (checked below) is what brings the multiplier down. (Normalized,
+    // wc-penalty-lbfgs stalls here at stationarity 8e-2, honestly.)
     options.normalize_objectives = false;
     Solver::Summary summary;
     Solve(options, problem, {0.5, 0.5}, &summary);

@@ -458,10 +458,10 @@ bool CheckScalarizationSizes(const Solver::Options& options,
 bool NeedsSingleObjectiveSolves(const Solver::Options& options,
                                 int num_objectives) {
   if (num_objectives <= 1 || options.scalarization != nullptr) return false;
-  const bool utopia = !options.automatic_objective_offset &&
-                      options.objective_offset.empty() &&
-                      options.reference_point.empty();
-  return utopia;
+  // Only the automatic (utopia) reference point needs them; its
+  // normalization reuses the same table.
+  return !options.automatic_objective_offset &&
+         options.objective_offset.empty() && options.reference_point.empty();
 }
 
 bool ComputeScalarization(const Solver::Options& options,

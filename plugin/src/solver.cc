@@ -1234,8 +1234,8 @@ void SolveFirstOrder(const Solver::Options& options,
       "'s point is reported";
 }
 
-// The effective weights lambda_s = preference_s / w_s and the offset -r of
-// a summary's scalarization; false when it has none.
+}  // namespace
+
 bool ScalarizationWeights(const Solver::Summary& summary,
                           Eigen::VectorXd* lambda,
                           Eigen::VectorXd* offset) {
@@ -1251,8 +1251,6 @@ bool ScalarizationWeights(const Solver::Summary& summary,
   *offset = -sc.reference_point;
   return true;
 }
-
-}  // namespace
 
 namespace internal {
 

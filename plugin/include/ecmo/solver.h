@@ -808,6 +808,16 @@ bool ComputeScalarization(const Solver::Options& options,
                           Scalarization* scalarization,
                           std::string* error);
 
+// The weights and offset of the WC problem a solve posed, lambda_s =
+// preference_s / w_s (the preference renormalized to sum 1, w the
+// scalarization's objective scales) and offset = -r: what
+// ComputeKktReport needs to score the summary's point again (with a
+// normalized scalarization the preference alone is not the weight). False
+// when the summary has no scalarization (a refused solve).
+bool ScalarizationWeights(const Solver::Summary& summary,
+                          Eigen::VectorXd* lambda,
+                          Eigen::VectorXd* offset);
+
 // Checks that a preference lies in the open simplex: size S, finite, every
 // entry > 0, sum 1 within 1e-9 relative. Message says what to change.
 bool ValidatePreference(const std::vector<double>& preference,
