@@ -20,7 +20,9 @@
 #include <thread>
 #include <vector>
 
+#include "ecmo/lower_level_solver.h"
 #include "ecmo/mtbl.h"
+#include "ecmo/problems/registry.h"
 #include "gtest/gtest.h"
 #include "test_files.h"
 #include "test_vectors.h"
@@ -335,6 +337,61 @@ TEST(DigitsDataWeighting, OraclesMatchFiniteDifferences) {
     Eigen::VectorXd z(643);
     z << x, y;
     CheckUpperGradients(instance->evaluator.get(), z, 1e-5, &rng);
+  }
+}
+
+// The registry's reduced entry is the default full instance at
+// (x, y*(x)): its objectives are the full evaluator's there, y*(x) solves
+// the lower level, and its hypergradients match central differences of
+// its own values (each a lower-level solve).
+TEST(DigitsDataWeighting, ReducedRegistryEntryIsTheFullInstanceAtYStar) {
+  const problems::ProblemInfo* full_info =
+      problems::Find("digits_data_weighting");
+  const problems::ProblemInfo* reduced_info =
+      problems::Find("digits_data_weighting_reduced");
+  ASSERT_NE(full_info, nullptr);
+  ASSERT_NE(reduced_info, nullptr);
+  EXPECT_FALSE(reduced_info->has_problem());
+  std::string error;
+  std::unique_ptr<EvaluatorInstance> full =
+      problems::BuildEvaluator(*full_info, 0, &error);
+  std::unique_ptr<EvaluatorInstance> reduced =
+      problems::BuildEvaluator(*reduced_info, 0, &error);
+  ASSERT_NE(full, nullptr) << error;
+  ASSERT_NE(reduced, nullptr) << error;
+  ASSERT_EQ(reduced->evaluator->NumObjectives(), 5);
+  ASSERT_EQ(reduced->evaluator->NumParameters(), 3);
+  ASSERT_EQ(reduced->evaluator->NumConstraints(), 0);
+  EXPECT_EQ(reduced->start, full->start.head(3));
+  auto* form = dynamic_cast<ReducedMtblEvaluator*>(reduced->evaluator.get());
+  ASSERT_NE(form, nullptr);
+
+  const Eigen::Vector3d x(0.6, -0.4, 0.2);
+  Eigen::VectorXd f(5);
+  Eigen::MatrixXd grad(3, 5);
+  ASSERT_TRUE(form->Evaluate(x.data(), f.data(), nullptr, grad.data(), &error))
+      << error;
+  const Eigen::VectorXd z = form->FullPoint(x);
+  ASSERT_EQ(z.size(), 643);
+  Eigen::VectorXd f_full(5), h(640);
+  ASSERT_TRUE(full->evaluator->Evaluate(
+      z.data(), f_full.data(), h.data(), nullptr, &error))
+      << error;
+  EXPECT_LT(RelativeError(f_full, f), 1e-14);
+  // y*(x) to the lower-level solver's default gradient tolerance.
+  EXPECT_LE(h.norm(), 1e-9);
+  // Central differences: the lower-level solves' tolerance limits them to
+  // about 1e-5 relative.
+  const double t = 1e-4;
+  for (int c = 0; c < 3; ++c) {
+    Eigen::Vector3d xp = x, xm = x;
+    xp[c] += t;
+    xm[c] -= t;
+    Eigen::VectorXd fp(5), fm(5);
+    ASSERT_TRUE(form->Evaluate(xp.data(), fp.data(), nullptr, nullptr, &error));
+    ASSERT_TRUE(form->Evaluate(xm.data(), fm.data(), nullptr, nullptr, &error));
+    EXPECT_LT(RelativeError(grad.row(c).transpose(), (fp - fm) / (2 * t)), 1e-4)
+        << "logit " << c;
   }
 }
 

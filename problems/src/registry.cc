@@ -356,6 +356,7 @@ const std::vector<ProblemInfo>& EvaluatorProblems() {
       internal::MtblLogistic(),
       internal::MtblLogisticReduced(),
       internal::DigitsDataWeighting(),
+      internal::DigitsDataWeightingReduced(),
       internal::DigitsMetaLearning()};
   return *all;
 }

@@ -7,6 +7,7 @@
 #include <string>
 #include <utility>
 
+#include "ecmo/lower_level_solver.h"
 #include "ecmo/problems/digits.h"
 #include "registry_internal.h"
 
@@ -64,6 +65,45 @@ ProblemInfo DigitsDataWeighting() {
     return BuildDigitsEntry<DigitsDataWeightingOptions,
                             &BuildDigitsDataWeighting>("digits_data_weighting",
                                                        error);
+  };
+  return info;
+}
+
+ProblemInfo DigitsDataWeightingReduced() {
+  ProblemInfo info = DigitsDataWeighting();
+  info.name = "digits_data_weighting_reduced";
+  info.description =
+      "digits_data_weighting in the reduced form "
+      "(ecmo::ReducedMtblEvaluator): the same instance, variables x only "
+      "(the 3 source logits, so z in the results is x), y = y*(x) by a "
+      "warm-started Newton-CG lower-level solve at every evaluation and "
+      "hypergradients by CG on grad^2_yy g; no constraints. Valid because "
+      "the lower level is strongly convex (L2 weight 1e-3). Its points are "
+      "the full-space problem's at (x, y*(x)); a point costs about a "
+      "second where the full space takes half a minute (benchmarks/README.md, "
+      "the digits data-weighting front against the grid). Evaluator-only. "
+      "Objectives are cross-entropies plus the proximal term (positive).";
+  info.num_parameters = 3;  // the source logits
+  info.num_constraints = 0;
+  info.build_evaluator =
+      [](int, std::string* error) -> std::unique_ptr<EvaluatorInstance> {
+    std::shared_ptr<DigitsInstance> built(
+        BuildDigitsDataWeighting(DigitsDataWeightingOptions(), error)
+            .release());
+    if (built == nullptr) {
+      *error = "digits_data_weighting_reduced: " + *error;
+      return nullptr;
+    }
+    const int nx = built->evaluator->NumUpperParameters();
+    const int ny = built->evaluator->NumLowerParameters();
+    auto instance = std::make_unique<EvaluatorInstance>();
+    instance->start = built->start.head(nx);
+    instance->evaluator = std::make_unique<ReducedMtblEvaluator>(
+        built->evaluator.get(), built->start.tail(ny));
+    // The full instance (its evaluator and the lower level it points into)
+    // outlives the reduced evaluator, which points into it.
+    instance->storage = built;
+    return instance;
   };
   return info;
 }

@@ -37,6 +37,7 @@ ProblemInfo MtblLogisticReduced();
 
 // registry_digits.cc: the two MTBL instances on the UCI digits data.
 ProblemInfo DigitsDataWeighting();
+ProblemInfo DigitsDataWeightingReduced();
 ProblemInfo DigitsMetaLearning();
 
 // registry_concave.cc: a least-squares problem with a concave front.
