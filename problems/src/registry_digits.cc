@@ -7,7 +7,6 @@
 #include <string>
 #include <utility>
 
-#include "ecmo/lower_level_solver.h"
 #include "ecmo/problems/digits.h"
 #include "registry_internal.h"
 
@@ -94,16 +93,7 @@ ProblemInfo DigitsDataWeightingReduced() {
       *error = "digits_data_weighting_reduced: " + *error;
       return nullptr;
     }
-    const int nx = built->evaluator->NumUpperParameters();
-    const int ny = built->evaluator->NumLowerParameters();
-    auto instance = std::make_unique<EvaluatorInstance>();
-    instance->start = built->start.head(nx);
-    instance->evaluator = std::make_unique<ReducedMtblEvaluator>(
-        built->evaluator.get(), built->start.tail(ny));
-    // The full instance (its evaluator and the lower level it points into)
-    // outlives the reduced evaluator, which points into it.
-    instance->storage = built;
-    return instance;
+    return ReducedEvaluatorInstance(std::move(built));
   };
   return info;
 }

@@ -94,16 +94,7 @@ ProblemInfo MtblLogisticReduced() {
     std::shared_ptr<MtblLogisticInstance> built =
         BuildSized(problem_size, error);
     if (built == nullptr) return nullptr;
-    const int nx = built->evaluator->NumUpperParameters();
-    const int ny = built->evaluator->NumLowerParameters();
-    auto instance = std::make_unique<EvaluatorInstance>();
-    instance->start = built->start.head(nx);
-    instance->evaluator = std::make_unique<ReducedMtblEvaluator>(
-        built->evaluator.get(), built->start.tail(ny));
-    // The full instance (its evaluator and the lower level it points into)
-    // outlives the reduced evaluator, which points into it.
-    instance->storage = built;
-    return instance;
+    return ReducedEvaluatorInstance(std::move(built));
   };
   return info;
 }
