@@ -49,7 +49,9 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bench_util.h"
@@ -151,8 +153,8 @@ Run SweepOnce(const ecmo::problems::ProblemInfo& info,
 }
 
 // Table 4's instance: the reduced form of digits_data_weighting (seed,
-// proximal weight), as the registry's mtbl_logistic_reduced wraps its
-// instance.
+// proximal weight), as the registry's digits_data_weighting_reduced wraps
+// its default instance.
 ecmo::EvaluatorFactory DigitsFactory(uint64_t seed,
                                      double proximal,
                                      bool small) {
@@ -167,14 +169,7 @@ ecmo::EvaluatorFactory DigitsFactory(uint64_t seed,
     std::shared_ptr<ecmo::problems::DigitsInstance> built(
         ecmo::problems::BuildDigitsDataWeighting(options, error).release());
     if (built == nullptr) return nullptr;
-    const int nx = built->evaluator->NumUpperParameters();
-    const int ny = built->evaluator->NumLowerParameters();
-    auto instance = std::make_unique<ecmo::EvaluatorInstance>();
-    instance->start = built->start.head(nx);
-    instance->evaluator = std::make_unique<ecmo::ReducedMtblEvaluator>(
-        built->evaluator.get(), built->start.tail(ny));
-    instance->storage = built;  // outlives the reduced evaluator
-    return instance;
+    return ecmo::problems::ReducedEvaluatorInstance(std::move(built));
   };
 }
 

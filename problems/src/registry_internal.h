@@ -9,10 +9,8 @@
 #define ECMO_PROBLEMS_SRC_REGISTRY_INTERNAL_H_
 
 #include <memory>
-#include <utility>
 #include <vector>
 
-#include "ecmo/lower_level_solver.h"
 #include "ecmo/problems/registry.h"
 
 namespace ecmo {
@@ -55,24 +53,6 @@ ProblemInfo DiskBiobjective();
 ProblemInfo BoundedSegment();
 ProblemInfo MixedBiobjective();
 ProblemInfo SimplexTriObjective();
-
-// The reduced form (ReducedMtblEvaluator: x only, y = y*(x)) of a built
-// bilevel instance: any type with an MtblEvaluator `evaluator` and a full
-// start point `start` = (x0, y0). The instance is kept in `storage`, so the
-// full evaluator and the lower level it points into outlive the reduced
-// evaluator, which points into them.
-template <typename Instance>
-std::unique_ptr<EvaluatorInstance> ReducedEvaluatorInstance(
-    std::shared_ptr<Instance> built) {
-  const int nx = built->evaluator->NumUpperParameters();
-  const int ny = built->evaluator->NumLowerParameters();
-  auto instance = std::make_unique<EvaluatorInstance>();
-  instance->start = built->start.head(nx);
-  instance->evaluator = std::make_unique<ReducedMtblEvaluator>(
-      built->evaluator.get(), built->start.tail(ny));
-  instance->storage = std::move(built);
-  return instance;
-}
 
 }  // namespace internal
 }  // namespace problems

@@ -43,9 +43,11 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "Eigen/Core"
+#include "ecmo/lower_level_solver.h"
 #include "ecmo/problem.h"
 #include "ecmo/sweep.h"
 
@@ -192,6 +194,27 @@ std::unique_ptr<EvaluatorInstance> BuildEvaluator(const ProblemInfo& info,
 // the factory (registry entries live for the whole program).
 EvaluatorFactory MakeEvaluatorFactory(const ProblemInfo& info,
                                       int problem_size);
+
+// The reduced form (ReducedMtblEvaluator with default options: variables x
+// only, y = y*(x)) of a built bilevel instance, as the registry's *_reduced
+// entries build it: Instance is any type with an MtblEvaluator
+// `evaluator` and a full start point `start` = (x0, y0), e.g.
+// MtblLogisticInstance or DigitsInstance (built with options of one's own).
+// The instance moves into `storage`, so the full evaluator and the lower
+// level it points into outlive the reduced evaluator, which points into
+// them.
+template <typename Instance>
+std::unique_ptr<EvaluatorInstance> ReducedEvaluatorInstance(
+    std::shared_ptr<Instance> built) {
+  const int nx = built->evaluator->NumUpperParameters();
+  const int ny = built->evaluator->NumLowerParameters();
+  auto instance = std::make_unique<EvaluatorInstance>();
+  instance->start = built->start.head(nx);
+  instance->evaluator = std::make_unique<ReducedMtblEvaluator>(
+      built->evaluator.get(), built->start.tail(ny));
+  instance->storage = std::move(built);
+  return instance;
+}
 
 }  // namespace problems
 }  // namespace ecmo
