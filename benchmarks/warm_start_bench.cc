@@ -173,21 +173,6 @@ ecmo::EvaluatorFactory DigitsFactory(uint64_t seed,
   };
 }
 
-// max_s lambda_s (f_s - r_s) / w_s, lambda normalized.
-double Wc(const ecmo::Scalarization& sc,
-          const std::vector<double>& preference,
-          const Eigen::VectorXd& f) {
-  double sum = 0.0;
-  for (double l : preference) sum += l;
-  double value = -std::numeric_limits<double>::infinity();
-  for (int s = 0; s < f.size(); ++s) {
-    value = std::max(value,
-                     preference[s] / sum * (f[s] - sc.reference_point[s]) /
-                         sc.objective_scale[s]);
-  }
-  return value;
-}
-
 // (points above `best` by more than kExcess relative, worst relative
 // excess) over the certified points; best[i] is point i's benchmark value.
 std::pair<int, double> Excess(const Run& run, const std::vector<double>& best) {
@@ -197,7 +182,8 @@ std::pair<int, double> Excess(const Run& run, const std::vector<double>& best) {
   for (size_t i = 0; i < s.points.size(); ++i) {
     const ecmo::SweepPoint& p = s.points[i];
     if (p.summary.termination_type != ceres::CONVERGENCE) continue;
-    const double v = Wc(s.scalarization, p.preference, p.summary.objectives);
+    const double v =
+        s.scalarization.WcValue(p.preference, p.summary.objectives);
     const double excess = (v - best[i]) / std::abs(best[i]);
     if (excess > kExcess) ++above;
     worst = std::max(worst, excess);
@@ -229,8 +215,8 @@ std::vector<double> GridBest(const std::string& problem,
       continue;
     }
     for (size_t i = 0; i < run.points.size(); ++i) {
-      best[i] =
-          std::min(best[i], Wc(run.scalarization, run.points[i].preference, f));
+      best[i] = std::min(
+          best[i], run.scalarization.WcValue(run.points[i].preference, f));
     }
   }
   return best;
@@ -278,8 +264,8 @@ std::pair<double, double> LargestDifferences(
     const Eigen::VectorXd& fa = pa.summary.objectives;
     const Eigen::VectorXd& fb = pb.summary.objectives;
     if (fa.size() != fb.size()) return {inf, inf};
-    const double va = Wc(a.scalarization, pa.preference, fa);
-    const double vb = Wc(a.scalarization, pb.preference, fb);
+    const double va = a.scalarization.WcValue(pa.preference, fa);
+    const double vb = a.scalarization.WcValue(pb.preference, fb);
     wc = std::max(wc, std::abs(va - vb) / std::max(std::abs(va), 1e-12));
     if (pa.summary.termination_type != ceres::CONVERGENCE ||
         pb.summary.termination_type != ceres::CONVERGENCE) {
@@ -411,8 +397,8 @@ int main(int argc, char** argv) {
         SweepOnce(*info, problem_size, "warm (default)", true, true)};
     std::vector<double> cold_values;
     for (const ecmo::SweepPoint& p : runs[0].summary.points) {
-      cold_values.push_back(Wc(
-          runs[0].summary.scalarization, p.preference, p.summary.objectives));
+      cold_values.push_back(runs[0].summary.scalarization.WcValue(
+          p.preference, p.summary.objectives));
     }
     for (const Run& run : runs) {
       const ecmo::ParetoSweep::Summary& s = run.summary;

@@ -12,7 +12,8 @@
 //      iterates on a saddle (first-order certified there, as the run with
 //      the test off shows), ends at the closed-form WC minimizer below it;
 //      with max_saddle_escapes = 0 it ends NO_CONVERGENCE with "saddle
-//      point" in the message.
+//      point" in the message; a restart cut short by max_iterations
+//      returns its better, uncertified point.
 
 #include "ecmo/second_order.h"
 
@@ -149,6 +150,51 @@ TEST(SaddleEscape, NoRestartsLeftIsNoConvergenceNamingTheSaddle) {
   EXPECT_TRUE(summary.second_order.saddle);
   EXPECT_NEAR(summary.second_order.min_eigenvalue, -1.0, 1e-6);
   EXPECT_EQ(z[0], 0.0);  // the best point found: the saddle
+}
+
+// A restart that runs out of iterations before it converges: the point it
+// stopped at is returned (NO_CONVERGENCE, not certified) when it is a
+// better point of the WC problem than the saddle, as here, where every
+// step off the plane x = 0 lowers both objectives. Checked from outside:
+// the WC value max(f_1, f_2) / 2 of the returned z, from the closed form,
+// is below the saddle's 2.
+TEST(SaddleEscape, UnconvergedRestartBelowTheSaddleIsReturned) {
+  for (StrategyType strategy :
+       {StrategyType::WC_SQP, StrategyType::WC_NEWTON}) {
+    for (int max_iterations : {3, 4}) {
+      SCOPED_TRACE(std::string(StrategyTypeToString(strategy)) + " " +
+                   std::to_string(max_iterations));
+      double z[2] = {0.0, 0.3};
+      Problem problem;
+      AddWells(3.0, 1.0, 2.0, z, &problem);
+      Solver::Options options = PaperForm();
+      options.strategy = strategy;
+      options.max_iterations = max_iterations;
+      Solver::Summary summary;
+      Solve(options, &problem, {0.5, 0.5}, &summary);
+      EXPECT_EQ(summary.termination_type, ceres::NO_CONVERGENCE)
+          << summary.message;
+      ASSERT_TRUE(summary.IsSolutionUsable());
+      EXPECT_FALSE(summary.IsCertified(options));
+      EXPECT_EQ(summary.second_order.saddle_escapes, 1);
+      EXPECT_FALSE(summary.second_order.computed);
+      EXPECT_NE(summary.message.find("saddle point"), std::string::npos)
+          << summary.message;
+      EXPECT_NE(summary.message.find("smaller WC value"), std::string::npos)
+          << summary.message;
+      // Off the plane, between the saddle (x = 0) and the well's bottom
+      // (|x| = sqrt(2)) or a little past it.
+      EXPECT_GT(std::abs(z[0]), 1.0);
+      EXPECT_LT(std::abs(z[0]), 1.7);
+      const double x2 = z[0] * z[0];
+      const double base = 3.0 + x2 * x2 / 4.0 - x2;
+      const double wc = 0.5 * std::max(base + (z[1] - 1.0) * (z[1] - 1.0),
+                                       base + (z[1] + 1.0) * (z[1] + 1.0));
+      EXPECT_NEAR(summary.WcValue(), wc, 1e-12);
+      EXPECT_LT(wc, 1.6);  // the saddle's is 2, the minimizer's 1.5
+      EXPECT_GE(wc, 1.5 - 1e-12);
+    }
+  }
 }
 
 // A warm-started sweep from the saddle plane: the first point escapes, and

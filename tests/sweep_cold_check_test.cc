@@ -303,5 +303,52 @@ TEST(SweepColdCheck, CollapseNeedsTheSameObjectivesAtAnotherPreference) {
       internal::CollapsedOntoSource(point, {0.2, 0.8}, same, {0.5, 0.5}));
 }
 
+// Two tries of one point, neither CONVERGENCE (SweepRunner::SolvePoint):
+// the feasible one first, then the smaller WC value (a saddle's
+// unconverged restart below a point with a better certificate ratio), then
+// the certificate ratio.
+TEST(SweepColdCheck, ColdRetryIsChosenByFeasibilityThenWcValue) {
+  Solver::Options options;
+  auto tried = [](ceres::TerminationType termination,
+                  double f1,
+                  double violation,
+                  double stationarity) {
+    Solver::Summary s =
+        PointAt(Eigen::Vector2d(0.0, 0.0), Eigen::Vector2d(f1, 1.0));
+    s.preference = {0.5, 0.5};
+    s.termination_type = termination;
+    s.num_constraints = 1;
+    s.constraint_max_norm = violation;
+    s.kkt.has_certificates = true;
+    s.kkt.certificate_with_solver_multipliers.simplex = 0.0;
+    s.kkt.certificate_with_solver_multipliers.stationarity = stationarity;
+    s.kkt.certificate_with_solver_multipliers.complementarity = 0.0;
+    s.kkt.certificate_with_solver_multipliers.feasibility = violation;
+    s.kkt.certificate_with_least_squares_multipliers =
+        s.kkt.certificate_with_solver_multipliers;
+    return s;
+  };
+  const auto no = ceres::NO_CONVERGENCE;
+  // WC values 0.5 f1 (f1 >= 1): 4 at the saddle, 1.5 below it.
+  const Solver::Summary saddle = tried(no, 8.0, 0.0, 1e-5);
+  const Solver::Summary below = tried(no, 3.0, 0.0, 1e-3);
+  EXPECT_TRUE(internal::ColdRetryIsBetter(options, saddle, below));
+  EXPECT_FALSE(internal::ColdRetryIsBetter(options, below, saddle));
+  // Infeasible (1e-3 against feasibility_tolerance 1e-8): loses to any
+  // feasible point, whatever its WC value.
+  const Solver::Summary infeasible = tried(no, 2.0, 1e-3, 1e-7);
+  EXPECT_FALSE(internal::ColdRetryIsBetter(options, saddle, infeasible));
+  EXPECT_TRUE(internal::ColdRetryIsBetter(options, infeasible, saddle));
+  // A tie in WC value (within 1e-6): the certificate ratio decides.
+  const Solver::Summary tie = tried(no, 8.0 * (1.0 + 1e-9), 0.0, 1e-6);
+  EXPECT_TRUE(internal::ColdRetryIsBetter(options, saddle, tie));
+  EXPECT_FALSE(internal::ColdRetryIsBetter(options, tie, saddle));
+  // A CONVERGENCE retry always; an unusable one never.
+  EXPECT_TRUE(internal::ColdRetryIsBetter(
+      options, below, tried(ceres::CONVERGENCE, 9.0, 0.0, 1e-7)));
+  EXPECT_FALSE(internal::ColdRetryIsBetter(
+      options, saddle, tried(ceres::FAILURE, 1.0, 0.0, 0.0)));
+}
+
 }  // namespace
 }  // namespace ecmo

@@ -432,6 +432,24 @@ std::string Scalarization::DescribeSolves() const {
   return os.str();
 }
 
+double Scalarization::WcValue(const std::vector<double>& preference,
+                              const Eigen::VectorXd& f) const {
+  const int S = static_cast<int>(preference.size());
+  double sum = 0.0;
+  for (double p : preference) sum += p;
+  if (S == 0 || f.size() != S || reference_point.size() != S ||
+      objective_scale.size() != S || !(sum > 0.0)) {
+    return std::numeric_limits<double>::infinity();
+  }
+  double value = -std::numeric_limits<double>::infinity();
+  for (int s = 0; s < S; ++s) {
+    value = std::max(
+        value,
+        preference[s] / sum * (f[s] - reference_point[s]) / objective_scale[s]);
+  }
+  return std::isfinite(value) ? value : std::numeric_limits<double>::infinity();
+}
+
 namespace internal {
 
 bool CheckScalarizationSizes(const Solver::Options& options,

@@ -518,6 +518,10 @@ double Solver::Summary::CertificateRatio(const Options& options) const {
              options.model_tolerance);
 }
 
+double Solver::Summary::WcValue() const {
+  return scalarization.WcValue(preference, objectives);
+}
+
 bool Solver::Summary::IsCertified(const Options& options) const {
   return termination_type == ceres::CONVERGENCE &&
          CertificateRatio(options) <= 1.0;
@@ -1416,6 +1420,26 @@ bool SaddleEscapeStart(Evaluator* evaluator,
   return false;
 }
 
+// Whether a restart from a saddle that did not converge still ended at a
+// better point of the WC problem: usable, at least as feasible (in the
+// constraints' units, up to feasibility_tolerance) and with a WC value
+// smaller by more than `same_rho`, rho's accuracy at the saddle.
+bool RestartIsTheBetterPoint(const Solver::Options& options,
+                             const Solver::Summary& saddle,
+                             const Solver::Summary& restart,
+                             double same_rho) {
+  if (!restart.IsSolutionUsable() || restart.z.size() != saddle.z.size()) {
+    return false;
+  }
+  const double feasible =
+      std::max(saddle.constraint_max_norm, options.feasibility_tolerance);
+  if (restart.num_constraints > 0 &&
+      !(restart.constraint_max_norm <= feasible)) {
+    return false;
+  }
+  return restart.WcValue() < saddle.WcValue() - same_rho;
+}
+
 // "saddle point: ..." for a message.
 std::string DescribeSaddle(const SecondOrderReport& report) {
   std::ostringstream os;
@@ -1569,6 +1593,27 @@ void CheckSecondOrder(const Solver::Options& options,
     }
     std::ostringstream os;
     os.precision(10);
+    if (RestartIsTheBetterPoint(options, *summary, next, same_rho)) {
+      // Not certified, but a better point of the WC problem than the
+      // saddle: keep it (returning the saddle would throw away the
+      // progress, and a sweep's retry would start from neither).
+      os << " (Restarted from a step along a negative-curvature direction: "
+            "the first CONVERGENCE point, at WC value "
+         << summary->WcValue() << ", was a " << DescribeSaddle(report)
+         << "; this point, where the restart stopped, has the smaller WC "
+            "value "
+         << next.WcValue() << " and is at least as feasible.)";
+      if (next.strategy_choice.empty()) {
+        next.strategy_choice = summary->strategy_choice;
+      }
+      next.message += os.str();
+      next.second_order = SecondOrderReport();
+      next.second_order.not_computed_reason = "the point is not CONVERGENCE";
+      next.second_order.saddle_escapes = escapes;
+      *summary = std::move(next);
+      *z = summary->z;
+      return;
+    }
     os << " Not a minimizer: " << DescribeSaddle(report)
        << "; a restart from a step along it ended "
        << TerminationTypeName(next.termination_type) << " at rho "

@@ -28,26 +28,6 @@ bool HasScalarization(const Solver::Summary& s, int S) {
          c.reference_point.size() == S && c.objective_scale.size() == S;
 }
 
-}  // namespace
-
-double WcValue(const Solver::Summary& s,
-               const std::vector<double>& preference) {
-  const Scalarization& c = s.scalarization;
-  const int S = static_cast<int>(preference.size());
-  if (!HasScalarization(s, S)) return std::numeric_limits<double>::infinity();
-  const double sum = Sum(preference);
-  double value = -std::numeric_limits<double>::infinity();
-  for (int i = 0; i < S; ++i) {
-    value = std::max(value,
-                     preference[i] / sum *
-                         (s.objectives[i] - c.reference_point[i]) /
-                         c.objective_scale[i]);
-  }
-  return std::isfinite(value) ? value : std::numeric_limits<double>::infinity();
-}
-
-namespace {
-
 // An objective counts as active when it is within kInactiveSlack of its
 // scale (|f - r| at the point) of the level rho w / lambda + r at which its
 // WC term reaches rho.
@@ -61,7 +41,7 @@ int ActiveObjectives(const Solver::Summary& s,
   const Scalarization& c = s.scalarization;
   const int S = static_cast<int>(preference.size());
   *active = -1;
-  const double rho = WcValue(s, preference);
+  const double rho = c.WcValue(preference, s.objectives);
   if (!std::isfinite(rho)) return -1;
   const double sum = Sum(preference);
   int count = 0;
@@ -78,6 +58,27 @@ int ActiveObjectives(const Solver::Summary& s,
 }
 
 }  // namespace
+
+bool ColdRetryIsBetter(const Solver::Options& options,
+                       const Solver::Summary& warm,
+                       const Solver::Summary& cold) {
+  if (cold.termination_type == ceres::CONVERGENCE) return true;
+  if (!cold.IsSolutionUsable()) return false;
+  if (!warm.IsSolutionUsable()) return true;
+  auto feasible = [&](const Solver::Summary& s) {
+    return s.num_constraints <= 0 ||
+           s.constraint_max_norm <= options.feasibility_tolerance;
+  };
+  if (feasible(warm) != feasible(cold)) return feasible(cold);
+  if (feasible(cold)) {
+    const double warm_value = warm.WcValue(), cold_value = cold.WcValue();
+    const double tie =
+        1e-6 * std::max(std::abs(warm_value), std::abs(cold_value));
+    if (cold_value < warm_value - tie) return true;
+    if (warm_value < cold_value - tie) return false;
+  }
+  return cold.CertificateRatio(options) < warm.CertificateRatio(options);
+}
 
 // At a WC solution with one active objective, z minimizes that objective
 // at least locally; f_j more than kAboveMinimum of its scale above the

@@ -28,10 +28,16 @@
 namespace ecmo {
 namespace internal {
 
-// max_s lambda_s (f_s - r_s) / w_s at the summary's point, lambda the
-// preference normalized to sum 1 (as Solve takes it); infinity when the
-// summary has no usable objectives or scalarization.
-double WcValue(const Solver::Summary& s, const std::vector<double>& preference);
+// Whether a cold retry is the better of two solves of the same point when
+// the warm one did not converge: a CONVERGENCE retry; else, between usable
+// points, a feasible one (constraint_max_norm within options'
+// feasibility_tolerance) before an infeasible one; between two feasible
+// ones the smaller WC value, the objective both minimize (within 1e-6 of
+// it: a tie); between two infeasible ones, or on a tie, the smaller
+// certificate ratio.
+bool ColdRetryIsBetter(const Solver::Options& options,
+                       const Solver::Summary& warm,
+                       const Solver::Summary& cold);
 
 // A certified point where one objective j alone is active although f_j is
 // above its minimum (the ideal point): a stationary point of f_j that is

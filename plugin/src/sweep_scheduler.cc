@@ -307,7 +307,8 @@ void SweepRunner::SolvePoint(Worker* worker,
   // Retry from the problem's start, for one of two reasons:
   //   - a warm start can inherit a neighbour's saturated region or
   //     penalties and end worse than a cold start would: keep the better
-  //     of the two (converged first, then the smaller certificate ratio);
+  //     of the two (ColdRetryIsBetter: converged first, then feasible,
+  //     then the smaller WC value);
   //   - a certified warm point that may be KKT for more preferences than
   //     its own (sweep_cold_check.h: an end where every objective is
   //     stationary, a point equal to its source, a saturated region)
@@ -322,8 +323,8 @@ void SweepRunner::SolvePoint(Worker* worker,
   std::string note;
   if (!check.empty()) {
     point->cold_check = check;
-    const double warm_value = WcValue(summary, point->preference);
-    const double cold_value = WcValue(cold, point->preference);
+    const double warm_value = summary.WcValue();
+    const double cold_value = cold.WcValue();
     // A tie (within 1e-6: about what the certificate resolves of the
     // values) keeps the warm point: on a legitimately saturated end both
     // solves reach the same value.
@@ -346,16 +347,21 @@ void SweepRunner::SolvePoint(Worker* worker,
                     ".)";
     }
   } else {
-    cold_better =
-        cold.termination_type == ceres::CONVERGENCE ||
-        (cold.IsSolutionUsable() &&
-         cold.CertificateRatio(options) < summary.CertificateRatio(options));
+    cold_better = ColdRetryIsBetter(options, summary, cold);
+    const std::string values = cold.termination_type == ceres::CONVERGENCE
+                                   ? std::string()
+                                   : " at WC value " +
+                                         FormatScientific(cold.WcValue(), 6) +
+                                         " against the warm start's " +
+                                         FormatScientific(summary.WcValue(), 6);
     note = cold_better
                ? " (Solved cold after the warm start from point " +
                      std::to_string(point->warm_start_from) + " ended " +
-                     TerminationTypeName(summary.termination_type) + ".)"
+                     TerminationTypeName(summary.termination_type) +
+                     "; the cold solve ended " +
+                     TerminationTypeName(cold.termination_type) + values + ".)"
                : std::string(" (A cold retry did no better: it ended ") +
-                     TerminationTypeName(cold.termination_type) + ".)";
+                     TerminationTypeName(cold.termination_type) + values + ".)";
   }
   if (!cold_better) {
     summary.evaluations += cold.evaluations;

@@ -63,6 +63,7 @@
 #define ECMO_SCALARIZATION_H_
 
 #include <string>
+#include <vector>
 
 #include "Eigen/Core"
 #include "ecmo/evaluator.h"
@@ -116,6 +117,15 @@ struct Scalarization {
   // "S + M lexicographic (G gradient evaluations, T s)" (without the
   // middle part when no lexicographic solve ran): the reports' line.
   std::string DescribeSolves() const;
+
+  // The WC value of objective values f at `preference`:
+  // max_s lambda_s (f_s - r_s) / w_s, lambda the preference normalized to
+  // sum 1 (as ecmo::Solve takes it). +inf when a size differs from S, the
+  // preference's sum is not positive or the value is not finite. What a WC
+  // solve minimizes: it compares points (a grid's, or two solves') at one
+  // preference.
+  double WcValue(const std::vector<double>& preference,
+                 const Eigen::VectorXd& f) const;
 };
 
 }  // namespace ecmo

@@ -160,9 +160,12 @@ class Solver {
     // of the Hessian products and the point stays CONVERGENCE). At such a
     // saddle Solve restarts from that step (with the same options and
     // scalarization), at most max_saddle_escapes times, and keeps a
-    // restart that ends CONVERGENCE with a smaller rho; otherwise the
-    // answer is NO_CONVERGENCE at the saddle, with a message that says
-    // "saddle point". Not with a manifold (the report says so).
+    // restart that ends CONVERGENCE with a smaller rho. A restart that
+    // ends uncertified but usable, at least as feasible and with a
+    // smaller WC value (Summary::WcValue) is returned as NO_CONVERGENCE:
+    // the better point of the WC problem. Otherwise the answer is
+    // NO_CONVERGENCE at the saddle. Either message says "saddle point".
+    // Not with a manifold (the report says so).
     // The test costs one Hessian product per dimension of the cone's span
     // up to second_order.max_dense_dimension, then
     // second_order.max_lanczos_iterations products, both capped by
@@ -644,6 +647,14 @@ class Solver {
     // them all; ecmo/kkt.h, KktCertificate::Ratio); +inf without a usable
     // solution. Compares two solves of the same point.
     double CertificateRatio(const Options& options) const;
+    // The WC value of the returned point (Scalarization::WcValue of
+    // `objectives` at `preference`): the objective the solve minimizes,
+    // whatever the termination (final_rho is the strategy's last rho,
+    // which need not equal it at an unconverged point); +inf without
+    // usable objectives or scalarization. Compares two solves of the same
+    // point: the smaller WC value at a feasible point is the better point
+    // of the WC problem.
+    double WcValue() const;
 
     TerminationType termination_type = ceres::FAILURE;
     std::string message = "ecmo::Solve was not called.";

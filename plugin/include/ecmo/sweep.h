@@ -89,7 +89,13 @@
 // augmented Lagrangian from its final multipliers
 // (Summary::kkt.solver_multipliers). Those replace any
 // Options::solver.warm_start given, which is used as is by the points that
-// start from the problem's start point.
+// start from the problem's start point. A warm-started point that does not
+// end CONVERGENCE is solved again from the problem's start point, and the
+// better of the two tries kept: a CONVERGENCE one; else a feasible one
+// before an infeasible one; between feasible ones the smaller WC value
+// (Solver::Summary::WcValue), so that an uncertified point is still the
+// best the sweep found for its preference whatever the order of the walk.
+// The point's message says which was kept.
 //
 // Work order. The preferences are visited along a walk through the simplex
 // (sorted by lambda_1 for S = 2, a greedy nearest-neighbour path otherwise)
