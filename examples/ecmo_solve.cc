@@ -1176,6 +1176,13 @@ int Main(int argc, char** argv) {
           sweep.num_cold_checks,
           sweep.num_solved_cold);
     }
+    if (sweep.num_cold_retries > 0) {
+      std::printf(
+          "%d warm-started point(s) did not converge and were solved again "
+          "cold (\"cold_retry\" in the JSON); the cold try was kept at %d.\n",
+          sweep.num_cold_retries,
+          sweep.num_cold_retries_kept);
+    }
   }
   const auto dump = [](const nlohmann::json& j) {
     return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);

@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <memory>
 #include <string>
@@ -240,6 +241,80 @@ TEST(SaddleEscape, WarmStartedSweepFromTheSaddlePlane) {
     escapes += point.summary.second_order.saddle_escapes;
   }
   EXPECT_GE(escapes, 1);
+}
+
+// The same sweep with two iterations per solve, so that warm-started
+// points end uncertified: each is solved again cold, the better try is
+// kept (checked against an independent cold solve of the same preference),
+// the summary counts the retries, and the flag survives a resume.
+TEST(SaddleEscape, UnconvergedWarmPointsAreRetriedColdAndCounted) {
+  auto wells = [](double c, double* z) {
+    auto problem = std::make_unique<Problem>();
+    AddWells(c, 1.0, 2.0, z, problem.get());
+    return problem;
+  };
+  double z[2] = {0.0, 0.3};
+  auto problem = wells(3.0, z);
+  ProblemEvaluator evaluator(problem.get());
+  ParetoSweep::Options options;
+  options.solver.objective_offset = {0.0, 0.0};  // r = 0, w = 1
+  options.solver.strategy = StrategyType::WC_SQP;
+  options.solver.max_iterations = 2;
+  options.refine_to = 0;
+  options.jsonl_path = ::testing::TempDir() + "/saddle_cold_retry.jsonl";
+  std::remove(options.jsonl_path.c_str());
+  std::vector<std::vector<double>> preferences;
+  for (int i = 1; i <= 9; ++i) preferences.push_back({i / 10.0, 1 - i / 10.0});
+  const Eigen::Vector2d start(0.0, 0.3);
+  ParetoSweep::Summary summary;
+  Sweep(options, &evaluator, start, preferences, &summary);
+  ASSERT_EQ(summary.points.size(), preferences.size()) << summary.message;
+  int retries = 0, kept_cold = 0;
+  for (const SweepPoint& point : summary.points) {
+    const double l1 = point.preference[0], l2 = point.preference[1];
+    SCOPED_TRACE("lambda_1 = " + std::to_string(l1));
+    const Solver::Summary& s = point.summary;
+    ASSERT_TRUE(s.IsSolutionUsable()) << s.message;
+    // The WC value from the closed form at the returned z.
+    const double x2 = s.z[0] * s.z[0];
+    const double base = 3.0 + x2 * x2 / 4.0 - x2;
+    const double wc = std::max(l1 * (base + (s.z[1] - 1.0) * (s.z[1] - 1.0)),
+                               l2 * (base + (s.z[1] + 1.0) * (s.z[1] + 1.0)));
+    EXPECT_NEAR(s.WcValue(), wc, 1e-12);
+    if (!point.cold_retry) {
+      // Not retried: cold from the start, or a warm start that converged.
+      EXPECT_TRUE(point.warm_start_from < 0 ||
+                  s.termination_type == ceres::CONVERGENCE)
+          << s.message;
+      continue;
+    }
+    ++retries;
+    if (point.warm_start_from < 0) ++kept_cold;
+    EXPECT_NE(s.message.find("cold"), std::string::npos) << s.message;
+    // The cold try, solved independently: the kept point is no worse.
+    double zc[2] = {0.0, 0.3};
+    auto cold_problem = wells(3.0, zc);
+    Solver::Options cold_options = options.solver;
+    Solver::Summary cold;
+    Solve(cold_options, cold_problem.get(), point.preference, &cold);
+    ASSERT_TRUE(cold.IsSolutionUsable()) << cold.message;
+    EXPECT_LE(wc, cold.WcValue() * (1.0 + 1e-6));
+  }
+  EXPECT_GE(retries, 1) << summary.FullReport();
+  EXPECT_EQ(summary.num_cold_retries, retries);
+  EXPECT_EQ(summary.num_cold_retries_kept, kept_cold);
+  EXPECT_NE(summary.FullReport().find("retried cold"), std::string::npos);
+  // A resume reads the flags back.
+  options.resume = true;
+  ParetoSweep::Summary resumed;
+  Sweep(options, &evaluator, start, preferences, &resumed);
+  ASSERT_EQ(resumed.num_resumed, static_cast<int>(preferences.size()))
+      << resumed.FullReport();
+  EXPECT_EQ(resumed.num_cold_retries, summary.num_cold_retries);
+  EXPECT_EQ(resumed.num_cold_retries_kept, summary.num_cold_retries_kept);
+  for (size_t i = 0; i < preferences.size(); ++i) {
+    EXPECT_EQ(resumed.points[i].cold_retry, summary.points[i].cold_retry) << i;
+  }
 }
 
 // f_{1,2} = 3 - x^2/2 + (y -+ 1)^2 with 0 <= x <= 2: at x = 0 the lower

@@ -350,5 +350,40 @@ TEST(SweepColdCheck, ColdRetryIsChosenByFeasibilityThenWcValue) {
       options, saddle, tried(ceres::FAILURE, 1.0, 0.0, 0.0)));
 }
 
+// A certified warm point the checks flagged against its cold solve: the
+// cold point replaces it when feasible and lower in WC value by more than
+// 1e-6, converged or not (the 16x-too-high "prefer f3" end a two-rank sweep
+// of the digits data weighting certified was kept against an uncertified
+// cold point at the front).
+TEST(SweepColdCheck, FlaggedPointLosesToAnyFeasibleLowerColdPoint) {
+  Solver::Options options;
+  auto at =
+      [](ceres::TerminationType termination, double f1, double violation) {
+        Solver::Summary s =
+            PointAt(Eigen::Vector2d(0.0, 0.0), Eigen::Vector2d(f1, 1.0));
+        s.preference = {0.5, 0.5};
+        s.termination_type = termination;
+        s.num_constraints = 1;
+        s.constraint_max_norm = violation;
+        return s;
+      };
+  // WC values 0.5 f1: 8.2 for the flagged point.
+  const Solver::Summary flagged = at(ceres::CONVERGENCE, 16.4, 0.0);
+  EXPECT_TRUE(internal::ColdSolveBeatsFlaggedPoint(
+      options, flagged, at(ceres::NO_CONVERGENCE, 1.0, 0.0)));
+  EXPECT_TRUE(internal::ColdSolveBeatsFlaggedPoint(
+      options, flagged, at(ceres::CONVERGENCE, 1.0, 0.0)));
+  // A tie (within 1e-6), a higher value, an infeasible or unusable point:
+  // the flagged point stays.
+  EXPECT_FALSE(internal::ColdSolveBeatsFlaggedPoint(
+      options, flagged, at(ceres::CONVERGENCE, 16.4 * (1.0 - 1e-8), 0.0)));
+  EXPECT_FALSE(internal::ColdSolveBeatsFlaggedPoint(
+      options, flagged, at(ceres::CONVERGENCE, 17.0, 0.0)));
+  EXPECT_FALSE(internal::ColdSolveBeatsFlaggedPoint(
+      options, flagged, at(ceres::NO_CONVERGENCE, 1.0, 1e-4)));
+  EXPECT_FALSE(internal::ColdSolveBeatsFlaggedPoint(
+      options, flagged, at(ceres::FAILURE, 1.0, 0.0)));
+}
+
 }  // namespace
 }  // namespace ecmo

@@ -59,25 +59,45 @@ int ActiveObjectives(const Solver::Summary& s,
 
 }  // namespace
 
+namespace {
+
+// Within the options' feasibility tolerance (in the constraints' units).
+bool Feasible(const Solver::Options& options, const Solver::Summary& s) {
+  return s.num_constraints <= 0 ||
+         s.constraint_max_norm <= options.feasibility_tolerance;
+}
+
+// Within 1e-6 of the larger: about what the certificate resolves of the
+// values.
+double WcTie(double a, double b) {
+  return 1e-6 * std::max(std::abs(a), std::abs(b));
+}
+
+}  // namespace
+
 bool ColdRetryIsBetter(const Solver::Options& options,
                        const Solver::Summary& warm,
                        const Solver::Summary& cold) {
   if (cold.termination_type == ceres::CONVERGENCE) return true;
   if (!cold.IsSolutionUsable()) return false;
   if (!warm.IsSolutionUsable()) return true;
-  auto feasible = [&](const Solver::Summary& s) {
-    return s.num_constraints <= 0 ||
-           s.constraint_max_norm <= options.feasibility_tolerance;
-  };
-  if (feasible(warm) != feasible(cold)) return feasible(cold);
-  if (feasible(cold)) {
+  const bool cold_feasible = Feasible(options, cold);
+  if (Feasible(options, warm) != cold_feasible) return cold_feasible;
+  if (cold_feasible) {
     const double warm_value = warm.WcValue(), cold_value = cold.WcValue();
-    const double tie =
-        1e-6 * std::max(std::abs(warm_value), std::abs(cold_value));
+    const double tie = WcTie(warm_value, cold_value);
     if (cold_value < warm_value - tie) return true;
     if (warm_value < cold_value - tie) return false;
   }
   return cold.CertificateRatio(options) < warm.CertificateRatio(options);
+}
+
+bool ColdSolveBeatsFlaggedPoint(const Solver::Options& options,
+                                const Solver::Summary& warm,
+                                const Solver::Summary& cold) {
+  if (!cold.IsSolutionUsable() || !Feasible(options, cold)) return false;
+  const double warm_value = warm.WcValue(), cold_value = cold.WcValue();
+  return cold_value < warm_value - WcTie(warm_value, cold_value);
 }
 
 // At a WC solution with one active objective, z minimizes that objective

@@ -39,6 +39,16 @@ bool ColdRetryIsBetter(const Solver::Options& options,
                        const Solver::Summary& warm,
                        const Solver::Summary& cold);
 
+// Whether the cold solve of a certified warm point that the checks
+// flagged (a possibly spurious end, or a reason from the checks below)
+// replaces it: usable, feasible (as above) and with a WC value smaller by
+// more than 1e-6 of it, converged or not (a feasible point below the
+// warm one shows that the warm one is not the WC minimizer). A tie keeps
+// the warm point: on a legitimately saturated end both reach one value.
+bool ColdSolveBeatsFlaggedPoint(const Solver::Options& options,
+                                const Solver::Summary& warm,
+                                const Solver::Summary& cold);
+
 // A certified point where one objective j alone is active although f_j is
 // above its minimum (the ideal point): a stationary point of f_j that is
 // not its minimizer, the signature of an end that is KKT for every

@@ -422,8 +422,8 @@ nlohmann::json ResumedExtra(const nlohmann::json& file,
   return extra;
 }
 
-bool PossiblySpuriousEnd(const nlohmann::json& point) {
-  const auto it = point.find("possibly_spurious_end");
+bool JsonFlag(const nlohmann::json& point, const char* key) {
+  const auto it = point.find(key);
   return it != point.end() && it->is_boolean() && it->get<bool>();
 }
 
@@ -454,6 +454,7 @@ nlohmann::json SweepPointToJson(const SweepPoint& point,
   if (point.refined) j["refined"] = true;
   if (point.possibly_spurious_end) j["possibly_spurious_end"] = true;
   if (!point.cold_check.empty()) j["cold_check"] = point.cold_check;
+  if (point.cold_retry) j["cold_retry"] = true;
   if (point.extra.is_object()) j.update(point.extra);
   return j;
 }

@@ -245,9 +245,10 @@ std::string DescribeSettingsDifference(const nlohmann::json& file,
 // Frees summary->history (ParetoSweep::Options::keep_history = false).
 void DropHistory(Solver::Summary* summary);
 
-// SweepPoint::possibly_spurious_end as a point's JSON records it (absent:
-// false): for a resumed line and for a point a rank sends back.
-bool PossiblySpuriousEnd(const nlohmann::json& point);
+// A SweepPoint flag (possibly_spurious_end, cold_retry) as a point's JSON
+// records it under `key` (absent or not a boolean: false): for a resumed
+// line and for a point a rank sends back.
+bool JsonFlag(const nlohmann::json& point, const char* key);
 // SweepPoint::cold_check as a point's JSON records it (absent or not a
 // string: empty).
 std::string ColdCheck(const nlohmann::json& point);

@@ -30,6 +30,7 @@ void SweepRunner::Summarize() {
   sum.num_solved = sum.num_usable = sum.num_converged = sum.num_not_solved = 0;
   sum.num_refined = sum.num_possibly_spurious_ends = 0;
   sum.num_cold_checks = sum.num_solved_cold = 0;
+  sum.num_cold_retries = sum.num_cold_retries_kept = 0;
   // Points per strategy, by enum (a name per point was a heap string per
   // point); listed by name below.
   std::map<StrategyType, int> strategies;
@@ -50,6 +51,10 @@ void SweepRunner::Summarize() {
     if (!p.cold_check.empty()) {
       ++sum.num_cold_checks;
       if (p.warm_start_from < 0) ++sum.num_solved_cold;
+    }
+    if (p.cold_retry) {
+      ++sum.num_cold_retries;
+      if (p.warm_start_from < 0) ++sum.num_cold_retries_kept;
     }
     if (!s.IsSolutionUsable()) continue;
     ++sum.num_usable;

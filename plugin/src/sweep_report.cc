@@ -85,6 +85,13 @@ std::string ParetoSweep::Summary::FullReport() const {
             "cold solve won at " +
             std::to_string(num_solved_cold));
   }
+  if (num_cold_retries > 0) {
+    report.Row("  retried cold",
+               std::to_string(num_cold_retries) +
+                   " warm point(s) that did not converge "
+                   "(SweepPoint::cold_retry); the cold try was kept at " +
+                   std::to_string(num_cold_retries_kept));
+  }
   if (!resume_message.empty()) report.Row("Resume", resume_message);
   if (scalarization.reference_point.size() > 0) {
     report.Row("Reference point r",

@@ -407,7 +407,9 @@ bool SweepRunner::Resume() {
     if (rank != line.json.end() && rank->is_number_integer()) {
       point.rank = rank->get<int>();
     }
-    point.possibly_spurious_end = internal::PossiblySpuriousEnd(line.json);
+    point.possibly_spurious_end =
+        internal::JsonFlag(line.json, "possibly_spurious_end");
+    point.cold_retry = internal::JsonFlag(line.json, "cold_retry");
     point.cold_check = internal::ColdCheck(line.json);
     if (!options_.keep_history) DropHistory(&point.summary);
     // Only what SweepPointToJson would not write back as the file has it

@@ -325,15 +325,22 @@ void SweepRunner::SolvePoint(Worker* worker,
     point->cold_check = check;
     const double warm_value = summary.WcValue();
     const double cold_value = cold.WcValue();
-    // A tie (within 1e-6: about what the certificate resolves of the
-    // values) keeps the warm point: on a legitimately saturated end both
-    // solves reach the same value.
-    cold_better = cold.termination_type == ceres::CONVERGENCE &&
-                  cold_value < warm_value - 1e-6 * std::abs(warm_value);
+    cold_better = ColdSolveBeatsFlaggedPoint(options, summary, cold);
     const std::string from = std::to_string(point->warm_start_from);
+    // The cold point may be uncertified: it is still the better point of
+    // the WC problem, and its termination says it is not certified.
+    const std::string uncertified =
+        cold.termination_type == ceres::CONVERGENCE
+            ? std::string()
+            : std::string("; the cold solve ended ") +
+                  TerminationTypeName(cold.termination_type) +
+                  " at the smaller WC value " +
+                  FormatScientific(cold_value, 6) +
+                  " (the warm point's: " + FormatScientific(warm_value, 6) +
+                  ")";
     if (was_spurious) {
       note = cold_better ? " (Solved cold: the warm start from point " + from +
-                               " ended at " + spurious + ".)"
+                               " ended at " + spurious + uncertified + ".)"
                          : " (Possibly a spurious end: " + spurious +
                                "; a cold retry did no better.)";
     } else {
@@ -342,11 +349,17 @@ void SweepRunner::SolvePoint(Worker* worker,
               ? " (Solved cold: the warm start from point " + from +
                     " ended with " + check + "; the cold solve's WC value " +
                     FormatScientific(cold_value, 6) + " is below its " +
-                    FormatScientific(warm_value, 6) + ".)"
+                    FormatScientific(warm_value, 6) +
+                    (uncertified.empty() ? std::string()
+                                         : ", though the cold solve ended " +
+                                               std::string(TerminationTypeName(
+                                                   cold.termination_type))) +
+                    ".)"
               : " (Compared with a cold solve, which did no better: " + check +
                     ".)";
     }
   } else {
+    point->cold_retry = true;
     cold_better = ColdRetryIsBetter(options, summary, cold);
     const std::string values = cold.termination_type == ceres::CONVERGENCE
                                    ? std::string()

@@ -228,6 +228,12 @@ struct SweepPoint {
   // ParetoSweep::Summary::num_possibly_spurious_ends. Needs the ideal point
   // (the automatic reference point): false otherwise.
   bool possibly_spurious_end = false;
+  // True when this point was warm-started, did not end CONVERGENCE, and
+  // was solved again from the problem's start (see the top of this file
+  // for which of the two tries is kept; warm_start_from is -1 when the
+  // cold one was). Written into the JSON as "cold_retry" (only when true)
+  // and counted in ParetoSweep::Summary::num_cold_retries.
+  bool cold_retry = false;
   // Why this certified warm-started point was compared with a cold solve
   // at its preference; empty when it was not. A warm start can carry the
   // neighbour's point into a region where it is KKT for more preferences
@@ -242,6 +248,10 @@ struct SweepPoint {
   //     less than at the sweep's start point, also after a small move: a
   //     saturated region (a softmax weight at 0), not an ordinary
   //     minimizer (which has curvature) or an unused parameter.
+  // The cold solve wins when it is feasible and its WC value is smaller by
+  // more than 1e-6 of it, also when it did not converge (a feasible point
+  // below the warm one shows that the warm one is not the WC minimizer;
+  // the kept point's termination then says it is not certified).
   // warm_start_from is -1 when the cold solve won. Written into the JSON
   // as "cold_check" (only when set) and counted in
   // ParetoSweep::Summary::num_cold_checks / num_solved_cold.
@@ -547,6 +557,11 @@ class ParetoSweep {
     // of them where the cold solve won and was kept.
     int num_cold_checks = 0;
     int num_solved_cold = 0;
+    // Warm-started points that did not converge and were solved again
+    // cold (SweepPoint::cold_retry), and those of them where the cold try
+    // was kept.
+    int num_cold_retries = 0;
+    int num_cold_retries_kept = 0;
     // Which strategies produced the usable points, with counts, e.g.
     // "wc-sqp 49, wc-augmented-lagrangian 2" (StrategyType::AUTOMATIC
     // picks per point and may fall back).

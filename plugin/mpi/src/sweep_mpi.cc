@@ -232,7 +232,9 @@ class Coordinator {
       if (from != point_json->end() && from->is_number_integer()) {
         point->warm_start_from = from->get<int>();
       }
-      point->possibly_spurious_end = internal::PossiblySpuriousEnd(*point_json);
+      point->possibly_spurious_end =
+          internal::JsonFlag(*point_json, "possibly_spurious_end");
+      point->cold_retry = internal::JsonFlag(*point_json, "cold_retry");
       point->cold_check = internal::ColdCheck(*point_json);
       return;
     }
