@@ -303,6 +303,20 @@ TEST(SweepColdCheck, CollapseNeedsTheSameObjectivesAtAnotherPreference) {
       internal::CollapsedOntoSource(point, {0.2, 0.8}, same, {0.5, 0.5}));
 }
 
+// A try of the point at preference (1/2, 1/2) with objectives (f1, 1),
+// r = 0 and w = 1 (WC value f1 / 2 for f1 >= 1), and one constraint.
+Solver::Summary TryOfOnePoint(ceres::TerminationType termination,
+                              double f1,
+                              double violation) {
+  Solver::Summary s =
+      PointAt(Eigen::Vector2d(0.0, 0.0), Eigen::Vector2d(f1, 1.0));
+  s.preference = {0.5, 0.5};
+  s.termination_type = termination;
+  s.num_constraints = 1;
+  s.constraint_max_norm = violation;
+  return s;
+}
+
 // Two tries of one point, neither CONVERGENCE (SweepRunner::SolvePoint):
 // the feasible one first, then the smaller WC value (a saddle's
 // unconverged restart below a point with a better certificate ratio), then
@@ -313,12 +327,7 @@ TEST(SweepColdCheck, ColdRetryIsChosenByFeasibilityThenWcValue) {
                   double f1,
                   double violation,
                   double stationarity) {
-    Solver::Summary s =
-        PointAt(Eigen::Vector2d(0.0, 0.0), Eigen::Vector2d(f1, 1.0));
-    s.preference = {0.5, 0.5};
-    s.termination_type = termination;
-    s.num_constraints = 1;
-    s.constraint_max_norm = violation;
+    Solver::Summary s = TryOfOnePoint(termination, f1, violation);
     s.kkt.has_certificates = true;
     s.kkt.certificate_with_solver_multipliers.simplex = 0.0;
     s.kkt.certificate_with_solver_multipliers.stationarity = stationarity;
@@ -357,16 +366,7 @@ TEST(SweepColdCheck, ColdRetryIsChosenByFeasibilityThenWcValue) {
 // cold point at the front).
 TEST(SweepColdCheck, FlaggedPointLosesToAnyFeasibleLowerColdPoint) {
   Solver::Options options;
-  auto at =
-      [](ceres::TerminationType termination, double f1, double violation) {
-        Solver::Summary s =
-            PointAt(Eigen::Vector2d(0.0, 0.0), Eigen::Vector2d(f1, 1.0));
-        s.preference = {0.5, 0.5};
-        s.termination_type = termination;
-        s.num_constraints = 1;
-        s.constraint_max_norm = violation;
-        return s;
-      };
+  const auto at = TryOfOnePoint;
   // WC values 0.5 f1: 8.2 for the flagged point.
   const Solver::Summary flagged = at(ceres::CONVERGENCE, 16.4, 0.0);
   EXPECT_TRUE(internal::ColdSolveBeatsFlaggedPoint(
