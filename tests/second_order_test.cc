@@ -59,6 +59,15 @@ void AddWells(double c, double a, double b, double* z, Problem* problem) {
       {z});
 }
 
+// The WC value max_s lambda_s f_s (r = 0, w = 1) at z of the two wells
+// AddWells(3.0, 1.0, 2.0, ...) adds, from their closed form.
+double WellsWcValue(double l1, double l2, const double* z) {
+  const double x2 = z[0] * z[0];
+  const double base = 3.0 + x2 * x2 / 4.0 - x2;
+  return std::max(l1 * (base + (z[1] - 1.0) * (z[1] - 1.0)),
+                  l2 * (base + (z[1] + 1.0) * (z[1] + 1.0)));
+}
+
 Solver::Options PaperForm() {
   Solver::Options options;
   options.objective_offset = {0.0, 0.0};  // r = 0, w = 1
@@ -187,10 +196,7 @@ TEST(SaddleEscape, UnconvergedRestartBelowTheSaddleIsReturned) {
       // (|x| = sqrt(2)) or a little past it.
       EXPECT_GT(std::abs(z[0]), 1.0);
       EXPECT_LT(std::abs(z[0]), 1.7);
-      const double x2 = z[0] * z[0];
-      const double base = 3.0 + x2 * x2 / 4.0 - x2;
-      const double wc = 0.5 * std::max(base + (z[1] - 1.0) * (z[1] - 1.0),
-                                       base + (z[1] + 1.0) * (z[1] + 1.0));
+      const double wc = WellsWcValue(0.5, 0.5, z);
       EXPECT_NEAR(summary.WcValue(), wc, 1e-12);
       EXPECT_LT(wc, 1.6);  // the saddle's is 2, the minimizer's 1.5
       EXPECT_GE(wc, 1.5 - 1e-12);
@@ -276,10 +282,7 @@ TEST(SaddleEscape, UnconvergedWarmPointsAreRetriedColdAndCounted) {
     const Solver::Summary& s = point.summary;
     ASSERT_TRUE(s.IsSolutionUsable()) << s.message;
     // The WC value from the closed form at the returned z.
-    const double x2 = s.z[0] * s.z[0];
-    const double base = 3.0 + x2 * x2 / 4.0 - x2;
-    const double wc = std::max(l1 * (base + (s.z[1] - 1.0) * (s.z[1] - 1.0)),
-                               l2 * (base + (s.z[1] + 1.0) * (s.z[1] + 1.0)));
+    const double wc = WellsWcValue(l1, l2, s.z.data());
     EXPECT_NEAR(s.WcValue(), wc, 1e-12);
     if (!point.cold_retry) {
       // Not retried: cold from the start, or a warm start that converged.

@@ -57,10 +57,6 @@ int ActiveObjectives(const Solver::Summary& s,
   return count;
 }
 
-}  // namespace
-
-namespace {
-
 // Within the options' feasibility tolerance (in the constraints' units).
 bool Feasible(const Solver::Options& options, const Solver::Summary& s) {
   return s.num_constraints <= 0 ||

@@ -350,10 +350,11 @@ void SweepRunner::SolvePoint(Worker* worker,
                     " ended with " + check + "; the cold solve's WC value " +
                     FormatScientific(cold_value, 6) + " is below its " +
                     FormatScientific(warm_value, 6) +
-                    (uncertified.empty() ? std::string()
-                                         : ", though the cold solve ended " +
-                                               std::string(TerminationTypeName(
-                                                   cold.termination_type))) +
+                    (cold.termination_type == ceres::CONVERGENCE
+                         ? std::string()
+                         : ", though the cold solve ended " +
+                               std::string(TerminationTypeName(
+                                   cold.termination_type))) +
                     ".)"
               : " (Compared with a cold solve, which did no better: " + check +
                     ".)";
