@@ -3,15 +3,38 @@
 // Bring your own ceres::Problem, example 4: the Pareto front of a bundle
 // adjustment between the reprojection errors of two groups of cameras.
 //
-// The scene is generated (ecmo/problems/bundle_adjustment.h: cameras with
-// angle-axis rotation, translation and focal length on a circle around a
-// cloud of points, noisy observations, camera 0 and point 0 held constant
-// to fix the gauge). Its ceres::Problem goes unchanged into
-// CeresProblemAdapter with the objective groups "camera_group_a" and
-// "camera_group_b", and the front is traced with ecmo::Solve point by point
-// (warm-started). Beside it runs the plain-Ceres weighted sum of the two
-// groups (Levenberg-Marquardt, SPARSE_SCHUR, group weights via
-// ceres::ScaledLoss, same start), point by point.
+// With --bal=FILE: your own scene, the library's default path. The file
+// (the BAL format of the public bundle-adjustment data sets: Snavely's
+// 9-parameter cameras with radial distortion, read by bal_problem.h into
+// an ordinary ceres::Problem) is handed to CeresProblemAdapter with two
+// objective groups, "camera_group_a" (cameras with index < num_cameras /
+// 2) and "camera_group_b" (the others), and ecmo::Sweep traces the front
+// with default options (user_front.h: strategy automatic, the lexicographic
+// payoff table, warm starts, cold checks, refinement where the normalized
+// front has gaps). Point by point it prints the WC point next to ceres::Solve
+// of the weighted sum (lambda_1 / w_1) f_a + (lambda_2 / w_2) f_b from the
+// file's start (Levenberg-Marquardt, SPARSE_SCHUR), w the sweep's scales.
+// --output, --csv and --plot write the sweep's JSON (weighted sums added),
+// its CSV and a picture of both fronts. --huber=S puts a Huber loss on
+// every observation. Exit 0 when every point is certified and no
+// weighted-sum point dominates a WC point, 1 otherwise, 2 on bad input (an
+// unreadable or malformed file: the message names the line).
+//
+//   bundle_adjustment_front --bal=scene.txt --plot=scene.png
+//
+// --write_bal=FILE writes the generated scene below (its start, with the
+// same flags) as a BAL file and exits: a file to try --bal on, as far from
+// its optimum as --start_noise makes it.
+//
+// Without --bal: the scene is generated (ecmo/problems/bundle_adjustment.h:
+// cameras with angle-axis rotation, translation and focal length on a
+// circle around a cloud of points, noisy observations, camera 0 and point
+// 0 held constant to fix the gauge). Its ceres::Problem goes unchanged into
+// CeresProblemAdapter with the same two groups, and the front is traced
+// with ecmo::Solve point by point (pipeline_front.h, warm-started). Beside
+// it runs the plain-Ceres weighted sum of the two groups
+// (Levenberg-Marquardt, SPARSE_SCHUR, group weights via ceres::ScaledLoss,
+// same start), point by point.
 //
 // It checks its own results (CTest runs it at a small size) and exits 1
 // when a check fails: every WC point ends in CONVERGENCE with its KKT
@@ -33,17 +56,42 @@
 #include <memory>
 #include <string>
 
+#include "../tool_flags.h"
+#include "bal_problem.h"
 #include "ceres/solver.h"
 #include "ecmo/problems/bundle_adjustment.h"
 #include "ecmo/solver.h"
-#include "../tool_flags.h"
 #include "gflags/gflags.h"
 #include "pipeline_front.h"
+#include "user_front.h"
 
 DEFINE_int32(num_cameras, 6, "Cameras (>= 4; the first half is group a).");
 DEFINE_int32(num_scene_points, 50, "3D points of the scene (>= 2).");
 DEFINE_int32(num_points, 11, "Points of the front (>= 2).");
-DEFINE_string(strategy, "wc-newton", "ECMO strategy of the WC points.");
+DEFINE_string(strategy,
+              "wc-newton",
+              "ECMO strategy of the WC points (with --bal: automatic unless "
+              "given).");
+DEFINE_string(bal,
+              "",
+              "A BAL file: trace its front with ecmo::Sweep's defaults (see "
+              "the top of the source).");
+DEFINE_string(write_bal,
+              "",
+              "Write the generated scene's start as a BAL file and exit.");
+DEFINE_string(output, "", "With --bal: the sweep's JSON, weighted sums added.");
+DEFINE_string(csv, "", "With --bal: the sweep's CSV (one row per point).");
+DEFINE_string(plot,
+              "",
+              "With --bal: FILE.png or FILE.svg, both fronts (gnuplot).");
+DEFINE_int32(refine_to,
+             -1,
+             "With --bal: ParetoSweep::Options::refine_to (0: none; -1: the "
+             "library's default, points only where the normalized front has "
+             "a gap over 3 mean spacings).");
+DEFINE_bool(cold_checks,
+            true,
+            "With --bal: ParetoSweep::Options::cold_checks.");
 DEFINE_int32(seed, 1, "Seed of the generated scene.");
 DEFINE_bool(warm_start,
             true,
@@ -63,10 +111,71 @@ DEFINE_bool(full_reports,
             false,
             "Print the full report of every WC point to stderr.");
 
+namespace {
+
+// --bal: the user's scene through the library's defaults (user_front.h).
+int FrontOfBalFile() {
+  ecmo_pipelines::UserFrontSettings settings;
+  settings.tool = "bundle_adjustment_front";
+  settings.problem_name = FLAGS_bal;
+  settings.num_points = FLAGS_num_points;
+  settings.warm_start = FLAGS_warm_start;
+  settings.cold_checks = FLAGS_cold_checks;
+  settings.refine_to = FLAGS_refine_to;
+  settings.output = FLAGS_output;
+  settings.csv = FLAGS_csv;
+  settings.plot = FLAGS_plot;
+  // The library's default strategy unless the flag was given.
+  if (!gflags::GetCommandLineFlagInfoOrDie("strategy").is_default &&
+      !ecmo::StringToStrategyType(FLAGS_strategy, &settings.solver.strategy)) {
+    std::fprintf(stderr,
+                 "bundle_adjustment_front: unknown --strategy=%s.\n",
+                 FLAGS_strategy.c_str());
+    return 2;
+  }
+  if (!ecmo_pipelines::CheckOutputPaths(settings)) return 2;
+  ecmo_pipelines::BalProblem::Options options;
+  options.huber_scale = FLAGS_huber;
+  std::string error;
+  std::unique_ptr<ecmo_pipelines::BalProblem> bal =
+      ecmo_pipelines::BalProblem::Create(FLAGS_bal, options, &error);
+  if (bal == nullptr) {
+    std::fprintf(stderr, "bundle_adjustment_front: %s\n", error.c_str());
+    return 2;
+  }
+  const Eigen::Vector2d start_costs = bal->Costs();
+  std::printf(
+      "%s: %d cameras, %d points, %d observations, %d parameters; start: "
+      "camera_group_a %.6e, camera_group_b %.6e%s\n",
+      FLAGS_bal.c_str(),
+      bal->num_cameras(),
+      bal->num_points(),
+      bal->num_observations(),
+      bal->num_parameters(),
+      start_costs[0],
+      start_costs[1],
+      FLAGS_huber > 0.0 ? " (Huber costs)" : "");
+  const ecmo_pipelines::BalProblem& file = *bal;
+  return ecmo_pipelines::TraceUserFront(
+      settings,
+      &bal->problem,
+      bal->ObjectiveGroups(),
+      [&file](double w_a,
+              double w_b,
+              ceres::TerminationType* termination,
+              double* seconds) {
+        return ecmo_pipelines::PlainWeightedSum(
+            file, w_a, w_b, termination, seconds);
+      });
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   gflags::SetUsageMessage(
-      "Pareto front (reprojection error of two camera groups) of a generated "
-      "bundle adjustment, next to plain-Ceres weighted sums.");
+      "Pareto front (reprojection error of two camera groups) of a bundle "
+      "adjustment, next to plain-Ceres weighted sums: your own BAL file "
+      "(--bal) or a generated scene.");
   ecmo::tools::CheckFlagsOrExit(argc, argv);
   gflags::ParseCommandLineFlags(&argc, &argv, true);
 
@@ -80,6 +189,24 @@ int main(int argc, char** argv) {
   scene.start_point_noise *= FLAGS_start_noise;
   scene.huber_scale = FLAGS_huber;
   std::string error;
+  if (!FLAGS_bal.empty()) return FrontOfBalFile();
+  if (!FLAGS_write_bal.empty()) {
+    std::unique_ptr<ecmo::problems::BundleAdjustment> start =
+        ecmo::problems::BundleAdjustment::Create(scene, &error);
+    if (start == nullptr || !ecmo_pipelines::WriteBalFile(
+                                FLAGS_write_bal,
+                                ecmo_pipelines::BalDataFromScene(start.get()),
+                                &error)) {
+      std::fprintf(stderr, "bundle_adjustment_front: %s\n", error.c_str());
+      return 2;
+    }
+    std::printf("wrote %s: %d cameras, %d points, start cost %.6e\n",
+                FLAGS_write_bal.c_str(),
+                start->num_cameras(),
+                start->num_points(),
+                start->Costs().sum());
+    return 0;
+  }
   {
     // The start's cost against the best a plain solve of the plain sum
     // reaches: how far from its front the problem starts.

@@ -7,12 +7,10 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <map>
 #include <sstream>
-#include <system_error>
 #include <utility>
 
 #include "Eigen/Cholesky"
@@ -22,6 +20,7 @@
 #include "ceres/manifold.h"
 #include "ceres/rotation.h"
 #include "ecmo/problems/pose_graph.h"
+#include "text_file.h"
 
 namespace ecmo_pipelines {
 namespace {
@@ -67,40 +66,6 @@ class RelativePose3dError {
   Eigen::Quaterniond rotation_;
   Eigen::Matrix<double, 6, 6> sqrt_information_;
 };
-
-// Reports "path:line: what" into *error (may be null); returns false so
-// that callers can `return Fail(...)`.
-bool Fail(const std::string& path,
-          int line,
-          const std::string& what,
-          std::string* error) {
-  if (error != nullptr) {
-    std::ostringstream message;
-    message << path;
-    if (line > 0) message << ":" << line;
-    message << ": " << what;
-    *error = message.str();
-  }
-  return false;
-}
-
-// `text` as a message can show it: at most 40 characters, anything that is
-// not printable ASCII as \xNN (a binary file's first "tag" is garbage).
-std::string Printable(const std::string& text) {
-  std::string out;
-  for (size_t i = 0; i < text.size() && i < 40; ++i) {
-    const unsigned char c = static_cast<unsigned char>(text[i]);
-    if (c >= 0x20 && c < 0x7f) {
-      out += static_cast<char>(c);
-    } else {
-      char hex[8];
-      std::snprintf(hex, sizeof(hex), "\\x%02x", c);
-      out += hex;
-    }
-  }
-  if (text.size() > 40) out += "...";
-  return out;
-}
 
 // The fields of one record, after the tag.
 class Record {
@@ -195,14 +160,8 @@ bool ReadG2oGraph2d(const std::string& path,
   data->path = path;
   // An ifstream opens a directory without complaint and then reads
   // nothing: say what it is instead of "no VERTEX_SE2".
-  std::error_code ignored;
-  if (std::filesystem::is_directory(path, ignored)) {
-    return Fail(path, 0, "is a directory, not a g2o file", error);
-  }
-  std::ifstream in(path);
-  if (!in) {
-    return Fail(path, 0, "cannot open the file for reading", error);
-  }
+  std::ifstream in;
+  if (!OpenTextFile(path, "a g2o file", &in, error)) return false;
 
   // id -> (pose, line of definition); std::map keeps the ids sorted.
   std::map<int, std::pair<Eigen::Vector3d, int>> vertices;
@@ -565,14 +524,8 @@ bool ReadG2oGraph3d(const std::string& path,
                     std::string* error) {
   *data = G2oGraph3dData();
   data->path = path;
-  std::error_code ignored;
-  if (std::filesystem::is_directory(path, ignored)) {
-    return Fail(path, 0, "is a directory, not a g2o file", error);
-  }
-  std::ifstream in(path);
-  if (!in) {
-    return Fail(path, 0, "cannot open the file for reading", error);
-  }
+  std::ifstream in;
+  if (!OpenTextFile(path, "a g2o file", &in, error)) return false;
   std::map<int, std::pair<G2oGraph3dData::Edge, int>> vertices;  // pose, line
   struct Raw3d {
     int id_a = 0;

@@ -60,7 +60,6 @@
 #ifndef ECMO_EXAMPLES_PIPELINES_G2O_POSE_GRAPH_H_
 #define ECMO_EXAMPLES_PIPELINES_G2O_POSE_GRAPH_H_
 
-#include <chrono>
 #include <cmath>
 #include <memory>
 #include <string>
@@ -71,6 +70,7 @@
 #include "ceres/problem.h"
 #include "ceres/solver.h"
 #include "ecmo/ceres_problem_adapter.h"
+#include "user_front.h"
 
 namespace ecmo_pipelines {
 
@@ -305,15 +305,7 @@ Eigen::Vector2d PlainWeightedSum(const Graph& graph,
   std::string error;
   std::unique_ptr<Graph> sum = Graph::Create(graph.data(), weighted, &error);
   if (sum == nullptr) return Eigen::Vector2d::Constant(NAN);
-  ceres::Solver::Summary summary;
-  const auto start = std::chrono::steady_clock::now();
-  ceres::Solve(plain, &sum->problem, &summary);
-  if (solve_seconds != nullptr) {
-    *solve_seconds = std::chrono::duration<double>(
-                         std::chrono::steady_clock::now() - start)
-                         .count();
-  }
-  if (termination != nullptr) *termination = summary.termination_type;
+  TimedCeresSolve(plain, &sum->problem, termination, solve_seconds);
   return sum->Costs();
 }
 

@@ -46,27 +46,18 @@
 //                    [--strategy=automatic] [--seed=1] [--warm_start=true]
 //                    [--cold_checks=true]
 
-#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <string>
-#include <vector>
 
-#include "ceres/solver.h"
-#include "ecmo/ceres_problem_adapter.h"
-#include "ecmo/ceres_problem_sweep.h"
-#include "ecmo/indicators.h"
-#include "ecmo/plot.h"
-#include "ecmo/preference_grid.h"
-#include "ecmo/problems/pose_graph.h"
-#include "ecmo/result_writer.h"
-#include "ecmo/solver.h"
-#include "ecmo/sweep.h"
 #include "../tool_flags.h"
+#include "ceres/solver.h"
+#include "ecmo/problems/pose_graph.h"
+#include "ecmo/solver.h"
 #include "g2o_pose_graph.h"
 #include "gflags/gflags.h"
-#include "nlohmann/json.hpp"
 #include "pipeline_front.h"
+#include "user_front.h"
 
 DEFINE_int32(num_poses, 1000, "Poses of the generated graph (>= 2).");
 DEFINE_int32(num_points, 11, "Points of the front (>= 2).");
@@ -116,16 +107,17 @@ DEFINE_bool(full_reports,
 
 namespace {
 
-// The plain-Ceres weighted sum at one point's preference.
-struct WeightedSum {
-  Eigen::Vector2d f = Eigen::Vector2d::Constant(NAN);
-  ceres::TerminationType termination = ceres::FAILURE;
-  double seconds = 0.0;
-};
-
+// Reads --g2o as a Graph and traces its front with the library's defaults
+// (user_front.h); 2 when the file is bad.
 template <typename Graph>
-int FrontOfG2oFile(std::unique_ptr<Graph> graph,
-                   const ecmo::Solver::Options& solver) {
+int ReadAndTrace(const ecmo_pipelines::UserFrontSettings& settings) {
+  std::string error;
+  std::unique_ptr<Graph> graph =
+      Graph::Create(FLAGS_g2o, typename Graph::Options(), &error);
+  if (graph == nullptr) {
+    std::fprintf(stderr, "pose_graph_front: %s\n", error.c_str());
+    return 2;
+  }
   const Eigen::Vector2d start_costs = graph->Costs();
   std::printf(
       "%s: %d poses, %zu odometry edges, %zu loop closures, %d parameters; "
@@ -137,186 +129,18 @@ int FrontOfG2oFile(std::unique_ptr<Graph> graph,
       graph->num_parameters(),
       start_costs[0],
       start_costs[1]);
-
-  // The library's default path: an adapter over the user's problem, its
-  // objective groups, ecmo::Sweep with default options.
-  ecmo::CeresProblemAdapter adapter(
-      &graph->problem, graph->ObjectiveGroups(), {});
-  std::string error;
-  if (!adapter.IsValid(&error)) {
-    std::fprintf(stderr, "pose_graph_front: %s\n", error.c_str());
-    return 2;
-  }
-  ecmo::ParetoSweep::Options options;
-  options.solver = solver;
-  options.warm_start = FLAGS_warm_start;
-  options.cold_checks = FLAGS_cold_checks;
-  options.problem_name = FLAGS_g2o;
-  options.csv_path = FLAGS_csv;
-  options.refine_to = FLAGS_refine_to < 0
-                          ? ecmo::ParetoSweep::Options::kRefineWhereNeeded
-                          : FLAGS_refine_to;
-  const std::vector<std::vector<double>> preferences =
-      ecmo::EvenlySpaced2(FLAGS_num_points, &error);
-  if (preferences.empty()) {
-    std::fprintf(stderr, "pose_graph_front: --num_points: %s\n",
-                 error.c_str());
-    return 2;
-  }
-  ecmo::ParetoSweep::Summary sweep;
-  ecmo::Sweep(options, &adapter, preferences, &sweep);
-  std::printf("%s\n", sweep.FullReport().c_str());
-  if (sweep.termination_type == ceres::FAILURE ||
-      sweep.scalarization.objective_scale.size() != 2) {
-    std::fprintf(stderr, "pose_graph_front: %s\n", sweep.message.c_str());
-    return 1;
-  }
-
-  // Point by point: the weighted sum at the same preference, in the same
-  // normalized units (weights lambda_s / w_s), from the file's start.
-  const Eigen::Vector2d w = sweep.scalarization.objective_scale;
-  std::vector<WeightedSum> sums;
-  Eigen::MatrixXd wc(0, 2), ws(0, 2);
-  int num_certified = 0, num_dominated = 0;
-  double wc_seconds = 0.0, ws_seconds = 0.0;
-  std::printf(
-      "%-9s %14s %14s %-4s %9s | %14s %14s %9s  plain Ceres weighted sum\n",
-      "lambda_1", "odometry", "loop_closures", "cert", "time[s]", "odometry",
-      "loop_closures", "time[s]");
-  for (const ecmo::SweepPoint& p : sweep.points) {
-    const ecmo::Solver::Summary& s = p.summary;
-    WeightedSum sum;
-    sum.f = ecmo_pipelines::PlainWeightedSum(*graph,
-                                             p.preference[0] / w[0],
-                                             p.preference[1] / w[1],
-                                             &sum.termination,
-                                             &sum.seconds);
-    sums.push_back(sum);
-    ws_seconds += sum.seconds;
-    wc_seconds += s.total_time_in_seconds;
-    const bool certified = s.termination_type == ceres::CONVERGENCE;
-    num_certified += certified ? 1 : 0;
-    Eigen::Vector2d f = Eigen::Vector2d::Constant(NAN);
-    if (s.objectives.size() == 2) f = s.objectives;
-    const bool dominated = f.allFinite() && sum.f.allFinite() &&
-                           ecmo_pipelines::Dominates(sum.f, f, 1e-6);
-    num_dominated += dominated ? 1 : 0;
-    if (f.allFinite()) {
-      wc.conservativeResize(wc.rows() + 1, 2);
-      wc.row(wc.rows() - 1) = f.transpose();
-    }
-    if (sum.f.allFinite()) {
-      ws.conservativeResize(ws.rows() + 1, 2);
-      ws.row(ws.rows() - 1) = sum.f.transpose();
-    }
-    std::printf("%-9.4f %14.6e %14.6e %-4s %9.3f | %14.6e %14.6e %9.3f  %s%s\n",
-                p.preference[0], f[0], f[1], certified ? "yes" : "no",
-                s.total_time_in_seconds, sum.f[0], sum.f[1], sum.seconds,
-                ecmo::TerminationTypeName(sum.termination),
-                dominated ? "  DOMINATES the WC point" : "");
-  }
-  // Why a point is not certified: its own message names the failing block.
-  for (const ecmo::SweepPoint& p : sweep.points) {
-    if (p.summary.termination_type != ceres::CONVERGENCE) {
-      std::printf("point %d (lambda_1 = %.4f) not certified: %s\n",
-                  p.index, p.preference[0], p.summary.message.c_str());
-    }
-  }
-  // How evenly the points cover the front: consecutive gaps of the
-  // certified points in normalized units (f - r) / w, sorted along f_1.
-  std::vector<Eigen::Vector2d> normalized;
-  for (const ecmo::SweepPoint& p : sweep.points) {
-    if (p.summary.termination_type == ceres::CONVERGENCE &&
-        p.summary.objectives.size() == 2) {
-      normalized.push_back((p.summary.objectives -
-                            sweep.scalarization.reference_point)
-                               .cwiseQuotient(w));
-    }
-  }
-  std::sort(normalized.begin(), normalized.end(),
-            [](const Eigen::Vector2d& a, const Eigen::Vector2d& b) {
-              return a[0] < b[0];
-            });
-  double largest_gap = 0.0, sum_gaps = 0.0;
-  for (size_t i = 1; i < normalized.size(); ++i) {
-    const double gap = (normalized[i] - normalized[i - 1]).norm();
-    largest_gap = std::max(largest_gap, gap);
-    sum_gaps += gap;
-  }
-  if (normalized.size() > 1) {
-    std::printf(
-        "normalized front: largest gap %.4f, %.2fx the mean gap (%zu "
-        "certified points)\n",
-        largest_gap,
-        largest_gap / (sum_gaps / (normalized.size() - 1)),
-        normalized.size());
-  }
-  Eigen::MatrixXd both(wc.rows() + ws.rows(), 2);
-  both << wc, ws;
-  const Eigen::VectorXd reference = ecmo::DefaultReferencePoint(both, 0.1);
-  std::printf(
-      "certified %d/%zu; WC points dominated by a weighted sum: %d; "
-      "hypervolume at (%.6e, %.6e): WC %.6e, weighted sums %.6e; time: WC "
-      "points %.3f s (+ scalarization %.3f s), weighted sums %.3f s\n",
-      num_certified, sweep.points.size(), num_dominated, reference[0],
-      reference[1], ecmo::Hypervolume(wc, reference),
-      ecmo::Hypervolume(ws, reference), wc_seconds,
-      sweep.scalarization.time_in_seconds, ws_seconds);
-
-  bool written = true;
-  if (!FLAGS_output.empty()) {
-    nlohmann::json j = ecmo::SweepToJson(sweep, FLAGS_g2o);
-    nlohmann::json plain = nlohmann::json::array();
-    for (size_t i = 0; i < sums.size(); ++i) {
-      plain.push_back({{"preference", sweep.points[i].preference},
-                       {"weights",
-                        {sweep.points[i].preference[0] / w[0],
-                         sweep.points[i].preference[1] / w[1]}},
-                       {"objectives", {sums[i].f[0], sums[i].f[1]}},
-                       {"termination", ecmo::TerminationTypeName(
-                                           sums[i].termination)},
-                       {"wall_time_seconds", sums[i].seconds}});
-    }
-    j["weighted_sums"] = plain;
-    if (!ecmo::WriteFileAtomically(FLAGS_output, j.dump(1) + "\n", &error)) {
-      std::fprintf(stderr, "pose_graph_front: --output: %s\n", error.c_str());
-      written = false;
-    }
-  }
-  if (!FLAGS_plot.empty()) {
-    ecmo::PlotOptions plot;
-    plot.title = FLAGS_g2o;
-    plot.objective_names = sweep.objective_names;
-    plot.log_scale = FLAGS_log_scale;
-    const ecmo::PlotResult r = ecmo::PlotPointSets(
-        plot,
-        {{"WC points (ecmo::Sweep)", wc}, {"plain Ceres weighted sums", ws}},
-        FLAGS_plot);
-    if (r.image_written) {
-      std::printf("Plot written to %s\n", r.image_path.c_str());
-    } else {
-      std::fprintf(stderr, "pose_graph_front: --plot: %s\n",
-                   r.message.c_str());
-    }
-  }
-  if (!written) return 1;
-  return num_certified == static_cast<int>(sweep.points.size()) &&
-                 num_dominated == 0
-             ? 0
-             : 1;
-}
-
-// Reads --g2o as a Graph and traces its front; 2 when the file is bad.
-template <typename Graph>
-int ReadAndTrace(const ecmo::Solver::Options& solver) {
-  std::string error;
-  std::unique_ptr<Graph> graph =
-      Graph::Create(FLAGS_g2o, typename Graph::Options(), &error);
-  if (graph == nullptr) {
-    std::fprintf(stderr, "pose_graph_front: %s\n", error.c_str());
-    return 2;
-  }
-  return FrontOfG2oFile(std::move(graph), solver);
+  const Graph& file = *graph;
+  return ecmo_pipelines::TraceUserFront(
+      settings,
+      &graph->problem,
+      graph->ObjectiveGroups(),
+      [&file](double w_1,
+              double w_2,
+              ceres::TerminationType* termination,
+              double* seconds) {
+        return ecmo_pipelines::PlainWeightedSum(
+            file, w_1, w_2, termination, seconds);
+      });
 }
 
 }  // namespace
@@ -330,24 +154,28 @@ int main(int argc, char** argv) {
   gflags::ParseCommandLineFlags(&argc, &argv, true);
 
   if (!FLAGS_g2o.empty()) {
-    ecmo::Solver::Options solver;
-    if (!ecmo::StringToStrategyType(FLAGS_strategy, &solver.strategy)) {
+    ecmo_pipelines::UserFrontSettings settings;
+    settings.tool = "pose_graph_front";
+    settings.problem_name = FLAGS_g2o;
+    settings.num_points = FLAGS_num_points;
+    settings.warm_start = FLAGS_warm_start;
+    settings.cold_checks = FLAGS_cold_checks;
+    settings.refine_to = FLAGS_refine_to;
+    settings.output = FLAGS_output;
+    settings.csv = FLAGS_csv;
+    settings.plot = FLAGS_plot;
+    settings.log_scale = FLAGS_log_scale;
+    if (!ecmo::StringToStrategyType(FLAGS_strategy,
+                                    &settings.solver.strategy)) {
       std::fprintf(stderr, "pose_graph_front: unknown --strategy=%s.\n",
                    FLAGS_strategy.c_str());
       return 2;
     }
-    std::string error;
-    for (const std::string& path : {FLAGS_output, FLAGS_csv, FLAGS_plot}) {
-      if (!path.empty() && !ecmo::CheckWritable(path, &error)) {
-        std::fprintf(stderr, "pose_graph_front: cannot write '%s': %s.\n",
-                     path.c_str(), error.c_str());
-        return 2;
-      }
-    }
+    if (!ecmo_pipelines::CheckOutputPaths(settings)) return 2;
     // The file's first record says whether it is a 2D or a 3D graph.
     return ecmo_pipelines::IsG2oFile3d(FLAGS_g2o)
-               ? ReadAndTrace<ecmo_pipelines::G2oPoseGraph3d>(solver)
-               : ReadAndTrace<ecmo_pipelines::G2oPoseGraph2d>(solver);
+               ? ReadAndTrace<ecmo_pipelines::G2oPoseGraph3d>(settings)
+               : ReadAndTrace<ecmo_pipelines::G2oPoseGraph2d>(settings);
   }
 
   ecmo::problems::PoseGraph2d::Options graph;

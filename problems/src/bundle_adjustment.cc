@@ -200,19 +200,33 @@ BundleAdjustment::ObjectiveGroups() const {
 }
 
 Eigen::Vector2d BundleAdjustment::Costs() {
+  return GroupCosts(&problem,
+                    group_a,
+                    group_b,
+                    options_.huber_scale > 0.0,
+                    options_.group_a_weight,
+                    options_.group_b_weight);
+}
+
+Eigen::Vector2d BundleAdjustment::GroupCosts(
+    ceres::Problem* problem,
+    const std::vector<ceres::ResidualBlockId>& group_a,
+    const std::vector<ceres::ResidualBlockId>& group_b,
+    bool robust,
+    double weight_a,
+    double weight_b) {
   Eigen::Vector2d costs(0.0, 0.0);
   ceres::Problem::EvaluateOptions evaluate;
-  // With the Huber loss the objective is the robust cost: evaluate it with
+  // With a robust loss the objective is the robust cost: evaluate it with
   // the losses and divide the group weight (a ScaledLoss around it) out.
-  const bool robust = options_.huber_scale > 0.0;
   evaluate.apply_loss_function = robust;
   evaluate.residual_blocks = group_a;
-  problem.Evaluate(evaluate, &costs[0], nullptr, nullptr, nullptr);
+  problem->Evaluate(evaluate, &costs[0], nullptr, nullptr, nullptr);
   evaluate.residual_blocks = group_b;
-  problem.Evaluate(evaluate, &costs[1], nullptr, nullptr, nullptr);
+  problem->Evaluate(evaluate, &costs[1], nullptr, nullptr, nullptr);
   if (robust) {
-    costs[0] /= options_.group_a_weight;
-    costs[1] /= options_.group_b_weight;
+    costs[0] /= weight_a;
+    costs[1] /= weight_b;
   }
   return costs;
 }

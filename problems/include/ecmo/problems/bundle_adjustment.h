@@ -102,6 +102,11 @@ class BundleAdjustment {
   double* camera(int c) { return &cameras_[kCameraSize * c]; }
   double* point(int p) { return &points_[kPointSize * p]; }
 
+  // The observed pixels, 2 per observation, (camera, point) in row-major
+  // order: every camera sees every point (e.g. to write the scene to a
+  // file).
+  const std::vector<double>& observations() const { return observations_; }
+
   void ResetToStart();
   // Copies every camera and point from `other`, a problem of the same size;
   // false otherwise.
@@ -112,6 +117,19 @@ class BundleAdjustment {
   // The unweighted costs of the two groups at the current parameters (with
   // the Huber loss when Options::huber_scale > 0).
   Eigen::Vector2d Costs();
+
+  // The costs of two groups of residual blocks of `problem` (not owned)
+  // without their group weights: with `robust` (each block's loss a robust
+  // loss inside a ceres::ScaledLoss of the group's weight) the robust costs
+  // 1/2 sum rho(|r|^2) divided by the weights; otherwise 1/2 sum |r|^2 with
+  // no loss applied. Shared with the BAL reader of examples/pipelines/.
+  static Eigen::Vector2d GroupCosts(
+      ceres::Problem* problem,
+      const std::vector<ceres::ResidualBlockId>& group_a,
+      const std::vector<ceres::ResidualBlockId>& group_b,
+      bool robust,
+      double weight_a,
+      double weight_b);
 
   ceres::Problem problem;
   std::vector<ceres::ResidualBlockId> group_a;
