@@ -64,6 +64,7 @@
 #include "gflags/gflags.h"
 #include "pipeline_front.h"
 #include "user_front.h"
+#include "user_front_flags.h"
 
 DEFINE_int32(num_cameras, 6, "Cameras (>= 4; the first half is group a).");
 DEFINE_int32(num_scene_points, 50, "3D points of the scene (>= 2).");
@@ -79,19 +80,6 @@ DEFINE_string(bal,
 DEFINE_string(write_bal,
               "",
               "Write the generated scene's start as a BAL file and exit.");
-DEFINE_string(output, "", "With --bal: the sweep's JSON, weighted sums added.");
-DEFINE_string(csv, "", "With --bal: the sweep's CSV (one row per point).");
-DEFINE_string(plot,
-              "",
-              "With --bal: FILE.png or FILE.svg, both fronts (gnuplot).");
-DEFINE_int32(refine_to,
-             -1,
-             "With --bal: ParetoSweep::Options::refine_to (0: none; -1: the "
-             "library's default, points only where the normalized front has "
-             "a gap over 3 mean spacings).");
-DEFINE_bool(cold_checks,
-            true,
-            "With --bal: ParetoSweep::Options::cold_checks.");
 DEFINE_int32(seed, 1, "Seed of the generated scene.");
 DEFINE_bool(warm_start,
             true,
@@ -115,16 +103,11 @@ namespace {
 
 // --bal: the user's scene through the library's defaults (user_front.h).
 int FrontOfBalFile() {
-  ecmo_pipelines::UserFrontSettings settings;
-  settings.tool = "bundle_adjustment_front";
-  settings.problem_name = FLAGS_bal;
-  settings.num_points = FLAGS_num_points;
-  settings.warm_start = FLAGS_warm_start;
-  settings.cold_checks = FLAGS_cold_checks;
-  settings.refine_to = FLAGS_refine_to;
-  settings.output = FLAGS_output;
-  settings.csv = FLAGS_csv;
-  settings.plot = FLAGS_plot;
+  ecmo_pipelines::UserFrontSettings settings =
+      ecmo_pipelines::UserFrontSettingsFromFlags("bundle_adjustment_front",
+                                                 FLAGS_bal,
+                                                 FLAGS_num_points,
+                                                 FLAGS_warm_start);
   // The library's default strategy unless the flag was given.
   if (!gflags::GetCommandLineFlagInfoOrDie("strategy").is_default &&
       !ecmo::StringToStrategyType(FLAGS_strategy, &settings.solver.strategy)) {

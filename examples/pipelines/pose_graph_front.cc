@@ -58,6 +58,7 @@
 #include "gflags/gflags.h"
 #include "pipeline_front.h"
 #include "user_front.h"
+#include "user_front_flags.h"
 
 DEFINE_int32(num_poses, 1000, "Poses of the generated graph (>= 2).");
 DEFINE_int32(num_points, 11, "Points of the front (>= 2).");
@@ -69,32 +70,10 @@ DEFINE_string(g2o,
               "",
               "A 2D or 3D g2o file: trace its front with ecmo::Sweep's "
               "defaults (see the top of the source).");
-DEFINE_string(output, "", "With --g2o: the sweep's JSON, weighted sums added.");
-DEFINE_string(csv, "", "With --g2o: the sweep's CSV (one row per point).");
-DEFINE_string(plot,
-              "",
-              "With --g2o: FILE.png or FILE.svg, both fronts (gnuplot).");
-DEFINE_int32(refine_to,
-             -1,
-             "With --g2o: add points where the normalized front has its "
-             "largest gaps until the sweep has this many "
-             "(ParetoSweep::Options::refine_to; 0: none; -1: the "
-             "library's default, kRefineWhereNeeded: points only while the "
-             "largest gap exceeds 3 mean spacings, at most 2 num_points - "
-             "1).");
-DEFINE_bool(log_scale,
-            true,
-            "With --plot: objective axes on a log scale (pose-graph fronts "
-            "span decades).");
 DEFINE_int32(seed, 1, "Seed of the generated graph.");
 DEFINE_bool(warm_start,
             true,
             "Start each point from the previous one (both fronts).");
-DEFINE_bool(cold_checks,
-            true,
-            "With --g2o: compare warm points that may be KKT for other "
-            "preferences too with a cold solve "
-            "(ParetoSweep::Options::cold_checks).");
 DEFINE_string(initial_guess,
               "odometry",
               "Start of every cold solve: odometry (composed along the "
@@ -154,17 +133,9 @@ int main(int argc, char** argv) {
   gflags::ParseCommandLineFlags(&argc, &argv, true);
 
   if (!FLAGS_g2o.empty()) {
-    ecmo_pipelines::UserFrontSettings settings;
-    settings.tool = "pose_graph_front";
-    settings.problem_name = FLAGS_g2o;
-    settings.num_points = FLAGS_num_points;
-    settings.warm_start = FLAGS_warm_start;
-    settings.cold_checks = FLAGS_cold_checks;
-    settings.refine_to = FLAGS_refine_to;
-    settings.output = FLAGS_output;
-    settings.csv = FLAGS_csv;
-    settings.plot = FLAGS_plot;
-    settings.log_scale = FLAGS_log_scale;
+    ecmo_pipelines::UserFrontSettings settings =
+        ecmo_pipelines::UserFrontSettingsFromFlags(
+            "pose_graph_front", FLAGS_g2o, FLAGS_num_points, FLAGS_warm_start);
     if (!ecmo::StringToStrategyType(FLAGS_strategy,
                                     &settings.solver.strategy)) {
       std::fprintf(stderr, "pose_graph_front: unknown --strategy=%s.\n",
