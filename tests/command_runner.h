@@ -37,6 +37,16 @@ inline CommandResult RunCommand(const std::string& command,
   return run;
 }
 
+#ifdef ECMO_SOLVE_PATH
+// The built ecmo_solve with `args`. `merge_stderr` = false for runs whose
+// stdout is parsed as JSON: a slow run (e.g. under the sanitizers) prints
+// sweep progress lines on stderr.
+inline CommandResult RunSolve(const std::string& args,
+                              bool merge_stderr = true) {
+  return RunCommand(std::string(ECMO_SOLVE_PATH) + " " + args, merge_stderr);
+}
+#endif
+
 // `command` under `mpiexec -np ranks --oversubscribe` (the MPI tests), with
 // `extra` mpiexec flags. Idle ranks yield their core (mpi_yield_when_idle):
 // the tests run on 2 cores. Under ASan (scripts/sanitize.sh) leak checking

@@ -18,13 +18,7 @@ namespace {
 
 #ifdef ECMO_SOLVE_PATH
 using ecmo::testing::CommandResult;
-
-// `merge_stderr` = false for runs whose stdout is parsed as JSON: a slow run
-// (e.g. under the sanitizers) prints sweep progress lines on stderr.
-CommandResult RunSolve(const std::string& args, bool merge_stderr = true) {
-  return ecmo::testing::RunCommand(std::string(ECMO_SOLVE_PATH) + " " + args,
-                                   merge_stderr);
-}
+using ecmo::testing::RunSolve;
 
 void ExpectUsageError(const std::string& args, const std::string& text) {
   const CommandResult run = RunSolve(args);

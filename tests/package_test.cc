@@ -36,23 +36,9 @@ TEST(Package, VersionHeaderMatchesTheCMakeProjectVersion) {
 }
 
 #if defined(ECMO_SOLVE_PATH) && defined(ECMO_PLOT_PATH)
-struct RunResult {
-  int exit_code;
-  std::string output;
-};
-
-// Runs a command; `merge_stderr` adds its stderr to the output.
-RunResult RunCommand(const std::string& command, bool merge_stderr = true) {
-  const ecmo::testing::CommandResult r =
-      ecmo::testing::RunCommand(command, merge_stderr);
-  return RunResult{r.exit_code, r.output};
-}
-
-// `merge_stderr` = false for runs whose stdout is parsed as JSON: a slow run
-// (e.g. under the sanitizers) prints sweep progress lines on stderr.
-RunResult RunSolve(const std::string& args, bool merge_stderr = true) {
-  return RunCommand(std::string(ECMO_SOLVE_PATH) + " " + args, merge_stderr);
-}
+using RunResult = ecmo::testing::CommandResult;
+using ecmo::testing::RunCommand;
+using ecmo::testing::RunSolve;
 
 // A directory of this test process (tests run in parallel under ctest -j).
 std::string TestDir(const std::string& name) {
