@@ -87,6 +87,59 @@ class Values {
                 "the file ends early, at " + what + " (" + context + ")",
                 error);
   }
+  // The next value as a finite number; false with the reason in *error
+  // (`what` names the value, "camera 2 f"; `context` as for Expect).
+  bool Number(const std::string& what,
+              const std::string& context,
+              double* value,
+              int* line,
+              std::string* error) {
+    std::string text;
+    if (!Expect(what, context, &text, line, error)) return false;
+    char* end = nullptr;
+    const double parsed = std::strtod(text.c_str(), &end);
+    if (end != text.c_str() + text.size()) {
+      return Fail(path_,
+                  *line,
+                  what + " is not a number: '" + Printable(text) + "'",
+                  error);
+    }
+    // strtod accepts "nan" and "inf" and overflows to inf: none of them is
+    // a usable camera, point or pixel.
+    if (!std::isfinite(parsed)) {
+      return Fail(path_, *line, what + " is not finite: '" + text + "'", error);
+    }
+    *value = parsed;
+    return true;
+  }
+  // The next value as a whole number in [low, high), as Number.
+  bool Integer(const std::string& what,
+               const std::string& context,
+               long long low,
+               long long high,
+               int* value,
+               int* line,
+               std::string* error) {
+    std::string text;
+    if (!Expect(what, context, &text, line, error)) return false;
+    errno = 0;
+    char* end = nullptr;
+    const long long parsed = std::strtoll(text.c_str(), &end, 10);
+    if (end != text.c_str() + text.size() || errno != 0) {
+      return Fail(path_,
+                  *line,
+                  what + " is not an integer: '" + Printable(text) + "'",
+                  error);
+    }
+    if (parsed < low || parsed >= high) {
+      std::ostringstream range;
+      range << what << " is " << parsed << ", outside [" << low << ", " << high
+            << ")";
+      return Fail(path_, *line, range.str(), error);
+    }
+    *value = static_cast<int>(parsed);
+    return true;
+  }
   int lines_read() const { return line_; }
   bool bad() const { return in_->bad(); }
 
@@ -96,65 +149,6 @@ class Values {
   std::istringstream tokens_;
   int line_ = 0;
 };
-
-// Reads one value named `what` ("camera 2 f") as a finite number; the
-// reason in *error otherwise (`context`: see Values::Expect).
-bool ReadNumber(Values* values,
-                const std::string& path,
-                const std::string& what,
-                const std::string& context,
-                double* value,
-                int* line,
-                std::string* error) {
-  std::string text;
-  if (!values->Expect(what, context, &text, line, error)) return false;
-  char* end = nullptr;
-  const double parsed = std::strtod(text.c_str(), &end);
-  if (end != text.c_str() + text.size()) {
-    return Fail(path,
-                *line,
-                what + " is not a number: '" + Printable(text) + "'",
-                error);
-  }
-  // strtod accepts "nan" and "inf" and overflows to inf: none of them is a
-  // usable camera, point or pixel.
-  if (!std::isfinite(parsed)) {
-    return Fail(path, *line, what + " is not finite: '" + text + "'", error);
-  }
-  *value = parsed;
-  return true;
-}
-
-// Reads one whole number in [low, high) named `what`.
-bool ReadInteger(Values* values,
-                 const std::string& path,
-                 const std::string& what,
-                 const std::string& context,
-                 long long low,
-                 long long high,
-                 int* value,
-                 int* line,
-                 std::string* error) {
-  std::string text;
-  if (!values->Expect(what, context, &text, line, error)) return false;
-  errno = 0;
-  char* end = nullptr;
-  const long long parsed = std::strtoll(text.c_str(), &end, 10);
-  if (end != text.c_str() + text.size() || errno != 0) {
-    return Fail(path,
-                *line,
-                what + " is not an integer: '" + Printable(text) + "'",
-                error);
-  }
-  if (parsed < low || parsed >= high) {
-    std::ostringstream range;
-    range << what << " is " << parsed << ", outside [" << low << ", " << high
-          << ")";
-    return Fail(path, *line, range.str(), error);
-  }
-  *value = static_cast<int>(parsed);
-  return true;
-}
 
 std::string Counted(long long n, const char* thing) {
   return std::to_string(n) + " " + thing + (n == 1 ? "" : "s");
@@ -273,12 +267,27 @@ bool ReadBalFile(const std::string& path, BalData* data, std::string* error) {
   const std::string header = "the header: num_cameras num_points "
                              "num_observations";
   int line = 0, num_observations = 0;
-  if (!ReadInteger(&values, path, "num_cameras", header, 2, kMaxCount,
-                   &data->num_cameras, &line, error) ||
-      !ReadInteger(&values, path, "num_points", header, 1, kMaxCount,
-                   &data->num_points, &line, error) ||
-      !ReadInteger(&values, path, "num_observations", header, 1, kMaxCount,
-                   &num_observations, &line, error)) {
+  if (!values.Integer("num_cameras",
+                      header,
+                      2,
+                      kMaxCount,
+                      &data->num_cameras,
+                      &line,
+                      error) ||
+      !values.Integer("num_points",
+                      header,
+                      1,
+                      kMaxCount,
+                      &data->num_points,
+                      &line,
+                      error) ||
+      !values.Integer("num_observations",
+                      header,
+                      1,
+                      kMaxCount,
+                      &num_observations,
+                      &line,
+                      error)) {
     if (data->num_cameras == 1 && error != nullptr) {
       *error += " (at least 2 cameras: one per camera group)";
     }
@@ -296,14 +305,22 @@ bool ReadBalFile(const std::string& path, BalData* data, std::string* error) {
         "the observations: " + std::to_string(i) + " of " +
         std::to_string(num_observations) + " read";
     BalData::Observation o;
-    if (!ReadInteger(&values, path, what + " camera index", context, 0,
-                     data->num_cameras, &o.camera, &o.line, error) ||
-        !ReadInteger(&values, path, what + " point index", context, 0,
-                     data->num_points, &o.point, &line, error) ||
-        !ReadNumber(&values, path, what + " x", context, &o.pixel[0], &line,
-                    error) ||
-        !ReadNumber(&values, path, what + " y", context, &o.pixel[1], &line,
-                    error)) {
+    if (!values.Integer(what + " camera index",
+                        context,
+                        0,
+                        data->num_cameras,
+                        &o.camera,
+                        &o.line,
+                        error) ||
+        !values.Integer(what + " point index",
+                        context,
+                        0,
+                        data->num_points,
+                        &o.point,
+                        &line,
+                        error) ||
+        !values.Number(what + " x", context, &o.pixel[0], &line, error) ||
+        !values.Number(what + " y", context, &o.pixel[1], &line, error)) {
       return false;
     }
     data->observations.push_back(o);
@@ -317,10 +334,12 @@ bool ReadBalFile(const std::string& path, BalData* data, std::string* error) {
                                   std::to_string(count) + " read";
       for (int k = 0; k < size; ++k) {
         double value = 0.0;
-        if (!ReadNumber(&values, path,
-                        std::string(kind) + " " + std::to_string(b) + " " +
-                            names[k],
-                        context, &value, &line, error)) {
+        if (!values.Number(
+                std::string(kind) + " " + std::to_string(b) + " " + names[k],
+                context,
+                &value,
+                &line,
+                error)) {
           return false;
         }
         // A camera's focal length must be positive (checked here, where

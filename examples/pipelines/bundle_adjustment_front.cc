@@ -161,6 +161,7 @@ int main(int argc, char** argv) {
       "(--bal) or a generated scene.");
   ecmo::tools::CheckFlagsOrExit(argc, argv);
   gflags::ParseCommandLineFlags(&argc, &argv, true);
+  if (!FLAGS_bal.empty()) return FrontOfBalFile();
 
   ecmo::problems::BundleAdjustment::Options scene;
   scene.num_cameras = FLAGS_num_cameras;
@@ -172,7 +173,6 @@ int main(int argc, char** argv) {
   scene.start_point_noise *= FLAGS_start_noise;
   scene.huber_scale = FLAGS_huber;
   std::string error;
-  if (!FLAGS_bal.empty()) return FrontOfBalFile();
   if (!FLAGS_write_bal.empty()) {
     std::unique_ptr<ecmo::problems::BundleAdjustment> start =
         ecmo::problems::BundleAdjustment::Create(scene, &error);
